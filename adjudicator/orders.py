@@ -1,0 +1,111 @@
+"""Typed orders.  Each order knows its canonical text (shared/contracts/adjudicate.md).
+
+Orders are produced by ``adjudicator.notation`` from what players type; the
+engine never sees raw strings.  ``unit`` is the ordered unit as it stands in the
+position (type and coast as on the board, whatever the player wrote).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from adjudicator.types import Unit, UnitKind
+
+
+@dataclass(frozen=True, slots=True)
+class Hold:
+    unit: Unit
+
+    def canonical(self) -> str:
+        return f"{self.unit} H"
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    unit: Unit
+    destination: str  # location; with a coast for fleets moving to split-coast provinces
+    via_convoy: bool = False  # the player asked for a convoy ("via convoy" or a route)
+    route: tuple[str, ...] = ()  # sea provinces named in a written-out convoy route
+
+    def canonical(self) -> str:
+        text = f"{self.unit} - {self.destination}"
+        return text + " VIA CONVOY" if self.via_convoy else text
+
+
+@dataclass(frozen=True, slots=True)
+class SupportHold:
+    unit: Unit
+    supported: Unit  # the supported unit as it stands on the board
+
+    def canonical(self) -> str:
+        return f"{self.unit} S {self.supported.kind.value} {self.supported.province}"
+
+
+@dataclass(frozen=True, slots=True)
+class SupportMove:
+    unit: Unit
+    supported: Unit  # the supported unit as it stands on the board
+    supported_to: str  # province it moves to (a coast is irrelevant to support)
+
+    def canonical(self) -> str:
+        return f"{self.unit} S {self.supported.kind.value} {self.supported.province} - {self.supported_to}"
+
+
+@dataclass(frozen=True, slots=True)
+class Convoy:
+    unit: Unit
+    army_from: str
+    army_to: str
+
+    def canonical(self) -> str:
+        return f"{self.unit} C A {self.army_from} - {self.army_to}"
+
+
+@dataclass(frozen=True, slots=True)
+class Retreat:
+    unit: Unit
+    destination: str
+
+    def canonical(self) -> str:
+        return f"{self.unit} R {self.destination}"
+
+
+@dataclass(frozen=True, slots=True)
+class Disband:
+    unit: Unit
+
+    def canonical(self) -> str:
+        return f"{self.unit} D"
+
+
+@dataclass(frozen=True, slots=True)
+class Build:
+    power: str
+    kind: UnitKind
+    location: str
+
+    def canonical(self) -> str:
+        return f"{self.kind.value} {self.location} B"
+
+
+@dataclass(frozen=True, slots=True)
+class Remove:
+    unit: Unit
+
+    def canonical(self) -> str:
+        return f"{self.unit} D"
+
+
+@dataclass(frozen=True, slots=True)
+class Waive:
+    power: str
+
+    def canonical(self) -> str:
+        return "WAIVE"
+
+
+MovementOrder = Union[Hold, Move, SupportHold, SupportMove, Convoy]
+RetreatOrder = Union[Retreat, Disband]
+AdjustmentOrder = Union[Build, Remove, Waive]
+Order = Union[MovementOrder, RetreatOrder, AdjustmentOrder]

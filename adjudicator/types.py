@@ -1,0 +1,186 @@
+"""Frozen vocabulary of the rules engine: maps, units, phases, positions.
+
+Locations are plain upper-case strings: a province abbreviation (``"PAR"``) or a
+province with a coast (``"SPA/NC"``).  Strings keep positions cheap to build,
+hash and serialise; the helpers below are the only place that splits them.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+
+def province_of(location: str) -> str:
+    """``"SPA/NC"`` -> ``"SPA"``; a location without coast is its own province."""
+    slash = location.find("/")
+    return location if slash < 0 else location[:slash]
+
+
+def coast_of(location: str) -> str | None:
+    """``"SPA/NC"`` -> ``"NC"``; ``None`` when the location names no coast."""
+    slash = location.find("/")
+    return None if slash < 0 else location[slash + 1 :]
+
+
+class UnitKind(enum.Enum):
+    ARMY = "A"
+    FLEET = "F"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Terrain(enum.Enum):
+    LAND = "land"
+    SEA = "sea"
+    COAST = "coast"
+
+
+class Season(enum.Enum):
+    SPRING = "S"
+    FALL = "F"
+    WINTER = "W"
+
+
+class PhaseKind(enum.Enum):
+    MOVEMENT = "M"
+    RETREAT = "R"
+    ADJUSTMENT = "A"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Phase:
+    """A phase such as ``S1901M``; ordering follows play order."""
+
+    year: int
+    season: Season = field(compare=False)
+    kind: PhaseKind = field(compare=False)
+    _rank: int = field(default=0, repr=False, compare=True)
+
+    def __post_init__(self) -> None:
+        season_rank = {"S": 0, "F": 1, "W": 2}[self.season.value]
+        kind_rank = {"M": 0, "R": 1, "A": 2}[self.kind.value]
+        object.__setattr__(self, "_rank", season_rank * 3 + kind_rank)
+
+    @classmethod
+    def parse(cls, text: str) -> "Phase":
+        """Parse ``S1901M``-style text; raises ValueError on anything else."""
+        text = text.strip().upper()
+        if len(text) < 3 or text[0] not in "SFW" or text[-1] not in "MRA" or not text[1:-1].isdigit():
+            raise ValueError(f"not a phase: {text!r} (expected e.g. S1901M, F1901R, W1901A)")
+        return cls(int(text[1:-1]), Season(text[0]), PhaseKind(text[-1]))
+
+    def __str__(self) -> str:
+        return f"{self.season.value}{self.year}{self.kind.value}"
+
+
+@dataclass(frozen=True, slots=True)
+class Province:
+    abbrev: str
+    name: str
+    terrain: Terrain
+    coasts: tuple[str, ...] = ()  # split coasts only, e.g. ("NC", "SC")
+    supply_center: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PowerDef:
+    name: str  # upper-case English name: "ENGLAND"
+    adjective: str  # "English"
+    letter: str  # initial used in preference lists and draw votes: "E"
+    home_centers: tuple[str, ...]
+    starting_units: tuple["Unit", ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Variant:
+    """A map with its powers: everything the engine needs, as immutable data.
+
+    ``army_moves[p]`` is the set of provinces an army in province ``p`` may move to;
+    ``fleet_moves[loc]`` the set of locations (with coasts where split) a fleet at
+    ``loc`` may move to.  ``aliases`` maps a normalised name (upper case, single
+    spaces, no punctuation) to a location.
+    """
+
+    name: str
+    provinces: Mapping[str, Province]
+    army_moves: Mapping[str, frozenset[str]]
+    fleet_moves: Mapping[str, frozenset[str]]
+    aliases: Mapping[str, str]
+    powers: tuple[PowerDef, ...]
+    victory_centers: int
+    start_year: int = 1901
+
+    def __post_init__(self) -> None:
+        for name in ("provinces", "army_moves", "fleet_moves", "aliases"):
+            value = getattr(self, name)
+            if not isinstance(value, MappingProxyType):
+                object.__setattr__(self, name, MappingProxyType(dict(value)))
+
+    def power(self, name: str) -> PowerDef:
+        for power in self.powers:
+            if power.name == name:
+                return power
+        raise KeyError(name)
+
+    @property
+    def supply_centers(self) -> frozenset[str]:
+        return frozenset(p.abbrev for p in self.provinces.values() if p.supply_center)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Unit:
+    location: str
+    kind: UnitKind = field(compare=False)
+    power: str = field(compare=False)
+
+    @property
+    def province(self) -> str:
+        return province_of(self.location)
+
+    def __str__(self) -> str:
+        return f"{self.kind.value} {self.location}"
+
+
+@dataclass(frozen=True, slots=True)
+class Dislodged:
+    """A unit dislodged in a movement phase, waiting for its retreat order."""
+
+    unit: Unit
+    attacker_from: str | None
+    retreats: tuple[str, ...]  # locations it may retreat to, already net of all exclusions
+
+
+@dataclass(frozen=True, eq=False)
+class Position:
+    """The board at the start of ``phase``.  ``centers`` maps power -> owned centres."""
+
+    phase: Phase
+    units: tuple[Unit, ...]
+    centers: Mapping[str, frozenset[str]]
+    dislodged: tuple[Dislodged, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.centers, MappingProxyType):
+            object.__setattr__(
+                self,
+                "centers",
+                MappingProxyType({p: frozenset(c) for p, c in self.centers.items()}),
+            )
+
+    def unit_at(self, province: str) -> Unit | None:
+        """The (not dislodged) unit in ``province`` (coast ignored), if any."""
+        province = province_of(province)
+        for unit in self.units:
+            if unit.province == province:
+                return unit
+        return None
+
+    def owner_of(self, center: str) -> str | None:
+        for power, owned in self.centers.items():
+            if center in owned:
+                return power
+        return None
