@@ -1,0 +1,41 @@
+"""The `judge` command: one sub-command per module, each registering itself.
+
+A command module exposes ``register(subparsers) -> None``; it adds its parser and sets
+``func=`` to a callable taking the parsed namespace and returning an exit code.  New
+commands are added to ``COMMAND_MODULES`` and nowhere else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+COMMAND_MODULES: tuple[str, ...] = (
+    "adjudicator.cli",  # judge adjudicate
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="judge",
+        description="An email Diplomacy judge. Each command answers --help.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module_name in COMMAND_MODULES:
+        importlib.import_module(module_name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
