@@ -1,0 +1,428 @@
+"""Map files: the text of a ``.map`` file -> a ``Variant``.
+
+Pure: the caller reads the file (``maps.load``) and passes its text and name.
+Every problem is refused with a ``MapError`` naming the file, the line and what
+is wrong, so that a variant author can fix the file without reading this code.
+
+The format (``maps/standard.map`` is the worked example)::
+
+    # comment                     '#' starts a comment; blank lines are ignored
+    map standard                  header: the variant's name (default: the file name)
+    victory 18                    centres needed to win (default: more than half)
+    start 1901                    first year (default 1901)
+
+    [provinces]
+    ABBR TERRAIN CENTRE Full name [= alias, alias, ...]
+        TERRAIN is land, sea or coast; CENTRE is SC (a supply centre) or -.
+    [coasts]
+    PROVINCE COAST COAST ...      split coasts (NC, SC, EC, WC) of a coastal province
+    [adjacencies]
+    LOCATION [A: PROVINCE ...] [F: LOCATION ...]
+        army moves (between land/coast provinces) and fleet moves (between sea/coast
+        locations).  A split-coast province gives its army moves on the province and
+        its fleet moves per coast (``SPA/NC F: GAS MAO POR``); fleet neighbours with
+        split coasts name the coast.  Every adjacency is listed from both ends: a
+        one-way adjacency is an error, which catches most typing mistakes.
+    [powers]
+    NAME Adjective Letter homes: CENTRE ... units: UNIT, UNIT, ...
+        e.g. ``RUSSIA Russian R homes: MOS SEV STP WAR units: A MOS, F SEV, F STP/SC, A WAR``
+
+Names are case-insensitive; abbreviations are stored upper case.  Aliases are
+stored normalised (see ``normalise_name``) and must be unique across the map.
+
+In the resulting ``Variant``: ``army_moves`` has a key for every province (empty
+for seas); ``fleet_moves`` has a key for every location a fleet can stand on (each
+coast of a split-coast province, every other province; empty for land) and none
+for a bare split-coast province.  ``aliases`` maps every normalised abbreviation,
+full name and alias to its province abbreviation (coasts are not aliases: the
+order parser reads them separately).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from adjudicator.types import PowerDef, Province, Terrain, Unit, UnitKind, Variant
+
+COAST_NAMES: dict[str, str] = {
+    "NC": "north coast",
+    "SC": "south coast",
+    "EC": "east coast",
+    "WC": "west coast",
+}
+
+_SECTIONS = ("provinces", "coasts", "adjacencies", "powers")
+_ABBREV = re.compile(r"[A-Z][A-Z0-9]*\Z")
+_DROPPED = str.maketrans("", "", ".'’")
+_NOT_ALNUM = re.compile(r"[^A-Z0-9]+")
+
+
+class MapError(ValueError):
+    """A map file that cannot be used; ``str()`` reads ``file:line: problem``."""
+
+    def __init__(self, filename: str, line: int, problem: str) -> None:
+        super().__init__(f"{filename}:{line}: {problem}")
+        self.filename = filename
+        self.line = line
+        self.problem = problem
+
+
+def normalise_name(text: str) -> str:
+    """Upper case, periods and apostrophes dropped, other punctuation as single spaces.
+
+    ``"Mid-Atlantic Ocean"`` -> ``"MID ATLANTIC OCEAN"``, ``"St. Petersburg"`` ->
+    ``"ST PETERSBURG"``.  Used for map aliases and by the order parser.
+    """
+    return _NOT_ALNUM.sub(" ", text.upper().translate(_DROPPED)).strip()
+
+
+@dataclass
+class _ProvinceDraft:
+    abbrev: str
+    name: str
+    terrain: Terrain
+    supply_center: bool
+    line: int
+    coasts: tuple[str, ...] = ()
+
+
+@dataclass
+class _PowerDraft:
+    name: str
+    adjective: str
+    letter: str
+    homes: list[str]
+    units: list[Unit]
+    line: int
+
+
+@dataclass
+class _Reader:
+    filename: str
+    map_name: str | None = None
+    victory: int | None = None
+    start_year: int = 1901
+    provinces: dict[str, _ProvinceDraft] = field(default_factory=dict)
+    names: dict[str, tuple[str, int]] = field(default_factory=dict)  # alias -> (abbrev, line)
+    coast_lines: dict[str, int] = field(default_factory=dict)
+    army: dict[str, list[str]] = field(default_factory=dict)
+    fleet: dict[str, list[str]] = field(default_factory=dict)
+    adjacency_lines: dict[str, int] = field(default_factory=dict)
+    powers: dict[str, _PowerDraft] = field(default_factory=dict)
+    last_line: int = 0
+
+    def error(self, line: int, problem: str) -> MapError:
+        return MapError(self.filename, line, problem)
+
+    # -- header ---------------------------------------------------------------
+
+    def header(self, line: int, words: list[str]) -> None:
+        key = words[0].lower()
+        if len(words) != 2 or key not in ("map", "victory", "start"):
+            raise self.error(
+                line,
+                f"unexpected {' '.join(words)!r} before the first section "
+                "(expected 'map NAME', 'victory N', 'start YEAR' or a [section])",
+            )
+        if key == "map":
+            self.map_name = words[1].lower()
+            return
+        if not words[1].isdigit() or int(words[1]) <= 0:
+            raise self.error(line, f"{key} needs a positive whole number, not {words[1]!r}")
+        if key == "victory":
+            self.victory = int(words[1])
+        else:
+            self.start_year = int(words[1])
+
+    # -- [provinces] ---------------------------------------------------------
+
+    def province(self, line: int, text: str) -> None:
+        left, _, alias_text = text.partition("=")
+        words = left.split()
+        if len(words) < 4:
+            raise self.error(line, f"expected 'ABBR TERRAIN SC|- Full name', got {text.strip()!r}")
+        abbrev, terrain_word, centre_word = words[0].upper(), words[1].lower(), words[2].upper()
+        name = " ".join(words[3:])
+        if not _ABBREV.match(abbrev):
+            raise self.error(line, f"bad province abbreviation {words[0]!r} (letters and digits, starting with a letter)")
+        if abbrev in self.provinces:
+            raise self.error(line, f"duplicate province {abbrev!r} (first declared on line {self.provinces[abbrev].line})")
+        try:
+            terrain = Terrain(terrain_word)
+        except ValueError:
+            raise self.error(line, f"unknown terrain {words[1]!r} for {abbrev} (expected land, sea or coast)") from None
+        if centre_word not in ("SC", "-"):
+            raise self.error(line, f"expected SC or - after the terrain of {abbrev}, got {words[2]!r}")
+        self.provinces[abbrev] = _ProvinceDraft(abbrev, name, terrain, centre_word == "SC", line)
+        aliases = [a.strip() for a in alias_text.split(",")] if alias_text.strip() else []
+        for alias in [abbrev, name, *aliases]:
+            self.add_name(line, alias, abbrev)
+
+    def add_name(self, line: int, alias: str, abbrev: str) -> None:
+        key = normalise_name(alias)
+        if not key:
+            raise self.error(line, f"empty alias for {abbrev}")
+        if key in self.names:
+            owner, first = self.names[key]
+            raise self.error(line, f"duplicate alias {alias!r}: already names {owner} (line {first})")
+        self.names[key] = (abbrev, line)
+
+    # -- [coasts] ---------------------------------------------------------------
+
+    def coasts(self, line: int, words: list[str]) -> None:
+        province = self.known_province(line, words[0], "coasts")
+        if province.abbrev in self.coast_lines:
+            raise self.error(line, f"coasts of {province.abbrev} already given on line {self.coast_lines[province.abbrev]}")
+        if province.terrain is not Terrain.COAST:
+            raise self.error(line, f"{province.abbrev} is {province.terrain.value}; only coastal provinces have split coasts")
+        coasts = [w.upper() for w in words[1:]]
+        if len(coasts) < 2:
+            raise self.error(line, f"a split-coast province needs at least two coasts; {province.abbrev} has {coasts}")
+        for coast in coasts:
+            if coast not in COAST_NAMES:
+                raise self.error(line, f"bad coast {coast!r} for {province.abbrev} (expected one of {', '.join(COAST_NAMES)})")
+        if len(set(coasts)) != len(coasts):
+            raise self.error(line, f"coast listed twice for {province.abbrev}: {' '.join(coasts)}")
+        province.coasts = tuple(coasts)
+        self.coast_lines[province.abbrev] = line
+
+    def known_province(self, line: int, word: str, where: str) -> _ProvinceDraft:
+        abbrev = word.upper()
+        if abbrev not in self.provinces:
+            raise self.error(line, f"unknown province {word!r} in {where}")
+        return self.provinces[abbrev]
+
+    def location(self, line: int, word: str, where: str) -> tuple[_ProvinceDraft, str | None]:
+        """Split ``"SPA/NC"`` into its province draft and coast, refusing unknown ones."""
+        province_word, slash, coast = word.partition("/")
+        province = self.known_province(line, province_word, where)
+        if not slash:
+            return province, None
+        coast = coast.upper()
+        if coast not in province.coasts:
+            have = f"has coasts {', '.join(province.coasts)}" if province.coasts else "has no split coasts"
+            raise self.error(line, f"bad coast {word!r} in {where}: {province.abbrev} {have}")
+        return province, coast
+
+    # -- [adjacencies] ----------------------------------------------------------
+
+    def adjacency(self, line: int, words: list[str]) -> None:
+        province, coast = self.location(line, words[0], "adjacency")
+        subject = province.abbrev if coast is None else f"{province.abbrev}/{coast}"
+        if subject in self.adjacency_lines:
+            raise self.error(line, f"adjacencies of {subject} already given on line {self.adjacency_lines[subject]}")
+        self.adjacency_lines[subject] = line
+        lists: dict[str, list[str]] = {}
+        current: list[str] | None = None
+        for word in words[1:]:
+            marker = word.upper()
+            if marker in ("A:", "F:"):
+                if marker in lists:
+                    raise self.error(line, f"{marker} given twice for {subject}")
+                current = lists.setdefault(marker, [])
+            elif current is None:
+                raise self.error(line, f"expected 'A:' or 'F:' before {word!r} in the adjacencies of {subject}")
+            else:
+                current.append(word)
+        if not lists:
+            raise self.error(line, f"no 'A:' or 'F:' list for {subject}")
+        if "A:" in lists:
+            self.army[subject] = self.army_neighbours(line, province, coast, lists["A:"])
+        if "F:" in lists:
+            self.fleet[subject] = self.fleet_neighbours(line, province, coast, lists["F:"])
+
+    def army_neighbours(self, line: int, province: _ProvinceDraft, coast: str | None, words: list[str]) -> list[str]:
+        if coast is not None:
+            raise self.error(line, f"army moves belong to the province {province.abbrev}, not to the coast {province.abbrev}/{coast}")
+        if province.terrain is Terrain.SEA:
+            raise self.error(line, f"{province.abbrev} is a sea: it cannot have army moves")
+        result: list[str] = []
+        for word in words:
+            neighbour, neighbour_coast = self.location(line, word, "adjacency")
+            if neighbour_coast is not None:
+                raise self.error(line, f"army moves name provinces, not coasts: {word!r}")
+            if neighbour.terrain is Terrain.SEA:
+                raise self.error(line, f"{neighbour.abbrev} is a sea: an army in {province.abbrev} cannot move there")
+            self.check_neighbour(line, province.abbrev, neighbour.abbrev, result)
+        return result
+
+    def fleet_neighbours(self, line: int, province: _ProvinceDraft, coast: str | None, words: list[str]) -> list[str]:
+        subject = province.abbrev if coast is None else f"{province.abbrev}/{coast}"
+        if province.terrain is Terrain.LAND:
+            raise self.error(line, f"{province.abbrev} is land: it cannot have fleet moves")
+        if province.coasts and coast is None:
+            raise self.error(line, f"bad coast: fleet moves of {province.abbrev} are given per coast "
+                             f"({', '.join(f'{province.abbrev}/{c}' for c in province.coasts)})")
+        result: list[str] = []
+        for word in words:
+            neighbour, neighbour_coast = self.location(line, word, "adjacency")
+            if neighbour.terrain is Terrain.LAND:
+                raise self.error(line, f"{neighbour.abbrev} is land: a fleet in {subject} cannot move there")
+            if neighbour.coasts and neighbour_coast is None:
+                raise self.error(line, f"bad coast: {word!r} has split coasts; name one "
+                                 f"({', '.join(f'{neighbour.abbrev}/{c}' for c in neighbour.coasts)})")
+            target = neighbour.abbrev if neighbour_coast is None else f"{neighbour.abbrev}/{neighbour_coast}"
+            self.check_neighbour(line, subject, target, result)
+        return result
+
+    def check_neighbour(self, line: int, subject: str, target: str, result: list[str]) -> None:
+        if target.partition("/")[0] == subject.partition("/")[0]:
+            raise self.error(line, f"{subject} cannot be adjacent to itself")
+        if target in result:
+            raise self.error(line, f"{target} listed twice in the adjacencies of {subject}")
+        result.append(target)
+
+    # -- [powers] -----------------------------------------------------------------
+
+    def power(self, line: int, words: list[str]) -> None:
+        if len(words) < 3:
+            raise self.error(line, f"expected 'NAME Adjective Letter homes: ... units: ...', got {' '.join(words)!r}")
+        name, adjective, letter = words[0].upper(), words[1], words[2].upper()
+        if not _ABBREV.match(name):
+            raise self.error(line, f"bad power name {words[0]!r} (letters and digits)")
+        if name in self.powers:
+            raise self.error(line, f"duplicate power {name} (first declared on line {self.powers[name].line})")
+        if len(letter) != 1 or not letter.isalpha():
+            raise self.error(line, f"the letter of {name} must be one letter, not {words[2]!r}")
+        for other in self.powers.values():
+            if other.letter == letter:
+                raise self.error(line, f"letter {letter} of {name} is already used by {other.name}")
+        parts: dict[str, list[str]] = {}
+        current: list[str] | None = None
+        for word in words[3:]:
+            marker = word.lower()
+            if marker in ("homes:", "units:"):
+                if marker in parts:
+                    raise self.error(line, f"{marker} given twice for {name}")
+                current = parts.setdefault(marker, [])
+            elif current is None:
+                raise self.error(line, f"expected 'homes:' or 'units:' before {word!r} for {name}")
+            else:
+                current.extend(w for w in word.split(",") if w)
+        homes = [self.home_centre(line, name, word) for word in parts.get("homes:", [])]
+        if len(set(homes)) != len(homes):
+            raise self.error(line, f"a home centre of {name} is listed twice")
+        units = self.starting_units(line, name, parts.get("units:", []))
+        self.powers[name] = _PowerDraft(name, adjective, letter, homes, units, line)
+
+    def home_centre(self, line: int, power: str, word: str) -> str:
+        province = self.known_province(line, word, f"the home centres of {power}")
+        if not province.supply_center:
+            raise self.error(line, f"home centre {province.abbrev} of {power} is not a supply centre")
+        for other in self.powers.values():
+            if province.abbrev in other.homes:
+                raise self.error(line, f"{province.abbrev} is already a home centre of {other.name}")
+        return province.abbrev
+
+    def starting_units(self, line: int, power: str, words: list[str]) -> list[Unit]:
+        if len(words) % 2:
+            raise self.error(line, f"units of {power} must be written as pairs like 'A PAR, F BRE'")
+        units: list[Unit] = []
+        occupied = {u.province for p in self.powers.values() for u in p.units}
+        for kind_word, where in zip(words[::2], words[1::2]):
+            kind_word = kind_word.upper()
+            if kind_word not in ("A", "F"):
+                raise self.error(line, f"unit type must be A or F, not {kind_word!r} (units of {power})")
+            province, coast = self.location(line, where, f"the units of {power}")
+            kind = UnitKind(kind_word)
+            location = province.abbrev if coast is None else f"{province.abbrev}/{coast}"
+            if kind is UnitKind.ARMY and (province.terrain is Terrain.SEA or coast is not None):
+                raise self.error(line, f"an army cannot stand on {where!r}")
+            if kind is UnitKind.FLEET:
+                if province.terrain is Terrain.LAND:
+                    raise self.error(line, f"a fleet cannot stand on land ({province.abbrev})")
+                if province.coasts and coast is None:
+                    raise self.error(line, f"bad coast: a fleet in {province.abbrev} must name its coast "
+                                     f"({', '.join(f'{province.abbrev}/{c}' for c in province.coasts)})")
+            if province.abbrev in occupied:
+                raise self.error(line, f"two starting units in {province.abbrev}")
+            occupied.add(province.abbrev)
+            units.append(Unit(location, kind, power))
+        return units
+
+    # -- whole-file checks --------------------------------------------------------------
+
+    def finish(self, default_name: str) -> Variant:
+        end = self.last_line
+        if not self.provinces:
+            raise self.error(end, "no [provinces] declared")
+        if not self.powers:
+            raise self.error(end, "no [powers] declared")
+        for moves, kind in ((self.army, "A"), (self.fleet, "F")):
+            for subject, neighbours in moves.items():
+                for target in neighbours:
+                    if subject not in moves.get(target, ()):
+                        raise self.error(
+                            self.adjacency_lines[subject],
+                            f"one-way adjacency: {subject} {kind}: lists {target}, "
+                            f"but {target} does not list {subject} in its {kind}: moves",
+                        )
+        for province in self.provinces.values():
+            locations = [province.abbrev] + [f"{province.abbrev}/{c}" for c in province.coasts]
+            if not any(loc in self.army or loc in self.fleet for loc in locations):
+                raise self.error(province.line, f"{province.abbrev} has no adjacencies")
+        centres = sum(p.supply_center for p in self.provinces.values())
+        victory = self.victory if self.victory is not None else centres // 2 + 1
+        if victory > centres:
+            raise self.error(end, f"victory needs {victory} centres but the map has only {centres}")
+        provinces = {
+            p.abbrev: Province(p.abbrev, p.name, p.terrain, p.coasts, p.supply_center)
+            for p in self.provinces.values()
+        }
+        army_moves = {abbrev: frozenset(self.army.get(abbrev, ())) for abbrev in provinces}
+        fleet_moves: dict[str, frozenset[str]] = {}
+        for p in provinces.values():
+            for loc in [f"{p.abbrev}/{c}" for c in p.coasts] if p.coasts else [p.abbrev]:
+                fleet_moves[loc] = frozenset(self.fleet.get(loc, ()))
+        powers = tuple(
+            PowerDef(p.name, p.adjective, p.letter, tuple(p.homes), tuple(p.units))
+            for p in self.powers.values()
+        )
+        return Variant(
+            name=self.map_name or default_name,
+            provinces=provinces,
+            army_moves=army_moves,
+            fleet_moves=fleet_moves,
+            aliases={alias: abbrev for alias, (abbrev, _) in self.names.items()},
+            powers=powers,
+            victory_centers=victory,
+            start_year=self.start_year,
+        )
+
+
+def parse_map(text: str, filename: str) -> Variant:
+    """Parse a map file's text; ``filename`` names it in errors and gives the default name."""
+    reader = _Reader(filename)
+    section: str | None = None
+    handlers = {
+        "provinces": lambda n, content: reader.province(n, content),
+        "coasts": lambda n, content: reader.coasts(n, content.split()),
+        "adjacencies": lambda n, content: reader.adjacency(n, content.split()),
+        "powers": lambda n, content: reader.power(n, content.split()),
+    }
+    seen: set[str] = set()
+    for number, raw in enumerate(text.splitlines(), start=1):
+        reader.last_line = number
+        content = raw.partition("#")[0].strip()
+        if not content:
+            continue
+        if content.startswith("["):
+            name = content.strip("[]").strip().lower()
+            if not content.endswith("]") or name not in _SECTIONS:
+                raise reader.error(number, f"unknown section {content!r} (expected one of "
+                                   f"{', '.join(f'[{s}]' for s in _SECTIONS)})")
+            if name in seen:
+                raise reader.error(number, f"section [{name}] appears twice")
+            expected = _SECTIONS.index(name)
+            if any(_SECTIONS.index(s) > expected for s in seen):
+                raise reader.error(number, f"section [{name}] must come before {', '.join(f'[{s}]' for s in seen if _SECTIONS.index(s) > expected)}")
+            seen.add(name)
+            section = name
+            continue
+        if section is None:
+            reader.header(number, content.split())
+        else:
+            handlers[section](number, content)
+    stem = filename.replace("\\", "/").rsplit("/", 1)[-1]
+    return reader.finish(stem[:-4] if stem.endswith(".map") else stem)
