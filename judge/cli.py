@@ -14,6 +14,9 @@ from typing import Sequence
 
 COMMAND_MODULES: tuple[str, ...] = (
     "adjudicator.cli",  # judge adjudicate
+    "judge.serve_cli",  # judge serve
+    "judge.db_cli",  # judge db upgrade|status
+    "judge.shunt_cli",  # judge shunt list|retry
 )
 
 

@@ -1,0 +1,1 @@
+"""The judge's edges: SMTP intake, IMAP polling, the outbox sender."""

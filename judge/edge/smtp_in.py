@@ -1,0 +1,72 @@
+"""SMTP intake: an aiosmtpd handler that stores the raw message, then answers 250.
+
+The handler does nothing else (protocol apart from policy): processing happens in the
+worker, after the mail is safely stored.  If storing fails the client gets a 451 and
+its MTA tries again later, so nothing acknowledged is ever lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Callable
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import Envelope, Session as SmtpSession, SMTP
+
+from judge.config import SmtpSettings
+from judge.store.engine import Store
+from judge.store.inbound import store_inbound
+from judge.worker import Clock, utc_now
+
+log = logging.getLogger("judge.smtp_in")
+
+
+class IntakeHandler:
+    """aiosmtpd handler: ``handle_DATA`` stores the message and only then says 250."""
+
+    def __init__(self, store: Store, *, on_stored: Callable[[], None] = lambda: None,
+                 clock: Clock = utc_now) -> None:
+        self.store = store
+        self.on_stored = on_stored
+        self.clock = clock
+
+    async def handle_DATA(self, server: SMTP, session: SmtpSession, envelope: Envelope) -> str:
+        raw = envelope.original_content or envelope.content
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8", "surrogateescape")
+        mail_from = envelope.mail_from or ""
+        if mail_from == "<>":
+            mail_from = ""
+        rcpt_to = list(envelope.rcpt_tos)
+        loop = asyncio.get_running_loop()
+        try:
+            # The store blocks (SQLite busy wait, network): keep it off the SMTP event loop.
+            stored = await loop.run_in_executor(
+                None,
+                lambda: store_inbound(self.store, raw, mail_from=mail_from, rcpt_to=rcpt_to,
+                                      source="smtp", now=self.clock()),
+            )
+        except Exception:
+            log.exception("could not store a message from %r", mail_from)
+            return "451 4.3.0 Temporary failure storing the message; try again later"
+        if stored.new:
+            log.info("stored message #%d from %r", stored.inbound_id, mail_from)
+            self.on_stored()
+            return f"250 2.0.0 OK stored as #{stored.inbound_id}"
+        log.info("message from %r already stored as #%d", mail_from, stored.inbound_id)
+        return f"250 2.0.0 OK already stored as #{stored.inbound_id}"
+
+
+def make_controller(handler: IntakeHandler, settings: SmtpSettings, server_hostname: str) -> Controller:
+    """The listener; ``server_hostname`` is given so aiosmtpd never waits on DNS."""
+    kwargs: dict[str, Any] = dict(
+        hostname=settings.host,
+        port=settings.port,
+        server_hostname=server_hostname,
+        data_size_limit=settings.max_message_bytes,
+        enable_SMTPUTF8=True,
+        decode_data=False,
+        ready_timeout=10.0,
+    )
+    return Controller(handler, **kwargs)

@@ -1,0 +1,34 @@
+"""Resolving ``module:function`` settings to callables (the worker's and scheduler's hooks)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable
+
+
+class HookError(ValueError):
+    """A hook setting that names nothing callable; the message quotes it."""
+
+
+def resolve_hook(spec: str) -> Callable[..., Any] | None:
+    """The callable named by ``spec``; None when its module is not part of this install.
+
+    Only a missing module counts as "not installed": an import error inside an existing
+    module is a bug and propagates.
+    """
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise HookError(f"hook {spec!r} is not of the form module.path:function")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or ""
+        if module_name == missing or module_name.startswith(missing + "."):
+            return None
+        raise
+    target = getattr(module, attribute, None)
+    if target is None:
+        raise HookError(f"hook {spec!r}: module {module_name} has no {attribute!r}")
+    if not callable(target):
+        raise HookError(f"hook {spec!r} names {type(target).__name__}, not a function")
+    return target

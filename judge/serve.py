@@ -1,0 +1,169 @@
+"""``judge serve``: the SMTP listener, the optional IMAP poller, the worker, the outbox
+sender and the scheduler tick, each on its own thread over one shared ``Store``.
+
+Stopping (SIGTERM, SIGINT) closes the listener first so no new mail is accepted, lets
+the worker finish the message in hand, then joins everything.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from datetime import datetime
+from typing import Protocol
+
+from judge.config import Settings
+from judge.edge.imap_in import ImapPoller
+from judge.edge.smtp_in import IntakeHandler, make_controller
+from judge.edge.smtp_out import OutboxSender, transport_for
+from judge.hooks import resolve_hook
+from judge.store.engine import Store
+from judge.store.schema import check_schema, is_empty, upgrade
+from judge.worker import Clock, ProcessHook, Worker, acknowledge_placeholder, utc_now
+
+log = logging.getLogger("judge.serve")
+
+
+class SchedulerTick(Protocol):
+    """One scheduler pass: find due games by query, each in its own transaction, and queue
+    mail with ``judge.outgoing.queue_outgoing``."""
+
+    def __call__(self, store: Store, settings: Settings, now: datetime) -> None: ...
+
+
+def default_process_hook(settings: Settings) -> ProcessHook:
+    hook = resolve_hook(settings.worker.handler)
+    if hook is None:
+        log.warning("processing hook %s is not installed: using the acknowledge-only "
+                    "placeholder", settings.worker.handler)
+        return acknowledge_placeholder
+    return hook  # type: ignore[return-value]
+
+
+def default_tick_hook(settings: Settings) -> SchedulerTick | None:
+    hook = resolve_hook(settings.scheduler.handler)
+    if hook is None:
+        log.info("scheduler hook %s is not installed: no scheduler passes", settings.scheduler.handler)
+    return hook  # type: ignore[return-value]
+
+
+class Daemon:
+    """All parts of a running judge.  ``start()`` returns once the SMTP port listens."""
+
+    def __init__(self, settings: Settings, store: Store, *, process: ProcessHook | None = None,
+                 tick: SchedulerTick | None = None, clock: Clock = utc_now) -> None:
+        self.settings = settings
+        self.store = store
+        self.clock = clock
+        self.stop_event = threading.Event()
+        self.inbox_wake = threading.Event()
+        self.outbox_wake = threading.Event()
+        self.worker = Worker(
+            store, settings.judge, process or default_process_hook(settings), clock=clock,
+            pause_before_commit=settings.worker.pause_before_commit_seconds,
+            on_processed=self.outbox_wake.set,
+        )
+        self.tick = tick
+        self.sender = OutboxSender(
+            store, transport_for(settings.outbound, settings.outbox_path),
+            retry_base_seconds=settings.outbound.retry_base_seconds,
+            max_attempts=settings.outbound.max_attempts, clock=clock,
+        )
+        self.handler = IntakeHandler(store, on_stored=self.inbox_wake.set, clock=clock)
+        self.controller = make_controller(self.handler, settings.smtp, settings.judge.domain)
+        self.poller = (
+            ImapPoller(settings.imap, store, on_stored=self.inbox_wake.set, clock=clock)
+            if settings.imap.host else None
+        )
+        self._worker_thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
+
+    def _run_worker(self) -> None:
+        self.worker.run(self.stop_event, self.inbox_wake, self.settings.worker.poll_seconds)
+
+    def _run_scheduler(self) -> None:
+        assert self.tick is not None
+        while not self.stop_event.wait(self.settings.scheduler.tick_seconds):
+            try:
+                self.tick(self.store, self.settings, self.clock())
+                self.outbox_wake.set()
+            except Exception:
+                log.exception("scheduler pass failed; the next tick tries again")
+
+    def start(self) -> None:
+        if self.tick is None:
+            self.tick = default_tick_hook(self.settings)
+        self._worker_thread = threading.Thread(target=self._run_worker, name="worker", daemon=True)
+        self._threads = [
+            threading.Thread(target=self.sender.run, name="sender", daemon=True,
+                             args=(self.stop_event, self.outbox_wake, self.settings.outbound.poll_seconds)),
+        ]
+        if self.poller is not None:
+            self._threads.append(threading.Thread(target=self.poller.run, name="imap",
+                                                  daemon=True, args=(self.stop_event,)))
+        if self.tick is not None:
+            self._threads.append(threading.Thread(target=self._run_scheduler, name="scheduler", daemon=True))
+        self.controller.start()  # first: a busy port fails before anything else runs
+        self._worker_thread.start()
+        for thread in self._threads:
+            thread.start()
+        s = self.settings
+        log.info("judge %s listening for SMTP on %s:%d; store %s; outgoing %s", s.judge.address,
+                 s.smtp.host, s.smtp.port, self.store.engine.url.render_as_string(hide_password=True),
+                 f"relay {s.outbound.relay_host}:{s.outbound.relay_port}" if s.outbound.relay_host
+                 else f"files in {s.outbox_path}")
+
+    def stop(self) -> None:
+        """Stop accepting mail, finish the message in hand, stop everything else."""
+        log.info("stopping: no new mail accepted; finishing the message in hand")
+        try:
+            self.controller.stop()
+        except Exception:  # already stopped or never started
+            pass
+        self.stop_event.set()
+        self.inbox_wake.set()
+        self.outbox_wake.set()
+        if self._worker_thread is not None:
+            self._worker_thread.join()
+        for thread in self._threads:
+            thread.join(timeout=30)
+        log.info("stopped")
+
+    def serve_forever(self) -> None:
+        """Run until SIGTERM or SIGINT (main thread only)."""
+        stop_requested = threading.Event()
+
+        def on_signal(signum: int, _frame: object) -> None:
+            log.info("received %s", signal.Signals(signum).name)
+            stop_requested.set()
+
+        previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            self.start()
+            while not stop_requested.wait(0.5):
+                pass
+        finally:
+            self.stop()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
+def open_store(settings: Settings, *, initialise_empty: bool = False) -> Store:
+    """The store for ``settings``, refusing (SchemaNotCurrent) one that is not upgraded.
+
+    With ``initialise_empty`` a database without any table gets the schema created, so
+    ``judge serve`` on the defaults just works; a database with an older schema is never
+    touched: upgrading is a deliberate step (``judge db upgrade``), e.g. after a backup.
+    """
+    store = Store(settings.store_url)
+    try:
+        if initialise_empty and is_empty(store.engine):
+            log.info("empty database %s: creating the schema",
+                     store.engine.url.render_as_string(hide_password=True))
+            upgrade(store.engine)
+        check_schema(store.engine)
+    except Exception:
+        store.dispose()
+        raise
+    return store

@@ -1,0 +1,49 @@
+"""``judge serve``: run the daemon until SIGTERM."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from judge.cli_options import add_config_argument, settings_from, setup_logging
+from judge.hooks import HookError
+from judge.store.schema import SchemaNotCurrent
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "serve", help="run the judge daemon (SMTP intake, IMAP poller, worker, sender, scheduler)",
+        description="Run the judge until SIGTERM/SIGINT.  With no configuration: SQLite "
+                    "./judge.db, SMTP on 127.0.0.1:2525, judge@localhost, outgoing mail as "
+                    ".eml files in ./outbox/.",
+    )
+    add_config_argument(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from judge.serve import Daemon, open_store
+
+    settings = settings_from(args)
+    if settings is None:
+        return 2
+    setup_logging()
+    try:
+        store = open_store(settings, initialise_empty=True)
+    except SchemaNotCurrent as exc:
+        print(f"judge serve: {exc}", file=sys.stderr)
+        return 1
+    try:
+        daemon = Daemon(settings, store)
+        daemon.serve_forever()
+    except HookError as exc:
+        print(f"judge serve: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"judge serve: cannot listen on {settings.smtp.host}:{settings.smtp.port}: {exc}",
+              file=sys.stderr)
+        return 1
+    finally:
+        store.dispose()
+    return 0

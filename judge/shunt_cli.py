@@ -1,0 +1,120 @@
+"""``judge shunt list`` / ``judge shunt retry ID``: messages whose processing crashed."""
+
+from __future__ import annotations
+
+import argparse
+import email
+import sys
+from datetime import datetime, timezone
+from email.policy import default as default_policy
+from typing import Any
+
+from judge.cli_options import add_config_argument, settings_from
+from judge.config import Settings
+from judge.store.engine import Store
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("shunt", help="messages whose processing failed: list, retry")
+    commands = parser.add_subparsers(dest="shunt_command", metavar="ACTION", required=True)
+    listing = commands.add_parser("list", help="list shunted messages with their error")
+    add_config_argument(listing)
+    listing.add_argument("--all", action="store_true", help="include shunts already retried")
+    listing.add_argument("--traceback", action="store_true", help="print full tracebacks")
+    listing.set_defaults(func=run_list)
+    retry = commands.add_parser(
+        "retry", help="queue a shunted message for processing again",
+        description="Queue the message of shunt ID again; the running judge (or the next "
+                    "`judge serve`) processes it.",
+    )
+    add_config_argument(retry)
+    retry.add_argument("shunt_id", metavar="ID", help="the shunt's number from `judge shunt list`")
+    retry.set_defaults(func=run_retry)
+
+
+def _summary(raw: bytes) -> tuple[str, str]:
+    message = email.message_from_bytes(raw, policy=default_policy)
+    try:
+        return str(message.get("From", "")), str(message.get("Subject", ""))
+    except Exception:  # a malformed header: show what we can
+        return "?", "?"
+
+
+def _open(settings: Settings) -> Store | None:
+    from judge.serve import open_store
+    from judge.store.schema import SchemaNotCurrent
+
+    try:
+        return open_store(settings)
+    except SchemaNotCurrent as exc:
+        print(f"judge shunt: {exc}", file=sys.stderr)
+        return None
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from sqlalchemy import select
+
+    from judge.store.models_mail import Shunt
+
+    settings = settings_from(args)
+    if settings is None:
+        return 2
+    store = _open(settings)
+    if store is None:
+        return 1
+    try:
+        with store.unit_of_work() as session:
+            query = select(Shunt).order_by(Shunt.id)
+            if not args.all:
+                query = query.where(Shunt.retried.is_(False))
+            shunts = session.execute(query).scalars().all()
+            if not shunts:
+                print("no shunted messages")
+                return 0
+            for shunt in shunts:
+                sender, subject = _summary(shunt.inbound.raw)
+                error = shunt.traceback.strip().splitlines()[-1] if shunt.traceback.strip() else ""
+                state = "retried" if shunt.retried else "shunted"
+                print(f"{shunt.id}\t{shunt.created_at:%Y-%m-%d %H:%M:%S}Z\t{state}\tmessage #{shunt.inbound_id}"
+                      f"\tfrom {sender}\tsubject {subject!r}\t{error}")
+                if args.traceback:
+                    print(shunt.traceback)
+    finally:
+        store.dispose()
+    return 0
+
+
+def run_retry(args: argparse.Namespace) -> int:
+    from judge.store.models_mail import RECEIVED, SHUNTED, Shunt
+
+    settings = settings_from(args)
+    if settings is None:
+        return 2
+    try:
+        shunt_id = int(args.shunt_id)
+    except ValueError:
+        print(f"judge shunt retry: {args.shunt_id!r} is not a shunt number (see `judge shunt list`)",
+              file=sys.stderr)
+        return 2
+    store = _open(settings)
+    if store is None:
+        return 1
+    try:
+        with store.unit_of_work() as session:
+            shunt = session.get(Shunt, shunt_id)
+            if shunt is None:
+                print(f"judge shunt retry: there is no shunt {shunt_id} (see `judge shunt list`)",
+                      file=sys.stderr)
+                return 1
+            if shunt.retried or shunt.inbound.status != SHUNTED:
+                print(f"judge shunt retry: shunt {shunt_id} was already retried "
+                      f"(message #{shunt.inbound_id} is {shunt.inbound.status})", file=sys.stderr)
+                return 1
+            shunt.retried = True
+            shunt.retried_at = datetime.now(timezone.utc)
+            shunt.inbound.status = RECEIVED
+            print(f"message #{shunt.inbound_id} queued again; the running judge "
+                  "(or the next `judge serve`) processes it")
+    finally:
+        store.dispose()
+    return 0

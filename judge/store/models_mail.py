@@ -1,0 +1,82 @@
+"""Mail tables: what came in (inbound), what crashed (shunt), what goes out (outbox)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ForeignKey, Index, LargeBinary, String, Text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from judge.store.base import Base
+
+# Inbound statuses.
+RECEIVED = "received"
+PROCESSED = "processed"
+SHUNTED = "shunted"
+
+# Outbox statuses.
+QUEUED = "queued"
+SENT = "sent"
+FAILED = "failed"
+
+
+class InboundMessage(Base):
+    """One received mail, stored byte for byte before the SMTP 250 / the IMAP \\Seen.
+
+    ``message_id`` (when the mail has one) and ``digest`` (sha256 of the mail without its
+    trace headers) are unique, so a redelivered mail is recognised and not processed twice.
+    """
+
+    __tablename__ = "inbound_message"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    message_id: Mapped[str | None] = mapped_column(String(998), unique=True)
+    digest: Mapped[str] = mapped_column(String(64), unique=True)
+    # Envelope sender: "" for a bounce (null return path), None when unknown (IMAP).
+    mail_from: Mapped[str | None] = mapped_column(String(998))
+    rcpt_to: Mapped[list[Any]] = mapped_column(default=list)
+    source: Mapped[str] = mapped_column(String(16))
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    received_at: Mapped[datetime]
+    status: Mapped[str] = mapped_column(String(16), default=RECEIVED, index=True)
+    processed_at: Mapped[datetime | None]
+    loop_reason: Mapped[str | None] = mapped_column(String(200))
+
+    shunts: Mapped[list["Shunt"]] = relationship(back_populates="inbound", order_by="Shunt.id")
+
+
+class Shunt(Base):
+    """A message whose processing raised: the traceback, kept until someone retries it."""
+
+    __tablename__ = "shunt"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    inbound_id: Mapped[int] = mapped_column(ForeignKey("inbound_message.id"), index=True)
+    traceback: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime]
+    retried: Mapped[bool] = mapped_column(default=False)
+    retried_at: Mapped[datetime | None]
+
+    inbound: Mapped[InboundMessage] = relationship(back_populates="shunts")
+
+
+class OutboxMessage(Base):
+    """A rendered mail waiting for the sender; written in the same transaction as its cause."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_status_next_attempt_at", "status", "next_attempt_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    mail_from: Mapped[str] = mapped_column(String(998))
+    recipients: Mapped[list[Any]]
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    kind: Mapped[str] = mapped_column(String(40))
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("game.id"), index=True)
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_message.id"), index=True)
+    status: Mapped[str] = mapped_column(String(16), default=QUEUED)
+    attempts: Mapped[int] = mapped_column(default=0)
+    next_attempt_at: Mapped[datetime]
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime]
+    sent_at: Mapped[datetime | None]

@@ -1,0 +1,220 @@
+"""The inbox worker: one stored message, one transaction.
+
+For each stored-but-unprocessed message (oldest first): parse it, ask the loop guard
+whether it may be answered, call the processing hook, queue the hook's mail in the
+outbox, mark the message processed, commit.  An exception rolls all of that back and
+records a shunt row with the traceback instead; the worker goes on with the next
+message.  Because the row is only marked processed in the committing transaction, a
+crash at any point leaves it "received" and it is processed after the restart.
+"""
+
+from __future__ import annotations
+
+import email
+import logging
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from email.message import EmailMessage
+from email.policy import default as default_policy
+from email.utils import getaddresses, parseaddr
+from typing import Callable, Protocol, Sequence
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from judge.config import JudgeSettings
+from judge.loopguard import no_reply_reason
+from judge.outgoing import OutgoingMail, queue_all
+from judge.store.engine import Store
+from judge.store.models_mail import PROCESSED, RECEIVED, SHUNTED, InboundMessage, Shunt
+
+log = logging.getLogger("judge.worker")
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass(frozen=True)
+class InboundMail:
+    """A stored mail as the processing hook sees it.
+
+    ``mail_from`` is the envelope sender ("" for a bounce, None when unknown, as over
+    IMAP).  ``no_reply_reason`` is the loop guard's verdict: when set, the worker sends
+    nothing that answers this mail, whatever the hook returns, and the hook should not
+    act on robot mail.  ``judge`` is the identity of the judge that received it.
+    """
+
+    inbound_id: int
+    raw: bytes = field(repr=False)
+    message: EmailMessage = field(repr=False, compare=False)
+    mail_from: str | None
+    rcpt_to: tuple[str, ...]
+    message_id: str | None
+    source: str
+    received_at: datetime
+    no_reply_reason: str | None
+    judge: JudgeSettings
+
+    @property
+    def may_reply(self) -> bool:
+        return self.no_reply_reason is None
+
+    @property
+    def from_address(self) -> str:
+        """The From address, lower-cased ("" if none)."""
+        return parseaddr(str(self.message.get("From", "")))[1].strip().lower()
+
+    @property
+    def reply_address(self) -> str:
+        """Where an answer goes: Reply-To, else From, else the envelope sender."""
+        reply_to = [a for _, a in getaddresses([str(v) for v in self.message.get_all("Reply-To", [])]) if a]
+        if reply_to:
+            return reply_to[0].strip().lower()
+        return self.from_address or (self.mail_from or "").strip().lower()
+
+    @property
+    def subject(self) -> str:
+        return str(self.message.get("Subject", "") or "")
+
+    def reply(self, body: str, *, subject: str | None = None, kind: str = "reply",
+              game_id: int | None = None) -> OutgoingMail:
+        """An answer to the sender, threaded under this mail."""
+        if subject is None:
+            original = self.subject.strip()
+            subject = original if original.lower().startswith("re:") else f"Re: {original}".rstrip()
+        references = tuple(str(self.message.get("References", "") or "").split())
+        return OutgoingMail(
+            recipients=(self.reply_address,), subject=subject, body=body, kind=kind,
+            in_reply_to=self.message_id, references=references, game_id=game_id,
+        )
+
+
+class ProcessHook(Protocol):
+    """Apply one mail inside the caller's transaction and return the mail to send."""
+
+    def __call__(self, session: Session, inbound: InboundMail, now: datetime) -> Sequence[OutgoingMail]: ...
+
+
+def acknowledge_placeholder(session: Session, inbound: InboundMail, now: datetime) -> list[OutgoingMail]:
+    """PLACEHOLDER used only while judge.services is not installed: acknowledge receipt."""
+    if not inbound.may_reply:
+        return []
+    return [inbound.reply(
+        f"The judge received your message (#{inbound.inbound_id}).\n"
+        "Command processing is not installed on this judge yet; nothing was done.\n"
+    )]
+
+
+def to_inbound_mail(row: InboundMessage, judge: JudgeSettings) -> InboundMail:
+    message = email.message_from_bytes(row.raw, policy=default_policy)
+    assert isinstance(message, EmailMessage)
+    own = (judge.address,)
+    return InboundMail(
+        inbound_id=row.id, raw=row.raw, message=message, mail_from=row.mail_from,
+        rcpt_to=tuple(row.rcpt_to or ()), message_id=row.message_id, source=row.source,
+        received_at=row.received_at, no_reply_reason=no_reply_reason(message, row.mail_from, own),
+        judge=judge,
+    )
+
+
+def _answers(mail: OutgoingMail, inbound: InboundMail) -> bool:
+    """Whether ``mail`` would go back to the sender of ``inbound`` (a reply in effect)."""
+    if mail.in_reply_to is not None and mail.in_reply_to == inbound.message_id:
+        return True
+    senders = {a for a in (inbound.reply_address, inbound.from_address, (inbound.mail_from or "").lower()) if a}
+    return any(r.strip().lower() in senders for r in mail.recipients)
+
+
+class Worker:
+    """Processes stored messages; ``process`` is the hook (services, or a test's)."""
+
+    def __init__(self, store: Store, judge: JudgeSettings, process: ProcessHook, *,
+                 clock: Clock = utc_now, pause_before_commit: float = 0.0,
+                 on_processed: Callable[[], None] = lambda: None) -> None:
+        self.store = store
+        self.judge = judge
+        self.process = process
+        self.clock = clock
+        self.pause_before_commit = pause_before_commit
+        self.on_processed = on_processed
+
+    def process_next(self) -> bool:
+        """Process the oldest unprocessed message; False when there was none."""
+        claimed: int | None = None
+        try:
+            with self.store.unit_of_work() as session:
+                row = session.execute(
+                    select(InboundMessage)
+                    .where(InboundMessage.status == RECEIVED)
+                    .order_by(InboundMessage.id)
+                    .limit(1)
+                    .with_for_update(skip_locked=True)
+                ).scalar_one_or_none()
+                if row is None:
+                    return False
+                claimed = row.id
+                self._process_row(session, row)
+        except Exception:
+            if claimed is None:
+                raise
+            self._shunt(claimed, traceback.format_exc())
+            return True
+        self.on_processed()
+        return True
+
+    def _process_row(self, session: Session, row: InboundMessage) -> None:
+        now = self.clock()
+        inbound = to_inbound_mail(row, self.judge)
+        outgoing = list(self.process(session, inbound, now))
+        if inbound.no_reply_reason is not None:
+            kept = [m for m in outgoing if not _answers(m, inbound)]
+            if len(kept) != len(outgoing):
+                log.info("message #%d: no reply sent (%s)", row.id, inbound.no_reply_reason)
+            outgoing = kept
+        queue_all(session, outgoing, self.judge, now, inbound_id=row.id)
+        row.status = PROCESSED
+        row.processed_at = now
+        row.loop_reason = inbound.no_reply_reason
+        if self.pause_before_commit > 0:
+            log.warning("message #%d processed; pausing %.1f s before commit (test hook)",
+                        row.id, self.pause_before_commit)
+            time.sleep(self.pause_before_commit)
+        log.info("message #%d processed, %d mail queued", row.id, len(outgoing))
+
+    def _shunt(self, inbound_id: int, trace: str) -> None:
+        log.error("message #%d shunted:\n%s", inbound_id, trace)
+        with self.store.unit_of_work() as session:
+            row = session.get(InboundMessage, inbound_id)
+            if row is None:
+                return
+            row.status = SHUNTED
+            session.add(Shunt(inbound_id=inbound_id, traceback=trace, created_at=self.clock()))
+
+    def process_pending(self) -> int:
+        """Process everything stored so far; the count of messages handled."""
+        count = 0
+        while self.process_next():
+            count += 1
+        return count
+
+    def run(self, stop: threading.Event, wake: threading.Event, poll_seconds: float = 1.0) -> None:
+        """Loop until ``stop``; ``wake`` is set by the edges when they store a message.
+
+        ``stop`` is only looked at between messages, so the message in hand is finished.
+        """
+        while not stop.is_set():
+            try:
+                busy = self.process_next()
+            except Exception:
+                log.exception("worker: cannot read the inbox; retrying")
+                busy = False
+                stop.wait(poll_seconds)
+            if not busy:
+                wake.wait(poll_seconds)
+                wake.clear()
