@@ -5,7 +5,8 @@ Grammar (keywords and units are case-insensitive except the DAYS pattern letters
     timing   := clause*
     clause   := NEXT span                     length of every phase without its own length
               | phase span                    length of one phase type
-              | phase NEXT span               the same, njudge style (``SET MOVE NEXT 72``)
+              | phase clause*                 njudge block: its NEXT is that phase's length, its
+                                              other clauses are the game's (``MOVE CLOCK 1410 NEXT 72``)
               | AT hh:mm[,hh:mm...]           deadlines snap forward to one of these times of day
               | CLOCK minutes                 njudge form of AT: minutes past midnight, -1 = none
               | DAYS pattern                  days of the week a deadline may fall on
@@ -264,12 +265,14 @@ def _parse_day_names(text: str) -> tuple[frozenset[int], frozenset[int]]:
 
 
 _Setting = tuple[str, object]
+_KEYWORDS = frozenset({"NEXT", "AT", "CLOCK", "DAYS", "GRACE", "WARN", "ZONE", "ABSENCE", "ABSENCES"})
 
 
 def _settings(text: str) -> list[_Setting]:
     """Tokens -> (field name, value) pairs, in the order given."""
     tokens = text.split()
     settings: list[_Setting] = []
+    scope: PhaseKind | None = None  # the phase of an njudge block, whose NEXT is its length
     i = 0
 
     def value(keyword: str) -> str:
@@ -281,11 +284,15 @@ def _settings(text: str) -> list[_Setting]:
         word = tokens[i].upper()
         kind = _phase_of(word)
         if kind is not None:
-            if value(word).upper() == "NEXT":  # njudge: MOVE NEXT 72 CLOCK 1410 ...
+            following = value(word)
+            if following.upper() in _KEYWORDS:  # njudge block: MOVE CLOCK 1410 NEXT 72 ...
+                scope = kind
                 i += 1
-            settings.append((kind.name.lower(), parse_span(value(word))))
+                continue
+            scope = None
+            settings.append((kind.name.lower(), parse_span(following)))
         elif word == "NEXT":
-            settings.append(("next", parse_span(value(word))))
+            settings.append((scope.name.lower() if scope else "next", parse_span(value(word))))
         elif word == "AT":
             settings.append(("at", tuple(_parse_clock(t) for t in value(word).split(","))))
         elif word == "CLOCK":
