@@ -1,0 +1,6 @@
+"""Fixtures every test package may use (see tests/fixtures/ for what each one does)."""
+
+from tests.fixtures.dovecot import dovecot_server, imap_account  # noqa: F401
+from tests.fixtures.judge_process import judge_runner  # noqa: F401
+from tests.fixtures.postgres import postgres_server, postgres_url  # noqa: F401
+from tests.fixtures.smtp_sink import smtp_sink  # noqa: F401
