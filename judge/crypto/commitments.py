@@ -149,19 +149,16 @@ _STEPS: dict[str, Callable[[bytes], bytes]] = {
     "final newline removed": _remove_final_newline,
     "trailing whitespace removed": _strip_trailing_whitespace,
 }
-_VARIANTS: tuple[tuple[str, ...], ...] = (
-    (),
-    ("CRLF line endings -> LF",),
-    ("LF line endings -> CRLF",),
-    ("final newline added",),
-    ("final newline removed",),
-    ("CRLF line endings -> LF", "final newline added"),
-    ("CRLF line endings -> LF", "final newline removed"),
-    ("LF line endings -> CRLF", "final newline added"),
-    ("LF line endings -> CRLF", "final newline removed"),
-    ("trailing whitespace removed",),
-    ("trailing whitespace removed", "CRLF line endings -> LF"),
-    ("trailing whitespace removed", "LF line endings -> CRLF"),
+_VARIANTS: tuple[tuple[str, ...], ...] = tuple(
+    sorted(
+        (
+            tuple(step for step in (whitespace, ending, final) if step)
+            for whitespace in ("", "trailing whitespace removed")
+            for ending in ("", "CRLF line endings -> LF", "LF line endings -> CRLF")
+            for final in ("", "final newline added", "final newline removed")
+        ),
+        key=len,  # the fewest changes first: exact bytes, then one step, ...
+    )
 )
 
 
