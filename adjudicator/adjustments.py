@@ -1,0 +1,91 @@
+"""The adjustment (winter) phase: builds, waives and removals, counted per power."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from adjudicator.civil_disorder import disorder_removals
+from adjudicator.orders import Build, Order, Remove, Waive
+from adjudicator.tables import Tables
+from adjudicator.types import Position, Unit, province_of
+
+
+@dataclass(frozen=True, slots=True)
+class AdjustmentOutcome:
+    power: str
+    order: Order
+    result: str  # "builds", "removes", "waived" or "void"
+    reason: str | None = None
+
+
+def free_home_centres(tables: Tables, position: Position, power: str) -> tuple[str, ...]:
+    """Owned, unoccupied home centres of ``power``: where it may build."""
+    occupied = {province_of(u.location) for u in position.units}
+    owned = position.centers.get(power, frozenset())
+    return tuple(sorted(c for c in tables.homes.get(power, ()) if c in owned and c not in occupied))
+
+
+def balance(position: Position, power: str) -> int:
+    """Centres owned minus units: > 0 builds allowed, < 0 removals required."""
+    return len(position.centers.get(power, ())) - sum(1 for u in position.units if u.power == power)
+
+
+def builds_allowed(tables: Tables, position: Position, power: str) -> int:
+    return max(0, min(balance(position, power), len(free_home_centres(tables, position, power))))
+
+
+def resolve_adjustments(
+    tables: Tables, position: Position, orders: Mapping[str, Sequence[Order]]
+) -> tuple[tuple[AdjustmentOutcome, ...], tuple[Unit, ...]]:
+    """Apply the (individually legal) adjustment orders in the order given.
+
+    Returns the outcomes and the units on the board afterwards.  Builds beyond the
+    allowance or into an already used centre are void; missing removals are made
+    by the civil-disorder rule.
+    """
+    outcomes: list[AdjustmentOutcome] = []
+    removed: set[str] = set()
+    built: list[Unit] = []
+    powers = sorted(set(orders) | {u.power for u in position.units} | set(position.centers))
+    for power in powers:
+        surplus = balance(position, power)
+        used_sites: set[str] = set()
+        for order in orders.get(power, ()):
+            if isinstance(order, Build):
+                site = province_of(order.location)
+                if surplus <= 0:
+                    outcomes.append(AdjustmentOutcome(power, order, "void", f"{power} has no builds left"))
+                elif site in used_sites:
+                    outcomes.append(AdjustmentOutcome(power, order, "void", f"{site} already has a build this phase"))
+                else:
+                    surplus -= 1
+                    used_sites.add(site)
+                    built.append(Unit(order.location, order.kind, power))
+                    outcomes.append(AdjustmentOutcome(power, order, "builds"))
+            elif isinstance(order, Waive):
+                if surplus <= 0:
+                    outcomes.append(AdjustmentOutcome(power, order, "void", f"{power} has no builds left"))
+                else:
+                    surplus -= 1
+                    outcomes.append(AdjustmentOutcome(power, order, "waived"))
+            elif isinstance(order, Remove):
+                province = order.unit.province
+                if surplus >= 0:
+                    outcomes.append(AdjustmentOutcome(power, order, "void", f"{power} has no removals left"))
+                elif province in removed:
+                    outcomes.append(AdjustmentOutcome(power, order, "void", f"{order.unit} is already removed"))
+                else:
+                    surplus += 1
+                    removed.add(province)
+                    outcomes.append(AdjustmentOutcome(power, order, "removes"))
+            else:
+                outcomes.append(AdjustmentOutcome(power, order, "void", "not an adjustment order"))
+        if surplus < 0:
+            remaining = [u for u in position.units if u.power == power and u.province not in removed]
+            owned_homes = tables.homes.get(power, frozenset()) & position.centers.get(power, frozenset())
+            for unit in disorder_removals(tables, remaining, owned_homes, -surplus):
+                removed.add(unit.province)
+                outcomes.append(AdjustmentOutcome(power, Remove(unit), "removes", "civil disorder"))
+    units = tuple(sorted([u for u in position.units if u.province not in removed] + built))
+    return tuple(outcomes), units

@@ -1,0 +1,449 @@
+"""Movement resolution after L. B. Kruijswijk's "The Math of Adjudication".
+
+Every move, matching support and matching convoy is a *decision* (does the move
+succeed, is the support given, does the fleet keep convoying).  ``_resolve``
+computes a decision from the decisions it depends on; when it meets a decision
+that is being computed further up (a cycle) it works with a guess, tries both
+guesses, and keeps the answer if both agree.  When they disagree or both are
+consistent, a *backup rule* settles the cycle: circular movement succeeds, and a
+convoy paradox is broken by the game's paradox rule (Szykman by default: the
+convoys in the paradox fail).
+
+All resolution state lives in the ``_Resolver`` object; positions stay frozen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from adjudicator.orders import Convoy, Move, Order, SupportHold, SupportMove
+from adjudicator.tables import Tables
+from adjudicator.types import Unit, UnitKind, coast_of, province_of
+
+# Optional rules (names a game may switch on).
+PARADOX_SZYKMAN = "PARADOX_SZYKMAN"  # default: the convoys of a paradox fail, their armies stay
+PARADOX_1982_DPJUDGE = "PARADOX_1982_DPJUDGE"  # a convoyed army never cuts support for/against its fleets' spaces
+PARADOX_ALL_FAIL = "PARADOX_ALL_FAIL"  # every order caught in a paradox fails (all hold)
+NO_BELEAGUERED_CONVOY = "NO_BELEAGUERED_CONVOY"  # a beleaguered fleet cannot convoy
+PARADOX_RULES = frozenset({PARADOX_SZYKMAN, PARADOX_1982_DPJUDGE, PARADOX_ALL_FAIL})
+RULES = frozenset(PARADOX_RULES | {NO_BELEAGUERED_CONVOY})
+
+# Order kinds, as small ints for speed.
+HOLD, MOVE, SUPPORT_HOLD, SUPPORT_MOVE, CONVOY = range(5)
+_UNRESOLVED, _GUESSING, _RESOLVED = 0, 1, 2
+
+
+@dataclass(frozen=True, slots=True)
+class MovementResolution:
+    """Outcome of resolving one movement phase, indexed like the input units.
+
+    ``status[i]`` is one of the contract's result codes for unit ``i``'s order as
+    the resolver saw it; ``reasons[i]`` explains failures that need it.
+    ``destination[i]`` is where unit ``i`` ends (its own location unless it moved).
+    ``dislodged_by[i]`` is the index of the unit that dislodged it, or -1.
+    ``convoyed_attack[i]`` tells whether unit ``i`` arrived by convoy.
+    """
+
+    status: tuple[str, ...]
+    reasons: tuple[str | None, ...]
+    destination: tuple[str, ...]
+    dislodged_by: tuple[int, ...]
+    convoyed_attack: tuple[bool, ...]
+    contested: frozenset[str]
+
+
+def resolve_movement(
+    tables: Tables, units: Sequence[Unit], orders: Sequence[Order], rules: frozenset[str] = frozenset()
+) -> MovementResolution:
+    """Resolve legal movement ``orders`` (``orders[i]`` belongs to ``units[i]``; holds for the rest)."""
+    return _Resolver(tables, units, orders, rules).run()
+
+
+class _Resolver:
+    __slots__ = (
+        "tables", "units", "orders", "n", "prov", "power", "kind", "dest", "at", "convoyed",
+        "convoy_fleets", "h2h", "moves_into", "supporters", "support_at", "matched",
+        "state", "result", "deps", "all_fail", "dpjudge", "no_beleaguered", "explicit_convoy",
+    )
+
+    def __init__(self, tables: Tables, units: Sequence[Unit], orders: Sequence[Order], rules: frozenset[str]) -> None:
+        n = len(units)
+        self.tables = tables
+        self.units = units
+        self.orders = orders
+        self.n = n
+        self.all_fail = PARADOX_ALL_FAIL in rules
+        self.dpjudge = PARADOX_1982_DPJUDGE in rules
+        self.no_beleaguered = NO_BELEAGUERED_CONVOY in rules
+        prov = [province_of(u.location) for u in units]
+        self.prov = prov
+        self.power = power = [u.power for u in units]
+        at = {p: i for i, p in enumerate(prov)}
+        self.at = at
+        kind = [HOLD] * n
+        dest: list[str] = [""] * n  # MOVE: destination province
+        support_at: list[str] = [""] * n  # supports: the province the support is given into
+        explicit = [False] * n
+        convoys: list[int] = []
+        for i, order in enumerate(orders):
+            cls = type(order)
+            if cls is Move:
+                kind[i] = MOVE
+                dest[i] = province_of(order.destination)  # type: ignore[union-attr]
+                explicit[i] = order.via_convoy or bool(order.route)  # type: ignore[union-attr]
+            elif cls is SupportHold:
+                kind[i] = SUPPORT_HOLD
+                support_at[i] = order.supported.province  # type: ignore[union-attr]
+            elif cls is SupportMove:
+                kind[i] = SUPPORT_MOVE
+                support_at[i] = province_of(order.supported_to)  # type: ignore[union-attr]
+            elif cls is Convoy:
+                kind[i] = CONVOY
+                convoys.append(i)
+        self.kind = kind
+        self.dest = dest
+        self.support_at = support_at
+        self.explicit_convoy = explicit
+        self.matched = matched = [False] * n
+
+        # Which army moves go by convoy, and with which fleets.
+        candidates: dict[int, list[int]] = {}
+        for f in convoys:
+            order = orders[f]
+            j = at.get(province_of(order.army_from))  # type: ignore[union-attr]
+            if j is not None and kind[j] == MOVE and dest[j] == province_of(order.army_to):  # type: ignore[union-attr]
+                candidates.setdefault(j, []).append(f)
+        convoyed = [False] * n
+        convoy_fleets: list[tuple[int, ...]] = [()] * n
+        army_adj = tables.army_adj
+        for i in range(n):
+            if kind[i] != MOVE or units[i].kind is not UnitKind.ARMY:
+                continue
+            fleets = candidates.get(i, ())
+            adjacent = dest[i] in army_adj[prov[i]]
+            if not adjacent:
+                convoyed[i] = True  # legal only with a chain of fleets; fails without one
+            elif fleets and (explicit[i] or any(power[f] == power[i] for f in fleets)):
+                # DATC 4.A.3: by convoy when asked for ("via convoy") or when the
+                # army's own power convoys it, provided a convoy is possible at all.
+                seas = frozenset(prov[f] for f in fleets)
+                convoyed[i] = tables.sea_path_exists(prov[i], dest[i], seas)
+            if convoyed[i] and fleets:
+                convoy_fleets[i] = tuple(fleets)
+                for f in fleets:
+                    matched[f] = True
+        self.convoyed = convoyed
+        self.convoy_fleets = convoy_fleets
+
+        h2h = [-1] * n
+        moves_into: dict[str, list[int]] = {}
+        for i in range(n):
+            if kind[i] != MOVE:
+                continue
+            moves_into.setdefault(dest[i], []).append(i)
+            if not convoyed[i]:
+                j = at.get(dest[i])
+                if j is not None and kind[j] == MOVE and not convoyed[j] and dest[j] == prov[i]:
+                    h2h[i] = j
+        self.h2h = h2h
+        self.moves_into = moves_into
+
+        supporters: list[list[int]] = [[] for _ in range(n)]
+        for s in range(n):
+            k = kind[s]
+            if k == SUPPORT_HOLD:
+                j = at.get(support_at[s])
+                if j is not None and kind[j] != MOVE:
+                    supporters[j].append(s)
+                    matched[s] = True
+            elif k == SUPPORT_MOVE:
+                order = orders[s]
+                j = at.get(order.supported.province)  # type: ignore[union-attr]
+                if j is None or kind[j] != MOVE or dest[j] != support_at[s]:
+                    continue
+                wanted = coast_of(order.supported_to)  # type: ignore[union-attr]
+                if wanted is not None and units[j].kind is UnitKind.FLEET:
+                    actual = coast_of(orders[j].destination)  # type: ignore[union-attr]
+                    if actual is not None and actual != wanted:
+                        continue  # DATC 6.B.9: a support naming the other coast does not match
+                supporters[j].append(s)
+                matched[s] = True
+        self.supporters = supporters
+        self.state = [_UNRESOLVED] * n
+        self.result = [False] * n
+        self.deps: list[int] = []
+
+    # -- the guess / backtrack machinery ------------------------------------------------
+
+    def _resolve(self, i: int) -> bool:
+        state = self.state[i]
+        if state == _RESOLVED:
+            return self.result[i]
+        deps = self.deps
+        if state == _GUESSING:
+            if i not in deps:
+                deps.append(i)
+            return self.result[i]
+        base = len(deps)
+        self.result[i] = False
+        self.state[i] = _GUESSING
+        first = self._decide(i)
+        if len(deps) == base:
+            if self.state[i] != _RESOLVED:
+                self.result[i] = first
+                self.state[i] = _RESOLVED
+            return self.result[i]
+        if deps[base] != i:
+            # Depends on a guess made further up: stay a guess, report upwards.
+            deps.append(i)
+            self.result[i] = first
+            return first
+        self._forget(base)
+        self.result[i] = True
+        self.state[i] = _GUESSING
+        second = self._decide(i)
+        if first == second or len(deps) == base:
+            self._forget(base)
+            self.result[i] = second
+            self.state[i] = _RESOLVED
+            return second
+        self._backup_rule(base)
+        return self._resolve(i)
+
+    def _forget(self, base: int) -> None:
+        deps = self.deps
+        state = self.state
+        for j in deps[base:]:
+            state[j] = _UNRESOLVED
+        del deps[base:]
+
+    def _backup_rule(self, base: int) -> None:
+        cycle = self.deps[base:]
+        self._forget(base)
+        kind = self.kind
+        state = self.state
+        result = self.result
+        if any(kind[j] == CONVOY for j in cycle):
+            # A convoy paradox.  Szykman (also the fallback of the 1982 rule): the
+            # convoys caught in it fail, so their armies stay where they are.
+            for j in cycle:
+                if self.all_fail or kind[j] == CONVOY:
+                    result[j] = False
+                    state[j] = _RESOLVED
+        else:
+            # Circular movement: everybody moves.
+            for j in cycle:
+                if kind[j] == MOVE:
+                    result[j] = True
+                    state[j] = _RESOLVED
+
+    def _decide(self, i: int) -> bool:
+        kind = self.kind[i]
+        if kind == MOVE:
+            return self._move_succeeds(i)
+        if kind == CONVOY:
+            return self._convoy_stands(i)
+        return self._support_given(i)
+
+    # -- decisions ----------------------------------------------------------------------
+
+    def _move_succeeds(self, i: int) -> bool:
+        if self.convoyed[i] and not self._path(i):
+            return False
+        attack = self._attack(i)
+        if attack == 0:
+            return False
+        opponent = self.h2h[i]
+        if opponent >= 0:
+            if attack <= self._defend(opponent):
+                return False
+        elif attack <= self._hold(self.dest[i]):
+            return False
+        for k in self.moves_into[self.dest[i]]:
+            if k != i and attack <= self._prevent(k):
+                return False
+        return True
+
+    def _support_given(self, s: int) -> bool:
+        attackers = self.moves_into.get(self.prov[s])
+        if not attackers:
+            return True
+        power = self.power
+        own = power[s]
+        target = self.support_at[s]
+        is_move_support = self.kind[s] == SUPPORT_MOVE
+        for k in attackers:
+            if power[k] == own:
+                continue
+            if self.convoyed[k]:
+                if self.dpjudge and self._convoys_through(k, target):
+                    continue  # DPjudge's amendment of the 1982 rule: never cut, not even by dislodging
+                if not self._path(k):
+                    continue
+            if is_move_support and self.prov[k] == target:
+                # The unit being attacked cannot cut the support against it, except by dislodging.
+                if self._resolve(k):
+                    return False
+                continue
+            return False
+        return True
+
+    def _convoy_stands(self, f: int) -> bool:
+        here = self.prov[f]
+        for k in self.moves_into.get(here, ()):
+            if self._resolve(k):
+                return False
+        if self.no_beleaguered and self._beleaguered(here):
+            return False
+        return True
+
+    # -- strengths ----------------------------------------------------------------------
+
+    def _support_count(self, i: int, excluded_power: str | None = None) -> int:
+        count = 0
+        power = self.power
+        for s in self.supporters[i]:
+            if power[s] != excluded_power and self._resolve(s):
+                count += 1
+        return count
+
+    def _attack(self, i: int) -> int:
+        if self.convoyed[i] and not self._path(i):
+            return 0
+        j = self.at.get(self.dest[i])
+        if j is None or (self.kind[j] == MOVE and self.h2h[i] != j and self._resolve(j)):
+            return 1 + self._support_count(i)
+        defender = self.power[j]
+        if defender == self.power[i]:
+            return 0
+        return 1 + self._support_count(i, defender)
+
+    def _hold(self, province: str) -> int:
+        j = self.at.get(province)
+        if j is None:
+            return 0
+        if self.kind[j] == MOVE:
+            return 0 if self._resolve(j) else 1
+        return 1 + self._support_count(j)
+
+    def _defend(self, j: int) -> int:
+        return 1 + self._support_count(j)
+
+    def _prevent(self, k: int) -> int:
+        if self.convoyed[k] and not self._path(k):
+            return 0
+        opponent = self.h2h[k]
+        if opponent >= 0 and self._resolve(opponent):
+            return 0
+        return 1 + self._support_count(k)
+
+    def _beleaguered(self, province: str) -> bool:
+        """Attacked by two or more equally strong units that would each dislodge it."""
+        attackers = self.moves_into.get(province, ())
+        if len(attackers) < 2:
+            return False
+        strengths = [self._attack(k) for k in attackers]
+        top = max(strengths)
+        return strengths.count(top) >= 2 and top > self._hold(province)
+
+    # -- convoy routes ------------------------------------------------------------------
+
+    def _convoys_through(self, k: int, province: str) -> bool:
+        prov = self.prov
+        return any(prov[f] == province for f in self.convoy_fleets[k])
+
+    def _path(self, i: int) -> bool:
+        """Is there a chain of fleets, each still convoying, carrying army ``i``?"""
+        fleets = self.convoy_fleets[i]
+        if not fleets:
+            return False
+        prov = self.prov
+        by_sea = {prov[f]: f for f in fleets}
+        touching = self.tables.sea_touching
+        goal = touching[self.dest[i]]
+        frontier = [s for s in touching[prov[i]] if s in by_sea]
+        seen = set(frontier)
+        while frontier:
+            sea = frontier.pop()
+            if not self._resolve(by_sea[sea]):
+                continue
+            if sea in goal:
+                return True
+            for nxt in touching[sea]:
+                if nxt in by_sea and nxt not in seen:
+                    seen.add(nxt)
+                    frontier.append(nxt)
+        return False
+
+    # -- outcome ------------------------------------------------------------------------
+
+    def run(self) -> MovementResolution:
+        n = self.n
+        kind = self.kind
+        matched = self.matched
+        resolve = self._resolve
+        for i in range(n):
+            if kind[i] == MOVE:
+                resolve(i)
+        for i in range(n):
+            if kind[i] != HOLD and kind[i] != MOVE and matched[i]:
+                resolve(i)
+        result = self.result
+        prov = self.prov
+        moved = [kind[i] == MOVE and result[i] for i in range(n)]
+        dislodged_by = [-1] * n
+        for i in range(n):
+            if moved[i]:
+                continue
+            for k in self.moves_into.get(prov[i], ()):
+                if moved[k]:
+                    dislodged_by[i] = k
+                    break
+        status: list[str] = []
+        reasons: list[str | None] = []
+        destination: list[str] = []
+        for i in range(n):
+            code, reason = self._status(i, moved[i], dislodged_by[i] >= 0)
+            status.append(code)
+            reasons.append(reason)
+            if not moved[i]:
+                destination.append(self.units[i].location)
+            elif self.units[i].kind is UnitKind.ARMY:
+                destination.append(self.dest[i])
+            else:
+                destination.append(self.orders[i].destination)  # type: ignore[union-attr]
+        occupied = {province_of(destination[i]) for i in range(n) if dislodged_by[i] < 0}
+        contested = frozenset(
+            province
+            for province, movers in self.moves_into.items()
+            if province not in occupied and sum(1 for k in movers if self._prevent(k) > 0) >= 2
+        )
+        return MovementResolution(
+            status=tuple(status),
+            reasons=tuple(reasons),
+            destination=tuple(destination),
+            dislodged_by=tuple(dislodged_by),
+            convoyed_attack=tuple(self.convoyed),
+            contested=contested,
+        )
+
+    def _status(self, i: int, moved: bool, dislodged: bool) -> tuple[str, str | None]:
+        kind = self.kind[i]
+        if dislodged:
+            return "dislodged", None
+        if kind == HOLD:
+            return "holds", None
+        if kind == MOVE:
+            if moved:
+                return "moves", None
+            if self.convoyed[i] and not self._path(i):
+                return "no_convoy", None
+            return "bounce", None
+        if not self.matched[i]:
+            if kind == CONVOY:
+                return "void", "no army makes that move by convoy"
+            return "void", "the supported unit was not ordered to do that"
+        if kind == CONVOY:
+            return ("convoys", None) if self.result[i] else ("no_convoy", "the convoy was disrupted")
+        return ("supports", None) if self.result[i] else ("cut", None)

@@ -1,0 +1,79 @@
+"""What adjudication hands back: per-order results, the outcome of a phase, requirements."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from adjudicator.orders import Order
+from adjudicator.types import Dislodged, PhaseKind, Position, Unit
+
+# The result codes of shared/contracts/adjudicate.md.
+MOVES = "moves"
+HOLDS = "holds"
+SUPPORTS = "supports"
+CONVOYS = "convoys"
+BOUNCE = "bounce"
+CUT = "cut"
+DISLODGED = "dislodged"
+NO_CONVOY = "no_convoy"
+VOID = "void"
+RETREATS = "retreats"
+DISBANDED = "disbanded"
+BUILDS = "builds"
+REMOVES = "removes"
+WAIVED = "waived"
+
+RESULT_CODES = frozenset(
+    {MOVES, HOLDS, SUPPORTS, CONVOYS, BOUNCE, CUT, DISLODGED, NO_CONVOY, VOID, RETREATS, DISBANDED, BUILDS, REMOVES, WAIVED}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class OrderResult:
+    """One line of a phase's results: ``order`` is canonical text."""
+
+    power: str
+    order: str
+    result: str
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Adjudication:
+    """The outcome of one phase.
+
+    ``position`` is the next position (phases that need no orders skipped, centres
+    updated after Fall).  ``dislodged`` lists every unit dislodged this phase, also
+    those destroyed for want of a retreat (their ``retreats`` is empty).
+    ``contested`` lists provinces left empty by a standoff.
+    """
+
+    results: tuple[OrderResult, ...]
+    position: Position
+    dislodged: tuple[Dislodged, ...] = ()
+    contested: tuple[str, ...] = ()
+    winner: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    """What one power must order in a position.
+
+    Movement: ``units`` to order.  Retreat: the dislodged ``units`` to retreat or
+    disband.  Adjustment: ``builds`` allowed (already limited by free home
+    centres) or ``removals`` required.
+    """
+
+    power: str
+    phase_kind: PhaseKind
+    units: tuple[Unit, ...] = ()
+    builds: int = 0
+    removals: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedOrders:
+    """The outcome of parsing a power's order lines: good orders and (line, reason) errors."""
+
+    orders: tuple[Order, ...]
+    errors: tuple[tuple[str, str], ...]

@@ -1,0 +1,120 @@
+"""Per-variant lookup tables, computed once per ``Variant`` and shared by the phases.
+
+The engine asks the same geographic questions thousands of times (may this fleet
+reach that province, which seas touch this coast); answering them from plain dicts
+and frozensets keeps adjudication fast.  The tables are derived data of an
+immutable ``Variant``, so memoising them per variant object keeps every engine
+function pure (same inputs, same outputs).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import deque
+from dataclasses import dataclass
+from typing import Mapping
+
+from adjudicator.types import Terrain, Variant, province_of
+
+
+@dataclass(frozen=True, eq=False)
+class Tables:
+    variant: Variant
+    sea: frozenset[str]  # sea provinces
+    coastal: frozenset[str]  # coast provinces
+    army_adj: Mapping[str, frozenset[str]]  # province -> provinces
+    fleet_adj: Mapping[str, frozenset[str]]  # location -> locations
+    fleet_reach: Mapping[str, frozenset[str]]  # location -> provinces (coast ignored)
+    fleet_locations: frozenset[str]  # every location a fleet may stand on
+    sea_touching: Mapping[str, frozenset[str]]  # province -> sea provinces a fleet there borders
+    any_adj: Mapping[str, frozenset[str]]  # province -> provinces adjacent by land or sea
+    supply_centers: frozenset[str]
+    homes: Mapping[str, frozenset[str]]  # power -> home centres
+    province_names: Mapping[str, str]  # province -> full name (for tie-breaks)
+
+    def reachable(self, location: str, is_fleet: bool) -> frozenset[str]:
+        """Provinces the unit could move to without a convoy (coasts ignored)."""
+        if is_fleet:
+            return self.fleet_reach.get(location, frozenset())
+        return self.army_adj.get(province_of(location), frozenset())
+
+    def sea_path_exists(self, start: str, end: str, seas: frozenset[str] | set[str], through: str | None = None) -> bool:
+        """Is there a chain of ``seas`` from a sea touching ``start`` to one touching ``end``?
+
+        With ``through``, the chain must visit that sea (a walk, which is enough
+        for legality: a convoy order off every possible route is still harmless).
+        """
+        if through is not None:
+            if through not in seas:
+                return False
+            return self._sea_reach(start, through, seas) and self._sea_reach(end, through, seas)
+        targets = self.sea_touching.get(end, frozenset())
+        frontier = deque(s for s in self.sea_touching.get(start, ()) if s in seas)
+        seen = set(frontier)
+        while frontier:
+            sea = frontier.popleft()
+            if sea in targets:
+                return True
+            for nxt in self.sea_touching[sea]:
+                if nxt in seas and nxt not in seen:
+                    seen.add(nxt)
+                    frontier.append(nxt)
+        return False
+
+    def _sea_reach(self, start: str, goal: str, seas: frozenset[str] | set[str]) -> bool:
+        frontier = deque(s for s in self.sea_touching.get(start, ()) if s in seas)
+        seen = set(frontier)
+        while frontier:
+            sea = frontier.popleft()
+            if sea == goal:
+                return True
+            for nxt in self.sea_touching[sea]:
+                if nxt in seas and nxt not in seen:
+                    seen.add(nxt)
+                    frontier.append(nxt)
+        return False
+
+
+_MEMO: "weakref.WeakKeyDictionary[Variant, Tables]" = weakref.WeakKeyDictionary()
+
+
+def tables_for(variant: Variant) -> Tables:
+    """The tables of ``variant`` (memoised: derived from immutable data only)."""
+    found = _MEMO.get(variant)
+    if found is None:
+        found = _build(variant)
+        _MEMO[variant] = found
+    return found
+
+
+def _build(variant: Variant) -> Tables:
+    provinces = variant.provinces
+    sea = frozenset(p for p, d in provinces.items() if d.terrain is Terrain.SEA)
+    coastal = frozenset(p for p, d in provinces.items() if d.terrain is Terrain.COAST)
+    army_adj = {p: frozenset(variant.army_moves.get(p, ())) for p in provinces}
+    fleet_adj = {loc: frozenset(dests) for loc, dests in variant.fleet_moves.items()}
+    fleet_reach = {loc: frozenset(province_of(d) for d in dests) for loc, dests in fleet_adj.items()}
+    sea_touching: dict[str, set[str]] = {p: set() for p in provinces}
+    for loc, dests in fleet_adj.items():
+        here = province_of(loc)
+        for dest in dests:
+            there = province_of(dest)
+            if there in sea:
+                sea_touching[here].add(there)
+    any_adj: dict[str, set[str]] = {p: set(army_adj[p]) for p in provinces}
+    for loc, reach in fleet_reach.items():
+        any_adj[province_of(loc)].update(reach)
+    return Tables(
+        variant=variant,
+        sea=sea,
+        coastal=coastal,
+        army_adj=army_adj,
+        fleet_adj=fleet_adj,
+        fleet_reach=fleet_reach,
+        fleet_locations=frozenset(loc for loc, dests in fleet_adj.items() if dests),
+        sea_touching={p: frozenset(s) for p, s in sea_touching.items()},
+        any_adj={p: frozenset(s) for p, s in any_adj.items()},
+        supply_centers=variant.supply_centers,
+        homes={power.name: frozenset(power.home_centers) for power in variant.powers},
+        province_names={p: d.name for p, d in provinces.items()},
+    )
