@@ -1,0 +1,243 @@
+"""Our engine against the peer, on the same phases, in one run.
+
+    python -m benchmarks.engine_bench [--phases N] [--seed S] [--repeat R] [--profile]
+
+For every phase of the corpus (see ``benchmarks.positions``) each engine
+parses, validates and adjudicates the same orders ``--repeat`` times; the
+median per phase is kept, and phases per second are the number of phases over
+the sum of those medians.  What is inside each timed region is documented in
+``benchmarks.ours`` and ``benchmarks.peer`` (setup from the record is outside
+for both).  The two final boards are compared and every disagreement printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import platform
+import pstats
+import random
+import statistics
+import sys
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from benchmarks import ours, peer
+from benchmarks.outcome import Outcome
+from benchmarks.positions import (
+    DEFAULT_GAMES,
+    DEFAULT_SEED,
+    DEFAULT_YEARS,
+    Record,
+    describe,
+    ensure_corpus,
+)
+
+KIND_NAMES = {"M": "movement", "R": "retreat", "A": "adjustment"}
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    index: int  # line of the record in the corpus, from 0
+    phase: str
+    orders: dict[str, list[str]]
+    differences: tuple[str, ...]
+    our_results: tuple[tuple[str, str, str], ...]
+    peer_results: dict[str, str]
+    involved: frozenset[str]
+
+    def render(self, full: bool = False) -> str:
+        lines = [f"--- corpus line {self.index + 1}, {self.phase}"]
+        lines += [f"  {line}" for line in self.differences]
+        relevant = lambda text: full or any(p in text for p in self.involved)  # noqa: E731
+        lines.append("  orders:")
+        for power, orders in sorted(self.orders.items()):
+            shown = [o for o in orders if relevant(o)]
+            if shown:
+                lines.append(f"    {power}: {'; '.join(shown)}")
+        lines.append("  ours:")
+        lines += [f"    {power} {order}: {result}" for power, order, result in self.our_results if relevant(order)]
+        lines.append("  peer:")
+        lines += [f"    {unit}: {result or 'ok'}" for unit, result in sorted(self.peer_results.items()) if relevant(unit)]
+        return "\n".join(lines)
+
+
+@dataclass
+class Timings:
+    ours: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k in KIND_NAMES})
+    peer: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k in KIND_NAMES})
+
+
+def sample(records: Sequence[Record], phases: int | None, seed: int, kind: str | None = None) -> list[tuple[int, Record]]:
+    """``phases`` records (of ``kind`` if given) chosen at random (seeded), kept in corpus order; all when None."""
+    indexed = [(i, r) for i, r in enumerate(records) if kind is None or r["phase"].endswith(kind)]
+    if phases is None or phases >= len(indexed):
+        return indexed
+    return sorted(random.Random(seed).sample(indexed, phases), key=lambda item: item[0])
+
+
+def compare_one(index: int, record: Record, variant: Any, repeat: int, timings: Timings | None) -> Disagreement | None:
+    """Run one phase through both engines (``repeat`` times each when timing) and compare the boards."""
+    kind = record["phase"][-1]
+    peer_phase = peer.PeerPhase.from_record(record)
+    our_phase = ours.OurPhase.from_record(record)
+    peer_times, our_times = [], []
+    game = adjudication = None
+    error = None
+    for _ in range(repeat):
+        game = peer_phase.new_game()
+        peer_times.append(peer_phase.run(game))
+        try:
+            seconds, adjudication = our_phase.run(variant)
+            our_times.append(seconds)
+        except Exception:  # our engine is young: report the crash as a disagreement, keep going
+            error = traceback.format_exc(limit=4)
+            break
+    peer_outcome = peer.outcome_of(game, record["phase"])
+    peer_results = peer.results_of(game, record["phase"])
+    if error is not None:
+        return Disagreement(index, record["phase"], record["orders"], (f"ours raised:\n{error}",), (), peer_results, frozenset())
+    if timings is not None:
+        timings.peer[kind].append(statistics.median(peer_times))
+        timings.ours[kind].append(statistics.median(our_times))
+    our_outcome: Outcome = ours.outcome_of(adjudication, record["phase"])
+    differences = our_outcome.differences(peer_outcome)
+    if not differences:
+        return None
+    return Disagreement(
+        index,
+        record["phase"],
+        record["orders"],
+        tuple(differences),
+        tuple(ours.results_of(adjudication)),
+        peer_results,
+        our_outcome.provinces_involved(peer_outcome),
+    )
+
+
+def compare(records: Sequence[tuple[int, Record]], repeat: int = 1, timings: Timings | None = None) -> list[Disagreement]:
+    variant = ours.load_variant()
+    found = []
+    for index, record in records:
+        disagreement = compare_one(index, record, variant, repeat, timings)
+        if disagreement is not None:
+            found.append(disagreement)
+    return found
+
+
+def time_peer_only(records: Sequence[tuple[int, Record]], repeat: int) -> Timings:
+    timings = Timings()
+    for _, record in records:
+        peer_phase = peer.PeerPhase.from_record(record)
+        times = [peer_phase.run(peer_phase.new_game()) for _ in range(repeat)]
+        timings.peer[record["phase"][-1]].append(statistics.median(times))
+    return timings
+
+
+def machine() -> str:
+    model = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import os
+
+    return f"{model}, {os.cpu_count()} logical CPUs, Python {platform.python_version()} ({platform.python_implementation()})"
+
+
+def _rate(count: int, seconds: float) -> str:
+    return f"{count / seconds:9.0f}/s" if seconds else "        -"
+
+
+def report(timings: Timings, with_ours: bool) -> str:
+    lines = [f"{'phases':<12}{'n':>5}  {'ours ms/phase':>14}{'ours rate':>12}  {'peer ms/phase':>14}{'peer rate':>12}  {'ratio':>7}"]
+    groups = [(KIND_NAMES[k], [k]) for k in KIND_NAMES] + [("all", list(KIND_NAMES))]
+    for name, kinds in groups:
+        peer_times = [t for k in kinds for t in timings.peer[k]]
+        our_times = [t for k in kinds for t in timings.ours[k]]
+        if not peer_times:
+            continue
+        peer_total = sum(peer_times)
+        row = f"{name:<12}{len(peer_times):>5}  "
+        if with_ours and our_times:
+            our_total = sum(our_times)
+            row += f"{1000 * our_total / len(our_times):>14.3f}{_rate(len(our_times), our_total):>12}  "
+        else:
+            row += f"{'-':>14}{'-':>12}  "
+        row += f"{1000 * peer_total / len(peer_times):>14.3f}{_rate(len(peer_times), peer_total):>12}  "
+        if with_ours and our_times:
+            row += f"{(len(our_times) / sum(our_times)) / (len(peer_times) / peer_total):>6.1f}x"
+        lines.append(row)
+    return "\n".join(lines)
+
+
+def profile_ours(records: Sequence[tuple[int, Record]], top: int = 30) -> str:
+    variant = ours.load_variant()
+    prepared = [ours.OurPhase.from_record(record) for _, record in records]
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for phase in prepared:
+        phase.run(variant)
+    profiler.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out)
+    stats.sort_stats("tottime").print_stats(top)
+    return out.getvalue()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Time our engine against the peer on the same phases.")
+    parser.add_argument("--phases", type=int, default=None, help="phases drawn (seeded) from the corpus; default all")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="corpus seed (and sampling seed)")
+    parser.add_argument("--games", type=int, default=DEFAULT_GAMES)
+    parser.add_argument("--years", type=int, default=DEFAULT_YEARS)
+    parser.add_argument("--repeat", type=int, default=5, help="repetitions per phase and engine; the median is kept")
+    parser.add_argument("--kind", choices=["M", "R", "A"], default=None, help="only phases of this kind")
+    parser.add_argument("--full", action="store_true", help="print all orders and results of a disagreement")
+    parser.add_argument("--json", type=Path, default=None, help="also write the disagreements as JSON to this file")
+    parser.add_argument("--profile", action="store_true", help="also profile our engine (cProfile) on the phases")
+    args = parser.parse_args(argv)
+
+    records = ensure_corpus(args.seed, args.games, args.years)
+    chosen = sample(records, args.phases, args.seed, args.kind)
+    print(f"machine: {machine()}")
+    print(f"corpus: seed {args.seed}, {args.games} games x {args.years} years; timed: {describe([r for _, r in chosen])}")
+    print(f"repetitions per phase: {args.repeat} (median kept)")
+
+    unavailable = ours.engine_available()
+    if unavailable:
+        print(f"{unavailable}: timing the peer only")
+        print(report(time_peer_only(chosen, args.repeat), with_ours=False))
+        return 0
+
+    timings = Timings()
+    disagreements = compare(chosen, args.repeat, timings)
+    print(report(timings, with_ours=True))
+    print(f"disagreements: {len(disagreements)} of {len(chosen)} phases")
+    for disagreement in disagreements:
+        print(disagreement.render(full=args.full))
+    if args.json:
+        args.json.write_text(
+            json.dumps(
+                [
+                    {"line": d.index + 1, "phase": d.phase, "orders": d.orders, "differences": list(d.differences),
+                     "ours": d.our_results, "peer": d.peer_results}
+                    for d in disagreements
+                ],
+                indent=1,
+            )
+        )
+    if args.profile:
+        print(profile_ours(chosen))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""Our engine driven from a corpus record, through the facade of docs/design.md.
+
+Timed work (``OurPhase.run``): ``api.parse_orders`` for every power with orders
+(lenient text -> typed orders, checked against the position) and
+``api.adjudicate`` (resolution, next position with phases that need no orders
+skipped, centres after Fall, winner).  ``jsonio.position_from_json`` (the
+record -> ``Position``) and loading the map are setup, not timed, like
+``Game()`` + ``set_state`` on the peer's side.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from benchmarks.outcome import Outcome
+from benchmarks.positions import Record
+
+
+def engine_available() -> str | None:
+    """None when our engine can run; otherwise why not (it is being written alongside)."""
+    try:
+        from adjudicator import api, jsonio  # noqa: F401
+        import maps  # noqa: F401
+    except ImportError as error:
+        return f"our engine is not importable yet: {error}"
+    missing = [name for name in ("parse_orders", "adjudicate") if not hasattr(api, name)]
+    missing += [f"jsonio.{name}" for name in ("position_from_json",) if not hasattr(jsonio, name)]
+    if not hasattr(maps, "load"):
+        missing.append("maps.load")
+    return f"our engine lacks {', '.join(missing)}" if missing else None
+
+
+def load_variant() -> Any:
+    import maps
+
+    return maps.load("standard")
+
+
+@dataclass(frozen=True)
+class OurPhase:
+    """One corpus record as our engine takes it: a Position and the order texts per power."""
+
+    position: Any
+    orders: Mapping[str, Sequence[str]]
+    rules: frozenset[str]
+
+    @classmethod
+    def from_record(cls, record: Record) -> "OurPhase":
+        from adjudicator import jsonio
+
+        position = jsonio.position_from_json(record)
+        return cls(position, {p: tuple(lines) for p, lines in record["orders"].items()}, frozenset(record["rules"]))
+
+    def run(self, variant: Any) -> tuple[float, Any]:
+        """Parse, validate and adjudicate with our engine; (seconds spent, Adjudication)."""
+        from adjudicator import api
+
+        position = self.position
+        start = time.perf_counter()
+        typed = {
+            power: api.parse_orders(variant, position, power, lines).orders for power, lines in self.orders.items()
+        }
+        adjudication = api.adjudicate(variant, position, typed, self.rules)
+        return time.perf_counter() - start, adjudication
+
+
+def outcome_of(adjudication: Any, phase: str) -> Outcome:
+    position = adjudication.position
+    units = frozenset((unit.power, str(unit)) for unit in position.units)
+    dislodged = frozenset(
+        (entry.unit.power, str(entry.unit), tuple(sorted(entry.retreats)))
+        for entry in (adjudication.dislodged if phase.endswith("M") else ())
+    )
+    centers = frozenset((power, center) for power, owned in position.centers.items() for center in owned)
+    next_phase = "COMPLETED" if getattr(adjudication, "winner", None) else str(position.phase)
+    return Outcome(units, dislodged, centers, next_phase)
+
+
+def results_of(adjudication: Any) -> list[tuple[str, str, str]]:
+    """(power, canonical order, result[: reason]) for every order adjudicated."""
+    shown = []
+    for result in adjudication.results:
+        text = result.result + (f": {result.reason}" if getattr(result, "reason", None) else "")
+        shown.append((result.power, result.order, text))
+    return shown
