@@ -1,0 +1,335 @@
+"""Positions and results <-> the JSON of shared/contracts/adjudicate.md.
+
+Pure: documents are already-decoded ``dict``/``list`` values.  Input is checked
+thoroughly (this is where ``judge adjudicate`` meets other people's tools) and
+refused with a ``ContractError(message, detail)``; output is canonical: units as
+``"F LON"``, powers and provinces sorted, coasts as ``SPA/NC``.
+
+Position document (what ``position_to_json`` writes and ``position_from_json``
+reads; ``judge adjudicate`` adds ``orders`` and ``rules`` to it)::
+
+    {"map": "standard", "phase": "F1901R",
+     "units":     {"ENGLAND": ["F LON", ...], ...},
+     "centers":   {"ENGLAND": ["EDI", "LON", "LVP"], ...},
+     "dislodged": {"FRANCE": [{"unit": "F BRE", "retreats": ["GAS", "PIC"],
+                               "attacker_from": "ENG"}]}}
+
+``centers`` may be left out except in adjustment phases; ``dislodged`` only
+appears in retreat phases (``attacker_from`` is optional on input).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
+
+from adjudicator.mapdata import normalise_name
+from adjudicator.types import (
+    Dislodged,
+    Phase,
+    PhaseKind,
+    Position,
+    Terrain,
+    Unit,
+    UnitKind,
+    Variant,
+)
+
+if TYPE_CHECKING:  # the resolver's result types; only their attributes are used here
+    from adjudicator.results import Adjudication, OrderResult
+
+__all__ = [
+    "INPUT_FIELDS",
+    "ContractError",
+    "position_from_json",
+    "position_to_json",
+    "order_texts_from_json",
+    "rules_from_json",
+    "result_to_json",
+    "results_to_json",
+    "error_to_json",
+]
+
+INPUT_FIELDS = ("map", "phase", "units", "centers", "dislodged", "orders", "rules")
+_UNIT_KINDS = {"A": UnitKind.ARMY, "ARMY": UnitKind.ARMY, "F": UnitKind.FLEET, "FLEET": UnitKind.FLEET}
+
+
+class ContractError(ValueError):
+    """Malformed input: ``message`` says what is wrong, ``detail`` quotes the offending part."""
+
+    def __init__(self, message: str, detail: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.detail = detail
+
+
+def error_to_json(error: ContractError) -> dict[str, Any]:
+    """The contract's error object."""
+    return {"error": error.message, "detail": error.detail}
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+def _object(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ContractError(f"{where} must be a JSON object", value)
+    return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise ContractError(f"{where} must be a JSON list", value)
+    return value
+
+
+def _string(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise ContractError(f"{where} must be a string", value)
+    return value
+
+
+def _power(variant: Variant | None, name: Any, where: str) -> str:
+    power = _string(name, f"a power name in {where}").strip().upper()
+    if variant is not None and all(p.name != power for p in variant.powers):
+        raise ContractError(
+            f"unknown power {name!r} in {where}",
+            {"power": name, "known": [p.name for p in variant.powers]},
+        )
+    return power
+
+
+def _location(variant: Variant | None, text: str, where: str) -> str:
+    """A location written as the contract does (``SPA/NC``) or with a map alias."""
+    province_text, slash, coast = text.strip().partition("/")
+    if variant is None:
+        return text.strip().upper()
+    province = variant.aliases.get(normalise_name(province_text))
+    if province is None:
+        raise ContractError(f"unknown province {province_text.strip()!r} in {where}", text)
+    if not slash:
+        return province
+    coast = coast.strip().upper()
+    if coast not in variant.provinces[province].coasts:
+        coasts = variant.provinces[province].coasts
+        raise ContractError(
+            f"bad coast in {text!r} ({where}): "
+            + (f"{province} has coasts {', '.join(coasts)}" if coasts else f"{province} has no separate coasts"),
+            text,
+        )
+    return f"{province}/{coast}"
+
+
+def _unit(variant: Variant | None, value: Any, power: str, where: str) -> Unit:
+    text = _string(value, f"a unit in {where}")
+    kind_word, _, place = text.strip().partition(" ")
+    kind = _UNIT_KINDS.get(kind_word.upper())
+    if kind is None or not place.strip():
+        raise ContractError(f"a unit is written like 'A PAR' or 'F STP/SC', not {text!r} ({where})", text)
+    location = _location(variant, place, where)
+    if variant is not None:
+        province = variant.provinces[location.partition("/")[0]]
+        if kind is UnitKind.ARMY and (province.terrain is Terrain.SEA or "/" in location):
+            raise ContractError(f"an army cannot stand on {location} ({where})", text)
+        if kind is UnitKind.FLEET and province.terrain is Terrain.LAND:
+            raise ContractError(f"a fleet cannot stand on land ({location}, {where})", text)
+        if kind is UnitKind.FLEET and province.coasts and "/" not in location:
+            raise ContractError(
+                f"a fleet in {location} must name its coast ({', '.join(f'{location}/{c}' for c in province.coasts)}) ({where})",
+                text,
+            )
+    return Unit(location, kind, power)
+
+
+def _phase(doc: Mapping[str, Any]) -> Phase:
+    if "phase" not in doc:
+        raise ContractError("missing field 'phase' (e.g. \"S1901M\")", None)
+    text = _string(doc["phase"], "phase")
+    try:
+        return Phase.parse(text)
+    except ValueError:
+        raise ContractError(f"bad phase {text!r}: expected season S/F/W, year, M/R/A as in S1901M, F1901R, W1901A", text) from None
+
+
+def _units(variant: Variant | None, doc: Mapping[str, Any]) -> tuple[Unit, ...]:
+    if "units" not in doc:
+        raise ContractError("missing field 'units' (power -> list of units like \"F LON\")", None)
+    units: list[Unit] = []
+    seen: dict[str, Unit] = {}
+    for name, listed in _object(doc["units"], "units").items():
+        power = _power(variant, name, "units")
+        for value in _list(listed, f"units of {power}"):
+            unit = _unit(variant, value, power, f"units of {power}")
+            if unit.province in seen:
+                raise ContractError(f"two units in {unit.province}: {seen[unit.province]} and {unit}", value)
+            seen[unit.province] = unit
+            units.append(unit)
+    return tuple(sorted(units))
+
+
+def _centers(variant: Variant | None, doc: Mapping[str, Any], phase: Phase) -> dict[str, frozenset[str]]:
+    if "centers" not in doc:
+        if phase.kind is PhaseKind.ADJUSTMENT:
+            raise ContractError("missing field 'centers': adjustment phases need centre ownership", None)
+        return {}
+    owners: dict[str, str] = {}
+    centers: dict[str, frozenset[str]] = {}
+    supply = variant.supply_centers if variant is not None else None
+    for name, listed in _object(doc["centers"], "centers").items():
+        power = _power(variant, name, "centers")
+        owned: set[str] = set()
+        for value in _list(listed, f"centers of {power}"):
+            center = _location(variant, _string(value, f"a centre of {power}"), f"centers of {power}")
+            if supply is not None and center not in supply:
+                raise ContractError(f"{center} is not a supply centre (centers of {power})", value)
+            if center in owners and owners[center] != power:
+                raise ContractError(f"{center} is owned by both {owners[center]} and {power}", value)
+            owners[center] = power
+            owned.add(center)
+        centers[power] = frozenset(owned) | centers.get(power, frozenset())
+    return centers
+
+
+def _dislodged(variant: Variant | None, doc: Mapping[str, Any], phase: Phase, units: tuple[Unit, ...]) -> tuple[Dislodged, ...]:
+    if "dislodged" not in doc or not doc["dislodged"]:
+        return ()
+    if phase.kind is not PhaseKind.RETREAT:
+        raise ContractError(f"'dislodged' is given only for retreat phases, not {phase}", doc["dislodged"])
+    result: list[Dislodged] = []
+    seen: set[str] = set()
+    for name, listed in _object(doc["dislodged"], "dislodged").items():
+        power = _power(variant, name, "dislodged")
+        for entry in _list(listed, f"dislodged units of {power}"):
+            where = f"dislodged units of {power}"
+            entry = _object(entry, f"an entry of {where} (like {{\"unit\": \"F BRE\", \"retreats\": [\"GAS\"]}})")
+            unknown = set(entry) - {"unit", "retreats", "attacker_from"}
+            if unknown:
+                raise ContractError(f"unknown field(s) {sorted(unknown)} in {where} (known: unit, retreats, attacker_from)", entry)
+            if "unit" not in entry:
+                raise ContractError(f"missing 'unit' in {where}", entry)
+            unit = _unit(variant, entry["unit"], power, where)
+            if unit.province in seen:
+                raise ContractError(f"two dislodged units in {unit.province}", entry)
+            seen.add(unit.province)
+            retreats = tuple(
+                sorted(
+                    _location(variant, _string(r, f"a retreat of {unit}"), f"retreats of {unit}")
+                    for r in _list(entry.get("retreats", []), f"retreats of {unit}")
+                )
+            )
+            attacker = entry.get("attacker_from")
+            if attacker is not None:
+                attacker = _location(variant, _string(attacker, f"attacker_from of {unit}"), f"attacker_from of {unit}")
+            result.append(Dislodged(unit, attacker, retreats))
+    return tuple(sorted(result, key=lambda d: d.unit.location))
+
+
+def position_from_json(variant_or_doc: Variant | Mapping[str, Any], doc: Mapping[str, Any] | None = None) -> Position:
+    """The ``Position`` described by a contract document; raises ``ContractError``.
+
+    Call as ``position_from_json(variant, doc)``: names are checked against the map
+    and may use its aliases.  ``position_from_json(doc)`` (no variant) only checks
+    the document's shape and expects canonical names.  Other fields (``orders``,
+    ``rules``, ``map``) are ignored here.
+    """
+    if isinstance(variant_or_doc, Variant):
+        variant: Variant | None = variant_or_doc
+        if doc is None:
+            raise TypeError("position_from_json(variant, doc): the document is missing")
+    else:
+        variant, doc = None, variant_or_doc
+    doc = _object(doc, "the input document")
+    phase = _phase(doc)
+    units = _units(variant, doc)
+    return Position(phase, units, _centers(variant, doc, phase), _dislodged(variant, doc, phase, units))
+
+
+def order_texts_from_json(variant: Variant, doc: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """``orders``: power -> the order lines as typed (parsed later, one by one)."""
+    orders: dict[str, tuple[str, ...]] = {}
+    for name, lines in _object(doc.get("orders", {}), "orders").items():
+        power = _power(variant, name, "orders")
+        texts = tuple(_string(line, f"an order of {power}") for line in _list(lines, f"orders of {power}"))
+        orders[power] = orders.get(power, ()) + texts
+    return orders
+
+
+def rules_from_json(doc: Mapping[str, Any], known: Iterable[str]) -> frozenset[str]:
+    """``rules``: optional rule names, each one of ``known`` (case-insensitive)."""
+    known_names = frozenset(known)
+    rules: set[str] = set()
+    for value in _list(doc.get("rules", []), "rules"):
+        name = _string(value, "a rule name").strip().upper()
+        if name not in known_names:
+            raise ContractError(f"unknown rule {value!r}", {"rule": value, "known": sorted(known_names)})
+        rules.add(name)
+    return frozenset(rules)
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+def _units_by_power(units: Iterable[Unit]) -> dict[str, list[str]]:
+    by_power: dict[str, list[Unit]] = {}
+    for unit in units:
+        by_power.setdefault(unit.power, []).append(unit)
+    return {power: [str(u) for u in sorted(listed)] for power, listed in sorted(by_power.items())}
+
+
+def _centers_by_power(centers: Mapping[str, frozenset[str]]) -> dict[str, list[str]]:
+    return {power: sorted(owned) for power, owned in sorted(centers.items()) if owned}
+
+
+def position_to_json(position: Position, map_name: str = "standard") -> dict[str, Any]:
+    """The canonical document of a position (readable back by ``position_from_json``)."""
+    doc: dict[str, Any] = {
+        "map": map_name,
+        "phase": str(position.phase),
+        "units": _units_by_power(position.units),
+        "centers": _centers_by_power(position.centers),
+    }
+    if position.dislodged:
+        dislodged: dict[str, list[dict[str, Any]]] = {}
+        for entry in sorted(position.dislodged, key=lambda d: (d.unit.power, d.unit.location)):
+            item: dict[str, Any] = {"unit": str(entry.unit), "retreats": sorted(entry.retreats)}
+            if entry.attacker_from is not None:
+                item["attacker_from"] = entry.attacker_from
+            dislodged.setdefault(entry.unit.power, []).append(item)
+        doc["dislodged"] = dislodged
+    return doc
+
+
+def result_to_json(result: OrderResult) -> dict[str, Any]:
+    item: dict[str, Any] = {"power": result.power, "order": result.order, "result": result.result}
+    if result.reason is not None:
+        item["reason"] = result.reason
+    return item
+
+
+def results_to_json(phase: Phase, adjudication: Adjudication, extra: Iterable[OrderResult] = ()) -> dict[str, Any]:
+    """The contract's output document for one adjudicated phase.
+
+    ``extra`` are results decided before adjudication (orders that could not be
+    parsed, reported as ``void``); they are listed with their power's results.
+    """
+    results = list(adjudication.results) + list(extra)
+    powers = {r.power: i for i, r in reversed(list(enumerate(results)))}
+    ordered = sorted(range(len(results)), key=lambda i: (powers[results[i].power], i))
+    nxt = adjudication.position
+    return {
+        "phase": str(phase),
+        "results": [result_to_json(results[i]) for i in ordered],
+        "units": _units_by_power(nxt.units),
+        "dislodged": [
+            {
+                "power": d.unit.power,
+                "unit": str(d.unit),
+                "attacker_from": d.attacker_from,
+                "retreats": sorted(d.retreats),
+            }
+            for d in sorted(adjudication.dislodged, key=lambda d: d.unit.location)
+        ],
+        "contested": sorted(adjudication.contested),
+        "centers": _centers_by_power(nxt.centers),
+        "next_phase": str(nxt.phase),
+        "winner": adjudication.winner,
+    }
