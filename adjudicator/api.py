@@ -1,0 +1,255 @@
+"""The engine facade (docs/design.md): the only module the rest of the project imports.
+
+Pure: frozen values in, frozen values out; no I/O, no clock.  Derived lookup data
+(per-variant tables, per-position boards) is memoised per immutable object, which
+does not change any result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import weakref
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from adjudicator import progress
+from adjudicator.adjustments import resolve_adjustments
+from adjudicator.legality import IllegalOrder, board_of, illegality
+from adjudicator.notation import OrderSyntaxError
+from adjudicator.notation import parse_order as _understand
+from adjudicator.orders import Disband, Hold, Order, Retreat
+from adjudicator.resolve import PARADOX_RULES, RULES, resolve_movement
+from adjudicator.results import Adjudication, OrderResult, ParsedOrders, Requirement
+from adjudicator.retreats import dislodged_units, resolve_retreats
+from adjudicator.tables import Tables, tables_for
+from adjudicator.types import Phase, PhaseKind, Position, Season, Unit, UnitKind, Variant, province_of
+
+__all__ = [
+    "RULES",
+    "IllegalOrder",
+    "OrderSyntaxError",
+    "initial_position",
+    "parse_order",
+    "parse_orders",
+    "adjudicate",
+    "requirements",
+    "position_digest",
+    "canonical_position",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class _Context:
+    tables: Tables
+    board: dict[str, Unit]
+    fleet_seas: frozenset[str]
+
+
+_CONTEXTS: "weakref.WeakKeyDictionary[Position, _Context]" = weakref.WeakKeyDictionary()
+
+
+def _context(variant: Variant, position: Position) -> _Context:
+    found = _CONTEXTS.get(position)
+    if found is None or found.tables.variant is not variant:
+        tables = tables_for(variant)
+        board = board_of(position)
+        seas = frozenset(p for p, u in board.items() if u.kind is UnitKind.FLEET and p in tables.sea)
+        found = _Context(tables, board, seas)
+        _CONTEXTS[position] = found
+    return found
+
+
+def initial_position(variant: Variant) -> Position:
+    """Spring of the map's first year, every power on its starting units and home centres."""
+    units = tuple(sorted(u for power in variant.powers for u in power.starting_units))
+    centers = {power.name: frozenset(power.home_centers) for power in variant.powers}
+    return Position(Phase(variant.start_year, Season.SPRING, PhaseKind.MOVEMENT), units, centers)
+
+
+def parse_order(variant: Variant, position: Position, power: str, text: str) -> Order:
+    """Understand and check one order; raises ``OrderSyntaxError`` or ``IllegalOrder`` (``.reason``)."""
+    order = _understand(variant, position, power, text)
+    context = _context(variant, position)
+    reason = illegality(context.tables, position, power, order, context.board, context.fleet_seas)
+    if reason is not None:
+        raise IllegalOrder(text.strip(), reason)
+    return order
+
+
+def parse_orders(variant: Variant, position: Position, power: str, lines: Sequence[str]) -> ParsedOrders:
+    """Parse each non-blank line; good orders in ``.orders``, ``(line, reason)`` in ``.errors``."""
+    orders: list[Order] = []
+    errors: list[tuple[str, str]] = []
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            orders.append(parse_order(variant, position, power, line))
+        except (OrderSyntaxError, IllegalOrder) as problem:
+            errors.append((line, problem.reason))
+    return ParsedOrders(tuple(orders), tuple(errors))
+
+
+def requirements(variant: Variant, position: Position) -> Mapping[str, Requirement]:
+    """Who must order what: units to order or retreat, builds allowed, removals required."""
+    return progress.requirements(tables_for(variant), position)
+
+
+def canonical_position(position: Position) -> dict[str, object]:
+    """The position as the contract's canonical JSON document (map name left out)."""
+    from adjudicator.jsonio import position_to_json
+
+    document = position_to_json(position)
+    document.pop("map", None)
+    return document
+
+
+def position_digest(position: Position) -> str:
+    """sha256 (hex) of the canonical JSON of ``position``: equal boards, equal digests."""
+    text = json.dumps(canonical_position(position), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def check_rules(rules: frozenset[str]) -> frozenset[str]:
+    """``rules`` if every name is known and at most one paradox rule is chosen; else ValueError."""
+    unknown = sorted(set(rules) - RULES)
+    if unknown:
+        raise ValueError(f"unknown rule(s) {', '.join(unknown)} (known: {', '.join(sorted(RULES))})")
+    if len(set(rules) & PARADOX_RULES) > 1:
+        raise ValueError(f"choose at most one convoy-paradox rule, not {', '.join(sorted(set(rules) & PARADOX_RULES))}")
+    return frozenset(rules)
+
+
+def adjudicate(
+    variant: Variant,
+    position: Position,
+    orders: Mapping[str, Sequence[Order]],
+    rules: frozenset[str] = frozenset(),
+) -> Adjudication:
+    """Adjudicate the phase of ``position``.  Illegal orders are reported ``void`` (the unit holds,
+    or disbands in a retreat phase); units without orders hold (movement) or disband (retreat);
+    missing removals follow civil disorder.  ``.position`` is the next position."""
+    rules = check_rules(frozenset(rules))
+    context = _context(variant, position)
+    kind = position.phase.kind
+    if kind is PhaseKind.MOVEMENT:
+        return _movement(context, position, orders, rules)
+    if kind is PhaseKind.RETREAT:
+        return _retreats(context, position, orders)
+    return _adjustments(context, position, orders)
+
+
+def _unit_province(order: Order) -> str | None:
+    unit = getattr(order, "unit", None)
+    return None if unit is None else province_of(unit.location)
+
+
+def _movement(context: _Context, position: Position, orders: Mapping[str, Sequence[Order]], rules: frozenset[str]) -> Adjudication:
+    tables, board = context.tables, context.board
+    chosen: dict[str, Order] = {}
+    void: dict[str, str] = {}
+    stray: list[OrderResult] = []  # orders for no unit of the ordering power
+    for power, given in orders.items():
+        for order in given:
+            reason = illegality(tables, position, power, order, board, context.fleet_seas)
+            province = _unit_province(order)
+            standing = board.get(province) if province is not None else None
+            if standing is None or standing.power != power:
+                stray.append(OrderResult(power, order.canonical(), "void", reason or "not an order for one of your units"))
+                continue
+            chosen[province] = order  # the last order for a unit counts
+            if reason is None:
+                void.pop(province, None)
+            else:
+                void[province] = reason
+    units = position.units
+    legal = [
+        chosen[u.province] if u.province in chosen and u.province not in void else Hold(u) for u in units
+    ]
+    outcome = resolve_movement(tables, units, legal, rules)
+    results: list[OrderResult] = []
+    for i, unit in enumerate(units):
+        shown = chosen.get(unit.province, legal[i])
+        status = outcome.status[i]
+        reason = outcome.reasons[i]
+        if unit.province in void:
+            reason = void[unit.province]
+            if status != "dislodged":
+                status = "void"
+        results.append(OrderResult(unit.power, shown.canonical(), status, reason))
+    results.sort(key=lambda r: r.power)
+    results.extend(stray)
+    after = tuple(
+        sorted(
+            Unit(outcome.destination[i], unit.kind, unit.power)
+            for i, unit in enumerate(units)
+            if outcome.dislodged_by[i] < 0
+        )
+    )
+    dislodged = dislodged_units(tables, units, outcome)
+    following = progress.after_movement(tables, position.phase, after, position.centers, dislodged)
+    return Adjudication(
+        results=tuple(results),
+        position=following,
+        dislodged=dislodged,
+        contested=tuple(sorted(outcome.contested)),
+        winner=progress.winner(tables, following.centers),
+    )
+
+
+def _retreats(context: _Context, position: Position, orders: Mapping[str, Sequence[Order]]) -> Adjudication:
+    tables = context.tables
+    owner = {d.unit.province: d.unit.power for d in position.dislodged}
+    chosen: dict[str, Retreat | Disband | None] = {}
+    void: dict[str, tuple[Order, str]] = {}
+    stray: list[OrderResult] = []
+    for power, given in orders.items():
+        for order in given:
+            province = _unit_province(order)
+            reason = illegality(tables, position, power, order)
+            if province is None or owner.get(province) != power:
+                stray.append(OrderResult(power, order.canonical(), "void", reason or "not an order for one of your dislodged units"))
+                continue
+            if reason is None:
+                chosen[province] = order  # type: ignore[assignment]
+                void.pop(province, None)
+            else:
+                chosen[province] = None
+                void[province] = (order, reason)
+    outcomes = resolve_retreats(position.dislodged, {p: o for p, o in chosen.items() if o is not None})
+    results: list[OrderResult] = []
+    placed: list[Unit] = []
+    for outcome in outcomes:
+        power = outcome.dislodged.unit.power
+        bad = void.get(outcome.dislodged.unit.province)
+        if bad is not None:
+            order, reason = bad
+            results.append(OrderResult(power, order.canonical(), "void", f"{reason}; the unit is disbanded"))
+            continue
+        results.append(OrderResult(power, outcome.order.canonical(), outcome.result, outcome.reason))
+        if outcome.unit is not None:
+            placed.append(outcome.unit)
+    results.sort(key=lambda r: r.power)
+    results.extend(stray)
+    units = tuple(sorted(position.units + tuple(placed)))
+    following = progress.after_season(tables, position.phase, units, position.centers)
+    return Adjudication(tuple(results), following, winner=progress.winner(tables, following.centers))
+
+
+def _adjustments(context: _Context, position: Position, orders: Mapping[str, Sequence[Order]]) -> Adjudication:
+    tables, board = context.tables, context.board
+    legal: dict[str, list[Order]] = {}
+    results: list[OrderResult] = []
+    for power, given in orders.items():
+        for order in given:
+            reason = illegality(tables, position, power, order, board)
+            if reason is None:
+                legal.setdefault(power, []).append(order)
+            else:
+                results.append(OrderResult(power, order.canonical(), "void", reason))
+    outcomes, units = resolve_adjustments(tables, position, legal)
+    results.extend(OrderResult(o.power, o.order.canonical(), o.result, o.reason) for o in outcomes)
+    results.sort(key=lambda r: r.power)
+    following = progress.next_spring(Position(position.phase, units, position.centers))
+    return Adjudication(tuple(results), following, winner=progress.winner(tables, following.centers))
