@@ -311,10 +311,14 @@ class WitnessSide:
 
 @dataclass(frozen=True)
 class PlayerSide:
-    """What a player does; a person does the same with ``judge player blind``."""
+    """What a player does; a person does the same with ``judge player blind``.
+
+    ``blind`` may be chosen beforehand; otherwise it is drawn from ``rng`` on arrival of
+    the GM-blinded message."""
 
     name: str
     blind: str | None = None
+    sent: str | None = None  # the blinded message sent to the witness
     final: str | None = None
     format: MessageFormat | None = None
     published_blinds: tuple[str, ...] | None = None
@@ -328,12 +332,13 @@ class PlayerSide:
 
     def receive(self, message: BlindMessage, rng: random.Random) -> Step:
         if isinstance(message, GmBlinded):
-            if self.blind is not None:
+            if self.sent is not None:
                 raise ProtocolError(f"{self.name} already blinded its message")
-            blind = random_digits(len(message.message), rng)
-            return Step(replace(self, blind=blind), (PlayerBlinded(self.name, add_digits(message.message, blind)),))
+            blind = self.blind or random_digits(len(message.message), rng)
+            sent = add_digits(message.message, blind)
+            return Step(replace(self, blind=blind, sent=sent), (PlayerBlinded(self.name, sent),))
         if isinstance(message, BlindRequest):
-            if self.blind is None:
+            if self.blind is None or self.sent is None:
                 raise ProtocolError(f"{self.name} has no blind to report yet")
             return Step(self, (BlindReport(self.name, self.blind),))
         if isinstance(message, FinalMessage):
