@@ -243,6 +243,7 @@ class WitnessSide:
     shuffled: tuple[str, ...] = ()
     blinds: tuple[tuple[str, str], ...] = ()
     receipts: tuple[tuple[str, str], ...] = ()
+    format: MessageFormat | None = None  # as the GM published it, kept for the record
 
     @classmethod
     def from_request(cls, request: ShuffleRequest) -> "WitnessSide":
@@ -266,6 +267,8 @@ class WitnessSide:
         return tuple(player for player in self.players if player not in done)
 
     def receive(self, message: BlindMessage, rng: random.Random) -> Step:
+        if isinstance(message, FormatPublished) and message.sender == GM:
+            return Step(replace(self, format=message.format))
         if self.stage is WitnessStage.COLLECTING_MESSAGES:
             _expect(message, PlayerBlinded, self.stage, self.players)
             text = check_digits(message.message, self.length, "blinded message")
