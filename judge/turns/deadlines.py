@@ -26,6 +26,7 @@ __all__ = [
     "check_absence",
     "extend_only",
     "grace_end",
+    "local_moment",
     "next_deadline",
     "snap_to_schedule",
 ]
@@ -106,6 +107,36 @@ def grace_end(timing: Timing, deadline: datetime) -> datetime | None:
     if timing.grace is None:
         return None
     return add_span(deadline, timing.grace, timing)
+
+
+def local_moment(
+    year: int | None,
+    month: int,
+    day: int,
+    at: time | None,
+    zone: Timing | str,
+    now: datetime,
+    *,
+    default_at: time = time(0, 0),
+) -> datetime:
+    """A date a player or master wrote (SET DEADLINE, SET ABSENCE), as a UTC instant.
+
+    The date is read in ``zone`` (the game's Timing or a player's SET ZONE name).  Without a
+    year, the first such date that is not before today (in that zone); without a time of day,
+    ``default_at`` (midnight: the start of that day).  Raises ValueError quoting an impossible
+    date such as 31 Feb.
+    """
+    _require_aware("now", now)
+    tz = zone.tz if isinstance(zone, Timing) else Timing(zone=zone).tz
+    today = now.astimezone(tz).date()
+    try:
+        chosen = date(year if year is not None else today.year, month, day)
+        if year is None and chosen < today:
+            chosen = date(today.year + 1, month, day)
+    except ValueError:
+        shown = f"{year:04d}-" if year is not None else ""
+        raise ValueError(f"no such date: {shown}{month:02d}-{day:02d}") from None
+    return datetime.combine(chosen, at or default_at).replace(tzinfo=tz, fold=0).astimezone(timezone.utc)
 
 
 # ----------------------------------------------------------------------------- absences

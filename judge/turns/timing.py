@@ -15,6 +15,7 @@ Grammar (keywords and units are case-insensitive except the DAYS pattern letters
               | WARN span[,span...]           reminders this long before the deadline; WARN 0 = none
               | ZONE Area/City                IANA time zone of the game (default UTC)
               | ABSENCE span                  most absence (SET ABSENCE) one player may take per game
+              | REVEAL span                   sealed games: the reveal window after commitments close
     phase    := MOVE | MOVES | MOVEMENT | RETREAT | RETREATS | ADJUST | ADJUSTMENT | ADJUSTMENTS
               | BUILD | BUILDS                (any prefix of at least three letters of the long names)
     span     := (number unit)+ | number       units M(inutes) H(ours) D(ays) W(eeks), e.g. 3D, 1D12H,
@@ -123,6 +124,7 @@ class Timing:
     warn: tuple[Span, ...] = (Span(seconds=4 * 3600),)  # reminder offsets, largest first
     zone: str = "UTC"
     absence_limit: Span = Span(days=14)
+    reveal: Span | None = None  # sealed-order games only; kept here so one TIMING text says it all
     tz: ZoneInfo = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -265,7 +267,7 @@ def _parse_day_names(text: str) -> tuple[frozenset[int], frozenset[int]]:
 
 
 _Setting = tuple[str, object]
-_KEYWORDS = frozenset({"NEXT", "AT", "CLOCK", "DAYS", "GRACE", "WARN", "ZONE", "ABSENCE", "ABSENCES"})
+_KEYWORDS = frozenset({"NEXT", "AT", "CLOCK", "DAYS", "GRACE", "WARN", "ZONE", "ABSENCE", "ABSENCES", "REVEAL"})
 
 
 def _settings(text: str) -> list[_Setting]:
@@ -317,10 +319,12 @@ def _settings(text: str) -> list[_Setting]:
             settings.append(("zone", value(word)))
         elif word in ("ABSENCE", "ABSENCES"):
             settings.append(("absence_limit", parse_span(value(word))))
+        elif word == "REVEAL":
+            settings.append(("reveal", parse_span(value(word))))
         else:
             raise TimingError(
                 f"TIMING {text!r}: unknown setting {tokens[i]!r} (expected NEXT, MOVE, RETREAT, "
-                "ADJUST, AT, CLOCK, DAYS, GRACE, WARN, ZONE or ABSENCE)"
+                "ADJUST, AT, CLOCK, DAYS, GRACE, WARN, ZONE, ABSENCE or REVEAL)"
             )
         i += 2
     return settings
@@ -366,5 +370,7 @@ def format_timing(timing: Timing) -> str:
     parts.append("WARN " + (",".join(str(w) for w in timing.warn) if timing.warn else "0"))
     parts.append(f"ZONE {timing.zone}")
     parts.append(f"ABSENCE {timing.absence_limit}")
+    if timing.reveal is not None:
+        parts.append(f"REVEAL {timing.reveal}")
     return " ".join(parts)
 

@@ -16,6 +16,7 @@ from judge.turns.deadlines import (
     check_absence,
     extend_only,
     grace_end,
+    local_moment,
     next_deadline,
     snap_to_schedule,
 )
@@ -240,3 +241,28 @@ def test_check_absence_refuses_the_past_and_backwards_ranges():
         check_absence(Absence("FRANCE", utc(2026, 1, 1), utc(2026, 1, 2)), [], LIMIT, utc(2026, 2, 1))
     with pytest.raises(AbsenceError, match="before it starts"):
         Absence("FRANCE", utc(2026, 1, 2), utc(2026, 1, 1))
+
+
+# --- dates as written in commands
+
+
+def test_local_moment_reads_the_date_in_the_zone():
+    now = utc(2026, 11, 21, 12, 0)
+    assert local_moment(2026, 11, 25, time(20, 0), "Europe/Paris", now) == utc(2026, 11, 25, 19, 0)
+    assert local_moment(2026, 11, 25, None, "UTC", now) == utc(2026, 11, 25, 0, 0)
+    assert local_moment(2026, 11, 25, None, "UTC", now, default_at=time(23, 59)) == utc(2026, 11, 25, 23, 59)
+    assert local_moment(2026, 7, 1, time(12, 0), parse_timing("ZONE Europe/Paris"), now) == utc(2026, 7, 1, 10, 0)
+
+
+def test_local_moment_without_a_year_takes_the_next_such_date():
+    now = utc(2026, 11, 21, 12, 0)
+    assert local_moment(None, 11, 21, None, "UTC", now) == utc(2026, 11, 21)  # today still counts
+    assert local_moment(None, 1, 14, time(20, 0), "UTC", now) == utc(2027, 1, 14, 20, 0)
+    # 23:30 UTC on 21 Nov is already 22 Nov in Tokyo: "21 Nov" there means next year
+    late = utc(2026, 11, 21, 23, 30)
+    assert local_moment(None, 11, 21, None, "Asia/Tokyo", late).year == 2027
+
+
+def test_local_moment_refuses_impossible_dates():
+    with pytest.raises(ValueError, match="02-30"):
+        local_moment(2026, 2, 30, None, "UTC", utc(2026, 1, 1))

@@ -200,3 +200,10 @@ def test_span_text_round_trips(days, seconds):
 def test_timing_values_compare_and_hash_by_settings():
     assert parse_timing("MOVE 3D") == Timing()
     assert hash(parse_timing("ZONE UTC")) == hash(Timing())
+
+
+def test_reveal_window_for_sealed_games_round_trips():
+    timing = parse_timing("REVEAL 1D")
+    assert timing.reveal == Span(days=1)
+    assert parse_timing(format_timing(timing)) == timing
+    assert parse_timing("").reveal is None
