@@ -95,13 +95,25 @@ class JudgeKeyring(Keyring):
     judge_fingerprint: str
 
 
-@pytest.fixture
-def judge_keyring(seven_players: tuple[PlayerKey, ...]) -> Iterator[JudgeKeyring]:
+@pytest.fixture(scope="session")
+def _judge_template(seven_players: tuple[PlayerKey, ...]) -> Iterator[tuple[Path, str]]:
+    """Built once: a home with the judge's key pair and the seven public keys."""
     home = short_home("j")
+    with Keyring(home) as ring:
+        fingerprint = ring.generate_key("Test Judge", "judge@judge.test")
+        for player in seven_players:
+            ring.import_public_key(player.public_key)
+    yield home, fingerprint
+    remove_home(home)
+
+
+@pytest.fixture
+def judge_keyring(_judge_template: tuple[Path, str]) -> Iterator[JudgeKeyring]:
+    template, fingerprint = _judge_template
+    home = short_home("j")
+    shutil.copytree(template, home, dirs_exist_ok=True, ignore=shutil.ignore_patterns("S.*"))
     ring = JudgeKeyring(home)
-    ring.judge_fingerprint = ring.generate_key("Test Judge", "judge@judge.test")
-    for player in seven_players:
-        ring.import_public_key(player.public_key)
+    ring.judge_fingerprint = fingerprint
     yield ring
     ring.close()
     remove_home(home)
