@@ -1,0 +1,102 @@
+"""``judge player blind``, run as a real command.
+
+Until ``judge player`` is wired into ``judge/cli.py`` the same parser is run through
+``python -m judge.player.blind`` (identical sub-commands, built by ``register_blind``)."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from judge.fair.blind import MessageFormat, add_digits
+
+POWERS = ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY")
+
+
+@lru_cache(maxsize=1)
+def command_prefix() -> tuple[str, ...]:
+    judge = (sys.executable, "-m", "judge.cli", "player")
+    probe = subprocess.run([*judge, "blind", "--help"], capture_output=True, text=True)
+    if probe.returncode == 0:
+        return judge
+    return (sys.executable, "-m", "judge.player.blind")
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*command_prefix(), "blind", *args], capture_output=True, text=True, input=stdin, timeout=60)
+
+
+def test_add_and_sub_reproduce_the_reference_example() -> None:
+    assert run("add", "44560464", "54646487").stdout.strip() == "98106841"
+    assert run("add", "98106841", "87446534").stdout.strip() == "75542375"
+    assert run("sub", "75542375", "54646487").stdout.strip() == "21906998"
+    assert run("sub", "21906998", "87446534").stdout.strip() == "44560464"
+
+
+def test_add_without_a_blind_draws_one_and_shows_it() -> None:
+    result = run("add", "00000000")
+    assert result.returncode == 0
+    lines = dict(line.split(":", 1) for line in result.stdout.splitlines())
+    blind, total = lines["blind"].split()[0], lines["result"].split()[0]
+    assert len(blind) == 8 and total == blind  # 0 + blind = blind
+    assert run("add", "98106841").stdout != run("add", "98106841").stdout  # fresh each time
+
+
+def test_try_finds_the_power_from_a_saved_blinds_email(tmp_path: Path) -> None:
+    blinds = tmp_path / "blinds.txt"
+    blinds.write_text(
+        "Subject: blinds for game fairplay\n\nThe players' blinds, sorted:\n"
+        "11111111\n23456789\n87446534\n90000001\nGame 42, 7 players.\n"
+    )
+    result = run("try", "--message", "21906998", "--format", "4456x464", "--blinds", str(blinds))
+    assert result.returncode == 0, result.stderr
+    assert "21906998 - 87446534 = 44560464" in result.stdout
+    assert "power 0: AUSTRIA" in result.stdout
+
+
+def test_try_reads_stdin_and_custom_power_orders() -> None:
+    rng = random.Random(4)
+    fmt = MessageFormat("93x1", ("NORTH", "SOUTH", "EAST"))
+    message = add_digits(fmt.encode("EAST"), "5077")
+    others = ["".join(str(rng.randrange(10)) for _ in range(4)) for _ in range(3)]
+    result = run("try", "--message", message, "--format", "93x1", "--powers", "north,south,east",
+                 "--blinds", "-", stdin="\n".join(others + ["5077"]))
+    assert result.returncode == 0, result.stderr
+    assert "power 2: EAST" in result.stdout
+
+
+def test_try_reports_when_no_blind_fits() -> None:
+    result = run("try", "--message", "21906998", "--format", "4456x464", "--blind", "11111111")
+    assert result.returncode == 1
+    assert "no power" in result.stderr and "21906998" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (("add", "4456046", "54646487"), "BLIND '54646487' has 8 digits, expected 7"),
+        (("sub", "4456O464", "54646487"), "MESSAGE '4456O464' must consist of the digits 0-9 only"),
+        (("try", "--message", "2190699", "--format", "4456x464", "--blind", "87446534"),
+         "--message '2190699' has 7 digits, expected 8"),
+        (("try", "--message", "21906998", "--format", "44560464", "--blind", "87446534"), "one run of 'x'"),
+        (("try", "--message", "21906998", "--format", "4456x464"), "no 8-digit blinds given"),
+        (("try", "--message", "21906998", "--format", "4456x464", "--blind", "8744653"),
+         "blind '8744653' has 7 digits, expected 8"),
+    ],
+)
+def test_bad_input_is_quoted(args: tuple[str, ...], problem: str) -> None:
+    result = run(*args)
+    assert result.returncode == 2
+    assert problem in result.stderr
+
+
+def test_help_documents_the_options() -> None:
+    text = run("try", "--help").stdout
+    for option in ("--message", "--format", "--powers", "--blinds", "--blind"):
+        assert option in text
+    assert "without carry" in run("--help").stdout
