@@ -1,0 +1,87 @@
+"""Information requests: LIST, SUMMARY, HISTORY, HELP, GET KEY."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .create import ListStatus
+from .model import Command
+from .syntax import CommandLine, ParseContext, Verb, expect_count, no_args
+from .values import is_phase, parse_address, parse_game, parse_phase
+
+
+@dataclass(frozen=True, slots=True)
+class ListGames(Command):
+    """``LIST`` (the games on this judge) or ``LIST game`` (one game's set-up and players);
+    after SIGNON, ``LIST`` alone means the signed-on game."""
+
+    game: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Summary(Command):
+    """``SUMMARY [game]``: the game's current state (the signed-on game when omitted)."""
+
+    game: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class History(Command):
+    """``HISTORY [game] [phase]``: results of past phases (from ``phase`` on, if given)."""
+
+    game: str | None = None
+    phase: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Help(Command):
+    topic: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GetKey(Command):
+    """``GET KEY``: the judge's public OpenPGP key."""
+
+
+def _list(ctx: ParseContext, line: CommandLine) -> Command:
+    args = expect_count(line, 0, 1, "nothing, a game name, or (masters) a mailing-list address")
+    if not args:
+        return ListGames(source=line.source)
+    if "@" in args[0]:
+        return ListStatus(parse_address(args[0]), source=line.source)
+    return ListGames(parse_game(args[0]), source=line.source)
+
+
+def _summary(ctx: ParseContext, line: CommandLine) -> Summary:
+    args = expect_count(line, 0, 1, "a game name")
+    return Summary(parse_game(args[0]) if args else None, source=line.source)
+
+
+def _history(ctx: ParseContext, line: CommandLine) -> History:
+    args = expect_count(line, 0, 2, "a game name")
+    if len(args) == 2:
+        return History(parse_game(args[0]), parse_phase(args[1]), source=line.source)
+    if len(args) == 1:
+        if is_phase(args[0]):
+            return History(None, parse_phase(args[0]), source=line.source)
+        return History(parse_game(args[0]), None, source=line.source)
+    return History(source=line.source)
+
+
+def _help(ctx: ParseContext, line: CommandLine) -> Help:
+    args = expect_count(line, 0, 1, "nothing or one topic")
+    return Help(args[0].upper() if args else None, source=line.source)
+
+
+def _get_key(ctx: ParseContext, line: CommandLine) -> GetKey:
+    no_args(line)
+    return GetKey(source=line.source)
+
+
+VERBS = (
+    Verb(("LIST",), "LIST or LIST game", "the games on this judge, or one game's set-up and players", _list),
+    Verb(("SUMMARY",), "SUMMARY game", "a game's current state: phase, centres, players", _summary),
+    Verb(("HISTORY",), "HISTORY game [phase]", "the results of a game's past phases", _history),
+    Verb(("HELP",), "HELP", "this list of commands", _help),
+    Verb(("GET", "KEY"), "GET KEY", "the judge's public OpenPGP key (to check its signed mail)", _get_key),
+)

@@ -1,0 +1,169 @@
+"""The line loop: extracted mail -> ParsedMail.
+
+Lines are read in order.  A line whose first word(s) name a verb is handed to that
+verb's parser (which may read the lines of its body).  Other lines are order lines once
+a SIGNON (or JOIN, TAKEOVER, OBSERVE, CREATE) has opened a session, and errors before.
+A session that failed to open sets its order lines aside as unprocessed.  SIGNOFF ends
+the reading; what follows is unprocessed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+
+from . import registry
+from .extract import ExtractedMail
+from .model import Command, ParsedMail, SourceLine, quote
+from .orders import OrderLines, looks_like_order
+from .signon import Signoff
+from .syntax import MAX_COMMAND_LINE, CommandLine, CommandSyntaxError, ParseContext, mask_words, strip_comment
+from .values import ValueSyntaxError
+
+
+class _Session(enum.Enum):
+    NONE = "none"  # no SIGNON yet: unknown lines are errors
+    OPEN = "open"  # unknown lines are orders
+    FAILED = "failed"  # the SIGNON was wrong: unknown lines are set aside
+
+
+_START_HINT = "start with SIGNON power@game password, JOIN game password or CREATE game password (HELP lists every command)"
+
+
+def _quoted_for(words: tuple[str, ...], text: str) -> str:
+    """A line quoted in an error about an unknown word; if it may be a misspelt
+    password-bearing command, every word after the first is masked."""
+    guess = registry.near_miss(words[0])
+    if guess is not None and guess.secret_args:
+        return mask_words(text, words, 1, range(len(words)))
+    return text
+
+
+class _MailParser:
+    def __init__(self, mail: ExtractedMail) -> None:
+        self.mail = mail
+        self.ctx = ParseContext(lines=mail.lines, armored=mail.armored, attachments=mail.attachments)
+        self.commands: list[Command] = []
+        self.orders: list[SourceLine] = []
+        self.session = _Session.NONE
+
+    # -- helpers ---------------------------------------------------------------------
+    def flush_orders(self) -> None:
+        if self.orders:
+            self.commands.append(OrderLines(tuple(self.orders), source=self.orders[0]))
+            self.orders = []
+
+    def run_verb(self, number: int, text: str, words: tuple[str, ...], found: tuple) -> Command | None:
+        verb, length = found
+        line = CommandLine(number, text, words, verb, length)
+        try:
+            command = verb.parse(self.ctx, line)
+        except CommandSyntaxError as problem:
+            self.ctx.error(number, line.masked_text, str(problem))
+            return None
+        except ValueSyntaxError as problem:
+            self.ctx.error(number, line.masked_text, f"{problem}; write {verb.syntax}")
+            return None
+        return command
+
+    def unknown(self, number: int, text: str, words: tuple[str, ...]) -> None:
+        first = words[0].upper()
+        if first in ("ENDPRESS", "ENDBROADCAST", "ENDREVEAL"):
+            return  # a stray terminator changes nothing
+        prefixed = registry.verbs_starting(first)
+        if prefixed:
+            # Mask what follows the second word: "SET PASWORD x" must not echo x.
+            quoted = mask_words(text, words, 2, range(len(words)))
+            seconds = [v.words[1] for v in prefixed]
+            close = difflib.get_close_matches(words[1].upper(), seconds, n=1, cutoff=0.6) if len(words) > 1 else []
+            if close:
+                meant = next(v for v in prefixed if v.words[1] == close[0])
+                message = f"unknown command '{' '.join(words[:2])}': did you mean {' '.join(meant.words)}? write {meant.syntax}"
+            else:
+                message = f"{first} is followed by one of: {', '.join(seconds)}"
+            self.ctx.error(number, quoted, message)
+            return
+        guess = registry.near_miss(first)
+        if guess is not None and not looks_like_order(text):
+            self.ctx.error(
+                number, _quoted_for(words, text),
+                f"unknown command '{words[0]}': did you mean {' '.join(guess.words)}? write {guess.syntax}",
+            )
+            return
+        if self.session is _Session.OPEN:
+            self.orders.append(SourceLine(number, text))
+        elif self.session is _Session.FAILED:
+            self.ctx.set_aside([SourceLine(number, text)])
+        elif looks_like_order(text):
+            self.ctx.error(number, text, f"orders must follow a SIGNON: {_START_HINT}")
+        else:
+            self.ctx.error(number, text, f"unknown command '{quote(words[0], 40)}': {_START_HINT}")
+
+    # -- the loop ----------------------------------------------------------------------
+    def subject(self) -> None:
+        """A Subject that is itself a one-line command (``SIGNON Fgame pw``) is read as line 0."""
+        text = strip_comment(self.mail.subject)
+        words = tuple(text.split())
+        if not words or len(text) > MAX_COMMAND_LINE:
+            return
+        found = registry.lookup(words)
+        if found is None or found[0].body:
+            return
+        command = self.run_verb(0, text, words, found)
+        self.after(found[0], command)
+
+    def after(self, verb, command: Command | None) -> None:
+        if command is not None:
+            self.commands.append(command)
+        if verb.opens_session:
+            self.session = _Session.OPEN if command is not None else _Session.FAILED
+
+    def run(self) -> ParsedMail:
+        self.subject()
+        ctx = self.ctx
+        while (raw := ctx.peek()) is not None:
+            block = ctx.block_at(raw.number)
+            if block is not None and block.first_line not in ctx.used_blocks:
+                self.flush_orders()
+                skipped = ctx.skip_block(block)
+                if block.kind != "PGP SIGNED MESSAGE":
+                    ctx.error(raw.number, raw.text, f"a {block.kind} block is read only below SET KEY, COMMIT, ESCROW or PEEL")
+                    ctx.set_aside(skipped)
+                continue
+            ctx.advance()
+            text = strip_comment(raw.text)
+            if not text:
+                continue
+            words = tuple(text.split())
+            if len(text) > MAX_COMMAND_LINE:
+                ctx.error(raw.number, text, f"the line is {len(text)} characters long; commands and orders are at most {MAX_COMMAND_LINE}")
+                continue
+            found = registry.lookup(words)
+            if found is None:
+                self.unknown(raw.number, text, words)
+                continue
+            self.flush_orders()
+            command = self.run_verb(raw.number, text, words, found)
+            self.after(found[0], command)
+            if isinstance(command, Signoff):
+                ctx.set_aside(ctx.lines[ctx.position :])
+                ctx.position = len(ctx.lines)
+        self.flush_orders()
+        mail = self.mail
+        return ParsedMail(
+            sender=mail.sender,
+            sender_name=mail.sender_name,
+            reply_to=mail.reply_to,
+            subject=mail.subject,
+            commands=tuple(self.commands),
+            errors=tuple(ctx.errors),
+            unprocessed=tuple(ctx.unprocessed),
+            attachments=mail.attachments,
+            armored=mail.armored,
+            body_charset=mail.charset,
+            notices=mail.notices,
+        )
+
+
+def parse_extracted(mail: ExtractedMail) -> ParsedMail:
+    return _MailParser(mail).run()
