@@ -28,6 +28,7 @@ from .readiness import (
     delay_after_orders,
     grace_budget,
     may_submit_empty,
+    next_due,
 )
 from .timing import Span, Timing, TimingError, format_timing, parse_span, parse_timing
 
@@ -36,7 +37,7 @@ __all__ = [
     "NO_LATE_RECEIVE", "Outcome", "OutcomeKind", "Span", "Timing", "TimingError", "TurnState",
     "add_span", "apply_absences", "check_absence", "decide", "delay_after_orders",
     "extend_only", "format_deadline", "format_remaining", "format_timing", "grace_budget",
-    "grace_end", "late_press_refusal", "local_moment", "may_submit_empty", "missing_votes", "next_deadline",
+    "grace_end", "late_press_refusal", "local_moment", "may_submit_empty", "missing_votes", "next_due", "next_deadline",
     "parse_draw_powers", "parse_span", "parse_timing", "snap_to_schedule", "tally",
     "zone_or_error",
 ]

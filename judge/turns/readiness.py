@@ -49,6 +49,7 @@ __all__ = [
     "delay_after_orders",
     "grace_budget",
     "may_submit_empty",
+    "next_due",
     "DELAY_AFTER_LATE_NOTICE",
     "DELAY_AFTER_PREVIEW",
     "DELAY_AFTER_LAST_ORDERS",
@@ -281,6 +282,34 @@ def _after_grace(
             waiting_for_master=True,
         )
     return None
+
+
+def next_due(state: TurnState) -> datetime | None:
+    """When this game next needs a scheduler pass; None when only a change can wake it.
+
+    ``state.now`` when a pass now would do something (process, preview, notices, reminders,
+    dismissals, grace charges, a DELAY step); otherwise the earliest of the deadline, an
+    unsent WARN time and the grace end still ahead.  Store it as the game's indexed due time
+    and recompute it after every pass and every change (orders, WAIT, PAUSE, deadline), so a
+    pass only loads games whose due time has come.
+    """
+    if state.paused:
+        return None
+    decision = decide(state)
+    acts = (
+        decision.action is not Action.WAIT
+        or decision.new_delay != state.delay
+        or bool(decision.late_notice or decision.reminders or decision.dismiss or decision.grace_consumed)
+    )
+    if acts:
+        return state.now
+    ahead = [state.deadline]
+    if state.missing - state.vacant:  # someone could still be reminded
+        ahead += [state.deadline - w for w in state.warn if w > timedelta(0) and w not in state.reminders_sent]
+    if state.grace_end is not None:
+        ahead.append(state.grace_end)
+    future = [moment for moment in ahead if moment > state.now]
+    return min(future, default=None)
 
 
 def delay_after_orders(all_in: bool, late: bool, current: int = 0) -> int:

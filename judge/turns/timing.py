@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from datetime import datetime, time, timedelta
+from datetime import time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from adjudicator.types import PhaseKind
@@ -151,6 +151,10 @@ class Timing:
             PhaseKind.RETREAT: self.retreat,
             PhaseKind.ADJUSTMENT: self.adjustment,
         }[kind]
+
+    def warn_offsets(self) -> tuple[timedelta, ...]:
+        """The WARN spans as elapsed time before the deadline (for TurnState.warn)."""
+        return tuple(w.approximate() for w in self.warn)
 
     def allowed_days(self, kind: PhaseKind) -> frozenset[int]:
         return self.movement_days if kind is PhaseKind.MOVEMENT else self.days

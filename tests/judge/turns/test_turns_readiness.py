@@ -16,6 +16,7 @@ from judge.turns.readiness import (
     delay_after_orders,
     grace_budget,
     may_submit_empty,
+    next_due,
 )
 
 M, R, A = PhaseKind.MOVEMENT, PhaseKind.RETREAT, PhaseKind.ADJUSTMENT
@@ -323,3 +324,39 @@ def test_turn_state_validation():
         state(now=datetime(2026, 11, 25))
     with pytest.raises(ValueError, match="negative"):
         state(delay=-1)
+
+
+# --- when the game next needs a pass
+
+
+def test_next_due_for_an_idle_game_is_its_first_reminder_then_its_deadline():
+    s = state(submitted=ALL_BUT_FRANCE)
+    assert next_due(s) == DEADLINE - timedelta(hours=4)
+    reminded = replace(s, reminders_sent=frozenset({timedelta(hours=4)}))
+    assert next_due(reminded) == DEADLINE
+
+
+def test_next_due_is_now_when_a_pass_would_act():
+    assert next_due(state()) == BEFORE  # ready: process
+    assert next_due(state(delay=1)) == BEFORE  # a DELAY step
+    assert next_due(state(submitted=ALL_BUT_FRANCE, now=AFTER)) == AFTER  # late notice
+
+
+def test_next_due_after_a_late_notice_counts_the_delay_every_pass():
+    s = state(submitted=ALL_BUT_FRANCE, now=AFTER, delay=DELAY_AFTER_LATE_NOTICE)
+    assert next_due(s) == AFTER
+
+
+def test_next_due_is_nothing_when_only_a_change_can_help():
+    abandoned = state(
+        submitted=ALL_BUT_FRANCE,
+        now=DEADLINE + timedelta(days=3),
+        grace_end=DEADLINE + timedelta(days=2),
+        vacant=frozenset({"FRANCE"}),
+    )
+    assert decide(abandoned).waiting_for_master and next_due(abandoned) is None
+    assert next_due(state(paused=True, submitted=ALL_BUT_FRANCE, now=AFTER)) is None
+
+
+def test_next_due_with_all_orders_in_and_a_wait_flag_is_the_deadline():
+    assert next_due(state(waiting=frozenset({"ITALY"}))) == DEADLINE
