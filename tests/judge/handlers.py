@@ -1,0 +1,26 @@
+"""Processing hooks for daemon tests, named in config as ``tests.judge.handlers:<name>``.
+
+They stand in for judge.services so these tests check the daemon's frame (intake,
+exactly-once, shunting, outbox) independently of what the commands do.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Sequence
+
+from sqlalchemy.orm import Session
+
+from judge.outgoing import OutgoingMail
+from judge.worker import InboundMail
+
+
+class DeliberateFailure(RuntimeError):
+    """Raised for a mail whose subject asks for it, to exercise the shunt."""
+
+
+def echo(session: Session, inbound: InboundMail, now: datetime) -> Sequence[OutgoingMail]:
+    """Answer every mail with its number; a subject containing CRASH raises."""
+    if "CRASH" in inbound.subject:
+        raise DeliberateFailure(f"asked to fail by subject {inbound.subject!r}")
+    return [inbound.reply(f"processed #{inbound.inbound_id}\n")]
