@@ -234,6 +234,9 @@ class OrderParser:
             if coast is not None and tokens.peek(1) == "C":  # "/n c": the letter and a separate C
                 tokens.at += 1
         if coast is None:
+            if opener == "(" and word not in _COAST_LETTERS:  # "(via convoy)": not a coast after all
+                tokens.at -= 1
+                return None
             if explicit:
                 raise tokens.fail(f"expected a coast (NC, SC, EC, WC, 'north coast', ...) after {province}{opener}, "
                                   f"got {word or 'nothing'!r}")
