@@ -200,8 +200,8 @@ def apply_absences(
 ) -> datetime:
     """Move ``deadline`` out of every absence it falls inside, never by more than ``limit``.
 
-    Absences chain: a deadline moved to the end of one absence that lands in another moves
-    again.  With ``timing`` the moved deadline is snapped to AT/DAYS again.  The result is
+    Pass the absences of the players whose powers must order in this phase.  Absences
+    chain: a deadline moved to the end of one absence that lands in another moves again.  With ``timing`` the moved deadline is snapped to AT/DAYS again.  The result is
     never earlier than ``deadline``.
     """
     _require_aware("deadline", deadline)

@@ -7,7 +7,9 @@ the process locale.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
+
+from .timing import TimingError, canonical_zone
 
 __all__ = ["format_deadline", "format_remaining", "zone_or_error"]
 
@@ -16,13 +18,11 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 
 
 def zone_or_error(name: str) -> ZoneInfo:
-    """The ZoneInfo for a SET ZONE argument; ValueError quoting it when unknown."""
+    """The ZoneInfo for a SET ZONE argument, any case; ValueError quoting it when unknown."""
     try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise ValueError(
-            f"unknown time zone {name!r} (expected an IANA name such as Europe/Paris, America/New_York or UTC)"
-        ) from exc
+        return ZoneInfo(canonical_zone(name))
+    except TimingError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def format_deadline(deadline_utc: datetime, zone: str | ZoneInfo = "UTC") -> str:

@@ -39,7 +39,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from datetime import time, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from functools import lru_cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from adjudicator.types import PhaseKind
 
@@ -48,12 +49,14 @@ __all__ = [
     "Span",
     "Timing",
     "TimingError",
+    "canonical_zone",
     "format_timing",
     "parse_span",
     "parse_timing",
 ]
 
 ALL_DAYS: frozenset[int] = frozenset(range(7))  # datetime.weekday(): Monday = 0
+_MAX_SPAN_DAYS = 366  # longer spans are typing mistakes (and overflow date arithmetic)
 _SUNDAY_FIRST = "SMTWTFS"
 _MONDAY_FIRST = "MTWTFSS"
 _DAY_NAMES = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
@@ -63,6 +66,27 @@ _UNIT_DAYS = {"D": 1, "W": 7}
 
 class TimingError(ValueError):
     """A TIMING text or value that cannot be accepted; the message quotes it."""
+
+
+@lru_cache(maxsize=1)
+def _zones_by_folded_name() -> dict[str, str]:
+    return {name.casefold(): name for name in available_timezones()}
+
+
+def canonical_zone(name: str) -> str:
+    """The IANA spelling of a zone name given in any case (``europe/paris`` -> ``Europe/Paris``).
+
+    Raises TimingError quoting the name when no such zone exists.
+    """
+    try:
+        ZoneInfo(name)
+        return name
+    except (ZoneInfoNotFoundError, ValueError):
+        pass
+    found = _zones_by_folded_name().get(name.strip().casefold())
+    if found is None:
+        raise TimingError(f"unknown time zone {name!r} (expected an IANA name such as Europe/Paris or UTC)")
+    return found
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -128,12 +152,8 @@ class Timing:
     tz: ZoneInfo = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        try:
-            object.__setattr__(self, "tz", ZoneInfo(self.zone))
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise TimingError(
-                f"unknown time zone {self.zone!r} (expected an IANA name such as Europe/Paris or UTC)"
-            ) from exc
+        object.__setattr__(self, "zone", canonical_zone(self.zone))
+        object.__setattr__(self, "tz", ZoneInfo(self.zone))
         if not self.days:
             raise TimingError("DAYS allows no day at all: at least one day must be allowed")
         if not (self.movement_days & self.days):
@@ -193,7 +213,7 @@ def parse_span(text: str) -> Span:
     """``3D``, ``1D12H``, ``90M``, ``2W``, ``0`` or a bare number of hours (``72.0``)."""
     word = text.strip().upper()
     if _NUMBER.fullmatch(word):
-        return Span.of(hours=float(word))
+        word = f"{word}H"
     parts = _SPAN_PART.findall(word)
     if not parts or "".join(n + u for n, u in parts) != word:
         raise TimingError(
@@ -208,7 +228,10 @@ def parse_span(text: str) -> Span:
             seconds += float(number) * _UNIT_SECONDS[unit]
     whole_days = int(days)
     seconds += (days - whole_days) * 86400  # 1.5D = 1 day 12 hours
-    return Span(whole_days, round(seconds))
+    span = Span(whole_days, round(seconds))
+    if span.approximate() > timedelta(days=_MAX_SPAN_DAYS):
+        raise TimingError(f"time span {text!r} is longer than a year")
+    return span
 
 
 def _parse_clock(text: str) -> time:

@@ -207,3 +207,13 @@ def test_reveal_window_for_sealed_games_round_trips():
     assert timing.reveal == Span(days=1)
     assert parse_timing(format_timing(timing)) == timing
     assert parse_timing("").reveal is None
+
+
+def test_zone_names_in_any_case_are_spelled_the_iana_way():
+    assert parse_timing("ZONE europe/paris").zone == "Europe/Paris"
+    assert parse_timing("ZONE utc").zone == "UTC"
+
+
+def test_absurdly_long_spans_are_refused():
+    with pytest.raises(TimingError, match="longer than a year"):
+        parse_span("99999999D")
