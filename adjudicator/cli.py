@@ -138,6 +138,10 @@ class Adjudicator:
         position = jsonio.position_from_json(variant, doc)
         texts = jsonio.order_texts_from_json(variant, doc)
         rules = jsonio.rules_from_json(doc, api.RULES)
+        try:  # rules that cannot go together (two convoy-paradox rules)
+            rules = api.check_rules(rules)
+        except ValueError as error:
+            raise ContractError(str(error), sorted(rules)) from None
         orders: dict[str, list[Any]] = {}
         unparsed: list[OrderResult] = []
         for power, lines in texts.items():
