@@ -14,13 +14,17 @@ message as an email to ``recipients``; the fields are the data it carries.  In o
 8. ``BlindsCollected``  witness -> GM      every blind is in
 9. ``FinalMessage``     GM -> each player  one listed message with the GM's blind removed
 10. ``FinalReceipt``    player -> witness  the player confirms (echoes) what it received
-11. ``ReceiptsComplete`` witness -> GM     every player confirmed
-12. ``BlindsPublished`` witness -> all     the players' blinds, sorted (no names)
-13. ``FormatPublished`` GM -> all          the format (e.g. ``4456x464``) and power order
+11. ``ReceiptsComplete`` witness -> GM     every player confirmed; the echoes
+    ``ReceiptsRejected`` GM -> witness     (only if an echo differs: the GM sends those
+                                           players the same FinalMessage again, and the
+                                           witness waits for their new receipts)
+12. ``FormatPublished`` GM -> all          the format (e.g. ``4456x464``) and power order
+13. ``BlindsPublished`` witness -> all     the players' blinds, sorted (no names)
 
 Each player then tries the published blinds on its final message (``blind.try_blinds``).
-The blinds and the format come out only after every player confirmed its final message,
-so nobody can see a power and then claim the message was lost.
+The format and the blinds come out only after every player confirmed its final message,
+so nobody can see a power and then claim the message was lost; the witness publishes the
+blinds only after the GM published the format, i.e. accepted every receipt.
 """
 
 from __future__ import annotations
@@ -113,6 +117,13 @@ class ReceiptsComplete:
 
 
 @dataclass(frozen=True)
+class ReceiptsRejected:
+    players: tuple[str, ...]  # their echo differed from the message sent; it was sent again
+    sender: str = GM
+    recipients: tuple[str, ...] = (WITNESS,)
+
+
+@dataclass(frozen=True)
 class BlindsPublished:
     recipients: tuple[str, ...]
     blinds: tuple[str, ...]
@@ -138,6 +149,7 @@ BlindMessage = (
     | FinalMessage
     | FinalReceipt
     | ReceiptsComplete
+    | ReceiptsRejected
     | BlindsPublished
     | FormatPublished
 )

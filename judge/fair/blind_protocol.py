@@ -47,6 +47,7 @@ from judge.fair.blind_messages import (
     ListReceipt,
     PlayerBlinded,
     ReceiptsComplete,
+    ReceiptsRejected,
     ShuffledList,
     ShuffleRequest,
 )
@@ -124,7 +125,6 @@ class GmSide:
     stage: GmStage = GmStage.AWAITING_LIST
     shuffled: tuple[str, ...] = ()
     finals: tuple[tuple[str, str], ...] = ()  # (player, final message)
-    format_published: bool = False
     record: GmRecord | None = None
 
     @classmethod
@@ -159,12 +159,6 @@ class GmSide:
         return self.stage.value
 
     def receive(self, message: BlindMessage, rng: random.Random) -> Step:
-        if isinstance(message, ReceiptsComplete) and self.stage in (GmStage.AWAITING_BLINDS, GmStage.DONE):
-            return Step(self)  # the blinds overtook the witness's notice; nothing left to do
-        if isinstance(message, BlindsPublished) and self.stage is GmStage.AWAITING_RECEIPTS:
-            # the witness publishes only after every receipt, so this also means "all confirmed"
-            published = self._publish_format()
-            return Step(published.state._with_blinds(message), published.outgoing)
         if self.stage is GmStage.AWAITING_LIST:
             _expect(message, ShuffledList, self.stage, (WITNESS,))
             return self._on_list(message)
@@ -173,8 +167,7 @@ class GmSide:
             return self._deal(rng)
         if self.stage is GmStage.AWAITING_RECEIPTS:
             _expect(message, ReceiptsComplete, self.stage, (WITNESS,))
-            self._check_receipts(message)
-            return self._publish_format()
+            return self._on_receipts(message)
         if self.stage is GmStage.AWAITING_BLINDS:
             _expect(message, BlindsPublished, self.stage, (WITNESS,))
             return Step(self._with_blinds(message))
@@ -195,13 +188,15 @@ class GmSide:
         state = replace(self, finals=finals, stage=GmStage.AWAITING_RECEIPTS)
         return Step(state, tuple(FinalMessage((player,), text) for player, text in finals))
 
-    def _check_receipts(self, message: ReceiptsComplete) -> None:
-        mismatched = [player for player, text in message.confirmed if dict(self.finals).get(player) != text]
-        if mismatched or len(message.confirmed) != len(self.players):
-            raise ProtocolError(f"receipts do not match the final messages sent (players {mismatched!r})")
-
-    def _publish_format(self) -> Step:
-        state = replace(self, format_published=True, stage=GmStage.AWAITING_BLINDS)
+    def _on_receipts(self, message: ReceiptsComplete) -> Step:
+        sent = dict(self.finals)
+        echoed = dict(message.confirmed)
+        differing = tuple(player for player in self.players if echoed.get(player) != sent[player])
+        if differing:
+            # the same message again, never a new one: nobody gains by claiming a loss
+            resend = tuple(FinalMessage((player,), sent[player]) for player in differing)
+            return Step(self, resend + (ReceiptsRejected(differing),))
+        state = replace(self, stage=GmStage.AWAITING_BLINDS)
         return Step(state, (FormatPublished(self.players + (WITNESS,), self.format),))
 
     def _with_blinds(self, message: BlindsPublished) -> "GmSide":
@@ -231,6 +226,7 @@ class WitnessStage(enum.Enum):
     AWAITING_LIST_RECEIPT = "waiting for the GM to confirm the list"
     COLLECTING_BLINDS = "waiting for the players' blinds"
     COLLECTING_RECEIPTS = "waiting for the players to confirm their final messages"
+    AWAITING_FORMAT = "waiting for the GM to accept the receipts and publish the format"
     DONE = "done"
 
 
@@ -254,7 +250,7 @@ class WitnessSide:
     @property
     def awaiting(self) -> tuple[str, ...]:
         """The parties the witness waits for (players by name, or the GM)."""
-        if self.stage is WitnessStage.AWAITING_LIST_RECEIPT:
+        if self.stage in (WitnessStage.AWAITING_LIST_RECEIPT, WitnessStage.AWAITING_FORMAT):
             return (GM,)
         pending = {
             WitnessStage.COLLECTING_MESSAGES: self.blinded,
@@ -267,8 +263,6 @@ class WitnessSide:
         return tuple(player for player in self.players if player not in done)
 
     def receive(self, message: BlindMessage, rng: random.Random) -> Step:
-        if isinstance(message, FormatPublished) and message.sender == GM:
-            return Step(replace(self, format=message.format))
         if self.stage is WitnessStage.COLLECTING_MESSAGES:
             _expect(message, PlayerBlinded, self.stage, self.players)
             text = check_digits(message.message, self.length, "blinded message")
@@ -293,7 +287,15 @@ class WitnessSide:
             state = replace(self, receipts=_set(self.receipts, message.sender, text))
             if state.awaiting:
                 return Step(state)
-            return state._publish()
+            confirmed = tuple((player, dict(state.receipts)[player]) for player in self.players)
+            return Step(replace(state, stage=WitnessStage.AWAITING_FORMAT), (ReceiptsComplete(confirmed),))
+        if self.stage is WitnessStage.AWAITING_FORMAT:
+            if isinstance(message, ReceiptsRejected) and message.sender == GM:
+                rejected = set(message.players)
+                receipts = tuple((player, text) for player, text in self.receipts if player not in rejected)
+                return Step(replace(self, receipts=receipts, stage=WitnessStage.COLLECTING_RECEIPTS))
+            _expect(message, FormatPublished, self.stage, (GM,))
+            return self._publish(message.format)
         raise ProtocolError(f"the run is finished; {type(message).__name__} is not expected")
 
     def _forward_list(self, rng: random.Random) -> Step:
@@ -302,11 +304,10 @@ class WitnessSide:
         state = replace(self, shuffled=tuple(messages), stage=WitnessStage.AWAITING_LIST_RECEIPT)
         return Step(state, (ShuffledList(tuple(messages)),))
 
-    def _publish(self) -> Step:
-        confirmed = tuple((player, dict(self.receipts)[player]) for player in self.players)
+    def _publish(self, fmt: MessageFormat) -> Step:
         blinds = tuple(sorted(blind for _, blind in self.blinds))  # sorted: no names, no order to read
-        state = replace(self, stage=WitnessStage.DONE)
-        return Step(state, (ReceiptsComplete(confirmed), BlindsPublished(self.players + (GM,), blinds)))
+        state = replace(self, format=fmt, stage=WitnessStage.DONE)
+        return Step(state, (BlindsPublished(self.players + (GM,), blinds),))
 
 
 # --- a player ----------------------------------------------------------------------------

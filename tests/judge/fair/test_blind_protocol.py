@@ -17,6 +17,7 @@ from judge.fair.blind_messages import (
     ListReceipt,
     PlayerBlinded,
     ReceiptsComplete,
+    ReceiptsRejected,
     ShuffledList,
     ShuffleRequest,
 )
@@ -29,13 +30,11 @@ SEVEN = ("ann", "bob", "cat", "dan", "eve", "fay", "gus")
 class Network:
     """Delivers every message to each recipient's state machine, in sending order."""
 
-    def __init__(self, gm_step, players: dict[str, PlayerSide], rng: random.Random, hold=()) -> None:
+    def __init__(self, gm_step, players: dict[str, PlayerSide], rng: random.Random) -> None:
         self.parties: dict[str, object] = {GM: gm_step.state, **players}
         self.rng = rng
         self.log: list[object] = []
         self.queue: deque = deque()
-        self.hold = hold  # message kinds delivered last (to test out-of-order arrival)
-        self.held: list[tuple[str, object]] = []
         self.send(gm_step.outgoing)
 
     def send(self, messages) -> None:
@@ -45,15 +44,8 @@ class Network:
                 self.queue.append((recipient, message))
 
     def run(self) -> None:
-        while self.queue or self.held:
-            if not self.queue:
-                self.queue.extend(self.held)
-                self.held.clear()
-                self.hold = ()
+        while self.queue:
             recipient, message = self.queue.popleft()
-            if isinstance(message, self.hold) and recipient == GM:
-                self.held.append((recipient, message))
-                continue
             if isinstance(message, ShuffleRequest):
                 self.parties[WITNESS] = WitnessSide.from_request(message)
                 continue
@@ -83,10 +75,10 @@ def test_reference_worked_example_end_to_end() -> None:
     assert net.parties[GM].record.problems == ()
 
 
-def seven_player_run(seed: int, hold=()) -> Network:
+def seven_player_run(seed: int) -> Network:
     rng = random.Random(seed)
     start = GmSide.start(SEVEN, POWERS, rng)
-    net = Network(start, {name: PlayerSide(name) for name in SEVEN}, rng, hold)
+    net = Network(start, {name: PlayerSide(name) for name in SEVEN}, rng)
     net.run()
     return net
 
@@ -115,8 +107,8 @@ def test_secrets_come_out_only_after_the_dealing_and_every_receipt() -> None:
     last_final = max(net.index(FinalMessage))
     last_receipt = max(net.index(FinalReceipt))
     assert last_final < min(net.index(FinalReceipt))
-    assert min(net.index(BlindsPublished)) > last_receipt
-    assert min(net.index(FormatPublished)) > last_receipt
+    assert min(net.index(BlindsPublished)) > min(net.index(FormatPublished)) > min(net.index(ReceiptsComplete))
+    assert min(net.index(ReceiptsComplete)) > last_receipt
     assert min(net.index(BlindReport)) > min(net.index(ListReceipt)) > min(net.index(ShuffledList))
     assert max(net.index(PlayerBlinded)) < min(net.index(ShuffledList))
 
@@ -130,11 +122,30 @@ def test_assignment_varies_with_the_random_source() -> None:
     assert set(seen) == set(POWERS)  # ann got every power in some run
 
 
-def test_blinds_arriving_at_the_gm_before_the_witness_notice() -> None:
-    net = seven_player_run(9, hold=(ReceiptsComplete,))
+def test_a_garbled_receipt_gets_the_same_message_again_before_anything_is_revealed() -> None:
+    rng = random.Random(11)
+    start = GmSide.start(SEVEN, POWERS, rng)
+    players = {name: PlayerSide(name) for name in SEVEN}
+    garbled: list[str] = []
+
+    class Garbler(PlayerSide):
+        def receive(self, message, rng):
+            step = PlayerSide.receive(self, message, rng)
+            if isinstance(message, FinalMessage) and not garbled:  # only the first echo is garbled
+                garbled.append(message.message)
+                return replace(step, outgoing=(FinalReceipt(self.name, "9" * len(message.message)),))
+            return step
+
+    players["dan"] = Garbler("dan")
+    net = Network(start, players, rng)
+    net.run()
+    rejected = [m for m in net.log if isinstance(m, ReceiptsRejected)]
+    assert [m.players for m in rejected] == [("dan",)]
+    to_dan = [m.message for m in net.log if isinstance(m, FinalMessage) and m.recipients == ("dan",)]
+    assert len(to_dan) == 2 and to_dan[0] == to_dan[1]  # the same message, not a new deal
+    assert min(net.index(FormatPublished)) > net.log.index(rejected[0])
     gm = net.parties[GM]
-    assert gm.stage is GmStage.DONE and gm.record.problems == ()
-    assert len(net.index(FormatPublished)) == 1
+    assert gm.record.problems == ()
     assert {name: net.parties[name].power for name in SEVEN} == gm.record.as_dict
 
 
