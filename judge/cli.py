@@ -17,6 +17,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "judge.serve_cli",  # judge serve
     "judge.db_cli",  # judge db upgrade|status
     "judge.shunt_cli",  # judge shunt list|retry
+    "judge.player.cli",  # judge player escrow|blind
 )
 
 
