@@ -81,11 +81,13 @@ class CommandLine:
 
 
 def mask_words(text: str, words: tuple[str, ...], verb_length: int, secret_args: Iterable[int]) -> str:
-    """The line with each secret argument replaced by :data:`MASK`."""
-    secret = {verb_length + i for i in secret_args}
-    if not secret.intersection(range(len(words))):
+    """The line with every word from the first secret argument on replaced by :data:`MASK`
+    (a password written as two words is still a password)."""
+    positions = list(secret_args)
+    if not positions or verb_length + min(positions) >= len(words):
         return text
-    return " ".join(MASK if i in secret else w for i, w in enumerate(words))
+    first = verb_length + min(positions)
+    return " ".join(MASK if i >= first else w for i, w in enumerate(words))
 
 
 @dataclass
@@ -186,7 +188,8 @@ def expect_count(line: CommandLine, low: int, high: int | None, what: str) -> tu
     if len(args) < low:
         raise line.fail(f"{' '.join(line.verb.words)} needs {what}")
     if high is not None and len(args) > high:
-        extra = " ".join(MASK if (high + i) in line.verb.secret_args else w for i, w in enumerate(args[high:]))
+        secret_from = min(line.verb.secret_args, default=len(args))
+        extra = " ".join(MASK if high + i >= secret_from else w for i, w in enumerate(args[high:]))
         raise line.fail(f"unexpected '{extra}' after {' '.join(line.verb.words)}")
     return args
 
