@@ -21,6 +21,7 @@ import pstats
 import random
 import statistics
 import sys
+import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,10 +67,18 @@ class Disagreement:
         return "\n".join(lines)
 
 
+def _per_kind() -> dict[str, list[float]]:
+    return {k: [] for k in KIND_NAMES}
+
+
 @dataclass
 class Timings:
-    ours: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k in KIND_NAMES})
-    peer: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k in KIND_NAMES})
+    """Median seconds per phase, by phase kind; ``*_setup``: building the engine's input from the record."""
+
+    ours: dict[str, list[float]] = field(default_factory=_per_kind)
+    peer: dict[str, list[float]] = field(default_factory=_per_kind)
+    ours_setup: dict[str, list[float]] = field(default_factory=_per_kind)
+    peer_setup: dict[str, list[float]] = field(default_factory=_per_kind)
 
 
 def sample(records: Sequence[Record], phases: int | None, seed: int, kind: str | None = None) -> list[tuple[int, Record]]:
@@ -84,18 +93,22 @@ def compare_one(index: int, record: Record, variant: Any, repeat: int, timings: 
     """Run one phase through both engines (``repeat`` times each when timing) and compare the boards."""
     kind = record["phase"][-1]
     peer_phase = peer.PeerPhase.from_record(record)
-    our_phase = ours.OurPhase.from_record(record)
-    peer_times, our_times = [], []
+    peer_times, our_times, peer_setup, our_setup = [], [], [], []
     game = adjudication = None
     error = None
     for _ in range(repeat):
+        start = time.perf_counter()
         game = peer_phase.new_game()
+        peer_setup.append(time.perf_counter() - start)
         peer_times.append(peer_phase.run(game))
         try:
+            start = time.perf_counter()
+            our_phase = ours.OurPhase.from_record(record)
+            our_setup.append(time.perf_counter() - start)
             seconds, adjudication = our_phase.run(variant)
             our_times.append(seconds)
         except Exception:  # our engine is young: report the crash as a disagreement, keep going
-            error = traceback.format_exc(limit=4)
+            error = traceback.format_exc(limit=6)
             break
     peer_outcome = peer.outcome_of(game, record["phase"])
     peer_results = peer.results_of(game, record["phase"])
@@ -104,6 +117,8 @@ def compare_one(index: int, record: Record, variant: Any, repeat: int, timings: 
     if timings is not None:
         timings.peer[kind].append(statistics.median(peer_times))
         timings.ours[kind].append(statistics.median(our_times))
+        timings.peer_setup[kind].append(statistics.median(peer_setup))
+        timings.ours_setup[kind].append(statistics.median(our_setup))
     our_outcome: Outcome = ours.outcome_of(adjudication, record["phase"])
     differences = our_outcome.differences(peer_outcome)
     if not differences:
@@ -156,12 +171,16 @@ def _rate(count: int, seconds: float) -> str:
     return f"{count / seconds:9.0f}/s" if seconds else "        -"
 
 
-def report(timings: Timings, with_ours: bool) -> str:
+def report(timings: Timings, with_ours: bool, setup: bool = False) -> str:
+    """One row per phase kind; with ``setup``, the times include building each engine's input."""
     lines = [f"{'phases':<12}{'n':>5}  {'ours ms/phase':>14}{'ours rate':>12}  {'peer ms/phase':>14}{'peer rate':>12}  {'ratio':>7}"]
     groups = [(KIND_NAMES[k], [k]) for k in KIND_NAMES] + [("all", list(KIND_NAMES))]
     for name, kinds in groups:
         peer_times = [t for k in kinds for t in timings.peer[k]]
         our_times = [t for k in kinds for t in timings.ours[k]]
+        if setup:
+            peer_times = [t + u for k in kinds for t, u in zip(timings.peer[k], timings.peer_setup[k])]
+            our_times = [t + u for k in kinds for t, u in zip(timings.ours[k], timings.ours_setup[k])]
         if not peer_times:
             continue
         peer_total = sum(peer_times)
@@ -219,7 +238,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     timings = Timings()
     disagreements = compare(chosen, args.repeat, timings)
+    print("parse + validate + adjudicate (the figure of issue 2):")
     print(report(timings, with_ours=True))
+    print("the same plus setup from the record (ours: position_from_json; peer: Game() + set_state):")
+    print(report(timings, with_ours=True, setup=True))
     print(f"disagreements: {len(disagreements)} of {len(chosen)} phases")
     for disagreement in disagreements:
         print(disagreement.render(full=args.full))

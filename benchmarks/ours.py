@@ -10,6 +10,7 @@ record -> ``Position``) and loading the map are setup, not timed, like
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -32,7 +33,9 @@ def engine_available() -> str | None:
     return f"our engine lacks {', '.join(missing)}" if missing else None
 
 
+@functools.cache
 def load_variant() -> Any:
+    """The standard map, loaded once: map loading is part of no phase, for either engine."""
     import maps
 
     return maps.load("standard")
@@ -50,7 +53,7 @@ class OurPhase:
     def from_record(cls, record: Record) -> "OurPhase":
         from adjudicator import jsonio
 
-        position = jsonio.position_from_json(record)
+        position = jsonio.position_from_json(load_variant(), record)
         return cls(position, {p: tuple(lines) for p, lines in record["orders"].items()}, frozenset(record["rules"]))
 
     def run(self, variant: Any) -> tuple[float, Any]:
@@ -67,11 +70,15 @@ class OurPhase:
 
 
 def outcome_of(adjudication: Any, phase: str) -> Outcome:
+    """Our board after ``phase``.  A dislodged unit with nowhere to go (listed by
+    ours with no retreats) is left out of ``dislodged``: the peer destroys it at
+    once, and both boards already lack it."""
     position = adjudication.position
     units = frozenset((unit.power, str(unit)) for unit in position.units)
     dislodged = frozenset(
         (entry.unit.power, str(entry.unit), tuple(sorted(entry.retreats)))
         for entry in (adjudication.dislodged if phase.endswith("M") else ())
+        if entry.retreats
     )
     centers = frozenset((power, center) for power, owned in position.centers.items() for center in owned)
     next_phase = "COMPLETED" if getattr(adjudication, "winner", None) else str(position.phase)

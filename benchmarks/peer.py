@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from benchmarks.outcome import Outcome
-from benchmarks.positions import Record, peer_order_text
+from benchmarks.positions import Record, free_retreats, peer_order_text
 
 POWERS = ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY")
 
@@ -64,27 +64,23 @@ class PeerPhase:
 def outcome_of(game: Any, phase: str) -> Outcome:
     """The peer's board after processing ``phase``.
 
-    The peer keeps a dislodged unit that has nowhere to go and stops at a
-    retreat phase for it; the contract skips phases that need no orders.  Such
-    retreat phases are processed here (no orders: the units disband) so both
-    engines report the next phase that really needs orders.
+    The peer destroys at once a dislodged unit that has nowhere to retreat: it
+    is simply absent, from ``retreats`` as from the board.  The peer's retreat
+    lists still contain occupied provinces (it refuses them only when a retreat
+    is ordered); the contract's lists are net of them, so they are dropped here.
     """
     state = game.get_state()
     dislodged = frozenset(
-        (power, unit, tuple(sorted(retreats)))
+        (power, unit, tuple(sorted(free_retreats(game, retreats))))
         for power, by_unit in state["retreats"].items()
         for unit, retreats in by_unit.items()
+        if phase.endswith("M")
     )
-    while game.get_current_phase().endswith("R") and not any(
-        retreats for by_unit in game.get_state()["retreats"].values() for retreats in by_unit.values()
-    ):
-        game.process()
-    state = game.get_state()
     units = frozenset(
         (power, unit) for power, power_units in state["units"].items() for unit in power_units if not unit.startswith("*")
     )
     centers = frozenset((power, center) for power, owned in state["centers"].items() for center in owned)
-    return Outcome(units, dislodged if phase.endswith("M") else frozenset(), centers, game.get_current_phase())
+    return Outcome(units, dislodged, centers, game.get_current_phase())
 
 
 def results_of(game: Any, phase: str) -> dict[str, str]:

@@ -53,6 +53,15 @@ def _map_facts(game: Any) -> policy.MapFacts:
     )
 
 
+def free_retreats(game: Any, retreats: list[str]) -> list[str]:
+    """The peer's retreat list net of occupied provinces, as the contract wants it.
+
+    (The peer keeps occupied provinces in its lists and refuses them only when a
+    retreat there is ordered.)"""
+    occupied = {unit[2:5] for power in game.powers.values() for unit in power.units}
+    return [location for location in retreats if location[:3] not in occupied]
+
+
 def record_of(game: Any, orders: dict[str, list[str]]) -> Record:
     """The contract input document for the game's current phase and these (peer-notation) orders."""
     state = game.get_state()
@@ -65,7 +74,9 @@ def record_of(game: Any, orders: dict[str, list[str]]) -> Record:
     }
     if phase.endswith("R"):
         record["dislodged"] = {
-            power: [{"unit": unit, "retreats": sorted(retreats)} for unit, retreats in sorted(by_unit.items())]
+            power: [
+                {"unit": unit, "retreats": sorted(free_retreats(game, retreats))} for unit, retreats in sorted(by_unit.items())
+            ]
             for power, by_unit in sorted(state["retreats"].items())
             if by_unit
         }
