@@ -118,7 +118,7 @@ class ReceiptsComplete:
 
 @dataclass(frozen=True)
 class ReceiptsRejected:
-    players: tuple[str, ...]  # their echo differed from the message sent; it was sent again
+    rejected: tuple[tuple[str, str], ...]  # (player, its echo that differed); the message went again
     sender: str = GM
     recipients: tuple[str, ...] = (WITNESS,)
 

@@ -155,10 +155,23 @@ class GmSide:
         return Step(state, (request,) + tuple(GmBlinded((player,), message) for player, message in sent))
 
     @property
-    def awaiting(self) -> str:
-        return self.stage.value
+    def awaiting(self) -> tuple[str, ...]:
+        """The parties the GM waits for (``stage.value`` says what for)."""
+        return () if self.stage is GmStage.DONE else (WITNESS,)
+
+    def _is_repeat(self, message: BlindMessage) -> bool:
+        """A message already acted on, delivered again (email may duplicate)."""
+        past = list(GmStage).index(self.stage)
+        return (
+            (isinstance(message, ShuffledList) and past > 0 and message.messages == self.shuffled)
+            or (isinstance(message, BlindsCollected) and past > 1)
+            or (isinstance(message, ReceiptsComplete) and past > 2)
+            or (isinstance(message, BlindsPublished) and past > 3)
+        ) and message.sender == WITNESS
 
     def receive(self, message: BlindMessage, rng: random.Random) -> Step:
+        if self._is_repeat(message):
+            return Step(self)
         if self.stage is GmStage.AWAITING_LIST:
             _expect(message, ShuffledList, self.stage, (WITNESS,))
             return self._on_list(message)
@@ -195,7 +208,8 @@ class GmSide:
         if differing:
             # the same message again, never a new one: nobody gains by claiming a loss
             resend = tuple(FinalMessage((player,), sent[player]) for player in differing)
-            return Step(self, resend + (ReceiptsRejected(differing),))
+            rejected = tuple((player, echoed.get(player, "")) for player in differing)
+            return Step(self, resend + (ReceiptsRejected(rejected),))
         state = replace(self, stage=GmStage.AWAITING_BLINDS)
         return Step(state, (FormatPublished(self.players + (WITNESS,), self.format),))
 
@@ -263,6 +277,8 @@ class WitnessSide:
         return tuple(player for player in self.players if player not in done)
 
     def receive(self, message: BlindMessage, rng: random.Random) -> Step:
+        if self._is_repeat(message):
+            return Step(self)
         if self.stage is WitnessStage.COLLECTING_MESSAGES:
             _expect(message, PlayerBlinded, self.stage, self.players)
             text = check_digits(message.message, self.length, "blinded message")
@@ -281,22 +297,45 @@ class WitnessSide:
             if state.awaiting:
                 return Step(state)
             return Step(replace(state, stage=WitnessStage.COLLECTING_RECEIPTS), (BlindsCollected(len(self.players)),))
-        if self.stage is WitnessStage.COLLECTING_RECEIPTS:
-            _expect(message, FinalReceipt, self.stage, self.players)
-            text = check_digits(message.message, self.length, "confirmed message")
-            state = replace(self, receipts=_set(self.receipts, message.sender, text))
-            if state.awaiting:
-                return Step(state)
-            confirmed = tuple((player, dict(state.receipts)[player]) for player in self.players)
-            return Step(replace(state, stage=WitnessStage.AWAITING_FORMAT), (ReceiptsComplete(confirmed),))
-        if self.stage is WitnessStage.AWAITING_FORMAT:
+        if self.stage in (WitnessStage.COLLECTING_RECEIPTS, WitnessStage.AWAITING_FORMAT):
             if isinstance(message, ReceiptsRejected) and message.sender == GM:
-                rejected = set(message.players)
-                receipts = tuple((player, text) for player, text in self.receipts if player not in rejected)
-                return Step(replace(self, receipts=receipts, stage=WitnessStage.COLLECTING_RECEIPTS))
-            _expect(message, FormatPublished, self.stage, (GM,))
-            return self._publish(message.format)
+                return self._on_rejected(message)
+            if isinstance(message, FinalReceipt):
+                _expect(message, FinalReceipt, self.stage, self.players)
+                text = check_digits(message.message, self.length, "confirmed message")
+                return replace(self, receipts=_set(self.receipts, message.sender, text))._report_receipts()
+            if self.stage is WitnessStage.AWAITING_FORMAT:
+                _expect(message, FormatPublished, self.stage, (GM,))
+                return self._publish(message.format)
+            _expect(message, FinalReceipt, self.stage, self.players)
         raise ProtocolError(f"the run is finished; {type(message).__name__} is not expected")
+
+    def _on_rejected(self, message: ReceiptsRejected) -> Step:
+        # drop an echo only if it is still the rejected one: a corrected receipt may overtake
+        rejected = set(message.rejected)
+        receipts = tuple(pair for pair in self.receipts if pair not in rejected)
+        return replace(self, receipts=receipts, stage=WitnessStage.COLLECTING_RECEIPTS)._report_receipts()
+
+    def _report_receipts(self) -> Step:
+        """Once every player has confirmed, pass the echoes to the GM (once per round)."""
+        if self.stage is not WitnessStage.COLLECTING_RECEIPTS or self.awaiting:
+            return Step(self)
+        receipts = dict(self.receipts)
+        confirmed = tuple((player, receipts[player]) for player in self.players)
+        return Step(replace(self, stage=WitnessStage.AWAITING_FORMAT), (ReceiptsComplete(confirmed),))
+
+    def _is_repeat(self, message: BlindMessage) -> bool:
+        """A message already acted on, delivered again (email may duplicate)."""
+        past = list(WitnessStage).index(self.stage)
+        if isinstance(message, PlayerBlinded):
+            return past > 0 and (message.sender, message.message) in self.blinded
+        if isinstance(message, ListReceipt):
+            return past > 1 and message.sender == GM and message.digest == list_digest(self.shuffled)
+        if isinstance(message, BlindReport):
+            return past > 2 and (message.sender, message.blind) in self.blinds
+        if isinstance(message, FinalReceipt):
+            return past > 4 and (message.sender, message.message) in self.receipts
+        return isinstance(message, FormatPublished) and past > 4 and message.sender == GM
 
     def _forward_list(self, rng: random.Random) -> Step:
         messages = [text for _, text in self.blinded]
@@ -337,7 +376,9 @@ class PlayerSide:
     def receive(self, message: BlindMessage, rng: random.Random) -> Step:
         if isinstance(message, GmBlinded):
             if self.sent is not None:
-                raise ProtocolError(f"{self.name} already blinded its message")
+                if self.blind is not None and add_digits(message.message, self.blind) == self.sent:
+                    return Step(self)  # the same message again
+                raise ProtocolError(f"{self.name} already blinded another message")
             blind = self.blind or random_digits(len(message.message), rng)
             sent = add_digits(message.message, blind)
             return Step(replace(self, blind=blind, sent=sent), (PlayerBlinded(self.name, sent),))

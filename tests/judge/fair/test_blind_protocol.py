@@ -30,22 +30,28 @@ SEVEN = ("ann", "bob", "cat", "dan", "eve", "fay", "gus")
 class Network:
     """Delivers every message to each recipient's state machine, in sending order."""
 
-    def __init__(self, gm_step, players: dict[str, PlayerSide], rng: random.Random) -> None:
+    def __init__(self, gm_step, players: dict[str, PlayerSide], rng: random.Random,
+                 copies: int = 1, delayed: tuple[type, ...] = ()) -> None:
         self.parties: dict[str, object] = {GM: gm_step.state, **players}
         self.rng = rng
         self.log: list[object] = []
         self.queue: deque = deque()
+        self.copies = copies  # each message delivered this many times, as email may do
+        self.delayed = delayed  # kinds held back until nothing else is in flight
+        self.held: deque = deque()
         self.send(gm_step.outgoing)
 
     def send(self, messages) -> None:
         for message in messages:
             self.log.append(message)
             for recipient in message.recipients:
-                self.queue.append((recipient, message))
+                for _ in range(self.copies):
+                    target = self.held if isinstance(message, self.delayed) else self.queue
+                    target.append((recipient, message))
 
     def run(self) -> None:
-        while self.queue:
-            recipient, message = self.queue.popleft()
+        while self.queue or self.held:
+            recipient, message = (self.queue or self.held).popleft()
             if isinstance(message, ShuffleRequest):
                 self.parties[WITNESS] = WitnessSide.from_request(message)
                 continue
@@ -123,7 +129,24 @@ def test_assignment_varies_with_the_random_source() -> None:
 
 
 def test_a_garbled_receipt_gets_the_same_message_again_before_anything_is_revealed() -> None:
-    rng = random.Random(11)
+    net = garbling_run(11)
+    rejected = [m for m in net.log if isinstance(m, ReceiptsRejected)]
+    assert [m.rejected for m in rejected] == [(("dan", "9" * gm_format_length(net)),)]
+    to_dan = [m.message for m in net.log if isinstance(m, FinalMessage) and m.recipients == ("dan",)]
+    assert len(to_dan) == 2 and to_dan[0] == to_dan[1]  # the same message, not a new deal
+    assert min(net.index(FormatPublished)) > net.log.index(rejected[0])
+    gm = net.parties[GM]
+    assert gm.record.problems == ()
+    assert {name: net.parties[name].power for name in SEVEN} == gm.record.as_dict
+
+
+def gm_format_length(net: Network) -> int:
+    return net.parties[GM].format.length
+
+
+def garbling_run(seed: int, **network_options) -> Network:
+    """dan's first receipt echoes a garbled message; everything else is honest."""
+    rng = random.Random(seed)
     start = GmSide.start(SEVEN, POWERS, rng)
     players = {name: PlayerSide(name) for name in SEVEN}
     garbled: list[str] = []
@@ -131,21 +154,32 @@ def test_a_garbled_receipt_gets_the_same_message_again_before_anything_is_reveal
     class Garbler(PlayerSide):
         def receive(self, message, rng):
             step = PlayerSide.receive(self, message, rng)
-            if isinstance(message, FinalMessage) and not garbled:  # only the first echo is garbled
+            if isinstance(message, FinalMessage) and not garbled:
                 garbled.append(message.message)
                 return replace(step, outgoing=(FinalReceipt(self.name, "9" * len(message.message)),))
             return step
 
     players["dan"] = Garbler("dan")
-    net = Network(start, players, rng)
+    net = Network(start, players, rng, **network_options)
     net.run()
-    rejected = [m for m in net.log if isinstance(m, ReceiptsRejected)]
-    assert [m.players for m in rejected] == [("dan",)]
-    to_dan = [m.message for m in net.log if isinstance(m, FinalMessage) and m.recipients == ("dan",)]
-    assert len(to_dan) == 2 and to_dan[0] == to_dan[1]  # the same message, not a new deal
-    assert min(net.index(FormatPublished)) > net.log.index(rejected[0])
+    return net
+
+
+def test_every_message_delivered_twice_changes_nothing() -> None:
+    net = garbling_run(21, copies=2)
     gm = net.parties[GM]
-    assert gm.record.problems == ()
+    assert gm.stage is GmStage.DONE and gm.record.problems == ()
+    dealt = {(m.recipients, m.message) for m in net.log if isinstance(m, FinalMessage)}
+    assert len(dealt) == 7  # never dealt twice, whatever arrives twice
+    assert len(net.index(GmBlinded)) == 7 and len(net.index(ShuffledList)) == 1
+    assert {name: net.parties[name].power for name in SEVEN} == gm.record.as_dict
+
+
+def test_a_corrected_receipt_may_overtake_the_rejection() -> None:
+    net = garbling_run(22, delayed=(ReceiptsRejected,))
+    gm = net.parties[GM]
+    assert gm.stage is GmStage.DONE and gm.record.problems == ()
+    assert len(net.index(ReceiptsComplete)) == 2
     assert {name: net.parties[name].power for name in SEVEN} == gm.record.as_dict
 
 
