@@ -33,6 +33,7 @@ log = logging.getLogger("judge.smtp_out")
 LEASE = timedelta(minutes=5)
 MAX_BACKOFF_SECONDS = 6 * 3600.0
 BATCH = 50
+_AUTH_CODES = frozenset({530, 534, 535, 538})
 
 
 class DeliveryError(Exception):
@@ -74,8 +75,11 @@ class RelayTransport:
             raise DeliveryError(f"all recipients refused: {exc.recipients}",
                                 permanent=all(c >= 500 for c in codes)) from exc
         except smtplib.SMTPResponseException as exc:
+            # Authentication trouble (530, 534, 535) is the judge's configuration, not the
+            # mail's fault: keep retrying while someone fixes the credentials.
+            permanent = exc.smtp_code >= 500 and exc.smtp_code not in _AUTH_CODES
             raise DeliveryError(f"relay answered {exc.smtp_code} {exc.smtp_error!r}",
-                                permanent=exc.smtp_code >= 500) from exc
+                                permanent=permanent) from exc
         except (OSError, smtplib.SMTPException) as exc:
             raise DeliveryError(f"relay {self.host}:{self.port}: {exc}") from exc
         if refused:

@@ -1,0 +1,79 @@
+from datetime import datetime, timezone
+
+from sqlalchemy import select
+
+from judge.cli import main
+from judge.config import JudgeSettings
+from judge.store.inbound import store_inbound
+from judge.store.models_mail import InboundMessage, Shunt
+from judge.worker import Worker
+from tests.judge.handlers import echo
+from tests.judge.storage import make_mail, migrated_store
+
+NOW = datetime(2026, 5, 1, 10, 0, tzinfo=timezone.utc)
+JUDGE = JudgeSettings(address="judge@example.org", domain="example.org")
+
+
+def test_shunt_list_and_retry(tmp_path, monkeypatch, capsys):
+    db = tmp_path / "judge.db"
+    monkeypatch.setenv("JUDGE_STORE_URL", f"sqlite:///{db}")
+    store = migrated_store(tmp_path)
+    store_inbound(store, make_mail(subject="CRASH me", sender="bob@example.net"),
+                  mail_from="bob@example.net", rcpt_to=[], source="smtp", now=NOW)
+    Worker(store, JUDGE, echo, clock=lambda: NOW).process_pending()
+
+    assert main(["shunt", "list"]) == 0
+    listing = capsys.readouterr().out
+    assert "bob@example.net" in listing and "DeliberateFailure" in listing
+    with store.unit_of_work() as session:
+        shunt_id = session.execute(select(Shunt.id)).scalar_one()
+    assert listing.startswith(f"{shunt_id}\t")
+
+    assert main(["shunt", "retry", "99"]) == 1
+    assert "no shunt 99" in capsys.readouterr().err
+    assert main(["shunt", "retry", "x1"]) == 2
+    assert "'x1'" in capsys.readouterr().err
+
+    assert main(["shunt", "retry", str(shunt_id)]) == 0
+    assert "queued again" in capsys.readouterr().out
+    assert main(["shunt", "retry", str(shunt_id)]) == 1
+    assert "already retried" in capsys.readouterr().err
+    assert main(["shunt", "list"]) == 0
+    assert capsys.readouterr().out.strip() == "no shunted messages"
+
+    # The retried message fails again (same handler): a second shunt row, the first kept.
+    assert Worker(store, JUDGE, echo, clock=lambda: NOW).process_pending() == 1
+    with store.unit_of_work() as session:
+        shunts = session.execute(select(Shunt).order_by(Shunt.id)).scalars().all()
+        assert [s.retried for s in shunts] == [True, False]
+        assert session.execute(select(InboundMessage.status)).scalar_one() == "shunted"
+    assert main(["shunt", "list", "--all"]) == 0
+    assert "retried" in capsys.readouterr().out
+    store.dispose()
+
+
+def test_retried_message_is_processed_when_the_cause_is_gone(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("JUDGE_STORE_URL", f"sqlite:///{tmp_path / 'judge.db'}")
+    store = migrated_store(tmp_path)
+    store_inbound(store, make_mail(subject="flaky"), mail_from="a@x.org", rcpt_to=[],
+                  source="smtp", now=NOW)
+    broken = {"yes": True}
+
+    def flaky(session, inbound, now):
+        if broken["yes"]:
+            raise ConnectionError("backend away")
+        return echo(session, inbound, now)
+
+    Worker(store, JUDGE, flaky, clock=lambda: NOW).process_pending()
+    broken["yes"] = False
+    assert main(["shunt", "retry", "1"]) == 0
+    assert Worker(store, JUDGE, flaky, clock=lambda: NOW).process_pending() == 1
+    with store.unit_of_work() as session:
+        assert session.execute(select(InboundMessage.status)).scalar_one() == "processed"
+    store.dispose()
+
+
+def test_shunt_commands_refuse_an_unmigrated_database(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("JUDGE_STORE_URL", f"sqlite:///{tmp_path / 'empty.db'}")
+    assert main(["shunt", "list"]) == 1
+    assert "judge db upgrade" in capsys.readouterr().err

@@ -1,0 +1,154 @@
+import email
+from datetime import datetime, timedelta, timezone
+from email.policy import default
+
+import pytest
+from sqlalchemy import select
+
+from judge.config import JudgeSettings
+from judge.edge.smtp_out import MaildirTransport, OutboxSender, RelayTransport, backoff_seconds
+from judge.outgoing import OutgoingMail, queue_outgoing
+from judge.store.models_mail import OutboxMessage
+from tests.judge.storage import migrated_store
+
+START = datetime(2026, 5, 1, 10, 0, tzinfo=timezone.utc)
+JUDGE = JudgeSettings(address="judge@example.org", domain="example.org")
+
+
+class Clock:
+    def __init__(self, now):
+        self.now = now
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = migrated_store(tmp_path)
+    yield store
+    store.dispose()
+
+
+def queue(store, *recipients, subject="results", now=START):
+    with store.unit_of_work() as session:
+        row = queue_outgoing(session, OutgoingMail(recipients=recipients, subject=subject,
+                                                   body="body\n", kind="results"), JUDGE, now)
+        session.flush()
+        return row.id
+
+
+def outbox(store):
+    with store.unit_of_work() as session:
+        return {r.id: r for r in session.execute(select(OutboxMessage)).scalars()}
+
+
+def test_relay_delivery_with_retry_and_backoff(store, smtp_sink):
+    row_id = queue(store, "anna@example.net", "bob@example.net")
+    clock = Clock(START)
+    sender = OutboxSender(store, RelayTransport(smtp_sink.host, smtp_sink.port),
+                          retry_base_seconds=60, max_attempts=5, clock=clock)
+    smtp_sink.refuse_next(2)  # the relay is unwell twice
+
+    assert sender.send_due() == 0
+    row = outbox(store)[row_id]
+    assert (row.status, row.attempts, row.next_attempt_at) == ("queued", 1, START + timedelta(seconds=60))
+    assert "451" in row.last_error
+
+    clock.now = START + timedelta(seconds=59)
+    assert sender.send_due() == 0 and smtp_sink.attempts == 1  # not due yet
+
+    clock.now = START + timedelta(seconds=60)
+    assert sender.send_due() == 0
+    row = outbox(store)[row_id]
+    assert (row.attempts, row.next_attempt_at) == (2, clock.now + timedelta(seconds=120))
+
+    clock.now += timedelta(seconds=120)
+    assert sender.send_due() == 1
+    row = outbox(store)[row_id]
+    assert (row.status, row.attempts, row.sent_at, row.last_error) == ("sent", 3, clock.now, None)
+    [mail] = smtp_sink.messages
+    assert mail.mail_from == "judge@example.org"
+    assert mail.rcpt_tos == ("anna@example.net", "bob@example.net")
+    assert email.message_from_bytes(mail.raw, policy=default)["Subject"] == "results"
+    assert sender.send_due() == 0 and len(smtp_sink.messages) == 1  # sent rows stay sent
+
+
+def test_permanent_refusal_fails_at_once(store, smtp_sink):
+    row_id = queue(store, "nobody@example.net")
+    smtp_sink.refuse_next(1, "550 5.1.1 no such user")
+    sender = OutboxSender(store, RelayTransport(smtp_sink.host, smtp_sink.port), clock=Clock(START))
+    assert sender.send_due() == 0
+    row = outbox(store)[row_id]
+    assert (row.status, row.attempts) == ("failed", 1) and "550" in row.last_error
+
+
+def test_gives_up_after_max_attempts(store):
+    from tests.fixtures.ports import free_port
+
+    row_id = queue(store, "anna@example.net")
+    clock = Clock(START)
+    sender = OutboxSender(store, RelayTransport("127.0.0.1", free_port(), timeout=2),
+                          retry_base_seconds=1, max_attempts=3, clock=clock)
+    for _ in range(3):
+        sender.send_due()
+        clock.now += timedelta(hours=1)
+    row = outbox(store)[row_id]
+    assert (row.status, row.attempts) == ("failed", 3)
+    assert "Connection refused" in row.last_error or "refused" in row.last_error.lower()
+
+
+def test_maildir_outbox(store, tmp_path):
+    first = queue(store, "anna@example.net", subject="one")
+    second = queue(store, "bob@example.net", subject="two")
+    directory = tmp_path / "outbox"
+    sender = OutboxSender(store, MaildirTransport(directory), clock=Clock(START))
+    assert sender.send_due() == 2
+    files = sorted((directory / "new").iterdir())
+    assert len(files) == 2 and all(f.suffix == ".eml" for f in files)
+    assert list((directory / "tmp").iterdir()) == []
+    subjects = {email.message_from_bytes(f.read_bytes(), policy=default)["Subject"] for f in files}
+    assert subjects == {"one", "two"}
+    rows = outbox(store)
+    assert rows[first].status == rows[second].status == "sent"
+    assert sender.send_due() == 0
+
+
+def test_backoff_doubles_and_is_capped():
+    assert [backoff_seconds(n, 60) for n in (1, 2, 3, 4)] == [60, 120, 240, 480]
+    assert backoff_seconds(40, 60) == 6 * 3600
+
+
+@pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
+def test_relay_login(store):
+    """A relay requiring AUTH: the configured username/password are used."""
+    from aiosmtpd.controller import Controller
+    from aiosmtpd.smtp import AuthResult
+
+    from tests.fixtures.ports import free_port
+    from tests.fixtures.smtp_sink import SmtpSink
+
+    logins = []
+
+    def authenticator(server, session, envelope, mechanism, auth_data):
+        logins.append((auth_data.login, auth_data.password))
+        return AuthResult(success=True)
+
+    sink = SmtpSink("127.0.0.1", free_port())
+    controller = Controller(sink, hostname=sink.host, port=sink.port, server_hostname="relay.test",
+                            authenticator=authenticator, auth_required=True, auth_require_tls=False)
+    controller.start()
+    try:
+        row_id = queue(store, "anna@example.net")
+        # Without credentials the relay says 530: a configuration problem, so retried later.
+        anonymous = OutboxSender(store, RelayTransport(sink.host, sink.port), clock=Clock(START))
+        assert anonymous.send_due() == 0
+        row = outbox(store)[row_id]
+        assert row.status == "queued" and "530" in row.last_error
+        good = OutboxSender(store, RelayTransport(sink.host, sink.port, "judge", "s3cret"),
+                            clock=Clock(START + timedelta(hours=1)))
+        assert good.send_due() == 1
+    finally:
+        controller.stop()
+    assert logins == [(b"judge", b"s3cret")]
+    assert len(sink.messages) == 1

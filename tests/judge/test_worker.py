@@ -1,0 +1,102 @@
+from datetime import datetime, timezone
+
+import pytest
+from sqlalchemy import select
+
+from judge.config import JudgeSettings
+from judge.store.inbound import store_inbound
+from judge.store.models_mail import InboundMessage, OutboxMessage, Shunt
+from judge.worker import Worker, acknowledge_placeholder
+from tests.judge.handlers import echo
+from tests.judge.storage import make_mail, migrated_store
+
+NOW = datetime(2026, 5, 1, 10, 0, tzinfo=timezone.utc)
+JUDGE = JudgeSettings(address="judge@example.org", domain="example.org")
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = migrated_store(tmp_path)
+    yield store
+    store.dispose()
+
+
+def put(store, raw, mail_from="anna@example.net"):
+    return store_inbound(store, raw, mail_from=mail_from, rcpt_to=["judge@example.org"],
+                         source="smtp", now=NOW).inbound_id
+
+
+def rows(store, model):
+    with store.unit_of_work() as session:
+        return session.execute(select(model).order_by(model.id)).scalars().all()
+
+
+def test_each_message_processed_once_with_its_reply_queued(store):
+    first = put(store, make_mail(subject="one", message_id="<m1@example.net>"))
+    second = put(store, make_mail(subject="two"))
+    worker = Worker(store, JUDGE, echo, clock=lambda: NOW)
+    assert worker.process_pending() == 2
+    assert worker.process_pending() == 0
+    inbound = rows(store, InboundMessage)
+    assert [(m.id, m.status, m.processed_at) for m in inbound] == [
+        (first, "processed", NOW), (second, "processed", NOW)]
+    outbox = rows(store, OutboxMessage)
+    assert [(o.inbound_id, o.recipients, o.status) for o in outbox] == [
+        (first, ["anna@example.net"], "queued"), (second, ["anna@example.net"], "queued")]
+    assert b"In-Reply-To: <m1@example.net>" in outbox[0].raw
+    assert f"processed #{first}".encode() in outbox[0].raw
+
+
+def test_failure_is_shunted_with_traceback_and_the_worker_goes_on(store):
+    bad = put(store, make_mail(subject="please CRASH"))
+    good = put(store, make_mail(subject="fine"))
+    worker = Worker(store, JUDGE, echo, clock=lambda: NOW)
+    assert worker.process_pending() == 2
+    statuses = {m.id: m.status for m in rows(store, InboundMessage)}
+    assert statuses == {bad: "shunted", good: "processed"}
+    [shunt] = rows(store, Shunt)
+    assert shunt.inbound_id == bad and not shunt.retried
+    assert "DeliberateFailure" in shunt.traceback and "CRASH" in shunt.traceback
+    assert [o.inbound_id for o in rows(store, OutboxMessage)] == [good]
+
+
+def test_failed_processing_leaves_no_partial_state(store):
+    from judge.store.models_game import Game
+
+    def writes_then_fails(session, inbound, now):
+        session.add(Game(name="half", master_password_hash="x", created_at=now))
+        session.flush()
+        raise RuntimeError("after a write")
+
+    put(store, make_mail())
+    Worker(store, JUDGE, writes_then_fails, clock=lambda: NOW).process_pending()
+    assert rows(store, Game) == []
+    assert [m.status for m in rows(store, InboundMessage)] == ["shunted"]
+
+
+@pytest.mark.parametrize("mail_from, extra", [
+    ("", {}),
+    ("anna@example.net", {"Auto-Submitted": "auto-replied", "Subject": "Out of office"}),
+    ("owner-dip@lists.example.net", {"List-Id": "<dip.lists.example.net>", "Precedence": "list"}),
+])
+def test_robot_mail_is_processed_but_not_answered(store, mail_from, extra):
+    subject = extra.pop("Subject", "robot")
+    put(store, make_mail(subject=subject, extra=extra), mail_from=mail_from)
+    seen = []
+
+    def hook(session, inbound, now):
+        seen.append(inbound.no_reply_reason)
+        return echo(session, inbound, now)
+
+    Worker(store, JUDGE, hook, clock=lambda: NOW).process_pending()
+    [message] = rows(store, InboundMessage)
+    assert message.status == "processed" and message.loop_reason
+    assert seen == [message.loop_reason]
+    assert rows(store, OutboxMessage) == []
+
+
+def test_placeholder_acknowledges(store):
+    put(store, make_mail(subject="anything"))
+    Worker(store, JUDGE, acknowledge_placeholder, clock=lambda: NOW).process_pending()
+    [reply] = rows(store, OutboxMessage)
+    assert b"received your message" in reply.raw
