@@ -27,7 +27,15 @@ from typing import Sequence
 from judge.crypto.armor import ArmorError, dearmor, enarmor
 from judge.crypto.commitments import signed_variant, verify_reveal
 from judge.crypto.gpg import GpgError, Keyring
-from judge.crypto.packets import PacketError, recipient_key_ids
+from judge.crypto.packets import (
+    TAG_COMPRESSED,
+    TAG_ONE_PASS_SIGNATURE,
+    TAG_SIGNATURE,
+    PacketError,
+    describe_tag,
+    iter_packets,
+    recipient_key_ids,
+)
 from judge.crypto.verdict import Verdict, normalize_fingerprint
 
 # The reference's sequence, innermost stage first, for players B..G.
@@ -143,6 +151,14 @@ def _open_signed_layer(keyring: Keyring, layer: bytes, escrower: str | None) -> 
     packets = _packets(layer)
     if packets is None:
         raise EscrowError("this is not an escrow layer: expected '-----BEGIN PGP MESSAGE-----'")
+    try:
+        first_tag = next(iter_packets(packets)).tag
+    except (PacketError, StopIteration) as exc:
+        raise EscrowError(f"the escrow layer is damaged: {exc}") from None
+    if first_tag not in (TAG_ONE_PASS_SIGNATURE, TAG_SIGNATURE, TAG_COMPRESSED):
+        raise EscrowError(
+            f"the layer is not a signed message S(E(...)) as the escrow protocol makes: it starts with {describe_tag(first_tag)}"
+        )
     try:
         opened = keyring.open(packets)
     except GpgError as exc:

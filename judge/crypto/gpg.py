@@ -61,6 +61,7 @@ class Keyring:
             )
         self.home.mkdir(mode=0o700, parents=True, exist_ok=True)
         self._binary = gpg_binary
+        self._listing: list[dict] | None = None  # cached public key list; reset on change
         self._gpg = gnupg.GPG(
             gpgbinary=gpg_binary,
             gnupghome=str(self.home),
@@ -111,6 +112,7 @@ class Keyring:
             )
         text = armored.decode("ascii") if isinstance(armored, bytes) else armored
         result = self._gpg.import_keys(text)
+        self._listing = None
         fingerprints = sorted({normalize_fingerprint(f) for f in result.fingerprints if f})
         if len(fingerprints) != 1:
             reasons = "; ".join(str(r.get("text", "")).strip() for r in result.results) or result.stderr
@@ -137,10 +139,16 @@ class Keyring:
             text=True,
             check=False,
         )
+        self._listing = None
         for line in result.stdout.splitlines():
             if line.startswith("[GNUPG:] KEY_CREATED "):
                 return normalize_fingerprint(line.split()[3])
         raise GpgError(f"gpg could not generate a key for {name} <{email}>: {result.stderr.strip()}")
+
+    def _public_keys(self) -> list[dict]:
+        if self._listing is None:
+            self._listing = list(self._gpg.list_keys())
+        return self._listing
 
     def fingerprints(self, *, secret: bool = False) -> list[str]:
         return [normalize_fingerprint(k["fingerprint"]) for k in self._gpg.list_keys(secret)]
@@ -149,7 +157,7 @@ class Keyring:
         """The primary fingerprint of the key that ``identifier`` (a primary or subkey
         fingerprint or key id) belongs to, or None if it is not in this keyring."""
         wanted = normalize_fingerprint(identifier)
-        for key in self._gpg.list_keys():
+        for key in self._public_keys():
             primary = normalize_fingerprint(key["fingerprint"])
             names = {primary, primary[-16:]}
             for sub in key.get("subkeys", []):
@@ -171,8 +179,11 @@ class Keyring:
         return primaries[0]
 
     def user_id(self, fingerprint: str) -> str:
-        keys = self._gpg.list_keys(keys=[normalize_fingerprint(fingerprint)])
-        return keys[0]["uids"][0] if keys and keys[0]["uids"] else fingerprint
+        wanted = normalize_fingerprint(fingerprint)
+        for key in self._public_keys():
+            if normalize_fingerprint(key["fingerprint"]) == wanted and key["uids"]:
+                return str(key["uids"][0])
+        return fingerprint
 
     # -- signing --------------------------------------------------------------------------
     def sign_detached(
@@ -252,20 +263,22 @@ class Keyring:
 
 def agent_pids(home: str | os.PathLike[str]) -> list[int]:
     """Process ids of gpg daemons (gpg-agent, dirmngr, ...) started for ``home`` (Linux /proc)."""
-    wanted = str(Path(home)).encode()
+    wanted = os.fsencode(str(Path(home)))
     found: list[int] = []
-    proc = Path("/proc")
-    if not proc.is_dir():
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
         return found
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
+    for name in entries:
+        if not name.isdigit():
             continue
         try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            with open(f"/proc/{name}/cmdline", "rb") as file:
+                argv = file.read().split(b"\0")
         except OSError:
             continue
-        if argv and Path(argv[0].decode(errors="replace")).name in _DAEMONS and wanted in argv:
-            found.append(int(entry.name))
+        if wanted in argv and os.path.basename(argv[0]).decode(errors="replace") in _DAEMONS:
+            found.append(int(name))
     return found
 
 
@@ -274,10 +287,12 @@ _DAEMONS = {"gpg-agent", "dirmngr", "scdaemon", "keyboxd"}
 
 def stop_agents(home: str | os.PathLike[str], *, wait_seconds: float = 2.0) -> None:
     """Ask gpgconf to stop the daemons of ``home`` and wait until they are gone."""
+    if not agent_pids(home):
+        return
     subprocess.run(["gpgconf", "--homedir", str(home), "--kill", "all"], check=False, capture_output=True)
     deadline = time.monotonic() + wait_seconds
     while agent_pids(home) and time.monotonic() < deadline:
-        time.sleep(0.02)
+        time.sleep(0.01)
 
 
 def _last_error(stderr: str) -> str:
