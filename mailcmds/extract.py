@@ -98,7 +98,7 @@ def _leaf_parts(message: Message) -> list[Message]:
     leaves: list[Message] = []
 
     def visit(part: Message) -> None:
-        if part.is_multipart():
+        if part.is_multipart() and part.get_content_maintype() != "message":
             payload = part.get_payload()
             for child in payload if isinstance(payload, list) else []:
                 if isinstance(child, Message):

@@ -36,9 +36,8 @@ class _TextCollector(HTMLParser):
     def _break(self) -> None:
         text = self._joined()
         self._current = []
-        if text or (self.lines and self.lines[-1] != ""):
-            prefix = "> " * self._quote_depth if text else ""
-            self.lines.append(prefix + text)
+        if text:  # block edges end a line but add no blank one (Gmail writes a <div> per line)
+            self.lines.append("> " * self._quote_depth + text)
 
     def _hard_break(self) -> None:
         """A <br>: ends the line even when it is empty (players use blank lines)."""
