@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import weakref
+from operator import attrgetter
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -42,8 +43,20 @@ __all__ = [
 @dataclass(frozen=True, eq=False)
 class _Context:
     tables: Tables
-    board: dict[str, Unit]
-    fleet_seas: frozenset[str]
+    board: dict[str, Unit]  # province -> unit
+    fleet_seas: frozenset[str]  # sea provinces holding a fleet
+    provinces: tuple[str, ...]  # province of each of position.units, in order
+    index: dict[str, int]  # province -> index into position.units
+    verdicts: dict[int, tuple[Order, str, str | None]]  # id(order) -> (order, power, illegality)
+
+    def illegality(self, position: Position, power: str, order: Order) -> str | None:
+        """``legality.illegality``, remembered per order object (orders are immutable)."""
+        known = self.verdicts.get(id(order))
+        if known is not None and known[0] is order and known[1] == power:
+            return known[2]
+        reason = illegality(self.tables, position, power, order, self.board, self.fleet_seas)
+        self.verdicts[id(order)] = (order, power, reason)  # holding the order keeps its id unique
+        return reason
 
 
 _CONTEXTS: "weakref.WeakKeyDictionary[Position, _Context]" = weakref.WeakKeyDictionary()
@@ -55,7 +68,8 @@ def _context(variant: Variant, position: Position) -> _Context:
         tables = tables_for(variant)
         board = board_of(position)
         seas = frozenset(p for p, u in board.items() if u.kind is UnitKind.FLEET and p in tables.sea)
-        found = _Context(tables, board, seas)
+        provinces = tuple(province_of(u.location) for u in position.units)
+        found = _Context(tables, board, seas, provinces, {p: i for i, p in enumerate(provinces)}, {})
         _CONTEXTS[position] = found
     return found
 
@@ -70,8 +84,7 @@ def initial_position(variant: Variant) -> Position:
 def parse_order(variant: Variant, position: Position, power: str, text: str) -> Order:
     """Understand and check one order; raises ``OrderSyntaxError`` or ``IllegalOrder`` (``.reason``)."""
     order = _understand(variant, position, power, text)
-    context = _context(variant, position)
-    reason = illegality(context.tables, position, power, order, context.board, context.fleet_seas)
+    reason = _context(variant, position).illegality(position, power, order)
     if reason is not None:
         raise IllegalOrder(text.strip(), reason)
     return order
@@ -146,49 +159,48 @@ def _unit_province(order: Order) -> str | None:
 
 
 def _movement(context: _Context, position: Position, orders: Mapping[str, Sequence[Order]], rules: frozenset[str]) -> Adjudication:
-    tables, board = context.tables, context.board
-    chosen: dict[str, Order] = {}
-    void: dict[str, str] = {}
+    tables, index = context.tables, context.index
+    prov_of = tables.prov_of
+    units = position.units
+    chosen: list[Order | None] = [None] * len(units)
+    void: dict[int, str] = {}
     stray: list[OrderResult] = []  # orders for no unit of the ordering power
     for power, given in orders.items():
         for order in given:
-            reason = illegality(tables, position, power, order, board, context.fleet_seas)
-            province = _unit_province(order)
-            standing = board.get(province) if province is not None else None
-            if standing is None or standing.power != power:
+            reason = context.illegality(position, power, order)
+            unit = getattr(order, "unit", None)
+            i = None if unit is None else index.get(prov_of.get(unit.location) or province_of(unit.location))
+            if i is None or units[i].power != power:
                 stray.append(OrderResult(power, order.canonical(), "void", reason or "not an order for one of your units"))
                 continue
-            chosen[province] = order  # the last order for a unit counts
+            chosen[i] = order  # the last order for a unit counts
             if reason is None:
-                void.pop(province, None)
+                void.pop(i, None)
             else:
-                void[province] = reason
-    units = position.units
-    legal = [
-        chosen[u.province] if u.province in chosen and u.province not in void else Hold(u) for u in units
-    ]
-    outcome = resolve_movement(tables, units, legal, rules)
+                void[i] = reason
+    legal = chosen if not void else [None if i in void else o for i, o in enumerate(chosen)]
+    outcome = resolve_movement(tables, units, legal, rules, context.provinces)
     results: list[OrderResult] = []
+    after: list[Unit] = []
+    status, reasons, destination, dislodged_by = outcome.status, outcome.reasons, outcome.destination, outcome.dislodged_by
     for i, unit in enumerate(units):
-        shown = chosen.get(unit.province, legal[i])
-        status = outcome.status[i]
-        reason = outcome.reasons[i]
-        if unit.province in void:
-            reason = void[unit.province]
-            if status != "dislodged":
-                status = "void"
-        results.append(OrderResult(unit.power, shown.canonical(), status, reason))
-    results.sort(key=lambda r: r.power)
+        shown = chosen[i]
+        text = f"{unit.kind.value} {unit.location} H" if shown is None else shown.canonical()
+        code = status[i]
+        reason = reasons[i]
+        if i in void:
+            reason = void[i]
+            if code != "dislodged":
+                code = "void"
+        results.append(OrderResult(unit.power, text, code, reason))
+        if dislodged_by[i] < 0:
+            where = destination[i]
+            after.append(unit if where == unit.location else Unit(where, unit.kind, unit.power))
+    results.sort(key=_by_power)
     results.extend(stray)
-    after = tuple(
-        sorted(
-            Unit(outcome.destination[i], unit.kind, unit.power)
-            for i, unit in enumerate(units)
-            if outcome.dislodged_by[i] < 0
-        )
-    )
-    dislodged = dislodged_units(tables, units, outcome)
-    following = progress.after_movement(tables, position.phase, after, position.centers, dislodged)
+    after.sort(key=_by_location)
+    dislodged = dislodged_units(tables, units, outcome) if any(d >= 0 for d in dislodged_by) else ()
+    following = progress.after_movement(tables, position.phase, tuple(after), position.centers, dislodged)
     return Adjudication(
         results=tuple(results),
         position=following,
@@ -196,6 +208,10 @@ def _movement(context: _Context, position: Position, orders: Mapping[str, Sequen
         contested=tuple(sorted(outcome.contested)),
         winner=progress.winner(tables, following.centers),
     )
+
+
+_by_power = attrgetter("power")
+_by_location = attrgetter("location")
 
 
 def _retreats(context: _Context, position: Position, orders: Mapping[str, Sequence[Order]]) -> Adjudication:
@@ -230,9 +246,9 @@ def _retreats(context: _Context, position: Position, orders: Mapping[str, Sequen
         results.append(OrderResult(power, outcome.order.canonical(), outcome.result, outcome.reason))
         if outcome.unit is not None:
             placed.append(outcome.unit)
-    results.sort(key=lambda r: r.power)
+    results.sort(key=_by_power)
     results.extend(stray)
-    units = tuple(sorted(position.units + tuple(placed)))
+    units = tuple(sorted(position.units + tuple(placed), key=_by_location))
     following = progress.after_season(tables, position.phase, units, position.centers)
     return Adjudication(tuple(results), following, winner=progress.winner(tables, following.centers))
 
@@ -250,6 +266,6 @@ def _adjustments(context: _Context, position: Position, orders: Mapping[str, Seq
                 results.append(OrderResult(power, order.canonical(), "void", reason))
     outcomes, units = resolve_adjustments(tables, position, legal)
     results.extend(OrderResult(o.power, o.order.canonical(), o.result, o.reason) for o in outcomes)
-    results.sort(key=lambda r: r.power)
+    results.sort(key=_by_power)
     following = progress.next_spring(Position(position.phase, units, position.centers))
     return Adjudication(tuple(results), following, winner=progress.winner(tables, following.centers))

@@ -83,7 +83,8 @@ def _what(order: Order) -> str:
 
 
 def _own_unit(power: str, unit: Unit, board: Board) -> tuple[Unit | None, str | None]:
-    standing = board.get(province_of(unit.location))
+    location = unit.location
+    standing = board.get(location if len(location) == 3 else province_of(location))
     if standing is None or standing.kind is not unit.kind:
         noun = "army" if unit.kind is UnitKind.ARMY else "fleet"
         return None, f"there is no {noun} in {province_of(unit.location)}"
@@ -96,12 +97,13 @@ def _movement(tables: Tables, power: str, order: Order, board: Board, fleet_seas
     unit, problem = _own_unit(power, order.unit, board)  # type: ignore[union-attr]
     if unit is None:
         return problem
+    cls = type(order)
+    if cls is Move:
+        return _move(tables, unit, order.destination, board, fleet_seas)  # type: ignore[union-attr]
+    if cls is Hold:
+        return None
     here = unit.province
     is_fleet = unit.kind is UnitKind.FLEET
-    if isinstance(order, Hold):
-        return None
-    if isinstance(order, Move):
-        return _move(tables, unit, order.destination, board, fleet_seas)
     if isinstance(order, SupportHold):
         target = order.supported.province
         if target == here:
@@ -149,6 +151,11 @@ def _fleet_seas(tables: Tables, board: Board) -> frozenset[str]:
 
 
 def _move(tables: Tables, unit: Unit, destination: str, board: Board, fleet_seas: frozenset[str] | None) -> str | None:
+    if unit.kind is UnitKind.FLEET:
+        if destination in tables.fleet_adj.get(unit.location, ()):
+            return None  # the common case first: adjacent, and never the fleet's own province
+    elif destination in tables.army_adj.get(unit.location, ()):
+        return None
     here = unit.province
     target = province_of(destination)
     if target not in tables.variant.provinces:
@@ -156,8 +163,6 @@ def _move(tables: Tables, unit: Unit, destination: str, board: Board, fleet_seas
     if target == here:
         return "a unit cannot move to the province it is in"
     if unit.kind is UnitKind.FLEET:
-        if destination in tables.fleet_adj.get(unit.location, ()):
-            return None
         if target in tables.fleet_reach.get(unit.location, ()):
             coasts = tables.variant.provinces[target].coasts
             if coast_of(destination) is None and coasts:

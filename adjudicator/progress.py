@@ -39,7 +39,7 @@ def needs_adjustment(tables: Tables, position: Position) -> bool:
 def after_season(tables: Tables, phase: Phase, units: tuple[Unit, ...], centers: Mapping[str, frozenset[str]]) -> Position:
     """The position after a season's movement (and retreats) are over, skipping an idle winter."""
     if phase.season is Season.SPRING:
-        return Position(Phase(phase.year, Season.FALL, PhaseKind.MOVEMENT), units, dict(centers))
+        return Position(Phase(phase.year, Season.FALL, PhaseKind.MOVEMENT), units, centers)
     new_centers = updated_centers(tables, centers, units)
     winter = Position(Phase(phase.year, Season.WINTER, PhaseKind.ADJUSTMENT), units, new_centers)
     if needs_adjustment(tables, winter):
@@ -57,7 +57,7 @@ def after_movement(
     """The next position after a movement phase: a retreat phase only if some unit can retreat."""
     waiting = tuple(d for d in dislodged if d.retreats)
     if waiting:
-        return Position(Phase(phase.year, phase.season, PhaseKind.RETREAT), units, dict(centers), waiting)
+        return Position(Phase(phase.year, phase.season, PhaseKind.RETREAT), units, centers, waiting)
     return after_season(tables, phase, units, centers)
 
 

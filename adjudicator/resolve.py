@@ -54,10 +54,17 @@ class MovementResolution:
 
 
 def resolve_movement(
-    tables: Tables, units: Sequence[Unit], orders: Sequence[Order], rules: frozenset[str] = frozenset()
+    tables: Tables,
+    units: Sequence[Unit],
+    orders: Sequence[Order | None],
+    rules: frozenset[str] = frozenset(),
+    provinces: Sequence[str] | None = None,
 ) -> MovementResolution:
-    """Resolve legal movement ``orders`` (``orders[i]`` belongs to ``units[i]``; holds for the rest)."""
-    return _Resolver(tables, units, orders, rules).run()
+    """Resolve legal movement ``orders``: ``orders[i]`` is unit ``i``'s order, ``None`` for a hold.
+
+    ``provinces[i]`` (unit ``i``'s province) may be passed by callers that have it.
+    """
+    return _Resolver(tables, units, orders, rules, provinces).run()
 
 
 class _Resolver:
@@ -67,7 +74,14 @@ class _Resolver:
         "state", "result", "deps", "all_fail", "dpjudge", "no_beleaguered", "explicit_convoy",
     )
 
-    def __init__(self, tables: Tables, units: Sequence[Unit], orders: Sequence[Order], rules: frozenset[str]) -> None:
+    def __init__(
+        self,
+        tables: Tables,
+        units: Sequence[Unit],
+        orders: Sequence[Order | None],
+        rules: frozenset[str],
+        provinces: Sequence[str] | None,
+    ) -> None:
         n = len(units)
         self.tables = tables
         self.units = units
@@ -76,7 +90,8 @@ class _Resolver:
         self.all_fail = PARADOX_ALL_FAIL in rules
         self.dpjudge = PARADOX_1982_DPJUDGE in rules
         self.no_beleaguered = NO_BELEAGUERED_CONVOY in rules
-        prov = [province_of(u.location) for u in units]
+        prov_of = tables.prov_of
+        prov = list(provinces) if provinces is not None else [prov_of.get(u.location) or province_of(u.location) for u in units]
         self.prov = prov
         self.power = power = [u.power for u in units]
         at = {p: i for i, p in enumerate(prov)}
@@ -87,17 +102,19 @@ class _Resolver:
         explicit = [False] * n
         convoys: list[int] = []
         for i, order in enumerate(orders):
+            if order is None:
+                continue
             cls = type(order)
             if cls is Move:
                 kind[i] = MOVE
-                dest[i] = province_of(order.destination)  # type: ignore[union-attr]
+                dest[i] = prov_of.get(order.destination) or province_of(order.destination)  # type: ignore[union-attr]
                 explicit[i] = order.via_convoy or bool(order.route)  # type: ignore[union-attr]
             elif cls is SupportHold:
                 kind[i] = SUPPORT_HOLD
                 support_at[i] = order.supported.province  # type: ignore[union-attr]
             elif cls is SupportMove:
                 kind[i] = SUPPORT_MOVE
-                support_at[i] = province_of(order.supported_to)  # type: ignore[union-attr]
+                support_at[i] = prov_of.get(order.supported_to) or province_of(order.supported_to)  # type: ignore[union-attr]
             elif cls is Convoy:
                 kind[i] = CONVOY
                 convoys.append(i)

@@ -31,6 +31,7 @@ class Tables:
     supply_centers: frozenset[str]
     homes: Mapping[str, frozenset[str]]  # power -> home centres
     province_names: Mapping[str, str]  # province -> full name (for tie-breaks)
+    prov_of: Mapping[str, str]  # every location (coasts too) -> its province
 
     def reachable(self, location: str, is_fleet: bool) -> frozenset[str]:
         """Provinces the unit could move to without a convoy (coasts ignored)."""
@@ -117,4 +118,5 @@ def _build(variant: Variant) -> Tables:
         supply_centers=variant.supply_centers,
         homes={power.name: frozenset(power.home_centers) for power in variant.powers},
         province_names={p: d.name for p, d in provinces.items()},
+        prov_of={**{p: p for p in provinces}, **{loc: province_of(loc) for loc in fleet_adj}},
     )
