@@ -64,10 +64,10 @@ output (one JSON object):
 exit status:
   0  answered;  2  malformed input: the output is {{"error": "...", "detail": ...}}
   (bad JSON, unknown map, power, province, rule, bad phase, ...);  1  internal error.
-  With --batch every line is answered (an error object on a malformed line); the
-  status is 0 when every line succeeded, 2 when some line was malformed, 1 after an
-  internal error.  Blank lines are answered with an error object too, so output
-  line N always belongs to input line N.
+  With --batch every line is answered (a malformed line gets an error object that
+  also gives its "line" number); the status is 0 when every line succeeded, 2 when
+  some line was malformed, 1 after an internal error.  Blank lines are answered
+  with an error object too, so output line N always belongs to input line N.
 """
 
 

@@ -37,7 +37,7 @@ What the parser fills in from the position (notes for the resolver):
 * ``Convoy`` records provinces only; ``F NTH C F LON - BEL`` parses as a convoy of
   whatever stands in LON (legality voids convoying a fleet).
 * ``Build.location`` keeps a written coast; a fleet build in a split-coast
-  province without a coast stays bare (DATC 6.I.?: legality voids it).  An army
+  province without a coast stays bare (DATC 6.B.14: legality voids it).  An army
   build drops any coast.
 """
 
@@ -76,11 +76,11 @@ class OrderSyntaxError(ValueError):
 
 # Tokens: arrows, single punctuation that carries meaning, words.  Periods and
 # apostrophes vanish first ("St. Petersburg", "s.c."); other characters separate.
-_TOKEN = re.compile(r"->|=>|[-\u2013\u2014>/()]|[A-Z0-9]+")
+_TOKEN = re.compile(r"->|=>|[-\u2013\u2014\u2192>/()]|[A-Z0-9]+")
 _DROPPED = str.maketrans("", "", ".'\u2019")
 
 _KINDS: dict[str, UnitKind] = {"A": UnitKind.ARMY, "ARMY": UnitKind.ARMY, "F": UnitKind.FLEET, "FLEET": UnitKind.FLEET}
-_DASHES = frozenset({"-", "->", "=>", ">", "\u2013", "\u2014"})
+_DASHES = frozenset({"-", "->", "=>", ">", "\u2013", "\u2014", "\u2192"})
 # Sequences that mean "moves to"; longest first so "MOVES TO" beats "MOVES".
 _MOVE_WORDS: tuple[tuple[str, ...], ...] = (
     ("MOVES", "TO"), ("MOVE", "TO"), ("GOES", "TO"), ("ATTACKS",), ("MOVES",), ("MOVE",), ("TO",), ("M",),

@@ -95,7 +95,7 @@ def test_full_names_for_the_unit_and_the_destination():
     "text",
     ["A YOR - LON", "A YOR-LON", "a yor -> lon", "A YOR => LON", "A YOR > LON", "A YOR TO LON",
      "A YOR moves to LON", "A YOR move to LON", "A YOR MOVES LON", "A YOR M LON", "YOR - LON",
-     "A Yorkshire - London", "A YOR \u2013 LON", "  a   yor   -   lon  "],
+     "A Yorkshire - London", "A YOR \u2013 LON", "A YOR \u2192 LON", "  a   yor   -   lon  "],
 )
 def test_move_separators(text):
     assert parse(text) == Move(unit("ENGLAND A YOR"), "LON")
