@@ -27,6 +27,9 @@ class _Session(enum.Enum):
     FAILED = "failed"  # the SIGNON was wrong: unknown lines are set aside
 
 
+_SUBJECT_VERBS = {
+    ("SIGNON",), ("JOIN",), ("OBSERVE",), ("TAKEOVER",), ("LIST",), ("SUMMARY",), ("HISTORY",), ("HELP",), ("GET", "KEY"),
+}
 _START_HINT = "start with SIGNON power@game password, JOIN game password or CREATE game password (HELP lists every command)"
 
 
@@ -101,15 +104,23 @@ class _MailParser:
 
     # -- the loop ----------------------------------------------------------------------
     def subject(self) -> None:
-        """A Subject that is itself a one-line command (``SIGNON Fgame pw``) is read as line 0."""
+        """A Subject that is itself a good one-line SIGNON, JOIN, OBSERVE, TAKEOVER or
+        information request (``SIGNON Fgame pw``) is read as line 0.  Anything else in
+        the Subject ("Re: ...", "Help with my orders", "Resign") is ignored silently."""
         text = strip_comment(self.mail.subject)
         words = tuple(text.split())
         if not words or len(text) > MAX_COMMAND_LINE:
             return
         found = registry.lookup(words)
-        if found is None or found[0].body:
+        if found is None or found[0].words not in _SUBJECT_VERBS:
             return
-        command = self.run_verb(0, text, words, found)
+        probe = ParseContext(lines=())
+        try:
+            command = found[0].parse(probe, CommandLine(0, text, words, found[0], found[1]))
+        except ValueError:
+            return
+        if probe.errors:
+            return
         self.after(found[0], command)
 
     def after(self, verb, command: Command | None) -> None:

@@ -102,7 +102,6 @@ class ParseContext:
     unprocessed: list[SourceLine] = field(default_factory=list)
     used_attachments: set[int] = field(default_factory=set)
     used_blocks: set[int] = field(default_factory=set)
-    status_verbs: dict[tuple[str, ...], Verb] = field(default_factory=dict)
 
     # -- the cursor ------------------------------------------------------------------
     def peek(self) -> SourceLine | None:

@@ -242,3 +242,24 @@ def test_huge_line_is_refused_quickly():
     parsed = from_bytes(MALFORMED["huge line"])
     assert time.perf_counter() - started < 2.0
     assert "at most 1000" in parsed.errors[0].message and len(parsed.errors[0].text) <= 200
+
+
+@pytest.mark.parametrize("subject, kinds", [
+    ("SIGNON Fg pw", ["Signon", "OrderLines"]),
+    ("help", ["Help"]),
+    ("LIST g1", ["ListGames"]),
+    ("Help with my orders", []),
+    ("Resign", []),
+    ("SIGNOFF", []),
+    ("PRESS TO E", []),
+    ("Re: JOIN g1 pw", []),
+    ("JOIN", []),
+])
+def test_only_a_good_signon_join_or_information_subject_is_read(subject, kinds):
+    message = EmailMessage()
+    message["From"] = "p@example.org"
+    message["Subject"] = subject
+    message.set_content("A PAR H\n")
+    parsed = parse_mail(message)
+    assert [type(c).__name__ for c in parsed.commands] == kinds
+    assert all(e.line_no != 0 for e in parsed.errors)
