@@ -152,3 +152,23 @@ def enarmor(data: bytes, label: str = "MESSAGE") -> str:
     body = "\n".join(encoded[i : i + 64] for i in range(0, len(encoded), 64))
     crc = base64.b64encode(crc24(data).to_bytes(3, "big")).decode("ascii")
     return f"-----BEGIN PGP {label}-----\n\n{body}\n={crc}\n-----END PGP {label}-----\n"
+
+
+def clearsigned_text(text: str) -> str | None:
+    """The text a clearsigned block signs (dash-escaping undone), or None if ``text`` holds
+    no clearsigned block.  Only the text between the armor lines is signed: anything a
+    mailer adds around it is not."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    try:
+        start = next(i for i, line in enumerate(lines) if line.rstrip() == "-----BEGIN PGP SIGNED MESSAGE-----")
+    except StopIteration:
+        return None
+    index = start + 1
+    while index < len(lines) and lines[index].strip():  # "Hash: SHA256" headers
+        index += 1
+    body: list[str] = []
+    for line in lines[index + 1 :]:
+        if line.rstrip() == "-----BEGIN PGP SIGNATURE-----":
+            return "\n".join(body)
+        body.append(line[2:] if line.startswith("- ") else line)
+    return None

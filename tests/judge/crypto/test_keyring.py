@@ -146,3 +146,15 @@ def test_no_agent_survives_for_player_homes(seven_players: tuple[PlayerKey, ...]
     # Every test above closed its keyrings: nothing may be left running for the player homes.
     for player in seven_players:
         assert agent_pids(player.home) == [], player.name
+
+
+def test_clearsigned_text_is_what_was_signed(judge_keyring) -> None:
+    from judge.crypto.armor import clearsigned_text
+
+    original = "COMMIT\n- dash line\n-----BEGIN not armor\nA Vie - Tri\n"
+    clear = judge_keyring.clearsign(original, judge_keyring.judge_fingerprint)
+    assert "\n- - dash line\n" in clear  # gpg dash-escapes
+    mailed = "Hello,\r\n" + clear.replace("\n", "\r\n") + "\r\n-- \r\nsent from my phone\r\n"
+    assert clearsigned_text(mailed) == original.rstrip("\n")
+    assert judge_keyring.verify_clearsigned(mailed).valid
+    assert clearsigned_text("no block here") is None
