@@ -164,10 +164,11 @@ class OrderParser:
     """Order parser for one variant; the name tables are built once, here."""
 
     def __init__(self, variant: Variant) -> None:
-        self.variant = variant
+        # No reference to the variant itself: it is the key of the weak cache below.
+        self.map_name = variant.name
         self.provinces: dict[str, Province] = dict(variant.provinces)
-        # normalised alias words -> province; aliases starting with an order keyword
-        # would be ambiguous and are left out (their abbreviation still works).
+        # normalised alias words -> province; one-word aliases that are order keywords
+        # ("S", "TO", ...) would be ambiguous and are left out.
         self.names: dict[tuple[str, ...], str] = {}
         for alias, location in variant.aliases.items():
             words = tuple(alias.split())
@@ -215,7 +216,7 @@ class OrderParser:
             found = words[start] if start < len(words) else None
             if found is None:
                 raise tokens.fail(f"{what} is missing")
-            raise tokens.fail(f"{what}: {found!r} is not a province of the {self.variant.name} map")
+            raise tokens.fail(f"{what}: {found!r} is not a province of the {self.map_name} map")
         province, tokens.at = best
         return province, self._coast(tokens, province)
 

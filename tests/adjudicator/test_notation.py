@@ -371,3 +371,15 @@ def test_canonical_text_round_trips():
     for text in texts:
         assert parse(text).canonical() == text
         assert parse(parse(text).canonical()) == parse(text)
+
+
+def test_parser_cache_does_not_keep_variants_alive():
+    import gc
+    import weakref
+
+    variant = maps.load("standard")
+    parse_order(variant, BOARD, "ENGLAND", "F LON H")
+    alive = weakref.ref(variant)
+    del variant
+    gc.collect()
+    assert alive() is None
