@@ -37,4 +37,4 @@ def load(name: str = "standard") -> Variant:
     path = _DIRECTORY / f"{key}.map"
     if not _NAME.match(key) or not path.is_file():
         raise UnknownMapError(name)
-    return parse_map(path.read_text(encoding="utf-8"), path.name)
+    return parse_map(path.read_text(encoding="utf-8-sig"), path.name)  # a BOM is not content
