@@ -16,7 +16,9 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from judge.store.base import Base
 
-# Game statuses.
+# Game statuses.  CREATE makes a game in preparation (the master sets it up); FORM opens
+# it for JOIN; it becomes active when the last power is filled.
+PREPARATION = "preparation"
 FORMING = "forming"
 ACTIVE = "active"
 PAUSED = "paused"
@@ -53,6 +55,8 @@ class Game(Base):
     timing: Mapped[dict[str, Any]] = mapped_column(default=dict)
     zone: Mapped[str] = mapped_column(String(64), default="UTC")
     private: Mapped[bool] = mapped_column(default=False)
+    # Hash of the PRIVATE keyword players must add to JOIN / OBSERVE / TAKEOVER.
+    privacy_hash: Mapped[str | None] = mapped_column(String(200))
     description: Mapped[str] = mapped_column(Text, default="")
     list_address: Mapped[str | None] = mapped_column(String(320))
     status: Mapped[str] = mapped_column(String(16), default=FORMING, index=True)
