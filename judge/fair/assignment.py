@@ -233,6 +233,17 @@ def apply_outcome(state: AssignmentState, contest: Contest, number: int) -> Assi
     return _settle(decided)
 
 
+def replay(powers: Sequence[str], entries: Sequence[tuple[str, PreferenceList]], numbers: Sequence[int]) -> AssignmentState:
+    """Recompute an assignment from the lists and the lottery results, in order (for audits)."""
+    state = start_assignment(powers, entries)
+    for position, number in enumerate(numbers, start=1):
+        contest = next_contest(state)
+        if contest is None:
+            raise AssignmentError(f"{len(numbers)} lottery results given, but only {position - 1} lotteries were run")
+        state = apply_outcome(state, contest, number)
+    return state
+
+
 def reserve_contest(reserves: Sequence[tuple[str, PreferenceList]], power: str) -> Contest | None:
     """Which reserve fills the dropped ``power``: those who listed it, with equal chances;
     failing them, reserves without preference.  ``None`` when nobody fits; a contest with a

@@ -13,6 +13,7 @@ from judge.fair.assignment import (
     apply_outcome,
     contest_from_weights,
     next_contest,
+    replay,
     reserve_contest,
     start_assignment,
 )
@@ -83,6 +84,15 @@ def test_reference_run_to_the_end_assigns_every_power_once() -> None:
     assert state.finished
     assert state.assignment == {"1": "A", "6": "F", "2": "R", "3": "E", "7": "G", "4": "T", "5": "I"}
     assert state.unassigned_players == () and state.unplayed_powers == ()
+
+
+def test_replay_recomputes_the_assignment_from_the_lottery_results() -> None:
+    audited = replay(STANDARD, entries(REFERENCE_LISTS), [5, 0, 1])
+    assert audited.finished and audited.assignment["6"] == "F" and audited.assignment["3"] == "E"
+    assert [d.number for d in audited.decisions if d.how == "lottery"] == [5, 0, 1]
+    with pytest.raises(AssignmentError, match="4 lottery results given, but only 3 lotteries were run"):
+        replay(STANDARD, entries(REFERENCE_LISTS), [5, 0, 1, 2])
+    assert not replay(STANDARD, entries(REFERENCE_LISTS), [5]).finished
 
 
 def test_most_contested_power_goes_first_then_map_order() -> None:
