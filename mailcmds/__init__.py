@@ -11,6 +11,7 @@ re-exported here.
 from __future__ import annotations
 
 from email.message import Message
+from types import ModuleType
 from typing import Iterable
 
 from .create import (
@@ -70,4 +71,8 @@ def parse_text(text: str, attachments: Iterable[Attachment] = ()) -> ParsedMail:
     return parse_extracted(extract_text(text, tuple(attachments)))
 
 
-__all__ = [name for name in dir() if not name.startswith("_") and name not in ("annotations", "Iterable", "Message")]
+__all__ = sorted(
+    name for name, value in globals().items()
+    if not name.startswith("_") and not isinstance(value, ModuleType)
+    and name not in ("annotations", "Iterable", "Message")
+)

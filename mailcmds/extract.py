@@ -318,6 +318,12 @@ def clean_text(text: str, *, flowed: bool = False, delsp: bool = False) -> Clean
         blocks.append(ArmoredBlock(kind, "\n".join(raw_lines[first : last + 1]) + "\n", first + 1, last + 1))
         if kind == "PGP SIGNED MESSAGE":
             _unwrap_clearsigned(raw_lines, first, last, unwrap)
+            # Blocks inside the signed text (a key under SET KEY) are found once unescaped.
+            inner = [i for i in range(first, last + 1) if unwrap.get(i) is not None]
+            texts = [unwrap[i] or "" for i in inner]
+            for inner_kind, a, b in _find_armor(texts):
+                blocks.append(ArmoredBlock(inner_kind, "\n".join(texts[a : b + 1]) + "\n", inner[a] + 1, inner[b] + 1))
+    blocks.sort(key=lambda block: block.first_line)
     notices = []
     if any(b.kind == "PGP SIGNED MESSAGE" for b in blocks):
         notices.append("The mail is clearsigned; the signed text was read.")

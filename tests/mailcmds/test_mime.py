@@ -10,7 +10,7 @@ from email.message import EmailMessage
 
 import pytest
 
-from mailcmds import Attachment, Commit, OrderLines, ParsedMail, Press, Reveal, SetWait, Signon, parse_mail
+from mailcmds import Attachment, Commit, OrderLines, ParsedMail, Press, Reveal, SetKey, SetWait, Signon, parse_mail
 from mailcmds.htmltext import html_to_text
 
 
@@ -263,3 +263,16 @@ def test_only_a_good_signon_join_or_information_subject_is_read(subject, kinds):
     parsed = parse_mail(message)
     assert [type(c).__name__ for c in parsed.commands] == kinds
     assert all(e.line_no != 0 for e in parsed.errors)
+
+
+def test_set_key_inside_a_clearsigned_mail():
+    body = (
+        "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA512\n\nSIGNON Fg pw\nSET KEY\n"
+        "- -----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmDMEZz\n=AbCd\n- -----END PGP PUBLIC KEY BLOCK-----\nSET WAIT\n"
+        "-----BEGIN PGP SIGNATURE-----\n\niHUE\n-----END PGP SIGNATURE-----\n"
+    )
+    parsed = from_bytes(head() + body.encode())
+    assert parsed.errors == ()
+    key = parsed.of_type(SetKey)[0]
+    assert key.key == "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmDMEZz\n=AbCd\n-----END PGP PUBLIC KEY BLOCK-----\n"
+    assert parsed.of_type(SetWait)
