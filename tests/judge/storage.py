@@ -30,4 +30,5 @@ def make_mail(subject: str = "hello", body: str = "LIST\n", sender: str = "anna@
     for name, value in (extra or {}).items():
         message[name] = value
     message.set_content(body)
-    return message.as_bytes()
+    # SMTP carries CRLF line ends; tests compare stored bytes with these.
+    return message.as_bytes(policy=message.policy.clone(linesep="\r\n"))
