@@ -145,6 +145,10 @@ class Keyring:
                 return normalize_fingerprint(line.split()[3])
         raise GpgError(f"gpg could not generate a key for {name} <{email}>: {result.stderr.strip()}")
 
+    def reload(self) -> None:
+        """Forget the cached key list (after another gpg process changed the keyring)."""
+        self._listing = None
+
     def _public_keys(self) -> list[dict]:
         if self._listing is None:
             self._listing = list(self._gpg.list_keys())

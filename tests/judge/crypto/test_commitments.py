@@ -220,3 +220,17 @@ def test_number_file_commitment_round_trip(judge_keyring, seven_players) -> None
 def test_bad_numbers_are_refused(text: bytes, reason: str) -> None:
     with pytest.raises(CommitmentFormatError, match=reason):
         read_number(text, 7)
+
+
+def test_signature_by_a_signing_subkey_counts_as_the_registered_key(keyring, gpg_home) -> None:
+    # Many players sign with a subkey; the registered fingerprint is the primary key's.
+    primary = keyring.generate_key("Subkey Player", "sub@players.test")
+    subprocess.run(["gpg", "--homedir", str(gpg_home), "--batch", "--pinentry-mode", "loopback",
+                    "--passphrase", "", "--quick-add-key", primary, "ed25519", "sign", "never"],
+                   check=True, capture_output=True)
+    keyring.reload()  # keys changed behind the keyring's back
+    signature = keyring.sign_detached(ORDERS, primary)
+    verdict = check_commitment(keyring, signature, primary)
+    assert verdict.valid and verdict.fingerprint == primary
+    assert verdict.key_id != primary[-16:]  # made by the subkey
+    assert verify_reveal(keyring, signature, ORDERS, primary).valid
