@@ -1,14 +1,10 @@
-"""``judge player blind``, run as a real command.
-
-Until ``judge player`` is wired into ``judge/cli.py`` the same parser is run through
-``python -m judge.player.blind`` (identical sub-commands, built by ``register_blind``)."""
+"""``judge player blind``, run as the real command (``python -m judge.cli player blind``)."""
 
 from __future__ import annotations
 
 import random
 import subprocess
 import sys
-from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -19,17 +15,11 @@ from judge.player.blind import main
 POWERS = ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY")
 
 
-@lru_cache(maxsize=1)
-def command_prefix() -> tuple[str, ...]:
-    judge = (sys.executable, "-m", "judge.cli", "player")
-    probe = subprocess.run([*judge, "blind", "--help"], capture_output=True, text=True)
-    if probe.returncode == 0:
-        return judge
-    return (sys.executable, "-m", "judge.player.blind")
+JUDGE_PLAYER = (sys.executable, "-m", "judge.cli", "player")
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*command_prefix(), "blind", *args], capture_output=True, text=True, input=stdin, timeout=60)
+    return subprocess.run([*JUDGE_PLAYER, "blind", *args], capture_output=True, text=True, input=stdin, timeout=60)
 
 
 def test_add_and_sub_reproduce_the_reference_example() -> None:
@@ -91,7 +81,8 @@ def test_try_reports_when_no_blind_fits() -> None:
     ],
 )
 def test_bad_input_is_quoted(args: tuple[str, ...], problem: str, capsys: pytest.CaptureFixture[str]) -> None:
-    # in-process through the same parser (register_blind), to keep the suite fast
+    # in-process through the same parser (register_blind) to keep the suite fast;
+    # test_bad_input_from_the_real_command covers the real process
     assert main(["blind", *args]) == 2
     assert problem in capsys.readouterr().err
 
