@@ -65,7 +65,7 @@ def make_players(names: Sequence[str], domain: str = "players.test") -> list[Pla
     everyone = "".join(p.public_key for p in players)
     for player in players:
         with player.keyring() as ring:
-            ring._gpg.import_keys(everyone)  # one gpg call for all seven keys
+            ring.import_key_bundle(everyone)  # one gpg call for all seven keys
     return players
 
 

@@ -119,6 +119,15 @@ class Keyring:
             raise KeyImportError(f"gpg did not accept the key: {reasons.strip()}")
         return fingerprints[0]
 
+    def import_key_bundle(self, armored: str) -> list[str]:
+        """Import every public key of a trusted bundle in one gpg call (set-up, tests).
+        Keys players send go through :meth:`import_public_key`, which checks them."""
+        result = self._gpg.import_keys(armored)
+        self._listing = None
+        if not result.fingerprints:
+            raise GpgError(f"gpg imported no key: {_last_error(result.stderr)}")
+        return sorted({normalize_fingerprint(f) for f in result.fingerprints})
+
     def export_public_key(self, fingerprint: str) -> str:
         text = self._gpg.export_keys(normalize_fingerprint(fingerprint), armor=True)
         if not text:
@@ -235,6 +244,13 @@ class Keyring:
         if not result.ok:
             raise GpgError(f"gpg could not encrypt to {', '.join(recipients)}: {result.status or result.stderr.strip()}")
         return result.data
+
+    def decrypt(self, data: bytes, *, passphrase: str | None = None) -> bytes:
+        """The plaintext of a message encrypted to a secret key of this keyring."""
+        opened = self.open(data, passphrase=passphrase)
+        if not opened.decrypted:
+            raise GpgError("the message is not encrypted (it is only signed)")
+        return opened.data
 
     def open(self, data: bytes, *, passphrase: str | None = None) -> Opened:
         """Decrypt and/or unwrap a signed message (what ``gpg --decrypt`` does)."""

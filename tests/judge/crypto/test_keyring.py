@@ -110,6 +110,8 @@ def test_encrypt_to_two_and_either_decrypts(seven_players) -> None:
         with reader.keyring() as ring:
             opened = ring.open(secret)
         assert opened.data == b"4\n" and opened.decrypted and opened.signature is None
+        with reader.keyring() as ring:
+            assert ring.decrypt(secret) == b"4\n"
     with turkey.keyring() as ring, pytest.raises(GpgError, match="could not open"):
         ring.open(secret)
 
@@ -120,6 +122,8 @@ def test_attached_signature_opens_with_a_verdict(seven_players) -> None:
         signed = ring.sign_attached(b"payload", germany.fingerprint)
         opened = ring.open(signed)
     assert opened.data == b"payload" and not opened.decrypted
+    with germany.keyring() as ring, pytest.raises(GpgError, match="only signed"):
+        ring.decrypt(signed)
     assert opened.signature is not None and opened.signature.valid
     assert opened.signature.fingerprint == germany.fingerprint
 
