@@ -74,5 +74,5 @@ def parse_text(text: str, attachments: Iterable[Attachment] = ()) -> ParsedMail:
 __all__ = sorted(
     name for name, value in globals().items()
     if not name.startswith("_") and not isinstance(value, ModuleType)
-    and name not in ("annotations", "Iterable", "Message")
+    and name not in ("annotations", "Iterable", "Message", "ModuleType")
 )

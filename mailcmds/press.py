@@ -34,17 +34,15 @@ class Press(Command):
 _OPTIONS = {"GREY", "GRAY", "WHITE", "QUIET", "FAKE", "FROM", "TO"}
 _TOKEN_RE = re.compile(r"[A-Z][A-Z0-9_#\-]*")
 _PRESS_ENDS = ("ENDPRESS", "ENDBROADCAST")
-#: Lines that end a press even without ENDPRESS, so a password is never pressed out.
-_SESSION_WORDS = {"SIGNON", "JOIN", "TAKEOVER", "OBSERVE", "CREATE"}
-
-
 def stops_body(line: SourceLine) -> bool:
-    """A SIGNOFF line, or a line that reads like a SIGNON/JOIN/... with a password."""
+    """A SIGNOFF line, or a ``SIGNON id password`` line: a press (or reveal) whose
+    ENDPRESS was forgotten must not carry the next SIGNON's password to other players.
+    (JOIN, CREATE and the like are ordinary English words and do not end a press.)"""
     words = strip_comment(line.text).split()
     if not words:
         return False
     first = words[0].upper()
-    return (first == "SIGNOFF" and len(words) == 1) or (first in _SESSION_WORDS and 3 <= len(words) <= 4)
+    return (first == "SIGNOFF" and len(words) == 1) or (first == "SIGNON" and len(words) == 3)
 
 
 def _read_options(line: CommandLine, broadcast_verb: bool) -> tuple[tuple[str, ...] | None, tuple[str, ...], bool, bool, bool]:

@@ -150,19 +150,16 @@ class ParseContext:
         ends = {t.upper() for t in terminators}
         body: list[SourceLine] = []
         while (line := self.peek()) is not None:
-            first = (line.text.split() or [""])[0].upper()
+            words = strip_comment(line.text).upper().split()
+            first = words[0] if words else ""
             if stop(line):
                 return body, first
             self.advance()
-            if first in ends and self._lone_word(line):
-                return body, first
+            # "ENDPRESS" alone, or the common "END PRESS": a missed end would leak the rest.
+            if len(words) in (1, 2) and "".join(words) in ends:
+                return body, "".join(words)
             body.append(line)
         return body, None
-
-    @staticmethod
-    def _lone_word(line: SourceLine) -> bool:
-        """Terminators stand alone on their line (a comment may follow)."""
-        return len(strip_comment(line.text).split()) == 1
 
     # -- attachments -------------------------------------------------------------------
     def claim_attachment(self, accept: Callable[[Attachment], bool]) -> Attachment | None:

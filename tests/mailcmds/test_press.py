@@ -81,3 +81,13 @@ def test_press_header_errors_keep_the_body_out_of_the_orders(header, fragment):
 def test_empty_press_is_an_error():
     parsed = parse_text("SIGNON Fg pw\nPRESS TO E\n\nENDPRESS")
     assert "has no message" in parsed.errors[0].message
+
+
+def test_end_press_in_two_words_ends_the_press():
+    parsed = parse_text("SIGNON Fg pw\nPRESS TO E\nhi\nEND PRESS\nA PAR H")
+    assert parsed.of_type(Press)[0].body == "hi\n" and isinstance(parsed.commands[-1], OrderLines)
+
+
+def test_english_words_that_are_commands_stay_in_the_press():
+    press = press_of("PRESS TO E\njoin the alliance\nCreate a diversion\nSignon is at noon\nENDPRESS")
+    assert press.body == "join the alliance\nCreate a diversion\nSignon is at noon\n"
