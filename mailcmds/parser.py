@@ -67,6 +67,10 @@ class _MailParser:
         except ValueSyntaxError as problem:
             self.ctx.error(number, line.masked_text, f"{problem}; write {verb.syntax}")
             return None
+        except Exception as problem:  # a parser bug must cost one line, never the mail
+            self.ctx.error(number, line.masked_text,
+                           f"the judge could not read this line ({type(problem).__name__}); write {verb.syntax}")
+            return None
         return command
 
     def unknown(self, number: int, text: str, words: tuple[str, ...]) -> None:

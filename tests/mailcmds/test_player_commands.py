@@ -267,3 +267,18 @@ def test_information_errors():
     assert "phase" in error_of("HISTORY g1 spring").message
     assert "unexpected" in error_of("LIST a b").message
     assert "GET KEY takes nothing" in error_of("GET KEY now").message
+
+
+def test_a_failing_verb_parser_costs_one_line_not_the_mail(monkeypatch):
+    from mailcmds import registry
+    from mailcmds.syntax import Verb
+
+    def broken(ctx, line):
+        raise IndexError("bug")
+
+    table = dict(registry._TABLE)
+    table[("CLEAR",)] = Verb(("CLEAR",), "CLEAR", "clear", broken)
+    monkeypatch.setattr(registry, "_TABLE", table)
+    parsed = parse_text("SIGNON Fg pw\nCLEAR\nSET WAIT")
+    assert [type(c) for c in parsed.commands] == [Signon, SetWait]
+    assert "could not read this line (IndexError)" in parsed.errors[0].message
