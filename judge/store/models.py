@@ -13,6 +13,7 @@ from judge.store.base import Base
 MODEL_MODULES: tuple[str, ...] = (
     "judge.store.models_mail",
     "judge.store.models_game",
+    "judge.store.models_turns",
 )
 
 
