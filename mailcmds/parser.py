@@ -17,7 +17,15 @@ from .extract import ExtractedMail
 from .model import Command, ParsedMail, SourceLine, quote
 from .orders import OrderLines, looks_like_order
 from .signon import Signoff
-from .syntax import MAX_COMMAND_LINE, CommandLine, CommandSyntaxError, ParseContext, mask_words, strip_comment
+from .syntax import (
+    MAX_COMMAND_LINE,
+    CommandLine,
+    CommandSyntaxError,
+    ParseContext,
+    Verb,
+    mask_words,
+    strip_comment,
+)
 from .values import ValueSyntaxError
 
 
@@ -56,7 +64,7 @@ class _MailParser:
             self.commands.append(OrderLines(tuple(self.orders), source=self.orders[0]))
             self.orders = []
 
-    def run_verb(self, number: int, text: str, words: tuple[str, ...], found: tuple) -> Command | None:
+    def run_verb(self, number: int, text: str, words: tuple[str, ...], found: tuple[Verb, int]) -> Command | None:
         verb, length = found
         line = CommandLine(number, text, words, verb, length)
         try:
@@ -75,7 +83,7 @@ class _MailParser:
 
     def unknown(self, number: int, text: str, words: tuple[str, ...]) -> None:
         first = words[0].upper()
-        if first in ("ENDPRESS", "ENDBROADCAST", "ENDREVEAL"):
+        if len(words) <= 2 and "".join(words).upper() in ("ENDPRESS", "ENDBROADCAST", "ENDREVEAL"):
             return  # a stray terminator changes nothing
         prefixed = registry.verbs_starting(first)
         if prefixed:
@@ -121,13 +129,13 @@ class _MailParser:
         probe = ParseContext(lines=())
         try:
             command = found[0].parse(probe, CommandLine(0, text, words, found[0], found[1]))
-        except ValueError:
+        except Exception:  # a Subject that is not a good command is simply not one
             return
         if probe.errors:
             return
         self.after(found[0], command)
 
-    def after(self, verb, command: Command | None) -> None:
+    def after(self, verb: Verb, command: Command | None) -> None:
         if command is not None:
             self.commands.append(command)
         if verb.opens_session:

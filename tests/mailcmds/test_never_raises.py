@@ -47,7 +47,8 @@ def test_parse_mail_never_raises_on_arbitrary_bytes(body, headers):
 
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126, blacklist_characters="/"), min_size=3, max_size=12))
-def test_passwords_never_appear_in_errors(password):
+def test_passwords_never_appear_in_errors(suffix):
+    password = "zZ" + suffix  # never equal to one of the fixed words of the lines below
     bad_lines = [
         f"SIGNON Fg {password} extra", f"JOIN g {password} x y", f"SET PASSWORD {password} more",
         f"SIGNIN Fg {password}", f"SET PASWORD {password}", f"TAKEOVER fr@g {password} x y",
