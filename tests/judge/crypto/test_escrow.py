@@ -27,7 +27,7 @@ from judge.crypto.escrow import (
 )
 from judge.crypto.gpg import GpgError, Keyring
 from judge.crypto.armor import enarmor
-from tests.gpgkeys import PlayerKey
+from tests.fixtures.gpg import PlayerKey
 
 NUMBER = 4
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from judge.crypto.gpg import GpgError, KeyImportError, Keyring, agent_pids
-from tests.gpgkeys import PlayerKey, remove_home, short_home
+from tests.fixtures.gpg import PlayerKey, remove_home, short_home
 
 
 def test_import_public_key_returns_its_fingerprint(keyring: Keyring, seven_players) -> None:

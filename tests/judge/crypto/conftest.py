@@ -1,1 +1,0 @@
-from tests.gpgkeys import _judge_template, gpg_home, judge_keyring, keyring, seven_players  # noqa: F401
