@@ -37,6 +37,8 @@ class SetNoConcede(Command):
 
 def _draw(ctx: ParseContext, line: CommandLine) -> SetDraw:
     tokens = split_tokens(line.args)
+    if tokens == ("ALL",):  # SET DRAW ALL: the draw including all survivors
+        tokens = ()
     for token in tokens:
         parse_power(token)
     return SetDraw(tokens or None, source=line.source)

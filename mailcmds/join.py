@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from .model import Command
 from .syntax import CommandLine, ParseContext, Verb, expect_count
-from .values import parse_game, split_power_at_game, split_signon_id
+from .values import ValueSyntaxError, parse_game, split_power_at_game, split_signon_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +64,12 @@ def _observe(ctx: ParseContext, line: CommandLine) -> Observe:
     args = expect_count(line, 2, 3, "your observer name at the game and a password")
     if "@" not in args[0]:
         raise line.fail(f"OBSERVE needs a name for you before the game: '{args[0]}' has no '@'")
-    name, game = split_power_at_game(args[0])
+    try:
+        name, game = split_power_at_game(args[0])
+    except ValueSyntaxError:
+        raise line.fail(
+            f"'{args[0]}' is not name@game: an observer name is letters, digits, '_' or '-' (john_smith@mygame)"
+        ) from None
     return Observe(name, game, args[1], args[2] if len(args) == 3 else None, source=line.source)
 
 

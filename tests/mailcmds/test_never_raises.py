@@ -57,6 +57,5 @@ def test_passwords_never_appear_in_errors(suffix):
     parsed = parse_text("\n".join(bad_lines))
     assert len(parsed.errors) == len(bad_lines)
     for error in parsed.errors:
-        assert password not in error.text.split(), error
-        assert f" {password} " not in f" {error.message} " or password in error.message.split("write", 1)[-1]
+        assert password not in error.message and password not in error.text
     assert all(MASK in e.text for e in parsed.errors)

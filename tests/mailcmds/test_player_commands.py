@@ -95,6 +95,7 @@ def test_observe_takeover_resign():
 
 def test_observe_without_name_and_resign_with_a_bare_power_are_errors():
     assert "no '@'" in error_of("OBSERVE g1 pw").message
+    assert "an observer name is letters" in error_of("OBSERVE john.smith@g1 pw").message
     assert "EJECT" in error_of("RESIGN FRANCE").message
 
 
@@ -235,6 +236,7 @@ def test_set_zone():
 
 def test_draw_votes():
     assert only("SET DRAW").powers is None
+    assert only("SET DRAW ALL").powers is None
     assert only("SET DRAW AEF").powers == ("AEF",)
     assert only("SET DRAW austria, England").powers == ("AUSTRIA", "ENGLAND")
     assert isinstance(only("SET NO DRAW"), SetNoDraw) and isinstance(only("SET NODRAW"), SetNoDraw)
