@@ -40,23 +40,28 @@ class CommitmentFormatError(ValueError):
 
 
 # -- signed commitments -------------------------------------------------------------------
-def read_signature(signature_bytes: bytes) -> SignatureInfo:
-    """The one detached signature in an armored (or binary ``.sig``) block."""
+def signature_packets(signature_bytes: bytes) -> bytes:
+    """The binary signature packets of an armored block (found among other text, CRLF or
+    indented as mail leaves it) or of a binary ``.sig`` file."""
     if b"-----BEGIN PGP" in signature_bytes:
         try:
-            data = dearmor(signature_bytes, expect=("SIGNATURE", "MESSAGE")).data
+            return dearmor(signature_bytes, expect=("SIGNATURE", "MESSAGE")).data
         except ArmorError as exc:
             raise CommitmentFormatError(f"malformed signature block: {exc}") from None
-    else:
-        data = signature_bytes
+    if signature_bytes[:1] and signature_bytes[0] & 0x80:
+        return signature_bytes
+    raise CommitmentFormatError(
+        "no signature found: expected an armored block starting with "
+        "'-----BEGIN PGP SIGNATURE-----' (gpg --armor --detach-sign orders.txt)"
+    )
+
+
+def read_signature(signature_bytes: bytes) -> SignatureInfo:
+    """The one detached signature in an armored (or binary ``.sig``) block."""
+    data = signature_packets(signature_bytes)
     try:
         signatures = detached_signatures(data)
     except PacketError as exc:
-        if data is signature_bytes:
-            raise CommitmentFormatError(
-                "no signature found: expected an armored block starting with "
-                "'-----BEGIN PGP SIGNATURE-----' (gpg --armor --detach-sign orders.txt)"
-            ) from None
         raise CommitmentFormatError(f"malformed signature: {exc}") from None
     if len(signatures) != 1:
         raise CommitmentFormatError(
@@ -125,7 +130,8 @@ def _newline_of(data: bytes) -> bytes:
 
 
 def _add_final_newline(data: bytes) -> bytes:
-    return data if data.endswith(b"\n") else data + _newline_of(data)
+    # Unconditional: a file ending in a blank line that lost its last newline ends in one.
+    return data + _newline_of(data)
 
 
 def _remove_final_newline(data: bytes) -> bytes:
@@ -196,9 +202,11 @@ def verify_reveal(
     structure = check_commitment(keyring, signature_bytes, registered)
     if not structure.valid:
         return structure
+    # gpg gets the packets alone: surrounding text and mail damage to the armor are gone.
+    packets = signature_packets(signature_bytes)
     first: Verdict | None = None
     for name, data in reveal_variants(revealed_bytes):
-        verdict = keyring.verify_detached(signature_bytes, data)
+        verdict = keyring.verify_detached(packets, data)
         if verdict.valid:
             if verdict.fingerprint != registered:  # the issuer packet lied about the signer
                 return Verdict(False, verdict.fingerprint, verdict.key_id,
@@ -260,8 +268,8 @@ def split_salted(revealed_text: str) -> tuple[str, str]:
         raise CommitmentFormatError("the reveal is empty: send the orders text ending with your 'SALT ...' line")
     salt_line = lines[-1].rstrip()
     check_salt_line(salt_line)
-    orders = "\n".join(lines[:-1])
-    return (orders + "\n" if orders else ""), salt_line
+    orders_lines = lines[:-1]
+    return ("\n".join(orders_lines) + "\n" if orders_lines else ""), salt_line
 
 
 def verify_sha256_reveal(commitment_hex: str, revealed: bytes) -> Verdict:

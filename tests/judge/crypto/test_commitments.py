@@ -234,3 +234,11 @@ def test_signature_by_a_signing_subkey_counts_as_the_registered_key(keyring, gpg
     assert verdict.valid and verdict.fingerprint == primary
     assert verdict.key_id != primary[-16:]  # made by the subkey
     assert verify_reveal(keyring, signature, ORDERS, primary).valid
+
+
+def test_inline_signature_in_a_mail_body_verifies(judge_keyring, seven_players, france_signature) -> None:
+    # COMMIT with the armored block pasted in the body, CRLF and quoted with indentation.
+    body = b"COMMIT\r\n\r\n" + b"\r\n".join(b"  " + line for line in france_signature.splitlines()) + b"\r\n-- \r\nFrance\r\n"
+    france = seven_players[2]
+    assert check_commitment(judge_keyring, body, france.fingerprint).valid
+    assert verify_reveal(judge_keyring, body, ORDERS, france.fingerprint).valid
