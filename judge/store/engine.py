@@ -56,6 +56,10 @@ class Store:
     """
 
     def __init__(self, url: str, **engine_kwargs: Any) -> None:
+        from judge.store.models import load_models
+
+        # Every model module, so foreign keys between modules resolve (outbox -> game).
+        load_models()
         self.url = url
         self.engine = make_engine(url, **engine_kwargs)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
