@@ -1,0 +1,177 @@
+"""Reading a game's stored state as the engine's and the turn logic's values.
+
+These helpers are shared by the handlers, the reply and (later) the scheduler: a game's
+variant, position, timing and rules, its members, and the deadline as a person reads it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from functools import lru_cache
+from typing import Iterable
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+import maps
+from adjudicator.jsonio import position_from_json
+from adjudicator.types import Position, Variant
+from judge.services.context import CommandRefused
+from judge.store.models_game import (
+    ACTIVE,
+    MASTER,
+    MEMBER_ACTIVE,
+    OBSERVER,
+    PLAYER,
+    Game,
+    Membership,
+)
+from judge.turns import Timing, format_deadline, format_remaining, parse_timing
+from judge.turns.timing import TimingError
+from mailcmds import PowerListError, resolve_power
+
+
+@lru_cache(maxsize=16)
+def variant_named(name: str) -> Variant:
+    """The parsed map (maps.load reads and parses the file; variants are immutable)."""
+    return maps.load(name)
+
+
+def variant_of(game: Game) -> Variant:
+    return variant_named(game.map_name)
+
+
+def position_of(game: Game) -> Position:
+    """The game's current position; the game must have started."""
+    if game.position is None:
+        raise CommandRefused(f"game '{game.name}' has not started yet")
+    return position_from_json(variant_of(game), game.position)
+
+
+def timing_of(game: Game) -> Timing:
+    """The game's TIMING (stored as canonical text) in the game's zone."""
+    text = str((game.timing or {}).get("text", ""))
+    try:
+        base = Timing(zone=game.zone or "UTC")
+    except TimingError:
+        base = Timing()
+    return parse_timing(text, base=base) if text else base
+
+
+def rules_of(game: Game) -> frozenset[str]:
+    """The rule names of the game (values such as ``GRACE_BUDGET 2`` keep their value)."""
+    return frozenset(str(rule) for rule in (game.rules or ()))
+
+
+def rule_names(game: Game) -> frozenset[str]:
+    """Just the names: ``GRACE_BUDGET 2`` -> ``GRACE_BUDGET``."""
+    return frozenset(rule.split()[0] for rule in rules_of(game))
+
+
+def has_rule(game: Game, name: str) -> bool:
+    return name in rule_names(game)
+
+
+def find_game(session: Session, name: str) -> Game:
+    game = session.execute(select(Game).where(Game.name == name.lower())).scalar_one_or_none()
+    if game is None:
+        raise CommandRefused(f"there is no game '{name}' on this judge (LIST shows the games)")
+    return game
+
+
+def members(session: Session, game: Game, *, role: str | None = None,
+            active_only: bool = True) -> list[Membership]:
+    query = select(Membership).where(Membership.game_id == game.id)
+    if role is not None:
+        query = query.where(Membership.role == role)
+    if active_only:
+        query = query.where(Membership.status == MEMBER_ACTIVE)
+    return list(session.execute(query.order_by(Membership.id)).scalars())
+
+
+def players(session: Session, game: Game) -> list[Membership]:
+    return members(session, game, role=PLAYER)
+
+
+def observers(session: Session, game: Game) -> list[Membership]:
+    return members(session, game, role=OBSERVER)
+
+
+def master_of(session: Session, game: Game) -> Membership | None:
+    found = members(session, game, role=MASTER)
+    return found[0] if found else None
+
+
+def player_of(session: Session, game: Game, power: str) -> Membership | None:
+    """The active player of ``power``, if it has one."""
+    for member in players(session, game):
+        if member.power == power:
+            return member
+    return None
+
+
+def latest_of_power(session: Session, game: Game, power: str) -> Membership | None:
+    """The most recent membership row of ``power`` (active or not)."""
+    return session.execute(
+        select(Membership)
+        .where(Membership.game_id == game.id, Membership.role == PLAYER, Membership.power == power)
+        .order_by(Membership.id.desc())
+        .limit(1)
+    ).scalar_one_or_none()
+
+
+def power_named(game: Game, token: str) -> str:
+    """A power of the game's map from its name or initial; refuses with the known powers."""
+    try:
+        return resolve_power(token, variant_of(game).powers)
+    except PowerListError as problem:
+        raise CommandRefused(str(problem)) from None
+
+
+def power_names(game: Game) -> tuple[str, ...]:
+    return tuple(power.name for power in variant_of(game).powers)
+
+
+def zone_for(game: Game, member: Membership | None) -> str:
+    """The zone deadlines are shown in: the member's SET ZONE, else the game's."""
+    if member is not None and member.zone:
+        return member.zone
+    return game.zone or "UTC"
+
+
+def as_utc(moment: datetime) -> datetime:
+    """Stored datetimes come back naive from SQLite: they are UTC."""
+    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+
+
+def deadline_text(game: Game, member: Membership | None, now: datetime) -> str | None:
+    """``Sat 21 Nov 2026 20:00 CET (2 days 3 hours left)``, or None without a deadline."""
+    if game.deadline is None:
+        return None
+    deadline = as_utc(game.deadline)
+    remaining = format_remaining(deadline, now)
+    shown = format_deadline(deadline, zone_for(game, member))
+    return f"{shown} ({'passed' if remaining == 'passed' else remaining + ' left'})"
+
+
+def touch_schedule(game: Game, now: datetime) -> None:
+    """Ask the scheduler to look at an active game at its next pass.
+
+    Called after every change that can make a game ready or change its reminders (orders,
+    WAIT, deadline, start, resume).  The scheduler pass recomputes the exact due time
+    (judge.turns.next_due); a game that is not active is never due.
+    """
+    if game.status == ACTIVE:
+        current = game.next_due_at
+        game.next_due_at = now if current is None or as_utc(current) > now else current
+    else:
+        game.next_due_at = None
+
+
+def addresses(rows: Iterable[Membership]) -> list[str]:
+    """Distinct addresses in order (one person may hold two places)."""
+    seen: dict[str, None] = {}
+    for row in rows:
+        if row.address:
+            seen.setdefault(row.address.lower(), None)
+    return list(seen)

@@ -1,0 +1,103 @@
+"""Information: LIST, LIST game, SUMMARY game, HISTORY game [phase], HELP.
+
+Nothing here shows an address; in a gunboat game nothing says who plays what.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+
+from sqlalchemy import select
+
+from adjudicator.types import Phase
+from judge.render import render
+from judge.services.context import CommandRefused, MailContext
+from judge.services.games import as_utc, find_game, players, variant_of
+from judge.services.registry import handles
+from judge.services.views import STATUS_TEXT, game_view
+from judge.store.models_game import Game, PhaseRecord
+from judge.turns import format_deadline
+from mailcmds import Help, History, ListGames, Summary
+
+
+def _named_or_signed_on(ctx: MailContext, name: str | None, verb: str) -> Game:
+    if name is not None:
+        return find_game(ctx.session, name)
+    if ctx.signed_on is not None:
+        return ctx.signed_on.game
+    raise CommandRefused(f"{verb} needs a game: write {verb} game (LIST shows the games)")
+
+
+def _viewer(ctx: MailContext, game: Game):
+    return ctx.signed_on.membership if ctx.signed_on is not None and ctx.signed_on.game.id == game.id else None
+
+
+@handles(ListGames)
+def list_games(ctx: MailContext, command: ListGames) -> None:
+    if command.game is None and ctx.signed_on is None:
+        games = ctx.session.execute(select(Game).order_by(Game.name)).scalars().all()
+        rows = [
+            {"name": g.name, "status": g.status, "phase": g.phase, "private": bool(g.private),
+             "description": g.description or "",
+             "places": f"{len(players(ctx.session, g))}/{len(variant_of(g).powers)} players"}
+            for g in games
+        ]
+        ctx.add_block(render("list_games.j2", games=rows))
+        ctx.done(command, f"{len(rows)} game{'s' if len(rows) != 1 else ''} listed below")
+        return
+    game = _named_or_signed_on(ctx, command.game, "LIST")
+    ctx.add_block(render("game_info.j2", game=game_view(ctx.session, game, ctx.now, viewer=_viewer(ctx, game)),
+                         full=False))
+    ctx.done(command, f"game '{game.name}' listed below")
+
+
+@handles(Summary)
+def summary(ctx: MailContext, command: Summary) -> None:
+    game = _named_or_signed_on(ctx, command.game, "SUMMARY")
+    ctx.add_block(render("game_info.j2", game=game_view(ctx.session, game, ctx.now, viewer=_viewer(ctx, game)),
+                         full=True))
+    ctx.done(command, f"summary of game '{game.name}' below ({STATUS_TEXT.get(game.status, game.status)})")
+
+
+def _result_line(item: object) -> str:
+    if isinstance(item, dict):
+        text = f"{item.get('power', '?')}: {item.get('order', '?')} -> {item.get('result', '?')}"
+        return text + (f" ({item['reason']})" if item.get("reason") else "")
+    return str(item)
+
+
+def _phase_rank(text: str) -> Phase | None:
+    try:
+        return Phase.parse(text)
+    except ValueError:
+        return None
+
+
+@handles(History)
+def history(ctx: MailContext, command: History) -> None:
+    game = _named_or_signed_on(ctx, command.game, "HISTORY")
+    rows = ctx.session.execute(
+        select(PhaseRecord).where(PhaseRecord.game_id == game.id).order_by(PhaseRecord.id)
+    ).scalars().all()
+    since = _phase_rank(command.phase) if command.phase else None
+    records = []
+    for row in rows:
+        rank = _phase_rank(row.phase)
+        if since is not None and rank is not None and rank < since:
+            continue
+        records.append({"phase": row.phase, "when": format_deadline(as_utc(row.processed_at), game.zone),
+                        "lines": [_result_line(item) for item in (row.results or [])]})
+    ctx.add_block(render("history.j2", game=game.name, records=records))
+    ctx.done(command, f"history of game '{game.name}' below ({len(records)} phase{'s' if len(records) != 1 else ''})")
+
+
+@lru_cache(maxsize=1)
+def help_text() -> str:
+    return resources.files("mailcmds").joinpath("help.txt").read_text(encoding="utf-8")
+
+
+@handles(Help)
+def help_page(ctx: MailContext, command: Help) -> None:
+    ctx.add_block(help_text())
+    ctx.done(command, "the list of commands is below")

@@ -1,0 +1,145 @@
+"""The master's game commands: FORM, PAUSE, RESUME, TERMINATE, EJECT, DUMMY, REVIVE.
+
+(SET DEADLINE and the status lines are in create.py; PROCESS, PREVIEW and ROLLBACK belong
+to the turn commands.)
+"""
+
+from __future__ import annotations
+
+from judge.render import render
+from judge.services.broadcast import broadcast
+from judge.services.context import CommandRefused, MailContext
+from judge.services.games import (
+    as_utc,
+    deadline_text,
+    latest_of_power,
+    player_of,
+    position_of,
+    power_named,
+    timing_of,
+    touch_schedule,
+)
+from judge.services.registry import Needs, handles
+from judge.store.models_game import (
+    ACTIVE,
+    DISMISSED,
+    DUMMY,
+    ENDED,
+    FORMING,
+    PAUSED,
+    PREPARATION,
+    Game,
+)
+from judge.turns import extend_only, next_deadline
+from mailcmds import Dummy, Eject, Form, Pause, Resume, Revive, Terminate
+
+
+def _tell(ctx: MailContext, game: Game, subject: str, template: str, kind: str, **values: object) -> None:
+    body = render(template, game=game.name, **values)
+    ctx.send(broadcast(ctx.session, game, ctx.judge, subject=f"{game.name}: {subject}", body=body, kind=kind,
+                       exclude=[ctx.sender]))
+
+
+@handles(Form, needs=Needs.MASTER)
+def form(ctx: MailContext, command: Form) -> None:
+    game = ctx.require_master().game
+    if game.status == FORMING:
+        raise CommandRefused(f"game '{game.name}' is already open for players")
+    if game.status != PREPARATION:
+        raise CommandRefused(f"game '{game.name}' is past forming ({game.status})")
+    game.status = FORMING
+    ctx.done(command, f"game '{game.name}' is open: players join with JOIN {game.name} password")
+
+
+@handles(Pause, needs=Needs.MASTER)
+def pause(ctx: MailContext, command: Pause) -> None:
+    game = ctx.require_master().game
+    if game.status != ACTIVE:
+        raise CommandRefused(f"only an active game can be paused; game '{game.name}' is {game.status}")
+    game.status = PAUSED
+    touch_schedule(game, ctx.now)
+    ctx.done(command, f"game '{game.name}' paused: no deadline passes until RESUME")
+    _tell(ctx, game, "paused", "game_paused.j2", "game_paused")
+
+
+@handles(Resume, needs=Needs.MASTER)
+def resume(ctx: MailContext, command: Resume) -> None:
+    game = ctx.require_master().game
+    if game.status != PAUSED:
+        raise CommandRefused(f"game '{game.name}' is not paused ({game.status})")
+    game.status = ACTIVE
+    if game.deadline is None or as_utc(game.deadline) <= ctx.now:
+        kind = position_of(game).phase.kind
+        fresh = next_deadline(timing_of(game), kind, ctx.now)
+        game.deadline = extend_only(as_utc(game.deadline) if game.deadline else None, fresh)
+    touch_schedule(game, ctx.now)
+    ctx.done(command, f"game '{game.name}' resumed; deadline {deadline_text(game, ctx.require_master().membership, ctx.now)}")
+    _tell(ctx, game, "resumed", "game_resumed.j2", "game_resumed", phase=game.phase,
+          deadline=deadline_text(game, None, ctx.now))
+
+
+@handles(Terminate, needs=Needs.MASTER)
+def terminate(ctx: MailContext, command: Terminate) -> None:
+    game = ctx.require_master().game
+    if game.status == ENDED:
+        raise CommandRefused(f"game '{game.name}' has already ended")
+    game.status = ENDED
+    game.ended_at = ctx.now
+    game.outcome = {"kind": "terminated", "phase": game.phase}
+    touch_schedule(game, ctx.now)
+    ctx.done(command, f"game '{game.name}' terminated")
+    _tell(ctx, game, "terminated", "game_terminated.j2", "game_terminated", phase=game.phase)
+
+
+def _started(game: Game) -> None:
+    if game.status not in (ACTIVE, PAUSED):
+        raise CommandRefused(f"game '{game.name}' is not running ({game.status})")
+
+
+@handles(Eject, needs=Needs.MASTER)
+def eject(ctx: MailContext, command: Eject) -> None:
+    game = ctx.require_master().game
+    _started(game)
+    power = power_named(game, command.power)
+    player = player_of(ctx.session, game, power)
+    if player is None:
+        raise CommandRefused(f"{power} has no player to eject")
+    player.status = DISMISSED
+    touch_schedule(game, ctx.now)
+    ctx.done(command, f"the player of {power} was removed; the power waits for a TAKEOVER")
+    _tell(ctx, game, f"{power} has no player", "power_changed.j2", "power_changed",
+          text=f"the master removed the player of {power}; TAKEOVER {power.lower()}@{game.name} password plays it.")
+
+
+@handles(Dummy, needs=Needs.MASTER)
+def dummy(ctx: MailContext, command: Dummy) -> None:
+    game = ctx.require_master().game
+    _started(game)
+    power = power_named(game, command.power)
+    member = player_of(ctx.session, game, power) or latest_of_power(ctx.session, game, power)
+    if member is None:
+        raise CommandRefused(f"{power} has never had a player in game '{game.name}'")
+    if member.status == DUMMY:
+        raise CommandRefused(f"{power} is already a dummy")
+    member.status = DUMMY
+    touch_schedule(game, ctx.now)
+    ctx.done(command, f"{power} is now a dummy (civil disorder); REVIVE {power} reopens it")
+    _tell(ctx, game, f"{power} in civil disorder", "power_changed.j2", "power_changed",
+          text=f"{power} is now a dummy in civil disorder.")
+
+
+@handles(Revive, needs=Needs.MASTER)
+def revive(ctx: MailContext, command: Revive) -> None:
+    game = ctx.require_master().game
+    _started(game)
+    power = power_named(game, command.power)
+    latest = latest_of_power(ctx.session, game, power)
+    if player_of(ctx.session, game, power) is not None:
+        raise CommandRefused(f"{power} has a player")
+    if latest is None or latest.status != DUMMY:
+        ctx.done(command, f"{power} is already open for a TAKEOVER")
+        return
+    latest.status = DISMISSED
+    ctx.done(command, f"{power} is open for a TAKEOVER again")
+    _tell(ctx, game, f"{power} open", "power_changed.j2", "power_changed",
+          text=f"{power} is open: TAKEOVER {power.lower()}@{game.name} password plays it.")

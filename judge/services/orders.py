@@ -1,0 +1,177 @@
+"""Order lines and CLEAR: each line checked against the game's position by the engine,
+stored canonical in the power's OrderSet for the current phase.
+
+A mail's orders replace the power's orders for the units they name (an adjustment's
+builds by the province built in; WAIVEs add up); other stored orders stay.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from sqlalchemy import select
+
+from adjudicator.api import IllegalOrder, OrderSyntaxError, parse_order, requirements
+from adjudicator.results import Requirement
+from adjudicator.types import PhaseKind, Position, Variant, province_of
+from judge.services.context import CommandRefused, MailContext, ReplyLine, SignedOn
+from judge.services.games import as_utc, position_of, touch_schedule, variant_of
+from judge.services.registry import Needs, handles
+from judge.store.models_game import ACTIVE, PAUSED, Game, OrderSet
+from judge.turns import delay_after_orders, may_submit_empty
+from mailcmds import Clear, OrderLines
+
+WAIVE = "WAIVE"
+
+
+def order_key(canonical: str) -> str | None:
+    """The province an order is for (``F SPA/NC - MAO`` -> ``SPA``); None for WAIVE."""
+    words = canonical.split()
+    if not words or words[0] == WAIVE or len(words) < 2:
+        return None
+    return province_of(words[1])
+
+
+def merge_orders(stored: Sequence[str], new: Sequence[str]) -> list[str]:
+    """``stored`` with the order of every province named in ``new`` replaced by the new one
+    (within one mail the last order for a unit wins); WAIVEs are added."""
+    latest: dict[str, str] = {}
+    waives = [order for order in stored if order_key(order) is None]
+    for order in new:
+        key = order_key(order)
+        if key is None:
+            waives.append(order)
+        else:
+            latest[key] = order
+    kept = [order for order in stored if order_key(order) is not None and order_key(order) not in latest]
+    return sorted(kept + list(latest.values())) + waives
+
+
+def _ordered_provinces(orders: Sequence[str]) -> set[str]:
+    return {key for key in map(order_key, orders) if key is not None}
+
+
+def units_without_orders(variant: Variant, position: Position, power: str, orders: Sequence[str]) -> tuple[str, ...]:
+    """The power's units (or dislodged units) that the stored orders do not mention."""
+    need = requirements(variant, position).get(power)
+    if need is None or need.phase_kind is PhaseKind.ADJUSTMENT:
+        return ()
+    ordered = _ordered_provinces(orders)
+    return tuple(str(unit) for unit in need.units if unit.province not in ordered)
+
+
+def orders_complete(need: Requirement, orders: Sequence[str]) -> bool:
+    """Whether ``orders`` answer everything ``need`` asks of the power."""
+    if need.phase_kind is PhaseKind.ADJUSTMENT:
+        wanted = need.builds or need.removals
+        return len(orders) >= wanted
+    ordered = _ordered_provinces(orders)
+    return all(unit.province in ordered for unit in need.units)
+
+
+def stored_orders(ctx: MailContext, game: Game) -> dict[str, list[str]]:
+    """Every power's orders for the current phase."""
+    rows = ctx.session.execute(
+        select(OrderSet).where(OrderSet.game_id == game.id, OrderSet.phase == game.phase)
+    ).scalars()
+    return {row.power: list(row.orders) for row in rows}
+
+
+def powers_without_orders(variant: Variant, position: Position, orders: Mapping[str, Sequence[str]]) -> frozenset[str]:
+    """The powers that must order in ``position`` and have not (completely): the late ones
+    once the deadline has passed."""
+    return frozenset(
+        power for power, need in requirements(variant, position).items()
+        if not orders_complete(need, orders.get(power, ()))
+    )
+
+
+def _order_set(ctx: MailContext, game: Game, power: str) -> OrderSet:
+    row = ctx.session.execute(
+        select(OrderSet).where(OrderSet.game_id == game.id, OrderSet.phase == game.phase, OrderSet.power == power)
+    ).scalar_one_or_none()
+    if row is None:
+        row = OrderSet(game_id=game.id, phase=game.phase, power=power, orders=[], submitted_at=ctx.now)
+        ctx.session.add(row)
+    return row
+
+
+def _playing(ctx: MailContext) -> tuple[SignedOn, Game, str]:
+    who = ctx.require_player()
+    game = who.game
+    if game.status not in (ACTIVE, PAUSED) or game.position is None or who.power is None:
+        raise CommandRefused(f"game '{game.name}' is not running ({game.status}): orders are taken once it has started")
+    return who, game, who.power
+
+
+def _hint(variant: Variant, position: Position, power: str) -> str:
+    need = requirements(variant, position).get(power)
+    kind = position.phase.kind
+    if need is None:
+        return f"{power} has nothing to order in {position.phase}"
+    units = ", ".join(str(u) for u in need.units)
+    if kind is PhaseKind.MOVEMENT:
+        return f"write one order per unit, e.g. A PAR - BUR, F BRE S A PAR - PIC, A MAR H; your units: {units}"
+    if kind is PhaseKind.RETREAT:
+        return f"retreat or disband each dislodged unit, e.g. A PAR R BUR or A PAR D; to order: {units}"
+    if need.removals:
+        return f"remove {need.removals} unit(s), e.g. A PAR D; your units: {units}"
+    return f"build up to {need.builds} unit(s) in your free home centres, e.g. A PAR B or F BRE B, or WAIVE"
+
+
+def _adjustment_limit(variant: Variant, position: Position, power: str, orders: list[str]) -> str | None:
+    need = requirements(variant, position).get(power)
+    if need is None or need.phase_kind is not PhaseKind.ADJUSTMENT:
+        return None
+    allowed = need.builds or need.removals
+    if len(orders) > allowed:
+        what = "builds (and waives)" if need.builds else "removals"
+        return f"{power} may give {allowed} {what} in {position.phase}, not {len(orders)}: CLEAR and send them again"
+    return None
+
+
+def _after_change(ctx: MailContext, game: Game, variant: Variant, position: Position) -> None:
+    """DELAY and the scheduler's due time after a power's orders changed."""
+    everyone = stored_orders(ctx, game)
+    all_in = not powers_without_orders(variant, position, everyone)
+    late = game.deadline is not None and ctx.now >= as_utc(game.deadline)
+    game.delay = delay_after_orders(all_in, late, game.delay)
+    touch_schedule(game, ctx.now)
+
+
+@handles(OrderLines, needs=Needs.SIGNON)
+def order_lines(ctx: MailContext, command: OrderLines) -> None:
+    who, game, power = _playing(ctx)
+    variant, position = variant_of(game), position_of(game)
+    good: list[str] = []
+    for line in command.lines:
+        try:
+            order = parse_order(variant, position, power, line.text)
+        except (OrderSyntaxError, IllegalOrder) as problem:
+            ctx.failed(line, f"{problem.reason}; {_hint(variant, position, power)}")
+            continue
+        good.append(order.canonical())
+        ctx.entries.append(ReplyLine(line.number, line.text, f"accepted: {order.canonical()}", True))
+    if not good:
+        return
+    row = _order_set(ctx, game, power)
+    merged = merge_orders(list(row.orders or []), good)
+    problem = _adjustment_limit(variant, position, power, merged)
+    if problem is not None:
+        raise CommandRefused(problem)
+    row.orders = merged
+    row.submitted_at = ctx.now
+    _after_change(ctx, game, variant, position)
+
+
+@handles(Clear, needs=Needs.SIGNON)
+def clear(ctx: MailContext, command: Clear) -> None:
+    who, game, power = _playing(ctx)
+    if game.deadline is not None and not may_submit_empty(ctx.now, as_utc(game.deadline)):
+        raise CommandRefused("the deadline has passed: an empty order list cannot be submitted now "
+                             "(send new orders for the units instead)")
+    row = _order_set(ctx, game, power)
+    row.orders = []
+    row.submitted_at = ctx.now
+    _after_change(ctx, game, variant_of(game), position_of(game))
+    ctx.done(command, f"all orders of {power} for {game.phase} cleared")

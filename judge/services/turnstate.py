@@ -1,0 +1,193 @@
+"""A game's stored state as the pure turn logic sees it (judge.turns.TurnState), and the
+bookkeeping every change of that state needs.
+
+    turn_state(session, game, now) -> TurnState     # built from the store, nothing written
+    reschedule(session, game, now) -> None          # next_due_at from judge.turns.next_due
+    after_orders(session, game, now) -> None        # the orders handler calls this (DELAY)
+
+Who must order is the engine's ``requirements``, narrowed as the DPjudge narrows it: in a
+movement phase only powers that own a supply centre are waited for; dummy powers (the
+master's DUMMY) are never waited for, their orders default.  Powers whose player resigned
+or was dismissed are still waited for (``vacant``): the game waits for a TAKEOVER or the
+master.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Mapping
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from adjudicator.api import requirements
+from adjudicator.types import PhaseKind, Position, Variant
+from judge.services.games import as_utc, position_of, rules_of, timing_of, variant_of
+from judge.store.models_game import ACTIVE, DUMMY, MEMBER_ACTIVE, PAUSED, PLAYER, Game, Membership, OrderSet
+from judge.store.models_turns import TurnProgress
+from judge.turns import Absence, TurnState, apply_absences, delay_after_orders, grace_end, next_deadline, next_due
+
+__all__ = [
+    "PowerSeats",
+    "active_powers",
+    "after_orders",
+    "absences_of",
+    "orders_in",
+    "progress_of",
+    "reschedule",
+    "seats",
+    "survivors",
+    "turn_state",
+    "phase_deadline",
+]
+
+
+@dataclass(frozen=True)
+class PowerSeats:
+    """Who plays what: the active player of each power, and the powers without one."""
+
+    players: Mapping[str, Membership]  # power -> its active player
+    dummies: frozenset[str]  # the master made these dummies: never waited for
+    vacant: frozenset[str]  # no player (resigned, dismissed, ejected): waiting for a TAKEOVER
+
+
+def seats(session: Session, game: Game, variant: Variant) -> PowerSeats:
+    rows = session.execute(
+        select(Membership).where(Membership.game_id == game.id, Membership.role == PLAYER).order_by(Membership.id)
+    ).scalars()
+    latest: dict[str, Membership] = {}
+    for row in rows:
+        if row.power:
+            latest[row.power] = row  # later rows replace earlier ones (TAKEOVER)
+    players = {p: m for p, m in latest.items() if m.status == MEMBER_ACTIVE}
+    dummies = frozenset(p for p, m in latest.items() if m.status == DUMMY)
+    vacant = frozenset(p.name for p in variant.powers if p.name not in players and p.name not in dummies)
+    return PowerSeats(players, dummies, vacant)
+
+
+def survivors(position: Position) -> frozenset[str]:
+    """Powers still in the game: owning a supply centre or a unit."""
+    owners = {power for power, owned in position.centers.items() if owned}
+    return frozenset(owners | {u.power for u in position.units})
+
+
+def active_powers(variant: Variant, position: Position, dummies: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The powers whose orders the phase waits for."""
+    needed = set(requirements(variant, position))
+    if position.phase.kind is PhaseKind.MOVEMENT:
+        needed = {p for p in needed if position.centers.get(p)}
+    return frozenset(needed - dummies)
+
+
+def orders_in(session: Session, game: Game) -> dict[str, list[str]]:
+    """power -> its stored (canonical) orders for the current phase."""
+    if game.phase is None:
+        return {}
+    rows = session.execute(
+        select(OrderSet.power, OrderSet.orders).where(OrderSet.game_id == game.id, OrderSet.phase == game.phase)
+    ).all()
+    return {power: list(lines or ()) for power, lines in rows}
+
+
+def progress_of(session: Session, game: Game) -> TurnProgress:
+    """The scheduler's memory of the current phase (a fresh one when the phase changed)."""
+    row = session.get(TurnProgress, game.id)
+    if row is None:
+        row = TurnProgress(game_id=game.id, phase=game.phase or "", reminders_sent=[], graced=[])
+        session.add(row)
+    elif row.phase != game.phase:
+        row.phase = game.phase or ""
+        row.reminders_sent = []
+        row.graced = []
+    return row
+
+
+def absences_of(member: Membership) -> list[Absence]:
+    """A player's stored absences (``{"start": iso, "end": iso}`` items); bad items skipped."""
+    found = []
+    for item in member.absences or ():
+        try:
+            start = as_utc(datetime.fromisoformat(str(item["start"])))
+            end = as_utc(datetime.fromisoformat(str(item["end"])))
+            found.append(Absence(member.power or "", start, end))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return found
+
+
+def phase_deadline(session: Session, game: Game, position: Position, now: datetime, *,
+                   first_phase: bool = False) -> datetime:
+    """The deadline of a phase starting now: TIMING, then the absences of those who must order."""
+    variant = variant_of(game)
+    timing = timing_of(game)
+    kind = position.phase.kind
+    deadline = next_deadline(timing, kind, now, first_phase=first_phase)
+    placed = seats(session, game, variant)
+    must_order = active_powers(variant, position, placed.dummies)
+    away = [a for power in must_order if power in placed.players for a in absences_of(placed.players[power])]
+    if away:
+        deadline = apply_absences(deadline, away, timing.absence_limit, timing=timing, kind=kind)
+    return deadline
+
+
+def _timing_rules(rules: frozenset[str]) -> frozenset[str]:
+    """Rule names as the turn logic reads them (GRACE_BUDGET keeps its number)."""
+    return frozenset(rule if rule.upper().startswith("GRACE_BUDGET") else rule.split()[0].upper() for rule in rules)
+
+
+def turn_state(session: Session, game: Game, now: datetime, *, progress: TurnProgress | None = None) -> TurnState:
+    """The TurnState of ``game`` (active or paused, with a position and a deadline)."""
+    if game.position is None or game.deadline is None:
+        raise ValueError(f"game {game.name!r} has not started: no turn state")
+    variant = variant_of(game)
+    position = position_of(game)
+    timing = timing_of(game)
+    placed = seats(session, game, variant)
+    active = active_powers(variant, position, placed.dummies)
+    submitted = frozenset(orders_in(session, game)) & active
+    memory = progress if progress is not None else session.get(TurnProgress, game.id)
+    same_phase = memory is not None and memory.phase == game.phase
+    deadline = as_utc(game.deadline)
+    return TurnState(
+        phase_kind=position.phase.kind,
+        active=active,
+        submitted=submitted,
+        deadline=deadline,
+        now=now,
+        waiting=frozenset(p for p, m in placed.players.items() if m.wait),
+        grace_end=grace_end(timing, deadline),
+        delay=int(game.delay or 0),
+        paused=game.status == PAUSED,
+        rules=_timing_rules(rules_of(game)),
+        grace_used={p: int(m.grace_used or 0) for p, m in placed.players.items()},
+        graced=frozenset(memory.graced) if same_phase and memory is not None else frozenset(),
+        vacant=placed.vacant & active,
+        warn=timing.warn_offsets(),
+        reminders_sent=frozenset(timedelta(seconds=int(s)) for s in memory.reminders_sent)
+        if same_phase and memory is not None else frozenset(),
+    )
+
+
+def reschedule(session: Session, game: Game, now: datetime) -> None:
+    """Store when the scheduler must look at ``game`` next (NULL: only a change wakes it)."""
+    if game.status != ACTIVE or game.position is None or game.deadline is None:
+        game.next_due_at = None
+        return
+    game.next_due_at = next_due(turn_state(session, game, now))
+
+
+def after_orders(session: Session, game: Game, now: datetime) -> None:
+    """Call after storing a power's orders (or CLEAR): the last orders set DELAY to 1 (0 when
+    late), as the DPjudge does, and the game is looked at by the next pass.
+
+    Flushes the session first so the orders just stored are counted.
+    """
+    if game.status != ACTIVE or game.position is None or game.deadline is None:
+        return
+    session.flush()
+    state = turn_state(session, game, now)
+    all_in = not state.missing
+    game.delay = delay_after_orders(all_in, late=state.past_deadline, current=int(game.delay or 0))
+    game.next_due_at = now
+

@@ -1,0 +1,95 @@
+"""A judge on a real SQLite file driven mail by mail: the worker with judge.services.
+
+    judge = JudgeHarness(tmp_path)
+    out = judge.send("anna@example.net", "JOIN g1 secret")   # the mail this one caused
+    out.reply.body, out.to("bob@example.net")
+
+Mail goes through the real path: stored inbound row, Worker, process_mail, outbox rows
+built by judge.outgoing; the harness reads the outbox rows back as parsed messages.
+"""
+
+from __future__ import annotations
+
+import email
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from email.message import EmailMessage
+from email.policy import default as default_policy
+from pathlib import Path
+
+from sqlalchemy import select
+
+from judge.config import JudgeSettings
+from judge.services import process_mail
+from judge.store.inbound import store_inbound
+from judge.store.models_mail import OutboxMessage
+from judge.worker import Worker
+from tests.judge.storage import make_mail, migrated_store
+
+JUDGE = JudgeSettings(address="judge@example.org", domain="example.org", name="Test Judge")
+START = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)  # a Monday
+POWERS = ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY")
+
+
+@dataclass(frozen=True)
+class Sent:
+    address: str
+    subject: str
+    body: str
+    kind: str
+    message: EmailMessage
+
+
+@dataclass(frozen=True)
+class Outcome:
+    mails: tuple[Sent, ...]
+
+    @property
+    def reply(self) -> Sent:
+        replies = [m for m in self.mails if m.kind == "reply"]
+        assert len(replies) == 1, f"expected one reply, got {[m.kind for m in self.mails]}"
+        return replies[0]
+
+    def to(self, address: str, kind: str | None = None) -> list[Sent]:
+        return [m for m in self.mails if m.address == address and (kind is None or m.kind == kind)]
+
+    def of_kind(self, kind: str) -> list[Sent]:
+        return [m for m in self.mails if m.kind == kind]
+
+
+class JudgeHarness:
+    def __init__(self, directory: Path, now: datetime = START) -> None:
+        self.store = migrated_store(directory)
+        self.now = now
+        self.worker = Worker(self.store, JUDGE, process_mail, clock=lambda: self.now)
+
+    def close(self) -> None:
+        self.store.dispose()
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+    def send(self, sender: str, body: str, subject: str = "commands") -> Outcome:
+        with self.store.unit_of_work() as session:
+            last = session.execute(select(OutboxMessage.id).order_by(OutboxMessage.id.desc()).limit(1)).scalar()
+        raw = make_mail(subject=subject, body=body, sender=sender, to=JUDGE.address)
+        store_inbound(self.store, raw, mail_from=sender, rcpt_to=[JUDGE.address], source="smtp", now=self.now)
+        assert self.worker.process_pending() == 1
+        with self.store.unit_of_work() as session:
+            rows = session.execute(
+                select(OutboxMessage).where(OutboxMessage.id > (last or 0)).order_by(OutboxMessage.id)
+            ).scalars().all()
+            mails = []
+            for row in rows:
+                message = email.message_from_bytes(row.raw, policy=default_policy)
+                body_text = message.get_body(("plain",)).get_content()
+                for address in row.recipients:
+                    mails.append(Sent(address, str(message["Subject"]), body_text, row.kind, message))
+        return Outcome(tuple(mails))
+
+    def session(self):
+        return self.store.unit_of_work()
+
+
+def player(index: int) -> str:
+    return f"player{index}@example.net"
