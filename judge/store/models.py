@@ -14,6 +14,7 @@ MODEL_MODULES: tuple[str, ...] = (
     "judge.store.models_mail",
     "judge.store.models_game",
     "judge.store.models_turns",
+    "judge.store.models_sealed",
 )
 
 
