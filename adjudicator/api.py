@@ -179,7 +179,7 @@ def _movement(context: _Context, position: Position, orders: Mapping[str, Sequen
             else:
                 void[i] = reason
     legal = chosen if not void else [None if i in void else o for i, o in enumerate(chosen)]
-    outcome = resolve_movement(tables, units, legal, rules, context.provinces)
+    outcome = resolve_movement(tables, units, legal, rules, context.provinces, index)
     results: list[OrderResult] = []
     after: list[Unit] = []
     status, reasons, destination, dislodged_by = outcome.status, outcome.reasons, outcome.destination, outcome.dislodged_by

@@ -59,19 +59,21 @@ def resolve_movement(
     orders: Sequence[Order | None],
     rules: frozenset[str] = frozenset(),
     provinces: Sequence[str] | None = None,
+    index: dict[str, int] | None = None,
 ) -> MovementResolution:
     """Resolve legal movement ``orders``: ``orders[i]`` is unit ``i``'s order, ``None`` for a hold.
 
-    ``provinces[i]`` (unit ``i``'s province) may be passed by callers that have it.
+    Callers that have them may pass ``provinces[i]`` (unit ``i``'s province) and
+    ``index`` (province -> unit index); they are not modified.
     """
-    return _Resolver(tables, units, orders, rules, provinces).run()
+    return _Resolver(tables, units, orders, rules, provinces, index).run()
 
 
 class _Resolver:
     __slots__ = (
         "tables", "units", "orders", "n", "prov", "power", "kind", "dest", "at", "convoyed",
         "convoy_fleets", "h2h", "moves_into", "supporters", "support_at", "matched",
-        "state", "result", "deps", "all_fail", "dpjudge", "no_beleaguered", "explicit_convoy",
+        "state", "result", "deps", "all_fail", "dpjudge", "no_beleaguered", "moves",
     )
 
     def __init__(
@@ -81,6 +83,7 @@ class _Resolver:
         orders: Sequence[Order | None],
         rules: frozenset[str],
         provinces: Sequence[str] | None,
+        index: dict[str, int] | None = None,
     ) -> None:
         n = len(units)
         self.tables = tables
@@ -94,12 +97,13 @@ class _Resolver:
         prov = list(provinces) if provinces is not None else [prov_of.get(u.location) or province_of(u.location) for u in units]
         self.prov = prov
         self.power = power = [u.power for u in units]
-        at = {p: i for i, p in enumerate(prov)}
+        at = index if index is not None else {p: i for i, p in enumerate(prov)}
         self.at = at
         kind = [HOLD] * n
         dest: list[str] = [""] * n  # MOVE: destination province
         support_at: list[str] = [""] * n  # supports: the province the support is given into
-        explicit = [False] * n
+        moves: list[int] = []
+        supports: list[int] = []
         convoys: list[int] = []
         for i, order in enumerate(orders):
             if order is None:
@@ -108,73 +112,78 @@ class _Resolver:
             if cls is Move:
                 kind[i] = MOVE
                 dest[i] = prov_of.get(order.destination) or province_of(order.destination)  # type: ignore[union-attr]
-                explicit[i] = order.via_convoy or bool(order.route)  # type: ignore[union-attr]
-            elif cls is SupportHold:
-                kind[i] = SUPPORT_HOLD
-                support_at[i] = order.supported.province  # type: ignore[union-attr]
+                moves.append(i)
             elif cls is SupportMove:
                 kind[i] = SUPPORT_MOVE
                 support_at[i] = prov_of.get(order.supported_to) or province_of(order.supported_to)  # type: ignore[union-attr]
+                supports.append(i)
+            elif cls is SupportHold:
+                kind[i] = SUPPORT_HOLD
+                support_at[i] = order.supported.province  # type: ignore[union-attr]
+                supports.append(i)
             elif cls is Convoy:
                 kind[i] = CONVOY
                 convoys.append(i)
         self.kind = kind
         self.dest = dest
         self.support_at = support_at
-        self.explicit_convoy = explicit
+        self.moves = moves
         self.matched = matched = [False] * n
 
-        # Which army moves go by convoy, and with which fleets.
+        convoyed = [False] * n
+        convoy_fleets: list[tuple[int, ...]] = [()] * n
+        self.convoyed = convoyed
+        self.convoy_fleets = convoy_fleets
+        army_adj = tables.army_adj
+        army = UnitKind.ARMY
         candidates: dict[int, list[int]] = {}
         for f in convoys:
             order = orders[f]
             j = at.get(province_of(order.army_from))  # type: ignore[union-attr]
             if j is not None and kind[j] == MOVE and dest[j] == province_of(order.army_to):  # type: ignore[union-attr]
                 candidates.setdefault(j, []).append(f)
-        convoyed = [False] * n
-        convoy_fleets: list[tuple[int, ...]] = [()] * n
-        army_adj = tables.army_adj
-        for i in range(n):
-            if kind[i] != MOVE or units[i].kind is not UnitKind.ARMY:
-                continue
-            fleets = candidates.get(i, ())
-            adjacent = dest[i] in army_adj[prov[i]]
-            if not adjacent:
-                convoyed[i] = True  # legal only with a chain of fleets; fails without one
-            elif fleets and (explicit[i] or any(power[f] == power[i] for f in fleets)):
-                # DATC 4.A.3: by convoy when asked for ("via convoy") or when the
-                # army's own power convoys it, provided a convoy is possible at all.
-                seas = frozenset(prov[f] for f in fleets)
-                convoyed[i] = tables.sea_path_exists(prov[i], dest[i], seas)
-            if convoyed[i] and fleets:
+        moves_into: dict[str, list[int]] = {}
+        for i in moves:
+            target = dest[i]
+            if target in moves_into:
+                moves_into[target].append(i)
+            else:
+                moves_into[target] = [i]
+            if units[i].kind is not army or target in army_adj[prov[i]]:
+                fleets = candidates.get(i)
+                if not fleets or units[i].kind is not army:
+                    continue
+                order = orders[i]
+                if not (order.via_convoy or order.route or any(power[f] == power[i] for f in fleets)):  # type: ignore[union-attr]
+                    continue
+                # DATC 4.A.3: an army that could walk goes by convoy when asked to ("via
+                # convoy") or when its own power convoys it, if a convoy is possible at all.
+                if not tables.sea_path_exists(prov[i], target, frozenset(prov[f] for f in fleets)):
+                    continue
+            else:
+                fleets = candidates.get(i)  # not adjacent: by convoy or not at all
+            convoyed[i] = True
+            if fleets:
                 convoy_fleets[i] = tuple(fleets)
                 for f in fleets:
                     matched[f] = True
-        self.convoyed = convoyed
-        self.convoy_fleets = convoy_fleets
 
         h2h = [-1] * n
-        moves_into: dict[str, list[int]] = {}
-        for i in range(n):
-            if kind[i] != MOVE:
-                continue
-            moves_into.setdefault(dest[i], []).append(i)
+        for i in moves:
             if not convoyed[i]:
                 j = at.get(dest[i])
-                if j is not None and kind[j] == MOVE and not convoyed[j] and dest[j] == prov[i]:
+                if j is not None and kind[j] == MOVE and dest[j] == prov[i] and not convoyed[j]:
                     h2h[i] = j
         self.h2h = h2h
         self.moves_into = moves_into
 
-        supporters: list[list[int]] = [[] for _ in range(n)]
-        for s in range(n):
-            k = kind[s]
-            if k == SUPPORT_HOLD:
+        supporters: dict[int, list[int]] = {}
+        for s in supports:
+            if kind[s] == SUPPORT_HOLD:
                 j = at.get(support_at[s])
-                if j is not None and kind[j] != MOVE:
-                    supporters[j].append(s)
-                    matched[s] = True
-            elif k == SUPPORT_MOVE:
+                if j is None or kind[j] == MOVE:
+                    continue
+            else:
                 order = orders[s]
                 j = at.get(order.supported.province)  # type: ignore[union-attr]
                 if j is None or kind[j] != MOVE or dest[j] != support_at[s]:
@@ -184,8 +193,11 @@ class _Resolver:
                     actual = coast_of(orders[j].destination)  # type: ignore[union-attr]
                     if actual is not None and actual != wanted:
                         continue  # DATC 6.B.9: a support naming the other coast does not match
+            if j in supporters:
                 supporters[j].append(s)
-                matched[s] = True
+            else:
+                supporters[j] = [s]
+            matched[s] = True
         self.supporters = supporters
         self.state = [_UNRESOLVED] * n
         self.result = [False] * n
@@ -320,7 +332,7 @@ class _Resolver:
     def _support_count(self, i: int, excluded_power: str | None = None) -> int:
         count = 0
         power = self.power
-        for s in self.supporters[i]:
+        for s in self.supporters.get(i, ()):
             if power[s] != excluded_power and self._resolve(s):
                 count += 1
         return count
@@ -398,44 +410,63 @@ class _Resolver:
     def run(self) -> MovementResolution:
         n = self.n
         kind = self.kind
-        matched = self.matched
         resolve = self._resolve
-        for i in range(n):
-            if kind[i] == MOVE:
-                resolve(i)
-        for i in range(n):
-            if kind[i] != HOLD and kind[i] != MOVE and matched[i]:
-                resolve(i)
+        moves = self.moves
+        at = self.at
+        dest = self.dest
+        moves_into = self.moves_into
+        state = self.state
         result = self.result
-        prov = self.prov
-        moved = [kind[i] == MOVE and result[i] for i in range(n)]
-        dislodged_by = [-1] * n
+        convoyed = self.convoyed
+        for i in moves:
+            if not convoyed[i] and dest[i] not in at and len(moves_into[dest[i]]) == 1:
+                # Fast path: alone into an empty province, it cannot fail.
+                result[i] = True
+                state[i] = _RESOLVED
+        for i in moves:
+            resolve(i)
+        matched = self.matched
         for i in range(n):
-            if moved[i]:
-                continue
-            for k in self.moves_into.get(prov[i], ()):
-                if moved[k]:
-                    dislodged_by[i] = k
-                    break
+            if matched[i]:
+                resolve(i)
+        units = self.units
+        moved = [False] * n
+        dislodged_by = [-1] * n
+        destination = [u.location for u in units]
+        for k in moves:
+            if result[k]:
+                moved[k] = True
+                destination[k] = dest[k] if units[k].kind is UnitKind.ARMY else self.orders[k].destination  # type: ignore[union-attr]
+        for k in moves:
+            if moved[k]:
+                j = at.get(dest[k])
+                if j is not None and not moved[j]:
+                    dislodged_by[j] = k
         status: list[str] = []
         reasons: list[str | None] = []
-        destination: list[str] = []
         for i in range(n):
-            code, reason = self._status(i, moved[i], dislodged_by[i] >= 0)
-            status.append(code)
-            reasons.append(reason)
-            if not moved[i]:
-                destination.append(self.units[i].location)
-            elif self.units[i].kind is UnitKind.ARMY:
-                destination.append(self.dest[i])
+            if dislodged_by[i] >= 0:
+                status.append("dislodged")
+                reasons.append(None)
+            elif kind[i] == HOLD:
+                status.append("holds")
+                reasons.append(None)
+            elif moved[i]:
+                status.append("moves")
+                reasons.append(None)
             else:
-                destination.append(self.orders[i].destination)  # type: ignore[union-attr]
-        occupied = {province_of(destination[i]) for i in range(n) if dislodged_by[i] < 0}
-        contested = frozenset(
-            province
-            for province, movers in self.moves_into.items()
-            if province not in occupied and sum(1 for k in movers if self._prevent(k) > 0) >= 2
-        )
+                code, reason = self._status(i)
+                status.append(code)
+                reasons.append(reason)
+        contested: frozenset[str] = frozenset()
+        crowded = [p for p, movers in self.moves_into.items() if len(movers) > 1]
+        if crowded:
+            occupied = {province_of(destination[i]) for i in range(n) if dislodged_by[i] < 0}
+            contested = frozenset(
+                province
+                for province in crowded
+                if province not in occupied and sum(1 for k in self.moves_into[province] if self._prevent(k) > 0) >= 2
+            )
         return MovementResolution(
             status=tuple(status),
             reasons=tuple(reasons),
@@ -445,15 +476,10 @@ class _Resolver:
             contested=contested,
         )
 
-    def _status(self, i: int, moved: bool, dislodged: bool) -> tuple[str, str | None]:
+    def _status(self, i: int) -> tuple[str, str | None]:
+        """The result code of an order that neither moved nor was dislodged."""
         kind = self.kind[i]
-        if dislodged:
-            return "dislodged", None
-        if kind == HOLD:
-            return "holds", None
         if kind == MOVE:
-            if moved:
-                return "moves", None
             if self.convoyed[i] and not self._path(i):
                 return "no_convoy", None
             return "bounce", None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from adjudicator.orders import Order
 from adjudicator.types import Dislodged, PhaseKind, Position, Unit
@@ -28,9 +29,9 @@ RESULT_CODES = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class OrderResult:
-    """One line of a phase's results: ``order`` is canonical text."""
+class OrderResult(NamedTuple):
+    """One line of a phase's results: ``order`` is canonical text.  (An immutable named
+    tuple rather than a dataclass: a movement phase makes dozens, and this is cheaper.)"""
 
     power: str
     order: str
