@@ -131,3 +131,24 @@ def test_simple_text_message_without_content_type(judge_keyring) -> None:
     signed = sign_message(judge_keyring, message, judge_keyring.judge_fingerprint)
     result = verify_message(judge_keyring, signed.as_bytes(policy=policy.SMTP))
     assert result.valid and result.signed_part.get_content().replace("\r\n", "\n") == "plain words\n"
+
+
+def test_signed_body_survives_the_outbox(judge_keyring) -> None:
+    # The services hand the signed part to OutgoingMail(mime=...); build_message adds
+    # From/To/Subject/Date/Message-ID outside the signature and stores as_bytes().
+    from datetime import datetime, timezone
+
+    from judge.config import JudgeSettings
+    from judge.outgoing import OutgoingMail, build_message
+
+    content = EmailMessage()
+    content.set_content("Spring 1901 results\nF Bre - MAO: moves\n")
+    content.add_attachment(ORDERS_FILE, maintype="text", subtype="plain", filename="france-S1901M.txt")
+    signed = sign_message(judge_keyring, content, judge_keyring.judge_fingerprint)
+    mail = OutgoingMail(recipients=("game-7@lists.test",), subject="Game 7: Spring 1901", kind="broadcast", mime=signed)
+    message = build_message(mail, JudgeSettings(address="judge@judge.test", domain="judge.test"),
+                            datetime(1901, 4, 1, tzinfo=timezone.utc))
+    raw = message.as_bytes()
+    result = verify_message(judge_keyring, raw, judge_keyring.judge_fingerprint)
+    assert result.valid, result.verdict.reason
+    assert b"Subject: Game 7: Spring 1901" in raw
