@@ -19,6 +19,7 @@ next and check every answer.  Sending the mail and the deadlines belong to the s
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import re
 from dataclasses import dataclass, replace
@@ -377,3 +378,53 @@ def parse_plan(text: str) -> list[list[str]]:
         stages.append(fingerprints)
     stages.reverse()
     return stages
+
+
+# -- persistence --------------------------------------------------------------------------
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _verdict_dict(verdict: Verdict) -> dict[str, object]:
+    return {"valid": verdict.valid, "fingerprint": verdict.fingerprint, "key_id": verdict.key_id,
+            "reason": verdict.reason, "variant": verdict.variant}
+
+
+def peeling_to_dict(peeling: EscrowPeeling) -> dict[str, object]:
+    """A JSON-ready dict of the peeling state, so it can wait in the store between mails."""
+    layer = peeling.layer
+    return {
+        "escrower": peeling.escrower,
+        "commitment": _b64(peeling.commitment),
+        "plan": [list(stage) for stage in peeling.plan] if peeling.plan is not None else None,
+        "stage": peeling.stage,
+        "layer": None if layer is None else {
+            "signature": _verdict_dict(layer.signature), "recipients": list(layer.recipients),
+            "encrypted": _b64(layer.encrypted), "digest": layer.digest,
+        },
+        "vanished": sorted(peeling.vanished),
+        "seen": sorted(peeling.seen),
+        "answers": [{"stage": a.stage, "by": a.by, "accepted": a.accepted, "reason": a.reason}
+                    for a in peeling.answers],
+        "number_file": None if peeling.number_file is None else _b64(peeling.number_file),
+        "failure": peeling.failure,
+    }
+
+
+def peeling_from_dict(data: dict) -> EscrowPeeling:  # type: ignore[type-arg]
+    layer = data["layer"]
+    return EscrowPeeling(
+        escrower=data["escrower"],
+        commitment=base64.b64decode(data["commitment"]),
+        plan=tuple(tuple(stage) for stage in data["plan"]) if data["plan"] is not None else None,
+        stage=data["stage"],
+        layer=None if layer is None else EscrowLayer(
+            Verdict(**layer["signature"]), tuple(layer["recipients"]),
+            base64.b64decode(layer["encrypted"]), layer["digest"],
+        ),
+        vanished=frozenset(data["vanished"]),
+        seen=frozenset(data["seen"]),
+        answers=tuple(PeelAnswer(**answer) for answer in data["answers"]),
+        number_file=None if data["number_file"] is None else base64.b64decode(data["number_file"]),
+        failure=data["failure"],
+    )

@@ -253,3 +253,22 @@ def test_non_escrow_input_is_refused(judge_keyring, table) -> None:
     signed_plain = table.ring("A").sign_attached(b"not encrypted", table["A"].fingerprint, armor=False)
     with pytest.raises(EscrowError, match="no encrypted message|does not hold"):
         peel_step(judge_keyring, enarmor(signed_plain).encode(), table["A"].fingerprint)
+
+
+def test_peeling_state_round_trips_through_json(judge_keyring, table, escrow) -> None:
+    import json
+
+    from judge.crypto.escrow import peeling_from_dict, peeling_to_dict
+
+    peeling = start_peeling(judge_keyring, escrow.escrow.encode(), table["A"].fingerprint,
+                            escrow.commitment, escrow.stages)
+    peeling = mark_vanished(peeling, table["G"].fingerprint)
+    next_layer = peel_layer(table.ring("B"), escrow.escrow.encode(), table["A"].fingerprint).publishable().encode()
+    peeling, _ = accept_peeled(judge_keyring, peeling, next_layer, table["B"].fingerprint)
+    stored = json.loads(json.dumps(peeling_to_dict(peeling)))
+    restored = peeling_from_dict(stored)
+    assert restored == peeling
+    # And the restored state carries on: C opens the next layer.
+    third = peel_layer(table.ring("C"), next_layer, table["A"].fingerprint).publishable().encode()
+    restored, answer = accept_peeled(judge_keyring, restored, third, table["C"].fingerprint)
+    assert answer.accepted and restored.stage == 2
