@@ -18,7 +18,7 @@ from typing import Sequence
 
 import gnupg
 
-from judge.crypto.armor import ArmorError, dearmor
+from judge.crypto.armor import ArmorError, dearmor, enarmor
 from judge.crypto.packets import (
     TAG_PUBLIC_KEY,
     TAG_SECRET_KEY,
@@ -51,6 +51,9 @@ class Opened:
 
 
 class Keyring:
+    """One GnuPG home.  Fingerprints are returned upper-case without spaces; ``close()``
+    (or leaving a ``with`` block) stops the gpg-agent the operations started."""
+
     def __init__(self, home: str | os.PathLike[str], *, gpg_binary: str = "gpg") -> None:
         self.home = Path(home).absolute()
         if len(str(self.home.resolve())) > MAX_HOME_LENGTH:
@@ -110,8 +113,8 @@ class Keyring:
             raise KeyImportError(
                 f"the block holds {keys} keys; send exactly one: gpg --armor --export FINGERPRINT"
             )
-        text = armored.decode("ascii") if isinstance(armored, bytes) else armored
-        result = self._gpg.import_keys(text)
+        # gpg imports exactly the packets checked above, not the text around them.
+        result = self._gpg.import_keys(enarmor(block.data, "PUBLIC KEY BLOCK"))
         self._listing = None
         fingerprints = sorted({normalize_fingerprint(f) for f in result.fingerprints if f})
         if len(fingerprints) != 1:

@@ -162,3 +162,9 @@ def test_clearsigned_text_is_what_was_signed(judge_keyring) -> None:
     assert clearsigned_text(mailed) == original.rstrip("\n")
     assert judge_keyring.verify_clearsigned(mailed).valid
     assert clearsigned_text("no block here") is None
+
+
+def test_key_pasted_in_a_mail_body_imports(keyring: Keyring, seven_players) -> None:
+    turkey = seven_players[6]
+    body = "SET KEY\r\n\r\n" + turkey.public_key.replace("\n", "\r\n") + "\r\n-- \r\nThe Sultan\r\n"
+    assert keyring.import_public_key(body) == turkey.fingerprint
