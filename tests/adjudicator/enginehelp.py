@@ -1,0 +1,48 @@
+"""Small helpers for engine tests: positions from contract-style dicts, orders from text."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from adjudicator import api
+from adjudicator.jsonio import position_from_json
+from adjudicator.results import Adjudication, OrderResult
+from adjudicator.types import Position, Variant
+
+
+def position(
+    variant: Variant,
+    phase: str,
+    units: Mapping[str, Sequence[str]],
+    centers: Mapping[str, Sequence[str]] | None = None,
+    dislodged: Mapping[str, Sequence[Mapping[str, object]]] | None = None,
+) -> Position:
+    doc: dict[str, object] = {"phase": phase, "units": {p: list(u) for p, u in units.items()}}
+    if centers is not None:
+        doc["centers"] = {p: list(c) for p, c in centers.items()}
+    if dislodged is not None:
+        doc["dislodged"] = {p: [dict(e) for e in entries] for p, entries in dislodged.items()}
+    return position_from_json(variant, doc)
+
+
+def play(
+    variant: Variant, where: Position, orders: Mapping[str, Sequence[str]], rules: Sequence[str] = ()
+) -> Adjudication:
+    """Parse every line (all must parse and be legal) and adjudicate."""
+    parsed = {}
+    for power, lines in orders.items():
+        result = api.parse_orders(variant, where, power, lines)
+        assert not result.errors, result.errors
+        parsed[power] = result.orders
+    return api.adjudicate(variant, where, parsed, frozenset(rules))
+
+
+def board(outcome: Adjudication) -> set[str]:
+    """``{"ENGLAND F NTH", ...}``: the units of the next position."""
+    return {f"{u.power} {u}" for u in outcome.position.units}
+
+
+def result_of(outcome: Adjudication, order_text: str) -> OrderResult:
+    found = [r for r in outcome.results if r.order == order_text]
+    assert len(found) == 1, (order_text, outcome.results)
+    return found[0]
