@@ -15,6 +15,7 @@ from typing import Sequence
 COMMAND_MODULES: tuple[str, ...] = (
     "adjudicator.cli",  # judge adjudicate
     "judge.serve_cli",  # judge serve
+    "judge.tick_cli",  # judge tick
     "judge.db_cli",  # judge db upgrade|status
     "judge.shunt_cli",  # judge shunt list|retry
     "judge.player.cli",  # judge player escrow|blind

@@ -19,6 +19,9 @@ def register(subparsers: Any) -> None:
                     ".eml files in ./outbox/.",
     )
     add_config_argument(parser)
+    parser.add_argument("--clock-file", metavar="FILE",
+                        help="TEST ONLY: take the current time from FILE (an ISO 8601 instant, "
+                             "re-read on every use) so tests can move the judge through deadlines")
     parser.set_defaults(func=run)
 
 
@@ -29,13 +32,21 @@ def run(args: argparse.Namespace) -> int:
     if settings is None:
         return 2
     setup_logging()
+    from judge.clockfile import ClockFileError, FileClock
+    from judge.worker import utc_now
+
+    try:
+        clock = FileClock(args.clock_file) if getattr(args, "clock_file", None) else utc_now
+    except ClockFileError as exc:
+        print(f"judge serve: {exc}", file=sys.stderr)
+        return 2
     try:
         store = open_store(settings, initialise_empty=True)
     except SchemaNotCurrent as exc:
         print(f"judge serve: {exc}", file=sys.stderr)
         return 1
     try:
-        daemon = Daemon(settings, store)
+        daemon = Daemon(settings, store, clock=clock)
         daemon.serve_forever()
     except HookError as exc:
         print(f"judge serve: {exc}", file=sys.stderr)

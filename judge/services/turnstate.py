@@ -169,12 +169,12 @@ def turn_state(session: Session, game: Game, now: datetime, *, progress: TurnPro
     )
 
 
-def reschedule(session: Session, game: Game, now: datetime) -> None:
+def reschedule(session: Session, game: Game, now: datetime, *, progress: TurnProgress | None = None) -> None:
     """Store when the scheduler must look at ``game`` next (NULL: only a change wakes it)."""
     if game.status != ACTIVE or game.position is None or game.deadline is None:
         game.next_due_at = None
         return
-    game.next_due_at = next_due(turn_state(session, game, now))
+    game.next_due_at = next_due(turn_state(session, game, now, progress=progress))
 
 
 def after_orders(session: Session, game: Game, now: datetime) -> None:

@@ -1,7 +1,7 @@
 """Turn processing decisions, pure: timing, deadlines, readiness, press after the deadline,
 draw votes and deadline display.  No database and no clock: ``now`` is always a parameter.
 
-The scheduler pass (judge/scheduler.py) loads each due game, builds a ``TurnState`` and
+The scheduler pass (judge/turns/scheduler.py, the one module here with I/O) loads each due game, builds a ``TurnState`` and
 applies the ``Decision`` that ``decide`` returns; see readiness.py for the contract.
 """
 

@@ -1,0 +1,52 @@
+"""``judge tick``: one scheduler pass over the due games, then exit (for cron)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from judge.cli_options import add_config_argument, settings_from, setup_logging
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "tick", help="run one scheduler pass (deadlines, reminders, processing) and exit",
+        description="Look at every game that is due once: send reminders and late notices, "
+                    "process the phases that are ready, queue the results in the outbox "
+                    "(`judge serve` sends them; it also runs this pass every "
+                    "[scheduler] tick_seconds by itself).  Safe to run next to a daemon.",
+    )
+    add_config_argument(parser)
+    parser.add_argument("--clock-file", metavar="FILE",
+                        help="TEST ONLY: take the current time from FILE (an ISO 8601 instant)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from judge.clockfile import ClockFileError, FileClock
+    from judge.turns.scheduler import FAILED, run_pass
+    from judge.serve import open_store
+    from judge.store.schema import SchemaNotCurrent
+    from judge.worker import utc_now
+
+    settings = settings_from(args)
+    if settings is None:
+        return 2
+    setup_logging()
+    try:
+        clock = FileClock(args.clock_file) if args.clock_file else utc_now
+    except ClockFileError as exc:
+        print(f"judge tick: {exc}", file=sys.stderr)
+        return 2
+    try:
+        store = open_store(settings)
+    except SchemaNotCurrent as exc:
+        print(f"judge tick: {exc}", file=sys.stderr)
+        return 1
+    try:
+        report = run_pass(store, settings, clock())
+    finally:
+        store.dispose()
+    print(f"judge tick: {report}")
+    return 1 if report.count(FAILED) else 0
