@@ -66,11 +66,11 @@ def test_centres_change_hands_after_the_fall_retreat(variant: Variant) -> None:
     outcome = play(variant, where, {"TURKEY": ["A UKR R RUM"]})
     assert outcome.position.centers["TURKEY"] == frozenset({"RUM"})
     # Turkey now owns a centre and has one unit: nothing to adjust for it.  Italy and
-    # Germany own no centre, so the winter is not skipped.
+    # Germany own no centre; Russia has three free home centres.
     assert str(outcome.position.phase) == "W1901A"
     needed = api.requirements(variant, outcome.position)
-    assert "TURKEY" not in needed and "RUSSIA" not in needed
-    assert (needed["ITALY"].removals, needed["GERMANY"].removals) == (2, 1)
+    assert "TURKEY" not in needed
+    assert (needed["ITALY"].removals, needed["GERMANY"].removals, needed["RUSSIA"].builds) == (2, 1, 3)
 
 
 def test_spring_leads_to_fall_and_an_idle_winter_is_skipped(variant: Variant) -> None:
