@@ -15,6 +15,7 @@ MODEL_MODULES: tuple[str, ...] = (
     "judge.store.models_game",
     "judge.store.models_turns",
     "judge.store.models_sealed",
+    "judge.store.models_fair",
 )
 
 
