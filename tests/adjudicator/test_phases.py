@@ -65,12 +65,14 @@ def test_centres_change_hands_after_the_fall_retreat(variant: Variant) -> None:
     where = _retreat_position(variant, "F1901R")
     outcome = play(variant, where, {"TURKEY": ["A UKR R RUM"]})
     assert outcome.position.centers["TURKEY"] == frozenset({"RUM"})
-    # Turkey now owns a centre and has one unit: nothing to adjust for it.  Italy and
-    # Germany own no centre; Russia has three free home centres.
+    # Occupied centres change hands too: Germany takes MUN, Italy VIE.  Turkey and Germany
+    # have as many units as centres; Italy one unit too many; Russia three free home centres.
+    assert outcome.position.centers["GERMANY"] == frozenset({"MUN"})
+    assert outcome.position.centers["ITALY"] == frozenset({"VIE"})
     assert str(outcome.position.phase) == "W1901A"
     needed = api.requirements(variant, outcome.position)
-    assert "TURKEY" not in needed
-    assert (needed["ITALY"].removals, needed["GERMANY"].removals, needed["RUSSIA"].builds) == (2, 1, 3)
+    assert sorted(needed) == ["ITALY", "RUSSIA"]
+    assert (needed["ITALY"].removals, needed["RUSSIA"].builds) == (1, 3)
 
 
 def test_spring_leads_to_fall_and_an_idle_winter_is_skipped(variant: Variant) -> None:
