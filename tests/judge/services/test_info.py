@@ -1,0 +1,100 @@
+"""LIST, SUMMARY, HISTORY, HELP; commands without a handler yet; robot mail; the registry."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from judge.services import registry
+from judge.services.registry import DuplicateHandler, handler_for, handles
+from judge.store.models_game import Game, Membership, PhaseRecord
+from mailcmds import Commit, Join, SetDraw
+from tests.judge.services.conftest import MASTER, create_game
+from tests.judge.storage import make_mail
+
+
+def test_list_shows_games_without_addresses(judge, started):
+    create_game(judge, "DESC second game", name="g2")
+    body = judge.send("curious@example.net", "LIST\n").reply.body
+    assert "g1" in body and "active S1901M, 7/7 players" in body
+    assert "g2" in body and "forming, 0/7 players" in body and "second game" in body
+    detail = judge.send("curious@example.net", "LIST g1\n").reply.body
+    assert "Game g1" in detail and "FRANCE   played, 3 centres, 3 units" in detail
+    assert "@example.net" not in detail.replace("curious@example.net", "")
+
+
+def test_summary_shows_the_position(judge, started):
+    body = judge.send("curious@example.net", "SUMMARY g1\n").reply.body
+    assert "Phase:    S1901M" in body and "RUSSIA   units: A MOS, F SEV, F STP/SC, A WAR" in body
+    missing = judge.send("curious@example.net", "SUMMARY\n").reply.body
+    assert "SUMMARY needs a game" in missing
+
+
+def test_history_lists_processed_phases(judge, started):
+    with judge.session() as session:
+        game = session.execute(select(Game)).scalar_one()
+        session.add(PhaseRecord(
+            game_id=game.id, phase="S1901M", position_before=game.position, orders={},
+            results=[{"power": "FRANCE", "order": "A PAR - BUR", "result": "bounce"}],
+            position_after=game.position, digest="0" * 64, processed_at=judge.now,
+        ))
+    body = judge.send("curious@example.net", "HISTORY g1\n").reply.body
+    assert "S1901M (processed" in body and "FRANCE: A PAR - BUR -> bounce" in body
+    later = judge.send("curious@example.net", "HISTORY g1 F1901M\n").reply.body
+    assert "(no phase has been processed yet)" in later
+
+
+def test_help_sends_the_command_page(judge):
+    body = judge.send("new@example.net", "HELP\n").reply.body
+    assert "HOW TO WRITE TO THE JUDGE" in body and "JOIN game password" in body
+
+
+def test_unhandled_commands_get_a_clear_line_and_the_rest_is_done(judge, started):
+    france = started["FRANCE"]
+    body = judge.send(france.address, f"{france.signon}\nSET DRAW\nCOMMIT SHA256 {'a' * 64}\nA PAR - BUR\n").reply.body
+    if handler_for(SetDraw) is None:
+        assert "SET DRAW: draw and concession votes are not enabled on this judge yet" in body
+    if handler_for(Commit) is None:
+        assert "COMMIT: sealed orders are not enabled on this judge yet" in body
+    assert "accepted: A PAR - BUR" in body
+
+
+def test_unknown_command_and_empty_mail(judge):
+    body = judge.send("new@example.net", "FROBNICATE now\n").reply.body
+    assert "ERROR line 1: FROBNICATE now" in body and "unknown command" in body
+    empty = judge.send("new@example.net", "\n").reply.body
+    assert "Your mail had no commands" in empty
+
+
+def test_robot_mail_changes_nothing_and_gets_no_reply(judge):
+    raw = make_mail(subject="Out of office", body="CREATE g9 pw\n", sender="away@example.net",
+                    extra={"Auto-Submitted": "auto-replied"})
+    from judge.store.inbound import store_inbound
+    store_inbound(judge.store, raw, mail_from="away@example.net", rcpt_to=["judge@example.org"],
+                  source="smtp", now=judge.now)
+    judge.worker.process_pending()
+    with judge.session() as session:
+        assert session.execute(select(Game)).first() is None
+        assert session.execute(select(Membership)).first() is None
+
+
+def test_reply_is_threaded_and_from_the_judge(judge):
+    out = judge.send(MASTER, "LIST\n", subject="my games")
+    reply = out.reply
+    assert reply.subject == "Re: my games"
+    assert reply.message["In-Reply-To"] and reply.message["Auto-Submitted"] == "auto-replied"
+
+
+def test_registering_a_second_handler_for_a_command_fails():
+    known = handler_for(Join)
+    assert known is not None
+
+    def other(ctx, command):  # pragma: no cover - never called
+        raise AssertionError
+
+    try:
+        handles(Join)(other)
+    except DuplicateHandler as problem:
+        assert "Join already handled by judge.services.join.join" in str(problem)
+    else:
+        raise AssertionError("a second handler for Join was accepted")
+    assert registry.handler_for(Join) is known
