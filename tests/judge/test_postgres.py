@@ -1,0 +1,127 @@
+"""The judge on PostgreSQL, configured by deploy/judge.toml.example's [store] settings."""
+
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import psycopg
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm.exc import StaleDataError
+
+from judge.config import JudgeSettings, load_settings
+from judge.store.engine import Store
+from judge.store.inbound import store_inbound
+from judge.store.models_game import Game
+from judge.store.models_mail import InboundMessage, OutboxMessage
+from judge.store.schema import upgrade
+from judge.worker import Worker
+from tests.fixtures.judge_process import run_judge
+from tests.judge.handlers import echo
+from tests.judge.storage import make_mail
+from tests.judge.test_migrations import schema_differences
+
+pytestmark = pytest.mark.postgres
+EXAMPLE = Path(__file__).resolve().parents[2] / "deploy" / "judge.toml.example"
+NOW = datetime(2026, 5, 1, 10, 0, tzinfo=timezone.utc)
+JUDGE = JudgeSettings(address="judge@example.org", domain="example.org")
+
+
+@pytest.fixture
+def example_config(postgres_server, tmp_path):
+    """The example file, its database created on the test server (only the port differs)."""
+    url = make_url(load_settings(EXAMPLE, environ={}).store_url)
+    with psycopg.connect(postgres_server.admin_conninfo(), autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{url.database}" WITH (FORCE)')
+        connection.execute(f'CREATE DATABASE "{url.database}" OWNER "{url.username}"')
+    text = EXAMPLE.read_text().replace(f":{url.port}/", f":{postgres_server.port}/")
+    assert f":{postgres_server.port}/" in text
+    config = tmp_path / "judge.toml"
+    config.write_text(text)
+    return config
+
+
+def test_judge_serves_on_postgres_with_the_example_store_settings(example_config, tmp_path,
+                                                                   judge_runner, smtp_sink):
+    env = {"JUDGE_JUDGE_DATA_DIR": str(tmp_path), "JUDGE_OUTBOUND_RELAY_HOST": smtp_sink.host,
+           "JUDGE_OUTBOUND_RELAY_PORT": str(smtp_sink.port),
+           "JUDGE_WORKER_HANDLER": "tests.judge.handlers:echo",
+           "JUDGE_WORKER_POLL_SECONDS": "0.2", "JUDGE_OUTBOUND_POLL_SECONDS": "0.2"}
+    upgraded = run_judge(["db", "upgrade", "--config", str(example_config)], tmp_path, env)
+    assert upgraded.returncode == 0, upgraded.stderr
+    assert "postgresql+psycopg://judge:***@localhost" in upgraded.stdout
+
+    settings = load_settings(example_config, environ={})
+    store = Store(settings.store_url)
+    assert store.dialect == "postgresql"
+    assert schema_differences(store.engine) == []
+
+    judge = judge_runner.start(tmp_path, env, args=["--config", str(example_config)])
+    import smtplib
+
+    first = make_mail(subject="on postgres", message_id="<pg1@example.net>")
+    with smtplib.SMTP("127.0.0.1", judge.smtp_port, timeout=10) as client:
+        client.sendmail("anna@example.net", ["judge@dip.example.org"], first)
+        client.sendmail("anna@example.net", ["judge@dip.example.org"], first)  # redelivered
+        client.sendmail("bob@example.net", ["judge@dip.example.org"], make_mail(subject="second",
+                                                                                sender="bob@example.net"))
+    mails = smtp_sink.wait_for(2, timeout=20)
+    assert judge.terminate() == 0
+    assert sorted(m.rcpt_tos for m in mails) == [("anna@example.net",), ("bob@example.net",)]
+    assert all(m.mail_from == "judge@dip.example.org" for m in mails)
+    with store.unit_of_work() as session:
+        assert session.execute(select(InboundMessage.status).order_by(InboundMessage.id)).scalars().all() \
+            == ["processed", "processed"]
+        assert session.execute(select(OutboxMessage.status)).scalars().all() == ["sent", "sent"]
+    store.dispose()
+
+
+def test_two_workers_on_postgres_process_each_message_once(postgres_url):
+    store = Store(postgres_url)
+    upgrade(store.engine)
+    for n in range(30):
+        store_inbound(store, make_mail(subject=f"m{n}"), mail_from="a@x.org", rcpt_to=[],
+                      source="smtp", now=NOW)
+    seen: list[int] = []
+    lock = threading.Lock()
+
+    def slow_echo(session, inbound, now):
+        with lock:
+            seen.append(inbound.inbound_id)
+        time.sleep(0.01)
+        return echo(session, inbound, now)
+
+    workers = [Worker(store, JUDGE, slow_echo, clock=lambda: NOW) for _ in range(3)]
+    counts: list[int] = []
+    threads = [threading.Thread(target=lambda w=w: counts.append(w.process_pending())) for w in workers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(seen) == list(range(1, 31))  # every message handed to the hook exactly once
+    assert sum(counts) == 30 and all(c > 0 for c in counts)
+    with store.unit_of_work() as session:
+        assert session.scalar(select(func.count()).select_from(OutboxMessage)) == 30
+    store.dispose()
+
+
+def test_game_version_guard_on_postgres(postgres_url):
+    store = Store(postgres_url)
+    upgrade(store.engine)
+    with store.unit_of_work() as session:
+        session.add(Game(name="g1", master_password_hash="x", created_at=NOW, phase="S1901M"))
+    first, second = store.sessions(), store.sessions()
+    try:
+        game_a = first.execute(select(Game)).scalar_one()
+        game_b = second.execute(select(Game)).scalar_one()
+        game_a.phase = "F1901M"
+        first.commit()
+        game_b.phase = "F1901M"
+        with pytest.raises(StaleDataError):
+            second.commit()
+    finally:
+        first.close()
+        second.close()
+        store.dispose()
