@@ -1,0 +1,251 @@
+"""Property tests: random boards and random (often illegal) order texts never break the engine."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import maps
+from adjudicator import api
+from adjudicator.orders import Order
+from adjudicator.results import RESULT_CODES
+from adjudicator.tables import tables_for
+from adjudicator.types import Phase, PhaseKind, Position, Season, Terrain, Unit, UnitKind, province_of
+
+VARIANT = maps.load("standard")
+TABLES = tables_for(VARIANT)
+POWERS = [p.name for p in VARIANT.powers]
+PROVINCES = sorted(VARIANT.provinces)
+CENTERS = sorted(VARIANT.supply_centers)
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _unit_at(rng: random.Random, province: str, power: str) -> Unit:
+    data = VARIANT.provinces[province]
+    if data.terrain is Terrain.SEA:
+        return Unit(province, UnitKind.FLEET, power)
+    if data.terrain is Terrain.LAND or rng.random() < 0.5:
+        return Unit(province, UnitKind.ARMY, power)
+    if data.coasts:
+        return Unit(f"{province}/{rng.choice(data.coasts)}", UnitKind.FLEET, power)
+    return Unit(province, UnitKind.FLEET, power)
+
+
+def _board(seed: int, count: int, phase: Phase) -> Position:
+    rng = random.Random(seed)
+    provinces = rng.sample(PROVINCES, count)
+    units = tuple(sorted(_unit_at(rng, p, rng.choice(POWERS)) for p in provinces))
+    owners: dict[str, set[str]] = {}
+    for center in rng.sample(CENTERS, rng.randint(0, len(CENTERS))):
+        owners.setdefault(rng.choice(POWERS), set()).add(center)
+    return Position(phase, units, {p: frozenset(c) for p, c in owners.items()})
+
+
+def _near(rng: random.Random, province: str) -> str:
+    near = sorted(TABLES.any_adj[province])
+    return rng.choice(near) if near and rng.random() < 0.85 else rng.choice(PROVINCES)
+
+
+def _order_text(rng: random.Random, unit: Unit, others: list[Unit]) -> str:
+    here = unit.province
+    near = [u for u in others if u.province in TABLES.any_adj[here]]
+    other = rng.choice(near) if near and rng.random() < 0.9 else rng.choice(others)
+    choice = rng.randrange(10)
+    if choice == 0:
+        return f"{unit} H"
+    if choice in (1, 2, 3):
+        target = _near(rng, here)
+        coasts = VARIANT.provinces[target].coasts
+        if coasts and rng.random() < 0.5:
+            target += "/" + rng.choice(coasts)
+        suffix = " via convoy" if rng.random() < 0.15 else ""
+        return f"{unit} - {target}{suffix}"
+    if choice == 4 and unit.kind is UnitKind.ARMY and here in TABLES.coastal:
+        # Two steps over water: a move that needs a convoy.
+        seas = sorted(TABLES.sea_touching[here])
+        if seas:
+            landing = sorted(p for p in TABLES.any_adj[rng.choice(seas)] if p in TABLES.coastal and p != here)
+            if landing:
+                return f"{unit} - {rng.choice(landing)}"
+    if choice == 5:
+        return f"{unit} S {other.kind.value} {other.province}"
+    if choice in (4, 5, 6):
+        shared = sorted(TABLES.any_adj[other.province] & TABLES.any_adj[here]) or [_near(rng, other.province)]
+        return f"{unit} S {other.kind.value} {other.province} - {rng.choice(shared)}"
+    if choice == 7 and here in TABLES.sea:
+        armies = [u for u in others if u.kind is UnitKind.ARMY and here in TABLES.sea_touching[u.province]]
+        shores = sorted(p for p in TABLES.any_adj[here] if p in TABLES.coastal)
+        if armies and shores:
+            return f"{unit} C A {rng.choice(armies).province} - {rng.choice(shores)}"
+        return f"{unit} C A {other.province} - {rng.choice(PROVINCES)}"
+    if choice == 8:
+        return f"{rng.choice('AF')} {rng.choice(PROVINCES)} - {rng.choice(PROVINCES)}"
+    return rng.choice(["", "hold everything", "F XYZ - ABC", f"{unit} S", f"{unit} -", "A - - -", f"{unit} H"])
+
+
+def _planned_texts(rng: random.Random, where: Position) -> list[tuple[Unit, str]]:
+    """Mostly coordinated orders (supports of planned moves, convoys of planned convoy moves)."""
+    units = list(where.units)
+    at = {u.province: u for u in units}
+    plan: dict[str, str] = {}  # province -> destination province
+    for unit in units:
+        roll = rng.random()
+        if unit.kind is UnitKind.ARMY and unit.province in TABLES.coastal and roll < 0.15:
+            seas = sorted(TABLES.sea_touching[unit.province])
+            shores = sorted({p for s in seas for p in TABLES.any_adj[s] if p in TABLES.coastal} - {unit.province})
+            if shores:
+                plan[unit.province] = rng.choice(shores)
+        elif roll < 0.6:
+            reach = sorted(TABLES.reachable(unit.location, unit.kind is UnitKind.FLEET))
+            if reach:
+                plan[unit.province] = rng.choice(reach)
+    texts: list[tuple[Unit, str]] = []
+    for unit in units:
+        here = unit.province
+        if here in plan:
+            target = plan[here]
+            if unit.kind is UnitKind.FLEET:
+                coasts = [loc for loc in TABLES.fleet_adj.get(unit.location, ()) if province_of(loc) == target]
+                target = rng.choice(sorted(coasts)) if coasts else target
+            texts.append((unit, f"{unit} - {target}" + (" via convoy" if rng.random() < 0.1 else "")))
+            continue
+        reach = TABLES.reachable(unit.location, unit.kind is UnitKind.FLEET)
+        helpable = [u for u in units if u.province in plan and plan[u.province] in reach and u is not unit]
+        holders = [u for u in units if u.province in reach and u.province not in plan]
+        carried = [
+            u for u in units
+            if here in TABLES.sea and u.province in plan and u.kind is UnitKind.ARMY
+            and here in TABLES.sea_touching[u.province] and plan[u.province] in TABLES.coastal
+        ]
+        roll = rng.random()
+        if carried and roll < 0.8:
+            army = rng.choice(carried)
+            texts.append((unit, f"{unit} C A {army.province} - {plan[army.province]}"))
+        elif helpable and roll < 0.6:
+            other = rng.choice(helpable)
+            texts.append((unit, f"{unit} S {other} - {plan[other.province]}"))
+        elif holders and roll < 0.8:
+            texts.append((unit, f"{unit} S {rng.choice(holders)}"))
+        else:
+            texts.append((unit, f"{unit} H"))
+    del at
+    return texts
+
+
+def _orders(seed: int, where: Position) -> dict[str, list[Order]]:
+    rng = random.Random(seed)
+    units = list(where.units)
+    texts = _planned_texts(rng, where) if rng.random() < 0.7 else [(u, _order_text(rng, u, units)) for u in units]
+    orders: dict[str, list[Order]] = {}
+    for unit, text in texts:
+        if rng.random() < 0.1:
+            text = _order_text(rng, unit, units)  # noise: random, often illegal or garbled
+        power = unit.power if rng.random() < 0.95 else rng.choice(POWERS)
+        try:
+            orders.setdefault(power, []).append(api.parse_order(VARIANT, where, power, text))
+        except (api.OrderSyntaxError, api.IllegalOrder):
+            pass
+    return orders
+
+
+def _rules(seed: int) -> frozenset[str]:
+    rng = random.Random(seed)
+    chosen = set()
+    paradox = rng.choice([None, "PARADOX_SZYKMAN", "PARADOX_1982_DPJUDGE", "PARADOX_ALL_FAIL"])
+    if paradox:
+        chosen.add(paradox)
+    if rng.random() < 0.3:
+        chosen.add("NO_BELEAGUERED_CONVOY")
+    return frozenset(chosen)
+
+
+MOVEMENT = Phase(1903, Season.FALL, PhaseKind.MOVEMENT)
+
+
+@SETTINGS
+@given(st.integers(0, 2**32), st.integers(1, 40), st.integers(0, 2**32))
+def test_movement_never_raises_and_keeps_the_board_consistent(board_seed: int, count: int, order_seed: int) -> None:
+    where = _board(board_seed, count, MOVEMENT)
+    orders = _orders(order_seed, where)
+    outcome = api.adjudicate(VARIANT, where, orders, _rules(order_seed))
+
+    assert {r.result for r in outcome.results} <= RESULT_CODES
+    assert all(r.reason for r in outcome.results if r.result == "void")
+    # Exactly one result per unit on the board, by its owner (stray orders come on top).
+    for unit in where.units:
+        mine = [r for r in outcome.results if r.power == unit.power and r.order.startswith(f"{unit} ")]
+        assert len(mine) == 1, (unit, outcome.results)
+    after = outcome.position.units
+    # Units are conserved except the dislodged ones, and never share a province.
+    assert len(after) + len(outcome.dislodged) == len(where.units)
+    provinces = [province_of(u.location) for u in after]
+    assert len(provinces) == len(set(provinces))
+    for entry in outcome.dislodged:
+        for location in entry.retreats:
+            assert province_of(location) not in provinces
+            assert province_of(location) not in outcome.contested
+    assert not set(outcome.contested) & set(provinces)
+    # Deterministic, and independent of the order in which powers are listed.
+    again = api.adjudicate(VARIANT, where, dict(reversed(list(orders.items()))), _rules(order_seed))
+    assert Counter(again.results) == Counter(outcome.results)
+    assert api.position_digest(again.position) == api.position_digest(outcome.position)
+
+
+@SETTINGS
+@given(st.integers(0, 2**32), st.integers(2, 34), st.integers(0, 2**32))
+def test_retreat_phases_never_raise(board_seed: int, count: int, order_seed: int) -> None:
+    where = _board(board_seed, count, MOVEMENT)
+    moved = api.adjudicate(VARIANT, where, _orders(order_seed, where))
+    retreat = moved.position
+    if retreat.phase.kind is not PhaseKind.RETREAT:
+        return
+    rng = random.Random(order_seed)
+    orders: dict[str, list[Order]] = {}
+    for entry in retreat.dislodged:
+        choices = [*entry.retreats, _near(rng, entry.unit.province)]
+        text = rng.choice([f"{entry.unit} R {rng.choice(choices)}", f"{entry.unit} D", f"{entry.unit} H"])
+        try:
+            orders.setdefault(entry.unit.power, []).append(api.parse_order(VARIANT, retreat, entry.unit.power, text))
+        except (api.OrderSyntaxError, api.IllegalOrder):
+            pass
+    outcome = api.adjudicate(VARIANT, retreat, orders)
+    assert len(outcome.results) == len(retreat.dislodged)
+    assert len(retreat.units) <= len(outcome.position.units) <= len(retreat.units) + len(retreat.dislodged)
+    provinces = [province_of(u.location) for u in outcome.position.units]
+    assert len(provinces) == len(set(provinces))
+    assert outcome.position.phase.kind is not PhaseKind.RETREAT
+
+
+@SETTINGS
+@given(st.integers(0, 2**32), st.integers(0, 34), st.integers(0, 2**32))
+def test_adjustments_end_with_units_matching_centres_where_removals_were_due(board_seed: int, count: int, order_seed: int) -> None:
+    where = _board(board_seed, count, Phase(1903, Season.WINTER, PhaseKind.ADJUSTMENT))
+    rng = random.Random(order_seed)
+    orders: dict[str, list[Order]] = {}
+    for power in POWERS:
+        for _ in range(rng.randint(0, 3)):
+            home = rng.choice(VARIANT.power(power).home_centers)
+            mine = [u for u in where.units if u.power == power] or list(where.units) or [None]
+            victim = rng.choice(mine)
+            text = rng.choice(
+                [f"Build A {home}", f"Build F {home}", "waive", f"Remove {victim}" if victim else "waive", "Build A XYZ"]
+            )
+            try:
+                orders.setdefault(power, []).append(api.parse_order(VARIANT, where, power, text))
+            except (api.OrderSyntaxError, api.IllegalOrder):
+                pass
+    needed = api.requirements(VARIANT, where)
+    outcome = api.adjudicate(VARIANT, where, orders)
+    after = Counter(u.power for u in outcome.position.units)
+    before = Counter(u.power for u in where.units)
+    for power in POWERS:
+        requirement = needed.get(power)
+        if requirement is not None and requirement.removals:
+            assert after[power] == len(where.centers.get(power, ()))
+        else:
+            allowed = requirement.builds if requirement is not None else 0
+            assert before[power] <= after[power] <= before[power] + allowed
+    assert str(outcome.position.phase) == "S1904M"
