@@ -137,3 +137,38 @@ def test_non_ascii_8bit_mail_is_stored_byte_for_byte(daemon):
         assert session.execute(select(InboundMessage.raw)).scalar_one() == raw
     [reply] = outbox_files(daemon)
     assert reply["Subject"] == "Re: Grüße" and reply["To"] == "zoe@example.net"
+
+
+def test_scheduler_tick_runs_and_its_mail_is_sent(tmp_path):
+    from datetime import datetime
+
+    from judge.outgoing import OutgoingMail, queue_outgoing
+
+    settings = load_settings(None, environ={
+        "JUDGE_JUDGE_DATA_DIR": str(tmp_path), "JUDGE_SMTP_PORT": str(free_port()),
+        "JUDGE_SCHEDULER_TICK_SECONDS": "0.2", "JUDGE_OUTBOUND_POLL_SECONDS": "5",
+    })
+    ticks: list[datetime] = []
+
+    def tick(store, settings, now):
+        ticks.append(now)
+        if len(ticks) == 2:
+            with store.unit_of_work() as session:
+                queue_outgoing(session, OutgoingMail(recipients=("list@example.net",),
+                                                     subject="g1 S1901M results", body="r", kind="results"),
+                               settings.judge, now)
+
+    store = open_store(settings, initialise_empty=True)
+    daemon = Daemon(settings, store, process=echo, tick=tick)
+    daemon.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not outbox_files(daemon):
+            assert time.monotonic() < deadline, f"ticks so far: {len(ticks)}"
+            time.sleep(0.05)
+    finally:
+        daemon.stop()
+        store.dispose()
+    assert len(ticks) >= 2 and all(t.tzinfo is not None for t in ticks)
+    [mail] = outbox_files(daemon)
+    assert mail["Subject"] == "g1 S1901M results" and mail["Auto-Submitted"] == "auto-generated"
