@@ -32,6 +32,8 @@ HANDLER_MODULES: tuple[str, ...] = (
     "judge.services.press",
     "judge.services.settings",
     "judge.services.info",
+    "judge.services.keys",  # SET KEY, GET KEY
+    "judge.services.sealed",  # COMMIT, COMMIT SHA256, REVEAL (RULE SEALED)
 )
 
 OPTIONAL_HANDLER_MODULES: tuple[str, ...] = (
