@@ -105,6 +105,7 @@ class Daemon:
         if self.tick is not None:
             self._threads.append(threading.Thread(target=self._run_scheduler, name="scheduler", daemon=True))
         self.controller.start()  # first: a busy port fails before anything else runs
+        _ensure_judge_key(self.settings)
         self._worker_thread.start()
         for thread in self._threads:
             thread.start()
@@ -128,6 +129,7 @@ class Daemon:
             self._worker_thread.join()
         for thread in self._threads:
             thread.join(timeout=30)
+        _stop_judge_agents(self.settings)
         log.info("stopped")
 
     def serve_forever(self) -> None:
@@ -147,6 +149,28 @@ class Daemon:
             self.stop()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+
+
+def _ensure_judge_key(settings: Settings) -> None:
+    """The judge's key pair, generated on first start (signed broadcasts, GET KEY, sealed
+    orders).  Without it the judge still runs, and says so: broadcasts go out unsigned."""
+    from judge.services.signing import ensure_judge_key, home_of
+
+    try:
+        fingerprint = ensure_judge_key(settings.judge)
+    except Exception as problem:  # no gpg, an unusable home: run, but say why nothing is signed
+        log.error("judge key unavailable in %s (%s): broadcasts will NOT be signed", home_of(settings.judge), problem)
+        return
+    log.info("judge key %s in %s", fingerprint, home_of(settings.judge))
+
+
+def _stop_judge_agents(settings: Settings) -> None:
+    from judge.services.signing import stop_judge_agents
+
+    try:
+        stop_judge_agents(settings.judge)
+    except Exception:  # shutting down anyway
+        log.exception("could not stop the gpg-agent of the judge's key")
 
 
 def open_store(settings: Settings, *, initialise_empty: bool = False) -> Store:

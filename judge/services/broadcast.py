@@ -10,7 +10,7 @@ which adds its own list headers.
 
 from __future__ import annotations
 
-from typing import Collection
+from typing import TYPE_CHECKING, Collection, Sequence
 from urllib.parse import quote as url_quote
 
 from sqlalchemy.orm import Session
@@ -19,6 +19,9 @@ from judge.config import JudgeSettings
 from judge.outgoing import OutgoingMail
 from judge.services.games import addresses, members
 from judge.store.models_game import Game, Membership
+
+if TYPE_CHECKING:
+    from judge.services.signing import FileAttachment
 
 
 def list_id(game: Game, judge: JudgeSettings) -> str:
@@ -45,21 +48,28 @@ def list_members(session: Session, game: Game) -> list[Membership]:
 
 
 def broadcast(session: Session, game: Game, judge: JudgeSettings, *, subject: str, body: str,
-              kind: str, exclude: Collection[str] = ()) -> list[OutgoingMail]:
+              kind: str, exclude: Collection[str] = (),
+              attachments: Sequence["FileAttachment"] = ()) -> list[OutgoingMail]:
     """The mail that sends ``body`` to the game's list.
 
     ``exclude``: addresses that already got their own version (the sender of a press
     broadcast, players told their power personally); ignored for an external list,
-    which cannot leave anyone out.
+    which cannot leave anyone out.  ``attachments``: files sent with it (commitments,
+    the phase record).  Every broadcast is signed by the judge (PGP/MIME) and its
+    footer names the judge's key fingerprint (judge/services/signing.py); the one
+    signed body is shared by every copy.
     """
+    from judge.services.signing import broadcast_mime
+
+    body, mime = broadcast_mime(judge, body, attachments)
     if game.list_address:
         return [OutgoingMail(recipients=(game.list_address,), subject=subject, body=body, kind=kind,
-                             game_id=game.id)]
+                             game_id=game.id, mime=mime)]
     skipped = {address.lower() for address in exclude}
     headers = list_headers(game, judge)
     return [
         OutgoingMail(recipients=(address,), subject=subject, body=body, kind=kind, game_id=game.id,
-                     headers=headers)
+                     headers=headers, mime=mime)
         for address in addresses(list_members(session, game))
         if address not in skipped
     ]

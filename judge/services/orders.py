@@ -101,6 +101,11 @@ def _playing(ctx: MailContext) -> tuple[SignedOn, Game, str]:
     game = who.game
     if game.status not in (ACTIVE, PAUSED) or game.position is None or who.power is None:
         raise CommandRefused(f"game '{game.name}' is not running ({game.status}): orders are taken once it has started")
+    from judge.services.sealed import plain_orders_refusal  # RULE SEALED: orders only by COMMIT/REVEAL
+
+    sealed = plain_orders_refusal(game)
+    if sealed is not None:
+        raise CommandRefused(sealed)
     return who, game, who.power
 
 
