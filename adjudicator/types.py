@@ -175,11 +175,14 @@ class Position:
 
     def unit_at(self, province: str) -> Unit | None:
         """The (not dislodged) unit in ``province`` (coast ignored), if any."""
-        province = province_of(province)
-        for unit in self.units:
-            if unit.province == province:
-                return unit
-        return None
+        index = self.__dict__.get("_unit_index")
+        if index is None:
+            # Built on first use and kept: derived from the frozen ``units``, so still a value.
+            index = {}
+            for unit in self.units:
+                index.setdefault(province_of(unit.location), unit)
+            object.__setattr__(self, "_unit_index", index)
+        return index.get(province_of(province))
 
     def owner_of(self, center: str) -> str | None:
         for power, owned in self.centers.items():
