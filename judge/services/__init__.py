@@ -32,6 +32,10 @@ HANDLER_MODULES: tuple[str, ...] = (
     "judge.services.press",
     "judge.services.settings",
     "judge.services.info",
+    "judge.services.fair_lottery",  # lottery COMMIT/REVEAL (interceptors before sealed orders)
+    "judge.services.fair_assign",  # RULE PREFERENCES: SET PREFERENCE, assignment by lotteries
+    "judge.services.fair_escrow",  # ESCROW, PEEL
+    "judge.services.fair_blind",  # RULE BLIND_ASSIGN (GM side)
     "judge.services.keys",  # SET KEY, GET KEY
     "judge.services.sealed",  # COMMIT, COMMIT SHA256, REVEAL (RULE SEALED)
 )

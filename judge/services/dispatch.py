@@ -10,7 +10,7 @@ from __future__ import annotations
 from mailcmds import Command, Create, Join, Observe, OrderLines, Resign, Signon, SourceLine, Takeover
 
 from judge.services.context import CommandRefused, MailContext
-from judge.services.registry import Needs, handler_for
+from judge.services.registry import Needs, handler_for, interceptors_for
 from judge.services.unavailable import not_enabled
 
 #: Commands that say who the following lines speak for.
@@ -44,15 +44,19 @@ def run_command(ctx: MailContext, command: Command) -> None:
         ctx.deferred.append((command, ctx.signed_on))
         return
     registered = handler_for(type(command))
-    if registered is None:
+    interceptors = interceptors_for(type(command))
+    if registered is None and not interceptors:
         ctx.failed(command.source, not_enabled(command))
         return
     marks = (len(ctx.outgoing), len(ctx.blocks), len(ctx.entries), len(ctx.sessions))
     signed_on = ctx.signed_on
     savepoint = ctx.session.begin_nested()
     try:
-        _check_needs(ctx, registered.needs)
-        registered.handler(ctx, command)
+        if not any(intercept(ctx, command) for intercept in interceptors):
+            if registered is None:
+                raise CommandRefused(not_enabled(command))
+            _check_needs(ctx, registered.needs)
+            registered.handler(ctx, command)
     except CommandRefused as refusal:
         savepoint.rollback()
         del ctx.outgoing[marks[0]:], ctx.blocks[marks[1]:], ctx.entries[marks[2]:], ctx.sessions[marks[3]:]

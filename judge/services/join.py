@@ -105,8 +105,11 @@ def join(ctx: MailContext, command: Join) -> None:
     ctx.done(command, f"joined game '{game.name}'{chosen}: {count} of {len(variant.powers)} places taken")
     if count == len(variant.powers):
         start_game(ctx, game)
-        ctx.done(command, f"game '{game.name}' is full and has started: you play {member.power} "
-                          f"(your start notice is on its way)")
+        if member.power is None:  # a fair assignment by email runs first (judge.services.fair_*)
+            ctx.done(command, f"game '{game.name}' is full: the powers are now being assigned by email")
+        else:
+            ctx.done(command, f"game '{game.name}' is full and has started: you play {member.power} "
+                              f"(your start notice is on its way)")
 
 
 @handles(Observe)

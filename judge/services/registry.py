@@ -79,6 +79,29 @@ def handler_for(kind: type[Command]) -> Registered | None:
     return None
 
 
+#: Interceptors: functions tried before a command's handler; one that returns True has
+#: done the command (e.g. COMMIT/REVEAL while a power-assignment lottery is open).
+Interceptor = Callable[["MailContext", Any], bool]
+_INTERCEPTORS: dict[type[Command], list[Interceptor]] = {}
+
+
+def intercepts(*kinds: type[Command]) -> Callable[[Interceptor], Interceptor]:
+    """Register the decorated function to be tried before the handler of ``kinds``."""
+
+    def register(function: Interceptor) -> Interceptor:
+        for kind in kinds:
+            known = _INTERCEPTORS.setdefault(kind, [])
+            if function not in known:
+                known.append(function)
+        return function
+
+    return register
+
+
+def interceptors_for(kind: type[Command]) -> tuple[Interceptor, ...]:
+    return tuple(_INTERCEPTORS.get(kind, ()))
+
+
 def registered() -> dict[type[Command], Registered]:
     """A copy of the table (for tests and the report of what is not enabled)."""
     return dict(_HANDLERS)

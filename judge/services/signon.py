@@ -5,6 +5,7 @@ from __future__ import annotations
 from mailcmds import Signoff, Signon, PowerListError, resolve_power
 
 from judge.services.context import CommandRefused, MailContext
+from judge.services.fair_players import player_by_number
 from judge.services.games import find_game, master_of, observers, player_of, variant_of
 from judge.services.registry import handles
 from judge.store.models_game import FORMING, PREPARATION, Game, Membership
@@ -38,6 +39,9 @@ def _member_for(ctx: MailContext, game: Game, token: str) -> Membership:
     for observer in observers(ctx.session, game):
         if (observer.name or "").upper() == token:
             return observer
+    numbered = player_by_number(ctx.session, game, token)  # before powers are assigned
+    if numbered is not None:
+        return numbered
     raise CommandRefused(
         f"'{token}' is neither a power, the master nor an observer of game '{game.name}'; "
         f"write SIGNON power@{game.name} password (or M for the master)"

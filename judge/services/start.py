@@ -37,6 +37,13 @@ def deal_at_random(variant: Variant, joined: Sequence[Membership]) -> None:
 ASSIGNERS: dict[str, Assigner] = {}
 
 
+#: Rule name -> a function that may take the start over (lottery or blinded assignment by
+#: email): it returns True when it has begun its own assignment, which calls
+#: ``start_game`` again once every player has a power; False lets the start go on.
+Deferrer = Callable[[MailContext, Game], bool]
+DEFERRERS: dict[str, Deferrer] = {}
+
+
 def assign_powers(game: Game, variant: Variant, joined: Sequence[Membership]) -> None:
     for rule, assigner in ASSIGNERS.items():
         if has_rule(game, rule):
@@ -52,6 +59,9 @@ def _example_order(board: Sequence[PowerRow], power: str) -> str:
 
 def start_game(ctx: MailContext, game: Game) -> None:
     """Assign the powers, set the Spring position and the first deadline, tell everyone."""
+    for rule, defer in DEFERRERS.items():
+        if has_rule(game, rule) and defer(ctx, game):
+            return
     variant = variant_of(game)
     joined = players(ctx.session, game)
     assign_powers(game, variant, joined)

@@ -1,0 +1,114 @@
+"""Who is who during a fair assignment: players named P1, P2, ... (join order) before they
+have powers, their registered keys, and the judge's keyring for checking them.
+
+``SIGNON P3@game password`` signs player 3 on while the powers are not yet assigned
+(judge/services/signon.py asks :func:`player_by_number`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Iterable, Protocol, Sequence
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from judge.config import JudgeSettings
+from judge.crypto.gpg import Keyring
+from judge.crypto.judgekey import judge_home
+from judge.outgoing import OutgoingMail
+from judge.services.games import players
+from judge.store.models_fair import FairAssignment
+from judge.store.models_game import Game, Membership
+from judge.store.models_sealed import KEY_ACTIVE, PlayerKey
+
+_NUMBERED = re.compile(r"^P(?:LAYER)?(\d{1,2})$")
+
+
+class Ctx(Protocol):
+    """What the fair-assignment flow needs from its caller: a mail's ``MailContext`` or a
+    scheduler pass's :class:`PassContext`."""
+
+    session: Session
+    now: datetime
+
+    @property
+    def judge(self) -> JudgeSettings: ...
+
+    def send(self, mails: Iterable[OutgoingMail]) -> None: ...
+
+
+@dataclass
+class PassContext:
+    """The context of work done outside a mail (deadlines found by the scheduler pass)."""
+
+    session: Session
+    now: datetime
+    judge: JudgeSettings
+    outgoing: list[OutgoingMail] = field(default_factory=list)
+
+    def send(self, mails: Iterable[OutgoingMail]) -> None:
+        self.outgoing.extend(mails)
+
+
+def label_of(index: int) -> str:
+    """The name of the ``index``-th player (0-based) in lotteries: ``P1``, ``P2``, ..."""
+    return f"P{index + 1}"
+
+
+def numbered_players(session: Session, game: Game) -> list[tuple[str, Membership]]:
+    """(label, membership) in player order: the assignment's order once it has begun."""
+    assignment = session.get(FairAssignment, game.id)
+    if assignment is not None and assignment.players:
+        rows = []
+        for label, member_id in assignment.players:
+            member = session.get(Membership, member_id)
+            if member is not None:
+                rows.append((str(label), member))
+        return rows
+    return [(label_of(i), member) for i, member in enumerate(players(session, game))]
+
+
+def player_by_number(session: Session, game: Game, token: str) -> Membership | None:
+    """The player ``P3`` / ``PLAYER3`` names, while that player has no power yet."""
+    match = _NUMBERED.match(token.upper())
+    if match is None:
+        return None
+    wanted = f"P{int(match[1])}"
+    for label, member in numbered_players(session, game):
+        if label == wanted and member.power is None:
+            return member
+    return None
+
+
+def label_for(session: Session, game: Game, member: Membership) -> str | None:
+    for label, row in numbered_players(session, game):
+        if row.id == member.id:
+            return label
+    return None
+
+
+def registered_key(session: Session, member: Membership) -> PlayerKey | None:
+    """The member's active key for this game, else the active key of the address."""
+    own = session.execute(
+        select(PlayerKey).where(PlayerKey.membership_id == member.id, PlayerKey.status == KEY_ACTIVE)
+        .order_by(PlayerKey.id.desc())
+    ).scalars().first()
+    if own is not None:
+        return own
+    return session.execute(
+        select(PlayerKey).where(PlayerKey.address == member.address.lower(), PlayerKey.game_id.is_(None),
+                                PlayerKey.status == KEY_ACTIVE)
+        .order_by(PlayerKey.id.desc())
+    ).scalars().first()
+
+
+def judge_keyring(session: Session, judge: JudgeSettings, members: Sequence[Membership]) -> Keyring:
+    """The judge's keyring (``<data_dir>/gnupg``) holding the members' registered keys."""
+    ring = Keyring(judge_home(judge.data_dir))
+    armored = [key.armored for key in (registered_key(session, m) for m in members) if key is not None]
+    if armored:
+        ring.import_key_bundle("".join(armored))
+    return ring

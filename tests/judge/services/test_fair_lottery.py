@@ -1,0 +1,161 @@
+"""RULE PREFERENCES by email: the worked example of reference 002 as email lotteries,
+and the bad input the issue lists (SHA-256 commitments here; signed ones in test_fair_escrow)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from sqlalchemy import select
+
+from judge.fair.assignment import replay
+from judge.fair.preferences import parse_preferences
+from judge.services.fair_assign import audit_records
+from judge.services.fair_due import fair_due_work
+from judge.services.fair_players import PassContext
+from judge.store.models_fair import FairAssignment, FairLottery
+from judge.store.models_game import Game, Membership
+from tests.judge.services.conftest import MASTER, create_game
+from tests.judge.services.harness import JUDGE, JudgeHarness, player
+
+# The lists of the reference, players 1..7; player 8 (%REG) is a reserve (an observer here).
+LISTS = ("AE(GI)R", "FRG", "(EFG)TI(AR)", "E", "*", "FRA", "GRA")
+SALT = "SALT 0123456789abcdefXYZ"
+
+
+def setup_example(judge: JudgeHarness) -> None:
+    create_game(judge, "RULE PREFERENCES", "RULE LOTTERY_SHA256")
+    judge.send("reserve@example.net", "OBSERVE g1 rpw eight\nSET PREFERENCE %REG\n")
+    for index, wanted in enumerate(LISTS):
+        reply = judge.send(player(index), f"JOIN g1 pw{index}\nSET PREFERENCE {wanted}\n").reply
+        assert "ERROR" not in reply.body, reply.body
+
+
+def salted(number: int) -> str:
+    return f"{number}\n{SALT}{number}\n"
+
+
+def commit_all(judge: JudgeHarness, numbers: list[int]):
+    outcome = None
+    for index, number in enumerate(numbers):
+        digest = hashlib.sha256(salted(number).encode()).hexdigest()
+        outcome = judge.send(player(index), f"SIGNON p{index + 1}@g1 pw{index}\nCOMMIT SHA256 {digest}\n")
+        assert "ERROR" not in outcome.reply.body, outcome.reply.body
+    return outcome
+
+
+def reveal(judge: JudgeHarness, index: int, number: int):
+    text = salted(number)
+    return judge.send(player(index), f"SIGNON p{index + 1}@g1 pw{index}\nREVEAL\n{text}ENDREVEAL\n")
+
+
+def current_lottery(judge: JudgeHarness) -> tuple[int, int]:
+    with judge.session() as session:
+        row = session.execute(select(FairLottery).order_by(FairLottery.seq.desc())).scalars().first()
+        return row.seq, row.contest["fields"]["shares"] and sum(s["fields"]["chances"] for s in row.contest["fields"]["shares"])
+
+
+def test_worked_example_as_email_lotteries(judge: JudgeHarness) -> None:
+    setup_example(judge)
+    # the seventh JOIN filled the game: Austria went to P1 unopposed, France is contested
+    with judge.session() as session:
+        game = session.execute(select(Game)).scalar_one()
+        assert game.status == "forming"
+        first = session.execute(select(FairLottery)).scalar_one()
+        shares = [(s["fields"]["player"], s["fields"]["chances"], tuple(s["fields"]["numbers"]["range"]))
+                  for s in first.contest["fields"]["shares"]]
+        assert first.contest["fields"]["power"] == "FRANCE"
+        assert shares == [("P2", 3, (0, 3)), ("P3", 1, (3, 4)), ("P6", 3, (4, 7))]
+
+    # the reference's numbers: 0 + 4 + 3 + 6 + 6 + 2 + 5 = 26, 26 mod 7 = 5: player 6 gets France
+    numbers = [0, 4, 3, 6, 6, 2, 5]
+    published = commit_all(judge, numbers)
+    commitments = published.of_kind("fair_commitments")
+    assert commitments and "P7: SHA256" in commitments[0].body
+    for index, number in enumerate(numbers):
+        outcome = reveal(judge, index, number)
+        assert "ERROR" not in outcome.reply.body, outcome.reply.body
+    result = outcome.of_kind("fair_lottery_result")[0].body
+    assert "Sum 26; 26 mod 7 = 5." in result and "FRANCE goes to P6." in result
+    # the next lottery was announced with its odds before any number
+    announced = outcome.of_kind("fair_lottery")[0].body
+    assert "lottery 2" in announced
+
+    # run the remaining lotteries with all-zero numbers until the game starts
+    for _ in range(10):
+        with judge.session() as session:
+            game = session.execute(select(Game)).scalar_one()
+            if game.status == "active":
+                break
+            row = session.execute(select(FairLottery).where(FairLottery.stage == "committing")).scalar_one()
+            participants = row.lottery["fields"]["participants"]
+        zeros = [0] * len(participants)
+        commit_all(judge, zeros)
+        for index in range(len(participants)):
+            reveal(judge, index, 0)
+    with judge.session() as session:
+        game = session.execute(select(Game)).scalar_one()
+        assert game.status == "active"
+        members = session.execute(select(Membership).where(Membership.role == "player")
+                                  .order_by(Membership.id)).scalars().all()
+        powers = [m.power for m in members]
+        assert powers[0] == "AUSTRIA" and powers[5] == "FRANCE"
+        assert sorted(powers) == sorted(["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"])
+        # the stored record replays to the same assignment, as judge audit checks it
+        record = session.get(FairAssignment, game.id)
+        letters = tuple(record.powers)
+        entries = [(label, parse_preferences(text, letters)) for label, text in record.entries]
+        state = replay(letters, entries, record.numbers)
+        names = {"A": "AUSTRIA", "E": "ENGLAND", "F": "FRANCE", "G": "GERMANY", "I": "ITALY", "R": "RUSSIA",
+                 "T": "TURKEY"}
+        assert [names[state.assignment[f"P{i + 1}"]] for i in range(7)] == powers
+        assert record.numbers[0] == 5
+        ctx = PassContext(session, judge.now, JUDGE)
+        assert audit_records(ctx, game)[-1].endswith("matches")
+
+
+def test_unknown_power_in_a_preference_list(judge: JudgeHarness) -> None:
+    create_game(judge, "RULE PREFERENCES")
+    reply = judge.send(player(0), "JOIN g1 pw0\nSET PREFERENCE AX(GI)\n").reply
+    assert "unknown power letter 'X'" in reply.body and "'AX(GI)'" in reply.body
+    assert "A, E, F, G, I, R, T" in reply.body
+
+
+def start_first_lottery(judge: JudgeHarness) -> None:
+    create_game(judge, "RULE PREFERENCES", "RULE LOTTERY_SHA256")
+    for index in range(7):
+        judge.send(player(index), f"JOIN g1 pw{index}\nSET PREFERENCE F\n")
+
+
+def test_reveal_before_the_commitments_are_published(judge: JudgeHarness) -> None:
+    start_first_lottery(judge)
+    reply = judge.send(player(0), "SIGNON p1@g1 pw0\nREVEAL 3\n").reply
+    assert "cannot reveal yet" in reply.body and "not published" in reply.body
+
+
+def test_number_outside_the_range_and_a_reveal_that_does_not_match(judge: JudgeHarness) -> None:
+    start_first_lottery(judge)  # seven players want France: N = 7
+    commit_all(judge, [1, 2, 3, 4, 5, 6, 0])
+    with judge.session() as session:
+        assert session.execute(select(FairLottery)).scalar_one().stage == "revealing"
+    outside = judge.send(player(0), "SIGNON p1@g1 pw0\nREVEAL\n9\nSALT whatever-salt-123\nENDREVEAL\n").reply
+    assert "does not match your commitment" in outside.body
+    too_big = judge.send(player(0), "SIGNON p1@g1 pw0\nREVEAL 9\n").reply
+    assert "number 9 is outside 0..6" in too_big.body
+    wrong = reveal(judge, 0, 2).reply  # committed to 1
+    assert "does not match your commitment" in wrong.body
+    assert "ERROR" not in reveal(judge, 0, 1).reply.body
+
+
+def test_a_silent_revealer_counts_as_zero_at_the_deadline(judge: JudgeHarness) -> None:
+    start_first_lottery(judge)
+    commit_all(judge, [1, 2, 3, 4, 5, 6, 6])
+    for index, number in enumerate([1, 2, 3, 4, 5, 6]):
+        reveal(judge, index, number)
+    judge.advance(days=2)
+    with judge.session() as session:
+        mails = fair_due_work(session, JUDGE, judge.now)
+    result = [m for m in mails if m.kind == "fair_lottery_result"][0].body
+    # 1+2+3+4+5+6+0 = 21, 21 mod 7 = 0: P1 gets France
+    assert re.search(r"P7: 0\s+\(not revealed in time: counts as 0\)", result)
+    assert "Sum 21; 21 mod 7 = 0." in result and "FRANCE goes to P1." in result
