@@ -52,6 +52,7 @@ __all__ = [
     "adjudicate_current",
     "end_game",
     "preview_phase",
+    "preview_text",
     "process_phase",
     "rollback_to",
 ]
@@ -86,7 +87,10 @@ def adjudicate_current(session: Session, game: Game) -> Adjudicated:
     get the engine's civil-disorder defaults (hold, disband, removals by distance, no builds)."""
     variant = variant_of(game)
     before = position_of(game)
-    stored = orders_in(session, game)
+    from judge.services.sealed_flow import sealed_orders  # RULE SEALED: orders from verified reveals
+
+    sealed = sealed_orders(session, game)
+    stored = orders_in(session, game) if sealed is None else sealed
     orders: dict[str, list[Order]] = {}
     unreadable: list[OrderResult] = []
     for power, lines in sorted(stored.items()):
@@ -147,8 +151,19 @@ def process_phase(session: Session, game: Game, judge: JudgeSettings, now: datet
         show_next=winner is None,
     )
     body = render("turn_results.j2", view=view, preview=False)
+    # The verifiable record (judge/services/records.py): <game>-<phase>.json with the position
+    # before, the orders, the results and the digests; sealed games add each power's
+    # commitment, revealed orders and verdict.
+    from judge.services.records import results_extras
+
+    extra_text, attachments = results_extras(
+        session, game, variant=done.variant, before=done.before, before_doc=before_doc, orders=done.orders,
+        adjudication=done.adjudication, results=done.results, engine_rules=engine_rules(game), now=now,
+    )
+    if extra_text:
+        body = body.rstrip("\n") + "\n\n" + extra_text
     mails += broadcast(session, game, judge, subject=f"{game.name} {view.phase} results", body=body,
-                       kind="results")
+                       kind="results", attachments=attachments)
     if winner is not None:
         mails += end_game(session, game, judge, now, SOLO, (winner,))
     else:
@@ -156,12 +171,9 @@ def process_phase(session: Session, game: Game, judge: JudgeSettings, now: datet
     return mails
 
 
-def preview_phase(session: Session, game: Game, judge: JudgeSettings, now: datetime, *,
-                  defaulted: Iterable[str] = (), reason: str = "") -> list[OutgoingMail]:
-    """The results the phase would have now, to the master only; nothing is stored."""
-    master = master_of(session, game)
-    if master is None:
-        return []
+def preview_text(session: Session, game: Game, *, defaulted: Iterable[str] = (), reason: str = "") -> str:
+    """The results the phase would have now (stored orders, defaults for the rest); nothing
+    is stored."""
     done = adjudicate_current(session, game)
     after_doc = position_to_json(done.after, game.map_name)
     view = results_view(
@@ -169,8 +181,17 @@ def preview_phase(session: Session, game: Game, judge: JudgeSettings, now: datet
         results=done.results, after=done.after, after_doc=after_doc, defaulted=sorted(defaulted),
         winner=done.adjudication.winner,
     )
-    body = render("turn_results.j2", view=view, preview=True, reason=reason)
-    return [to_member(game, judge, master, subject=f"{game.name} {view.phase} PREVIEW (not processed)",
+    return render("turn_results.j2", view=view, preview=True, reason=reason)
+
+
+def preview_phase(session: Session, game: Game, judge: JudgeSettings, now: datetime, *,
+                  defaulted: Iterable[str] = (), reason: str = "") -> list[OutgoingMail]:
+    """The preview mailed to the master only; nothing changes."""
+    master = master_of(session, game)
+    if master is None:
+        return []
+    body = preview_text(session, game, defaulted=defaulted, reason=reason)
+    return [to_member(game, judge, master, subject=f"{game.name} {game.phase} PREVIEW (not processed)",
                       body=body, kind="preview")]
 
 
@@ -232,7 +253,8 @@ def end_game(session: Session, game: Game, judge: JudgeSettings, now: datetime, 
         board=position_rows(variant, position), players=_reveal(session, game),
         votes=sorted((votes or {}).items()),
     )
-    headline = {SOLO: f"{winners[0]} wins", DRAW: "draw " + ", ".join(winners),
+    shared = ", ".join(winners) if len(winners) <= 3 else f"{len(winners)}-way"
+    headline = {SOLO: f"{winners[0]} wins", DRAW: f"draw ({shared})",
                 CONCESSION: f"conceded to {winners[0]}"}.get(kind, kind)
     return broadcast(session, game, judge, subject=f"{game.name}: game over, {headline}", body=body,
                      kind="game_end")

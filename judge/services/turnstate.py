@@ -37,6 +37,7 @@ __all__ = [
     "progress_of",
     "reschedule",
     "seats",
+    "submitted_powers",
     "survivors",
     "turn_state",
     "phase_deadline",
@@ -88,6 +89,15 @@ def orders_in(session: Session, game: Game) -> dict[str, list[str]]:
         select(OrderSet.power, OrderSet.orders).where(OrderSet.game_id == game.id, OrderSet.phase == game.phase)
     ).all()
     return {power: list(lines or ()) for power, lines in rows}
+
+
+def submitted_powers(variant: Variant, position: Position, orders: Mapping[str, list[str]]) -> frozenset[str]:
+    """Powers whose stored orders answer everything the phase asks of them (every unit
+    ordered; in an adjustment phase as many builds, waives or removals as due)."""
+    from judge.services.orders import orders_complete  # the orders handler's own test
+
+    due = requirements(variant, position)
+    return frozenset(power for power, need in due.items() if orders_complete(need, orders.get(power, ())))
 
 
 def progress_of(session: Session, game: Game) -> TurnProgress:
@@ -145,7 +155,7 @@ def turn_state(session: Session, game: Game, now: datetime, *, progress: TurnPro
     timing = timing_of(game)
     placed = seats(session, game, variant)
     active = active_powers(variant, position, placed.dummies)
-    submitted = frozenset(orders_in(session, game)) & active
+    submitted = submitted_powers(variant, position, orders_in(session, game)) & active
     memory = progress if progress is not None else session.get(TurnProgress, game.id)
     same_phase = memory is not None and memory.phase == game.phase
     deadline = as_utc(game.deadline)

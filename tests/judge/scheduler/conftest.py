@@ -1,0 +1,17 @@
+"""Fixtures for the scheduler tests: H6's services harness plus scheduler passes."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+
+from tests.judge.services.conftest import Seat, cheap_scrypt, create_game, fill_game  # noqa: F401
+from tests.judge.scheduler.driver import TurnHarness
+
+
+@pytest.fixture
+def judge(tmp_path) -> Iterator[TurnHarness]:
+    harness = TurnHarness(tmp_path)
+    yield harness
+    harness.close()
