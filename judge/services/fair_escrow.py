@@ -140,6 +140,7 @@ def _ask(ctx: Ctx, game: Game, row: FairLottery, escrow: FairEscrow, signature: 
     labels = {member.id: label for label, member in numbered_players(ctx.session, game)}
     names = [labels.get(holders[f].id, f) if f in holders else f for f in asked]
     body = render("fair_escrow_ask.j2", game=game.name, seq=row.seq, label=escrow.label, layer=layer_number,
+                  escrower=fingerprint,
                   names=names, text=layer_text.strip(), deadline=as_utc(row.deadline).strftime("%Y-%m-%d %H:%M UTC"))
     for fingerprint_asked in asked:
         member = holders.get(fingerprint_asked)

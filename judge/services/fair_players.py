@@ -17,12 +17,13 @@ from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings
 from judge.crypto.gpg import Keyring
-from judge.crypto.judgekey import judge_home
 from judge.outgoing import OutgoingMail
 from judge.services.games import players
+from judge.services.keys import effective_key
+from judge.services.signing import home_of
 from judge.store.models_fair import FairAssignment
 from judge.store.models_game import Game, Membership
-from judge.store.models_sealed import KEY_ACTIVE, PlayerKey
+from judge.store.models_sealed import PlayerKey
 
 _NUMBERED = re.compile(r"^P(?:LAYER)?(\d{1,2})$")
 
@@ -91,23 +92,13 @@ def label_for(session: Session, game: Game, member: Membership) -> str | None:
 
 
 def registered_key(session: Session, member: Membership) -> PlayerKey | None:
-    """The member's active key for this game, else the active key of the address."""
-    own = session.execute(
-        select(PlayerKey).where(PlayerKey.membership_id == member.id, PlayerKey.status == KEY_ACTIVE)
-        .order_by(PlayerKey.id.desc())
-    ).scalars().first()
-    if own is not None:
-        return own
-    return session.execute(
-        select(PlayerKey).where(PlayerKey.address == member.address.lower(), PlayerKey.game_id.is_(None),
-                                PlayerKey.status == KEY_ACTIVE)
-        .order_by(PlayerKey.id.desc())
-    ).scalars().first()
+    """The key that signs for the member (its game key, else its address's key)."""
+    return effective_key(session, member)
 
 
 def judge_keyring(session: Session, judge: JudgeSettings, members: Sequence[Membership]) -> Keyring:
-    """The judge's keyring (``<data_dir>/gnupg``) holding the members' registered keys."""
-    ring = Keyring(judge_home(judge.data_dir))
+    """The judge's keyring (its GnuPG home) holding the members' registered keys."""
+    ring = Keyring(home_of(judge))
     armored = [key.armored for key in (registered_key(session, m) for m in members) if key is not None]
     if armored:
         ring.import_key_bundle("".join(armored))
