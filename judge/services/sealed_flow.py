@@ -228,7 +228,7 @@ def sealed_act(session: Session, game: Game, judge: JudgeSettings, now: datetime
     """
     if not is_sealed(game):
         return None
-    from judge.scheduler import NOTIFIED, PROCESSED as PASS_PROCESSED, WAITED
+    from judge.turns.scheduler import NOTIFIED, PROCESSED as PASS_PROCESSED, WAITED
 
     stage = current_phase(session, game, now)
     mails: list[OutgoingMail] = []

@@ -51,6 +51,11 @@ def after_grace_text(rules: frozenset[str], has_grace: bool) -> str:
 
 
 def act(session, game: Game, judge: JudgeSettings, now: datetime) -> tuple[str, list[OutgoingMail]]:
+    from judge.services.sealed_flow import sealed_act  # RULE SEALED: commit, publish, reveal stages
+
+    sealed = sealed_act(session, game, judge, now)
+    if sealed is not None:
+        return sealed
     progress = progress_of(session, game)
     state = turn_state(session, game, now, progress=progress)
     decision = decide(state)
