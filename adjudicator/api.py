@@ -19,7 +19,7 @@ from adjudicator.adjustments import resolve_adjustments
 from adjudicator.legality import IllegalOrder, board_of, illegality
 from adjudicator.notation import OrderSyntaxError
 from adjudicator.notation import parse_order as _understand
-from adjudicator.orders import Disband, Hold, Order, Retreat
+from adjudicator.orders import Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove
 from adjudicator.resolve import PARADOX_RULES, RULES, resolve_movement
 from adjudicator.results import Adjudication, OrderResult, ParsedOrders, Requirement
 from adjudicator.retreats import dislodged_units, resolve_retreats
@@ -55,6 +55,8 @@ class _Context:
         if known is not None and known[0] is order and known[1] == power:
             return known[2]
         reason = illegality(self.tables, position, power, order, self.board, self.fleet_seas)
+        if len(self.verdicts) > 4096:
+            self.verdicts.clear()  # a memo, not a store: keep it small for long-lived positions
         self.verdicts[id(order)] = (order, power, reason)  # holding the order keeps its id unique
         return reason
 
@@ -83,11 +85,65 @@ def initial_position(variant: Variant) -> Position:
 
 def parse_order(variant: Variant, position: Position, power: str, text: str) -> Order:
     """Understand and check one order; raises ``OrderSyntaxError`` or ``IllegalOrder`` (``.reason``)."""
-    order = _understand(variant, position, power, text)
-    reason = _context(variant, position).illegality(position, power, order)
+    context = _context(variant, position)
+    order = None
+    if position.phase.kind is PhaseKind.MOVEMENT:
+        order = _canonical_movement_order(context, text)
+    if order is None:
+        order = _understand(variant, position, power, text)
+    reason = context.illegality(position, power, order)
     if reason is not None:
         raise IllegalOrder(text.strip(), reason)
     return order
+
+
+def _canonical_movement_order(context: _Context, text: str) -> Order | None:
+    """A fast path for movement orders already in canonical form (``F LON - NTH``,
+    ``A PAR S A MAR - BUR``, ``F NTH C A LON - NWY``...) naming units exactly as they
+    stand.  It builds the same order ``notation.parse_order`` would; anything else,
+    or anything it is not sure of, returns ``None`` and goes to the lenient parser."""
+    words = text.split()
+    count = len(words)
+    if count < 3:
+        return None
+    board, prov_of = context.board, context.tables.prov_of
+    unit = board.get(prov_of.get(words[1], ""))
+    if unit is None or unit.location != words[1] or unit.kind._value_ != words[0]:
+        return None
+    verb = words[2]
+    if verb == "-":
+        if count == 4:
+            via_convoy = False
+        elif count == 6 and words[4] == "VIA" and words[5] == "CONVOY":
+            via_convoy = True
+        else:
+            return None
+        destination = words[3]
+        if destination not in prov_of:
+            return None
+        if unit.kind is UnitKind.ARMY:
+            if "/" in destination:
+                return None
+        elif "/" not in destination and context.tables.variant.provinces[destination].coasts:
+            return None  # the lenient parser picks the coast
+        return Move(unit, destination, via_convoy)
+    if verb == "H":
+        return Hold(unit) if count == 3 else None
+    if verb == "S" and (count == 5 or (count == 7 and words[5] == "-")):
+        other = board.get(prov_of.get(words[4], ""))
+        if other is None or other.location != words[4] or other.kind._value_ != words[3]:
+            return None
+        if count == 5:
+            return SupportHold(unit, other)
+        target = words[6]
+        if target not in prov_of or ("/" in target and other.kind is UnitKind.ARMY):
+            return None
+        return SupportMove(unit, other, target)
+    if verb == "C" and count == 7 and words[3] == "A" and words[5] == "-":
+        provinces = context.tables.variant.provinces
+        if words[4] in provinces and words[6] in provinces:
+            return Convoy(unit, words[4], words[6])
+    return None
 
 
 def parse_orders(variant: Variant, position: Position, power: str, lines: Sequence[str]) -> ParsedOrders:

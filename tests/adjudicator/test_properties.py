@@ -249,3 +249,23 @@ def test_adjustments_end_with_units_matching_centres_where_removals_were_due(boa
             allowed = requirement.builds if requirement is not None else 0
             assert before[power] <= after[power] <= before[power] + allowed
     assert str(outcome.position.phase) == "S1904M"
+
+
+@SETTINGS
+@given(st.integers(0, 2**32), st.integers(1, 34), st.integers(0, 2**32))
+def test_the_canonical_fast_path_reads_orders_as_the_lenient_parser_does(board_seed: int, count: int, text_seed: int) -> None:
+    from adjudicator.api import _canonical_movement_order, _context
+    from adjudicator.notation import parse_order as lenient
+
+    where = _board(board_seed, count, MOVEMENT)
+    rng = random.Random(text_seed)
+    units = list(where.units)
+    texts = [text for _, text in _planned_texts(rng, where)] + [_order_text(rng, u, units) for u in units]
+    texts += [t.replace(" ", "  ") for t in texts[:3]] + [t + " VIA CONVOY" for t in texts[:3]]
+    context = _context(VARIANT, where)
+    for text in texts:
+        fast = _canonical_movement_order(context, text)
+        if fast is None:
+            continue
+        power = fast.unit.power  # type: ignore[union-attr]
+        assert repr(fast) == repr(lenient(VARIANT, where, power, text)), text
