@@ -125,10 +125,11 @@ class Daemon:
         self.stop_event.set()
         self.inbox_wake.set()
         self.outbox_wake.set()
-        if self._worker_thread is not None:
+        if self._worker_thread is not None and self._worker_thread.ident is not None:
             self._worker_thread.join()
         for thread in self._threads:
-            thread.join(timeout=30)
+            if thread.ident is not None:  # never started when start() failed early
+                thread.join(timeout=30)
         _stop_judge_agents(self.settings)
         log.info("stopped")
 

@@ -123,3 +123,17 @@ def test_bad_configuration_is_reported(tmp_path):
     result = run_judge(["serve", "--config", str(config)], tmp_path)
     assert result.returncode == 2
     assert "'twenty-five'" in result.stderr and "whole number" in result.stderr
+
+
+def test_busy_port_is_reported(tmp_path, judge_runner):
+    import socket
+
+    with socket.socket() as occupant:
+        occupant.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        occupant.bind(("127.0.0.1", 0))
+        occupant.listen()
+        port = occupant.getsockname()[1]
+        judge = judge_runner.start(tmp_path, {"JUDGE_SMTP_PORT": str(port)}, wait=False)
+        assert judge.process.wait(timeout=60) == 1
+    judge._reader.join(timeout=5)
+    assert f"cannot listen on 127.0.0.1:{port}" in judge.log
