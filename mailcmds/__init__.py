@@ -30,10 +30,15 @@ from .create import (
 from .draw import SetConcede, SetDraw, SetNoConcede, SetNoDraw
 from .extract import ExtractedMail, extract, extract_text
 from .fair import (
+    BlindCollected,
+    BlindConfirm,
+    BlindEchoes,
     BlindedMessage,
     BlindFactor,
+    BlindFormat,
     BlindList,
     BlindReceipt,
+    BlindShuffle,
     EscrowDeposit,
     EscrowPeel,
     RevealNumber,

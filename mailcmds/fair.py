@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from .model import Attachment, Command
 from .sealed import is_signature_attachment
 from .syntax import CommandLine, ParseContext, Verb, expect_count, strip_comment
-from .values import ValueSyntaxError, parse_game
+from .values import ValueSyntaxError, parse_address, parse_game
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +90,57 @@ class BlindList(Command):
 
 @dataclass(frozen=True, slots=True)
 class BlindReceipt(Command):
-    """``RECEIVED game``: the game master confirms it has the shuffled list."""
+    """``RECEIVED game [digest]``: the game master confirms it has the shuffled list
+    (``digest``: the SHA-256 of the list as received, one message a line)."""
 
     game: str
+    digest: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BlindShuffle(Command):
+    """``SHUFFLE game length`` and the players' addresses (game master -> witness): a
+    blinded assignment begins; messages have ``length`` digits."""
+
+    game: str
+    length: int
+    players: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BlindCollected(Command):
+    """``COLLECTED game n`` (witness -> game master): all n blinding factors are in."""
+
+    game: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class BlindConfirm(Command):
+    """``CONFIRM game digits`` (player -> witness): the final message the player received."""
+
+    game: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class BlindEchoes(Command):
+    """``CONFIRMED game`` (witness -> game master) or ``REJECTED game`` (game master ->
+    witness), then ``address digits`` lines: the players' echoed final messages."""
+
+    game: str
+    rejected: bool
+    echoes: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BlindFormat(Command):
+    """``FORMAT game template POWER ...`` (game master -> all): the message format, e.g.
+    ``4456x464``, and the power order its number counts in."""
+
+    game: str
+    template: str
+    powers: tuple[str, ...]
 
 
 PREFERENCE_RULE = (
@@ -197,8 +245,73 @@ def _blind_list(kind: type[Command]):
 
 
 def _receipt(ctx: ParseContext, line: CommandLine) -> BlindReceipt:
-    args = expect_count(line, 1, 1, "the game")
-    return BlindReceipt(parse_game(args[0]), source=line.source)
+    args = expect_count(line, 1, 2, "the game (and the list's digest)")
+    digest = args[1].lower() if len(args) > 1 else None
+    if digest is not None and not re.fullmatch(r"[0-9a-f]{64}", digest):
+        raise line.fail(f"'{args[1]}' is not a SHA-256 digest (64 hexadecimal digits)")
+    return BlindReceipt(parse_game(args[0]), digest, source=line.source)
+
+
+def _continuation(ctx: ParseContext, accept: "re.Pattern[str]") -> list[str]:
+    """Following lines whose every word matches ``accept``."""
+    words_found: list[str] = []
+    while (raw := ctx.peek()) is not None:
+        words = strip_comment(raw.text).replace(",", " ").split()
+        if not words or not all(accept.fullmatch(w) for w in words):
+            break
+        ctx.advance()
+        words_found.extend(words)
+    return words_found
+
+
+_ADDRESS_WORD = re.compile(r"<?[^@\s<>]+@[^@\s<>]+>?")
+
+
+def _shuffle(ctx: ParseContext, line: CommandLine) -> BlindShuffle:
+    args = expect_count(line, 2, None, "the game, the message length, then the players' addresses")
+    if not args[1].isdigit() or not 1 <= int(args[1]) <= 64:
+        raise line.fail(f"'{args[1]}' is not a message length (1 to 64 digits)")
+    try:
+        players = [parse_address(a) for a in (*args[2:], *_continuation(ctx, _ADDRESS_WORD))]
+    except ValueSyntaxError as problem:
+        raise line.fail(str(problem)) from None
+    if not players:
+        raise line.fail("SHUFFLE needs the players' addresses")
+    return BlindShuffle(parse_game(args[0]), int(args[1]), tuple(players), source=line.source)
+
+
+def _collected(ctx: ParseContext, line: CommandLine) -> BlindCollected:
+    args = expect_count(line, 2, 2, "the game and the number of blinds")
+    if not args[1].isdigit():
+        raise line.fail(f"'{args[1]}' is not a count")
+    return BlindCollected(parse_game(args[0]), int(args[1]), source=line.source)
+
+
+def _echoes(rejected: bool):
+    def parse(ctx: ParseContext, line: CommandLine) -> BlindEchoes:
+        args = expect_count(line, 1, 1, "the game; then one 'address digits' line per player")
+        echoes: list[tuple[str, str]] = []
+        while (raw := ctx.peek()) is not None:
+            words = strip_comment(raw.text).split()
+            if len(words) not in (1, 2) or not _ADDRESS_WORD.fullmatch(words[0]) or (
+                    len(words) == 2 and not _DIGITS_RE.fullmatch(words[1])):
+                break
+            ctx.advance()
+            try:
+                echoes.append((parse_address(words[0]).lower(), words[1] if len(words) == 2 else ""))
+            except ValueSyntaxError as problem:
+                raise line.fail(str(problem)) from None
+        return BlindEchoes(parse_game(args[0]), rejected, tuple(echoes), source=line.source)
+
+    return parse
+
+
+def _format(ctx: ParseContext, line: CommandLine) -> BlindFormat:
+    args = expect_count(line, 3, None, "the game, the format (like 4456x464) and the powers in order")
+    if not re.fullmatch(r"[0-9x]{2,64}", args[1].lower()) or "x" not in args[1].lower():
+        raise line.fail(f"'{args[1]}' is not a message format: digits with a run of x, like 4456x464")
+    powers = tuple(p.upper() for p in " ".join(args[2:]).replace(",", " ").split())
+    return BlindFormat(parse_game(args[0]), args[1].lower(), powers, source=line.source)
 
 
 VERBS = (
@@ -216,6 +329,16 @@ VERBS = (
          _blind_list(ShuffledList), body=True),
     Verb(("BLINDS",), "BLINDS game digits ... (witness)", "the collected blinding factors, for publication",
          _blind_list(BlindList), body=True),
-    Verb(("RECEIVED",), "RECEIVED game (game master)", "confirm receipt of the shuffled list to the witness",
+    Verb(("RECEIVED",), "RECEIVED game [digest] (game master)", "confirm receipt of the shuffled list to the witness",
          _receipt),
+    Verb(("SHUFFLE",), "SHUFFLE game length address ... (game master)",
+         "ask the witness to run a blinded assignment for these players", _shuffle, body=True),
+    Verb(("COLLECTED",), "COLLECTED game n (witness)", "every player's blinding factor is in", _collected),
+    Verb(("CONFIRM",), "CONFIRM game digits", "(to the witness) the final message you received", _blind_value(BlindConfirm)),
+    Verb(("CONFIRMED",), "CONFIRMED game, then address digits lines (witness)",
+         "the players' confirmed final messages, for the game master", _echoes(False), body=True),
+    Verb(("REJECTED",), "REJECTED game, then address digits lines (game master)",
+         "echoes that differ from what was sent; those messages were sent again", _echoes(True), body=True),
+    Verb(("FORMAT",), "FORMAT game template POWER ... (game master)",
+         "the published message format and power order", _format),
 )
