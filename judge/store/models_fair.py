@@ -158,3 +158,13 @@ class BlindRun(Base):
     waiting_since: Mapped[datetime]
     told_master_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
+
+
+class FairWitness(Base):
+    """The witness of a RULE BLIND_ASSIGN game (status line WITNESS address)."""
+
+    __tablename__ = "fair_witness"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("game.id"), primary_key=True)
+    address: Mapped[str] = mapped_column(String(320))
+    set_at: Mapped[datetime]
