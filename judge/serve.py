@@ -15,7 +15,7 @@ from typing import Protocol
 
 from judge.config import Settings
 from judge.edge.imap_in import ImapPoller
-from judge.edge.smtp_in import IntakeHandler, make_controller
+from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
 from judge.edge.smtp_out import OutboxSender, transport_for
 from judge.hooks import resolve_hook
 from judge.store.engine import Store
@@ -104,6 +104,7 @@ class Daemon:
                                                   daemon=True, args=(self.stop_event,)))
         if self.tick is not None:
             self._threads.append(threading.Thread(target=self._run_scheduler, name="scheduler", daemon=True))
+        check_port_free(self.settings.smtp.host, self.settings.smtp.port)
         self.controller.start()  # first: a busy port fails before anything else runs
         _ensure_judge_key(self.settings)
         self._worker_thread.start()

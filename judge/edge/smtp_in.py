@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from typing import Any, Callable
 
 from aiosmtpd.controller import Controller
@@ -56,6 +57,14 @@ class IntakeHandler:
             return f"250 2.0.0 OK stored as #{stored.inbound_id}"
         log.info("message from %r already stored as #%d", mail_from, stored.inbound_id)
         return f"250 2.0.0 OK already stored as #{stored.inbound_id}"
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Raise OSError now if ``host:port`` cannot be bound (aiosmtpd would only time out)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((host, port))
 
 
 def make_controller(handler: IntakeHandler, settings: SmtpSettings, server_hostname: str) -> Controller:
