@@ -24,12 +24,16 @@ from judge.services.games import (
     timing_of,
     variant_of,
 )
+from judge.services.orders import units_without_orders
 from judge.store.models_game import (
     ACTIVE,
     DUMMY,
     ENDED,
     FORMING,
+    MASTER,
+    OBSERVER,
     PAUSED,
+    PLAYER,
     PREPARATION,
     Game,
     Membership,
@@ -88,14 +92,12 @@ class SessionView:
 
 
 def session_view(session: Session, game: Game, member: Membership, now: datetime) -> SessionView:
-    from judge.services.orders import units_without_orders  # a handler module; import late
-
     variant = variant_of(game)
-    who = {"master": "the master", "observer": f"observer {member.name}"}.get(member.role) \
+    who = {MASTER: "the master", OBSERVER: f"observer {member.name}"}.get(member.role) \
         or (member.power or "a player (the power is assigned when the game starts)")
     orders: tuple[str, ...] | None = None
     unordered: tuple[str, ...] = ()
-    if member.role == "player" and member.power and game.status in (ACTIVE, PAUSED) and game.position:
+    if member.role == PLAYER and member.power and game.status in (ACTIVE, PAUSED) and game.position:
         listed = current_orders(session, game, member.power)
         orders = tuple(listed)
         unordered = units_without_orders(variant, position_of(game), member.power, listed)
