@@ -72,8 +72,13 @@ def has_rule(game: Game, name: str) -> bool:
     return name in rule_names(game)
 
 
-def find_game(session: Session, name: str) -> Game:
-    game = session.execute(select(Game).where(Game.name == name.lower())).scalar_one_or_none()
+def find_game(session: Session, name: str, *, lock: bool = False) -> Game:
+    """The game called ``name``; ``lock`` takes its row lock (PostgreSQL; SQLite writers are
+    serialised already) so two daemons cannot both fill the last place."""
+    query = select(Game).where(Game.name == name.lower())
+    if lock:
+        query = query.with_for_update()
+    game = session.execute(query).scalar_one_or_none()
     if game is None:
         raise CommandRefused(f"there is no game '{name}' on this judge (LIST shows the games)")
     return game

@@ -72,7 +72,7 @@ def _new_member(ctx: MailContext, game: Game, role: str, password: str, *, power
 
 @handles(Join)
 def join(ctx: MailContext, command: Join) -> None:
-    game = find_game(ctx.session, command.game)
+    game = find_game(ctx.session, command.game, lock=True)
     if game.status == PREPARATION:
         raise CommandRefused(f"game '{game.name}' is not open yet: its master has not sent FORM")
     if game.status in (ACTIVE, PAUSED):
@@ -135,7 +135,7 @@ def observe(ctx: MailContext, command: Observe) -> None:
 
 @handles(Takeover)
 def takeover(ctx: MailContext, command: Takeover) -> None:
-    game = find_game(ctx.session, command.game)
+    game = find_game(ctx.session, command.game, lock=True)
     if game.status in (PREPARATION, FORMING):
         raise CommandRefused(f"game '{game.name}' has not started: JOIN {game.name} password")
     if game.status == ENDED:
