@@ -13,9 +13,11 @@ from adjudicator.types import Dislodged, Phase, PhaseKind, Position, Season, Uni
 def updated_centers(tables: Tables, centers: Mapping[str, frozenset[str]], units: Sequence[Unit]) -> dict[str, frozenset[str]]:
     """Ownership after a Fall: an occupied centre belongs to the occupier, others keep their owner."""
     owner = {c: p for p, owned in centers.items() for c in owned}
+    supply = tables.supply_centers
+    prov_of = tables.prov_of
     for unit in units:
-        province = province_of(unit.location)
-        if province in tables.supply_centers:
+        province = prov_of.get(unit.location) or province_of(unit.location)
+        if province in supply:
             owner[province] = unit.power
     result: dict[str, set[str]] = {p: set() for p in centers}
     for center, power in owner.items():
@@ -32,8 +34,20 @@ def winner(tables: Tables, centers: Mapping[str, frozenset[str]]) -> str | None:
 
 
 def needs_adjustment(tables: Tables, position: Position) -> bool:
-    powers = set(position.centers) | {u.power for u in position.units}
-    return any(balance(position, p) < 0 or builds_allowed(tables, position, p) > 0 for p in powers)
+    """Does any power have to remove a unit, or may it build somewhere?"""
+    units: dict[str, int] = {}
+    occupied = set()
+    for unit in position.units:
+        units[unit.power] = units.get(unit.power, 0) + 1
+        occupied.add(province_of(unit.location))
+    for power in set(position.centers) | set(units):
+        owned = position.centers.get(power, frozenset())
+        surplus = len(owned) - units.get(power, 0)
+        if surplus < 0:
+            return True
+        if surplus > 0 and any(c in owned and c not in occupied for c in tables.homes.get(power, ())):
+            return True
+    return False
 
 
 def after_season(tables: Tables, phase: Phase, units: tuple[Unit, ...], centers: Mapping[str, frozenset[str]]) -> Position:

@@ -32,7 +32,9 @@ def dislodged_units(tables: Tables, units: Sequence[Unit], resolution: MovementR
     standoff, and the attacker's origin unless the attacker came by convoy.
     """
     occupied = {
-        province_of(resolution.destination[i]) for i in range(len(units)) if resolution.dislodged_by[i] < 0
+        tables.prov_of.get(resolution.destination[i]) or province_of(resolution.destination[i])
+        for i in range(len(units))
+        if resolution.dislodged_by[i] < 0
     }
     found: list[Dislodged] = []
     for i, attacker in enumerate(resolution.dislodged_by):
