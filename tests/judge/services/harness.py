@@ -21,7 +21,9 @@ from sqlalchemy import select
 
 from judge.config import JudgeSettings
 from judge.services import process_mail
+from judge.store.engine import Store
 from judge.store.inbound import store_inbound
+from judge.store.schema import upgrade
 from judge.store.models_mail import OutboxMessage
 from judge.worker import Worker
 from tests.judge.storage import make_mail, migrated_store
@@ -58,8 +60,12 @@ class Outcome:
 
 
 class JudgeHarness:
-    def __init__(self, directory: Path, now: datetime = START) -> None:
-        self.store = migrated_store(directory)
+    def __init__(self, directory: Path, now: datetime = START, url: str | None = None) -> None:
+        if url is None:
+            self.store = migrated_store(directory)
+        else:
+            self.store = Store(url)
+            upgrade(self.store.engine)
         self.now = now
         self.worker = Worker(self.store, JUDGE, process_mail, clock=lambda: self.now)
 
