@@ -6,15 +6,14 @@ import hashlib
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from email.parser import BytesHeaderParser
-from email.policy import default as default_policy
 from typing import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import insert, or_, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from judge.store.engine import Store
-from judge.store.models_mail import InboundMessage
+from judge.store.models_mail import RECEIVED, InboundMessage
 
 # Headers added in transit: a redelivered copy differs only in these.
 _TRACE_HEADERS = frozenset({
@@ -24,6 +23,7 @@ _TRACE_HEADERS = frozenset({
     "x-spam-flag", "x-spam-level", "x-spam-checker-version",
 })
 _HEADER_END = re.compile(rb"\r?\n\r?\n")
+_MESSAGE_ID = re.compile(rb"(?im)^message-id[ \t]*:((?:[^\r\n]*)(?:\r?\n[ \t][^\r\n]*)*)")
 
 
 @dataclass(frozen=True)
@@ -35,15 +35,18 @@ class Stored:
 
 
 def header_message_id(raw: bytes) -> str | None:
-    """The Message-ID header without angle brackets or blanks, or None when missing."""
-    headers = BytesHeaderParser(policy=default_policy).parsebytes(raw)
-    try:
-        value = headers.get("Message-ID")
-    except Exception:  # a malformed header is as good as none
+    """The Message-ID header without angle brackets or blanks, or None when missing.
+
+    A plain scan of the header block: intake must be cheap, and a malformed header
+    elsewhere must not hide the Message-ID.
+    """
+    match = _HEADER_END.search(raw)
+    head = raw[: match.start()] if match else raw
+    found = _MESSAGE_ID.search(head)
+    if found is None:
         return None
-    if value is None:
-        return None
-    text = str(value).strip().strip("<>").strip()
+    text = b"".join(found.group(1).split()).decode("utf-8", "replace")
+    text = text.strip("<>")
     return text[:998] or None
 
 
@@ -68,19 +71,11 @@ def content_digest(raw: bytes) -> str:
     return digest.hexdigest()
 
 
-def _find_existing(store: Store, message_id: str | None, digest: str) -> int | None:
-    with store.sessions() as session:
-        query = select(InboundMessage.id)
-        if message_id is not None:
-            query = query.where(InboundMessage.message_id == message_id)
-        else:
-            query = query.where(InboundMessage.digest == digest)
-        found = session.execute(query).scalar_one_or_none()
-        if found is None and message_id is not None:
-            found = session.execute(
-                select(InboundMessage.id).where(InboundMessage.digest == digest)
-            ).scalar_one_or_none()
-        return found
+def _find_existing(session: Session, message_id: str | None, digest: str) -> int | None:
+    condition = InboundMessage.digest == digest
+    if message_id is not None:
+        condition = or_(InboundMessage.message_id == message_id, condition)
+    return session.execute(select(InboundMessage.id).where(condition).limit(1)).scalar_one_or_none()
 
 
 def store_inbound(store: Store, raw: bytes, *, mail_from: str | None, rcpt_to: Sequence[str],
@@ -91,22 +86,23 @@ def store_inbound(store: Store, raw: bytes, *, mail_from: str | None, rcpt_to: S
     """
     message_id = header_message_id(raw)
     digest = content_digest(raw)
-    existing = _find_existing(store, message_id, digest)
-    if existing is not None:
-        return Stored(existing, new=False)
     try:
         with store.unit_of_work() as session:
-            row = InboundMessage(
-                message_id=message_id, digest=digest, mail_from=mail_from,
-                rcpt_to=list(rcpt_to), source=source, raw=raw, received_at=now,
-            )
-            session.add(row)
-            session.flush()
-            inbound_id = row.id
+            existing = _find_existing(session, message_id, digest)
+            if existing is not None:
+                return Stored(existing, new=False)
+            inbound_id = session.execute(
+                insert(InboundMessage).values(
+                    message_id=message_id, digest=digest, mail_from=mail_from,
+                    rcpt_to=list(rcpt_to), source=source, raw=raw, received_at=now,
+                    status=RECEIVED,
+                )
+            ).inserted_primary_key[0]
     except IntegrityError:
-        # Another connection stored the same mail between our look-up and insert.
-        existing = _find_existing(store, message_id, digest)
+        # Another connection (PostgreSQL, another daemon) stored the same mail meanwhile.
+        with store.sessions() as session:
+            existing = _find_existing(session, message_id, digest)
         if existing is None:
             raise
         return Stored(existing, new=False)
-    return Stored(inbound_id, new=True)
+    return Stored(int(inbound_id), new=True)

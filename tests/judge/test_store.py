@@ -138,3 +138,9 @@ def test_passwords_are_salted_scrypt_hashes():
     assert verify_password("geheim", first) and verify_password("geheim", second)
     assert not verify_password("Geheim", first)
     assert not verify_password("geheim", "not a hash")
+
+
+def test_message_id_is_read_from_a_folded_or_odd_header():
+    assert header_message_id(b"From: a@x\r\nMessage-ID:\r\n <abc@x.org>\r\n\r\nbody") == "abc@x.org"
+    assert header_message_id(b"message-id: <q@x>\nX-Message-ID: <other@x>\n\nbody") == "q@x"
+    assert header_message_id(b"X-Message-ID: <other@x>\n\nMessage-ID: <in-body@x>\n") is None
