@@ -149,14 +149,23 @@ def order_lines(ctx: MailContext, command: OrderLines) -> None:
     who, game, power = _playing(ctx)
     variant, position = variant_of(game), position_of(game)
     good: list[str] = []
+    entry_of: dict[str, int] = {}  # province -> index in ctx.entries of its accepted line
     for line in command.lines:
         try:
             order = parse_order(variant, position, power, line.text)
         except (OrderSyntaxError, IllegalOrder) as problem:
             ctx.failed(line, f"{problem.reason}; {_hint(variant, position, power)}")
             continue
-        good.append(order.canonical())
-        ctx.entries.append(ReplyLine(line.number, line.text, f"accepted: {order.canonical()}", True))
+        canonical = order.canonical()
+        good.append(canonical)
+        key = order_key(canonical)
+        if key is not None and key in entry_of:  # the same unit twice: the later line wins
+            earlier = ctx.entries[entry_of[key]]
+            ctx.entries[entry_of[key]] = ReplyLine(earlier.line_no, earlier.text,
+                                                   f"{earlier.message}, replaced by line {line.number}", True)
+        if key is not None:
+            entry_of[key] = len(ctx.entries)
+        ctx.entries.append(ReplyLine(line.number, line.text, f"accepted: {canonical}", True))
     if not good:
         return
     row = _order_set(ctx, game, power)

@@ -29,6 +29,7 @@ def test_a_later_mail_replaces_only_the_units_it_names(judge, started):
     judge.send(france.address, f"{france.signon}\nA PAR - BUR\nF BRE - MAO\nA MAR H\n")
     reply = judge.send(france.address, f"{france.signon}\nA PAR - PIC\nA PAR - GAS\n").reply
     assert stored(judge, "FRANCE") == ["A MAR H", "A PAR - GAS", "F BRE - MAO"]
+    assert "accepted: A PAR - PIC, replaced by line 3" in reply.body
     assert "Units without orders" not in reply.body
 
 
