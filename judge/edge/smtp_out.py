@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import smtplib
 import socket
 import ssl
@@ -69,7 +70,10 @@ class RelayTransport:
                     client.ehlo()
                 if self.username:
                     client.login(self.username, self.password)
-                refused = client.sendmail(mail_from, list(recipients), raw)
+                # SMTP wants CRLF; stored messages use LF, and a receiver reading lines by
+                # CRLF would see one line too long for RFC 5321 (smtplib leaves bytes alone).
+                wire = re.sub(rb"\r?\n", b"\r\n", raw)
+                refused = client.sendmail(mail_from, list(recipients), wire)
         except smtplib.SMTPRecipientsRefused as exc:
             codes = [code for code, _ in exc.recipients.values()]
             raise DeliveryError(f"all recipients refused: {exc.recipients}",
