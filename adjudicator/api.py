@@ -47,9 +47,10 @@ class _Context:
     fleet_seas: frozenset[str]  # sea provinces holding a fleet
     provinces: tuple[str, ...]  # province of each of position.units, in order
     index: dict[str, int]  # province -> index into position.units
-    verdicts: dict[int, tuple[Order, str, str | None]]  # id(order) -> (order, power, illegality)
+    # id(order) -> (order, power, illegality, canonical text if already known)
+    verdicts: dict[int, tuple[Order, str, str | None, str | None]]
 
-    def illegality(self, position: Position, power: str, order: Order) -> str | None:
+    def illegality(self, position: Position, power: str, order: Order, text: str | None = None) -> str | None:
         """``legality.illegality``, remembered per order object (orders are immutable)."""
         known = self.verdicts.get(id(order))
         if known is not None and known[0] is order and known[1] == power:
@@ -57,7 +58,7 @@ class _Context:
         reason = illegality(self.tables, position, power, order, self.board, self.fleet_seas)
         if len(self.verdicts) > 4096:
             self.verdicts.clear()  # a memo, not a store: keep it small for long-lived positions
-        self.verdicts[id(order)] = (order, power, reason)  # holding the order keeps its id unique
+        self.verdicts[id(order)] = (order, power, reason, text)  # holding the order keeps its id unique
         return reason
 
 
@@ -85,24 +86,30 @@ def initial_position(variant: Variant) -> Position:
 
 def parse_order(variant: Variant, position: Position, power: str, text: str) -> Order:
     """Understand and check one order; raises ``OrderSyntaxError`` or ``IllegalOrder`` (``.reason``)."""
-    context = _context(variant, position)
+    return _parse_in(_context(variant, position), variant, position, power, text)
+
+
+def _parse_in(context: _Context, variant: Variant, position: Position, power: str, text: str) -> Order:
     order = None
+    canonical = None
     if position.phase.kind is PhaseKind.MOVEMENT:
-        order = _canonical_movement_order(context, text)
+        words = text.split()
+        order = _canonical_movement_order(context, words)
+        if order is not None and (type(order) is Move or type(order) is Hold or "/" not in words[4]):
+            canonical = " ".join(words)  # the text was canonical already
     if order is None:
         order = _understand(variant, position, power, text)
-    reason = context.illegality(position, power, order)
+    reason = context.illegality(position, power, order, canonical)
     if reason is not None:
         raise IllegalOrder(text.strip(), reason)
     return order
 
 
-def _canonical_movement_order(context: _Context, text: str) -> Order | None:
+def _canonical_movement_order(context: _Context, words: list[str]) -> Order | None:
     """A fast path for movement orders already in canonical form (``F LON - NTH``,
     ``A PAR S A MAR - BUR``, ``F NTH C A LON - NWY``...) naming units exactly as they
     stand.  It builds the same order ``notation.parse_order`` would; anything else,
     or anything it is not sure of, returns ``None`` and goes to the lenient parser."""
-    words = text.split()
     count = len(words)
     if count < 3:
         return None
@@ -150,11 +157,12 @@ def parse_orders(variant: Variant, position: Position, power: str, lines: Sequen
     """Parse each non-blank line; good orders in ``.orders``, ``(line, reason)`` in ``.errors``."""
     orders: list[Order] = []
     errors: list[tuple[str, str]] = []
+    context = _context(variant, position)
     for line in lines:
         if not line.strip():
             continue
         try:
-            orders.append(parse_order(variant, position, power, line))
+            orders.append(_parse_in(context, variant, position, power, line))
         except (OrderSyntaxError, IllegalOrder) as problem:
             errors.append((line, problem.reason))
     return ParsedOrders(tuple(orders), tuple(errors))
@@ -219,17 +227,24 @@ def _movement(context: _Context, position: Position, orders: Mapping[str, Sequen
     prov_of = tables.prov_of
     units = position.units
     chosen: list[Order | None] = [None] * len(units)
+    texts: list[str | None] = [None] * len(units)
     void: dict[int, str] = {}
     stray: list[OrderResult] = []  # orders for no unit of the ordering power
+    verdicts = context.verdicts
     for power, given in orders.items():
         for order in given:
-            reason = context.illegality(position, power, order)
+            known = verdicts.get(id(order))
+            if known is not None and known[0] is order and known[1] == power:
+                reason, text = known[2], known[3]
+            else:
+                reason, text = context.illegality(position, power, order), None
             unit = getattr(order, "unit", None)
             i = None if unit is None else index.get(prov_of.get(unit.location) or province_of(unit.location))
             if i is None or units[i].power != power:
                 stray.append(OrderResult(power, order.canonical(), "void", reason or "not an order for one of your units"))
                 continue
             chosen[i] = order  # the last order for a unit counts
+            texts[i] = text
             if reason is None:
                 void.pop(i, None)
             else:
@@ -241,7 +256,9 @@ def _movement(context: _Context, position: Position, orders: Mapping[str, Sequen
     status, reasons, destination, dislodged_by = outcome.status, outcome.reasons, outcome.destination, outcome.dislodged_by
     for i, unit in enumerate(units):
         shown = chosen[i]
-        text = f"{unit.kind.value} {unit.location} H" if shown is None else shown.canonical()
+        text = texts[i]
+        if text is None:
+            text = f"{unit.kind._value_} {unit.location} H" if shown is None else shown.canonical()
         code = status[i]
         reason = reasons[i]
         if i in void:

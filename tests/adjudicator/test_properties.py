@@ -264,8 +264,14 @@ def test_the_canonical_fast_path_reads_orders_as_the_lenient_parser_does(board_s
     texts += [t.replace(" ", "  ") for t in texts[:3]] + [t + " VIA CONVOY" for t in texts[:3]]
     context = _context(VARIANT, where)
     for text in texts:
-        fast = _canonical_movement_order(context, text)
+        fast = _canonical_movement_order(context, text.split())
         if fast is None:
             continue
         power = fast.unit.power  # type: ignore[union-attr]
         assert repr(fast) == repr(lenient(VARIANT, where, power, text)), text
+        try:
+            parsed = api.parse_order(VARIANT, where, power, text)
+        except api.IllegalOrder:
+            continue
+        outcome = api.adjudicate(VARIANT, where, {power: [parsed]})
+        assert parsed.canonical() in [r.order for r in outcome.results], text  # remembered text is canonical
