@@ -19,6 +19,11 @@ def register(subparsers: Any) -> None:
                     ".eml files in ./outbox/.",
     )
     add_config_argument(parser)
+    parser.add_argument(
+        "--role", choices=("gm", "witness"), default="gm",
+        help="gm (default): run games; witness: act only as the third party of blinded power "
+             "assignment (RULE BLIND_ASSIGN) for other judges' games",
+    )
     parser.add_argument("--clock-file", metavar="FILE",
                         help="TEST ONLY: take the current time from FILE (an ISO 8601 instant, "
                              "re-read on every use) so tests can move the judge through deadlines")
@@ -31,6 +36,12 @@ def run(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     if settings is None:
         return 2
+    if getattr(args, "role", "gm") == "witness":
+        import dataclasses
+
+        from judge.services.fair_witness import HANDLER as WITNESS_HANDLER
+
+        settings = dataclasses.replace(settings, worker=dataclasses.replace(settings.worker, handler=WITNESS_HANDLER))
     setup_logging()
     from judge.clockfile import ClockFileError, FileClock
     from judge.worker import utc_now

@@ -1,0 +1,199 @@
+"""RULE BLIND_ASSIGN by email between two judges: the game master's (judge.services) and a
+witness (judge.services.fair_witness, what ``judge serve --role witness`` runs), each on
+its own SQLite store and worker; players answer the mails they get with the sums of
+judge.fair.blind, as ``judge player blind`` does for a person."""
+
+from __future__ import annotations
+
+import email
+import random
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from email.policy import default as default_policy
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from judge.config import JudgeSettings
+from judge.fair.blind import MessageFormat, add_digits, random_digits, try_blinds
+from judge.services import process_mail
+from judge.services.fair_due import fair_due_work
+from judge.services.fair_witness import process_witness_mail
+from judge.store.inbound import store_inbound
+from judge.store.models_fair import BlindRun
+from judge.store.models_game import Game, Membership
+from judge.store.models_mail import OutboxMessage
+from judge.worker import Worker
+from tests.judge.services.harness import START
+from tests.judge.storage import make_mail, migrated_store
+
+GM = JudgeSettings(address="judge@gm.example", domain="gm.example", name="GM Judge")
+WITNESS = JudgeSettings(address="witness@wit.example", domain="wit.example", name="Witness Judge")
+MASTER = "master@example.net"
+PLAYERS = tuple(f"player{i}@example.net" for i in range(7))
+
+
+class Node:
+    """One judge: a store and a worker with its hook; mail in, outbox rows out."""
+
+    def __init__(self, directory: Path, settings: JudgeSettings, hook) -> None:
+        directory.mkdir()
+        self.store = migrated_store(directory)
+        self.settings = settings
+        self.now = START
+        self.worker = Worker(self.store, settings, hook, clock=lambda: self.now)
+        self.seen = 0
+
+    def deliver(self, raw: bytes, sender: str) -> None:
+        store_inbound(self.store, raw, mail_from=sender, rcpt_to=[self.settings.address], source="smtp", now=self.now)
+        assert self.worker.process_pending() == 1
+
+    def drain(self) -> list[tuple[tuple[str, ...], bytes, str]]:
+        with self.store.unit_of_work() as session:
+            rows = session.execute(select(OutboxMessage).where(OutboxMessage.id > self.seen)
+                                   .order_by(OutboxMessage.id)).scalars().all()
+            found = [(tuple(r.recipients), r.raw, r.kind) for r in rows]
+            if rows:
+                self.seen = rows[-1].id
+        return found
+
+
+@dataclass
+class Player:
+    """A person with ``judge player blind``: keeps the blind, tries the published blinds."""
+
+    address: str
+    rng: random.Random
+    blind: str | None = None
+    final: str | None = None
+    format: MessageFormat | None = None
+    power: str | None = None
+    inbox: list[str] = field(default_factory=list)
+
+    def answer(self, body: str) -> list[str]:
+        """The command mails this player sends in reply to ``body`` (to the witness)."""
+        self.inbox.append(body)
+        if m := re.search(r"Your GM-blinded message: (\d+)", body):
+            self.blind = random_digits(len(m[1]), self.rng)
+            return [f"BLINDED g1 {add_digits(m[1], self.blind)}\n"]
+        if "Send me your blinding factor" in body:
+            return [f"BLIND g1 {self.blind}\n"]
+        if m := re.search(r"your final message is (\d+)", body):
+            self.final = m[1]
+            return [f"CONFIRM g1 {m[1]}\n"]
+        if m := re.search(r"^FORMAT g1 (\S+) (.+)$", body, re.M):
+            self.format = MessageFormat(m[1], tuple(m[2].split()))
+        if "the players' blinds (sorted" in body:
+            blinds = re.findall(r"^(\d+)$", body, re.M)
+            assert self.final is not None and self.format is not None
+            self.power = try_blinds(self.final, blinds, self.format)
+        return []
+
+
+class Network:
+    """Delivers every outbox row to its recipient until no mail is left."""
+
+    def __init__(self, gm: Node, witness: Node | None, players: dict[str, Player]) -> None:
+        self.gm, self.witness, self.players = gm, witness, players
+        self.to_master: list[str] = []
+        self.elsewhere: list[tuple[str, str]] = []
+        self.queue: deque[tuple[str, bytes, str]] = deque()
+
+    def send(self, sender: str, to: str, body: str) -> None:
+        self.queue.append((to, make_mail(subject="commands", body=body, sender=sender, to=to), sender))
+        self.run()
+
+    def _collect(self) -> None:
+        for node in (self.gm, self.witness):
+            if node is None:
+                continue
+            for recipients, raw, kind in node.drain():
+                for address in recipients:
+                    self.queue.append((address, raw, node.settings.address))
+
+    def run(self) -> None:
+        while True:
+            self._collect()
+            if not self.queue:
+                return
+            to, raw, sender = self.queue.popleft()
+            message = email.message_from_bytes(raw, policy=default_policy)
+            body = message.get_body(("plain",)).get_content()
+            if to == GM.address:
+                self.gm.deliver(raw, sender)
+            elif self.witness is not None and to == WITNESS.address:
+                self.witness.deliver(raw, sender)
+            elif to in self.players:
+                for reply in self.players[to].answer(body):
+                    self.queue.append((WITNESS.address, make_mail(body=reply, sender=to, to=WITNESS.address), to))
+            elif to == MASTER:
+                self.to_master.append(body)
+            else:
+                self.elsewhere.append((to, body))
+
+
+def start_game(tmp_path: Path, with_witness: bool = True) -> Network:
+    gm = Node(tmp_path / "gm", GM, process_mail)
+    witness = Node(tmp_path / "witness", WITNESS, process_witness_mail) if with_witness else None
+    rng = random.Random(6)
+    players = {a: Player(a, random.Random(rng.random())) for a in PLAYERS}
+    net = Network(gm, witness, players)
+    net.send(MASTER, GM.address, f"CREATE g1 masterpw\nRULE BLIND_ASSIGN\nRULE GUNBOAT\nWITNESS {WITNESS.address}\nFORM\n")
+    for index, address in enumerate(PLAYERS):
+        net.send(address, GM.address, f"JOIN g1 pw{index}\n")
+    return net
+
+
+def test_seven_players_each_learn_exactly_their_own_power(tmp_path: Path) -> None:
+    net = start_game(tmp_path)
+    with net.gm.store.unit_of_work() as session:
+        game = session.execute(select(Game)).scalar_one()
+        assert game.status == "active"
+        record = {m.address: m.power for m in session.execute(
+            select(Membership).where(Membership.role == "player")).scalars()}
+        run = session.execute(select(BlindRun)).scalar_one()
+        assert run.finished_at is not None
+    learned = {address: player.power for address, player in net.players.items()}
+    assert learned == record  # each player found its power, and the GM's record matches
+    assert sorted(learned.values()) == sorted(["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"])
+    for address, player in net.players.items():
+        others = [p for a, p in record.items() if a != address]
+        # nothing a player received names another player's power next to that player
+        assert not any(other_address in text for text in player.inbox for other_address in PLAYERS
+                       if other_address != address)
+        assert player.power not in others
+    with net.witness.store.unit_of_work() as session:
+        assert session.execute(select(BlindRun)).scalar_one().finished_at is not None
+
+
+def test_a_witness_that_never_answers(tmp_path: Path) -> None:
+    net = start_game(tmp_path, with_witness=False)  # the witness's mail goes nowhere
+    with net.gm.store.unit_of_work() as session:
+        game = session.execute(select(Game)).scalar_one()
+        assert game.status == "forming"
+        run = session.execute(select(BlindRun)).scalar_one()
+        before = run.state
+    net.gm.now = START.replace(day=START.day + 2)
+    with net.gm.store.unit_of_work() as session:
+        mails = fair_due_work(session, GM, net.gm.now)
+    told = [m for m in mails if m.recipients == (MASTER,)]
+    assert told and "has not answered" in told[0].body and "nothing is lost" in told[0].body
+    with net.gm.store.unit_of_work() as session:
+        assert session.execute(select(Game)).scalar_one().status == "forming"
+        run = session.execute(select(BlindRun)).scalar_one()
+        assert run.state == before and run.finished_at is None
+        again = fair_due_work(session, GM, net.gm.now)  # told once a day, not on every pass
+    assert not [m for m in again if m.recipients == (MASTER,)]
+
+
+def test_the_witness_refuses_lines_from_strangers(tmp_path: Path) -> None:
+    net = start_game(tmp_path, with_witness=True)
+    net.send("stranger@example.net", WITNESS.address, "BLINDED g1 123456\n")
+    to, body = net.elsewhere[-1]
+    assert to == "stranger@example.net"
+    assert "ERROR line 1: BLINDED g1 123456" in body and "not a player of a blinded assignment" in body
+    net.send("stranger@example.net", WITNESS.address, "FORMAT g1 12x4 AUSTRIA\n")
+    assert "not a player" in net.elsewhere[-1][1] or "only the game master" in net.elsewhere[-1][1]
