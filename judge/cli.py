@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "judge.db_cli",  # judge db upgrade|status
     "judge.shunt_cli",  # judge shunt list|retry
     "judge.player.cli",  # judge player escrow|blind
+    "judge.audit_cli",  # judge audit ARCHIVE
 )
 
 

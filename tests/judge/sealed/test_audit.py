@@ -1,0 +1,144 @@
+"""judge audit over the broadcasts of a sealed game played through the real worker and gpg."""
+
+import mailbox
+from email import message_from_bytes, policy
+
+import pytest
+from sqlalchemy import select
+
+from judge.audit import audit_archive, find_judge_key, read_archive
+from judge.config import Settings
+from judge.crypto.pgpmime import sign_message
+from judge.services.signing import judge_keyring
+from judge.store.models_mail import OutboxMessage
+from judge.turns.scheduler import run_pass
+from judge.store import passwords
+from tests.fixtures.gpg import remove_home, short_home
+from tests.judge.sealed.harness import MASTER, SealedGame, SealedJudge
+from tests.judge.sealed.orders import FALL, SPRING, orders_file
+
+
+def play(game, phase, orders, *, bad=(), silent=()):
+    for power, lines in orders.items():
+        assert "ERROR" not in game.commit(power, orders_file(power, phase, lines)).reply.body
+    for power, lines in orders.items():
+        if power in silent:
+            continue
+        data = orders_file(power, phase, lines)
+        if power in bad:
+            data = data.replace(b" - ", b" -> ", 1)  # one changed character after signing
+        game.reveal(power, data)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory, seven_players):
+    """Two sealed phases (England's spring reveal is bad, Italy never reveals), the
+    master's copies of every broadcast and a GET KEY reply, saved as an mbox; built once."""
+    directory = tmp_path_factory.mktemp("audit")
+    home = short_home("sa")
+    judge = SealedJudge(directory, home)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(passwords, "_N", 2**8)
+            game = SealedGame.start(judge, seven_players)
+            play(game, "S1901M", SPRING, bad=("ENGLAND",), silent=("ITALY",))
+            judge.advance(days=2)
+            run_pass(judge.store, Settings(judge=judge.settings), judge.now)
+            play(game, "F1901M", FALL)  # all verified: processed on the last reveal
+            judge.send(MASTER, "GET KEY\n")
+        path = directory / "game.mbox"
+        box = mailbox.mbox(str(path))
+        with judge.session() as session:
+            for row in session.execute(select(OutboxMessage).order_by(OutboxMessage.id)).scalars():
+                if MASTER in row.recipients:
+                    box.add(row.raw)
+        box.flush()
+        box.close()
+        yield path, game
+    finally:
+        judge.close()
+        remove_home(home)
+
+
+@pytest.fixture
+def archive(played):
+    return played[0]
+
+
+@pytest.fixture
+def game(played):
+    return played[1]
+
+
+def test_the_audit_of_an_honest_game_passes(archive):
+    report = audit_archive(archive)
+    text = report.text()
+    assert report.passed, text
+    assert report.phases == 2
+    assert "g1 S1901M: results re-adjudicated: same" in text
+    assert "bad reveal" in text and "no reveal" in text
+
+
+def _rewrite(path, change, name):
+    messages = read_archive(path)
+    out = path.with_name(name)
+    box = mailbox.mbox(str(out))
+    for raw in messages:
+        box.add(change(raw))
+    box.flush()
+    box.close()
+    return out
+
+
+def test_one_changed_byte_in_a_broadcast_fails_the_audit(archive):
+    changed = {"done": False}
+
+    def flip(raw: bytes) -> bytes:
+        if changed["done"] or b"S1901M results" not in raw:
+            return raw
+        changed["done"] = True
+        index = raw.index(b"Content-Transfer-Encoding: quoted-printable")
+        position = raw.index(b"A ", index)  # a unit in the results text
+        return raw[:position] + b"F" + raw[position + 1:]
+
+    report = audit_archive(_rewrite(archive, flip, "flipped.mbox"))
+    assert changed["done"]
+    assert not report.passed
+    assert any("judge signature" in d and "BAD signature" in d for d in report.discrepancies), report.text()
+
+
+def test_a_judge_that_signs_false_results_is_caught_by_re_adjudication(archive, game):
+    """The judge's own key signs a record whose result was changed: the signature is good,
+    the re-adjudication is not."""
+    import json
+
+    def lie(raw: bytes) -> bytes:
+        message = message_from_bytes(raw, policy=policy.default)
+        if "F1901M results" not in str(message["Subject"]):
+            return raw
+        inner = message.get_payload()[0]
+        for part in inner.walk():
+            if part.get_filename() == "g1-F1901M.json":
+                document = json.loads(part.get_payload(decode=True))
+                for item in document["output"]["results"]:
+                    if item["result"] == "moves":
+                        item["result"] = "bounce"
+                        break
+                part.set_content(json.dumps(document).encode(), maintype="application", subtype="json",
+                                 filename="g1-F1901M.json")
+        with judge_keyring(game.judge.settings) as key:
+            signed = sign_message(key.keyring, inner, key.fingerprint)
+        for name in ("From", "To", "Subject", "Date", "Message-ID"):
+            signed[name] = message[name]
+        return signed.as_bytes()
+
+    report = audit_archive(_rewrite(archive, lie, "lie.mbox"))
+    assert not report.passed
+    assert any("re-adjudication differs" in d for d in report.discrepancies), report.text()
+
+
+def test_the_judge_key_comes_from_the_get_key_reply_or_a_file(archive, tmp_path):
+    key = find_judge_key(read_archive(archive))
+    assert key and key.startswith("-----BEGIN PGP PUBLIC KEY BLOCK-----")
+    (tmp_path / "judge.asc").write_text(key)
+    assert audit_archive(archive, tmp_path / "judge.asc").passed
