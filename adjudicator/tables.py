@@ -10,8 +10,7 @@ function pure (same inputs, same outputs).
 from __future__ import annotations
 
 import weakref
-from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping
 
 from adjudicator.types import Terrain, Variant, province_of
@@ -32,6 +31,7 @@ class Tables:
     homes: Mapping[str, frozenset[str]]  # power -> home centres
     province_names: Mapping[str, str]  # province -> full name (for tie-breaks)
     prov_of: Mapping[str, str]  # every location (coasts too) -> its province
+    _components: dict[frozenset[str], dict[str, int]] = field(default_factory=dict, repr=False)
 
     def reachable(self, location: str, is_fleet: bool) -> frozenset[str]:
         """Provinces the unit could move to without a convoy (coasts ignored)."""
@@ -39,41 +39,46 @@ class Tables:
             return self.fleet_reach.get(location, frozenset())
         return self.army_adj.get(province_of(location), frozenset())
 
-    def sea_path_exists(self, start: str, end: str, seas: frozenset[str] | set[str], through: str | None = None) -> bool:
+    def sea_path_exists(self, start: str, end: str, seas: frozenset[str], through: str | None = None) -> bool:
         """Is there a chain of ``seas`` from a sea touching ``start`` to one touching ``end``?
 
         With ``through``, the chain must visit that sea (a walk, which is enough
         for legality: a convoy order off every possible route is still harmless).
         """
+        component = self.sea_components(seas)
+        touching = self.sea_touching
         if through is not None:
-            if through not in seas:
+            wanted = component.get(through)
+            if wanted is None:
                 return False
-            return self._sea_reach(start, through, seas) and self._sea_reach(end, through, seas)
-        targets = self.sea_touching.get(end, frozenset())
-        frontier = deque(s for s in self.sea_touching.get(start, ()) if s in seas)
-        seen = set(frontier)
-        while frontier:
-            sea = frontier.popleft()
-            if sea in targets:
-                return True
-            for nxt in self.sea_touching[sea]:
-                if nxt in seas and nxt not in seen:
-                    seen.add(nxt)
-                    frontier.append(nxt)
-        return False
+            return any(component.get(s) == wanted for s in touching.get(start, ())) and any(
+                component.get(s) == wanted for s in touching.get(end, ())
+            )
+        starts = {component[s] for s in touching.get(start, ()) if s in component}
+        return bool(starts) and any(component.get(s) in starts for s in touching.get(end, ()))
 
-    def _sea_reach(self, start: str, goal: str, seas: frozenset[str] | set[str]) -> bool:
-        frontier = deque(s for s in self.sea_touching.get(start, ()) if s in seas)
-        seen = set(frontier)
-        while frontier:
-            sea = frontier.popleft()
-            if sea == goal:
-                return True
-            for nxt in self.sea_touching[sea]:
-                if nxt in seas and nxt not in seen:
-                    seen.add(nxt)
-                    frontier.append(nxt)
-        return False
+    def sea_components(self, seas: frozenset[str]) -> dict[str, int]:
+        """Each sea of ``seas`` -> the number of its connected group (within ``seas``)."""
+        found = self._components.get(seas)
+        if found is not None:
+            return found
+        found = {}
+        touching = self.sea_touching
+        for first in seas:
+            if first in found:
+                continue
+            label = len(found)
+            found[first] = label
+            stack = [first]
+            while stack:
+                for nxt in touching[stack.pop()]:
+                    if nxt in seas and nxt not in found:
+                        found[nxt] = label
+                        stack.append(nxt)
+        if len(self._components) > 512:
+            self._components.clear()  # a memo: bounded
+        self._components[seas] = found
+        return found
 
 
 _MEMO: "weakref.WeakKeyDictionary[Variant, Tables]" = weakref.WeakKeyDictionary()
