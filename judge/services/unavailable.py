@@ -34,8 +34,16 @@ def verb_of(command: Command) -> str:
     return " ".join(found[0].words)
 
 
+#: Blinded-assignment mail that players and the game master address to the witness.
+_FOR_THE_WITNESS = frozenset({"BlindedMessage", "BlindFactor", "BlindConfirm", "BlindReceipt", "BlindShuffle",
+                              "BlindFormat"})
+
+
 def not_enabled(command: Command) -> str:
     kind = type(command)
+    if kind.__name__ in _FOR_THE_WITNESS:
+        return (f"{verb_of(command)}: this mail belongs to the witness of a blinded assignment, "
+                f"not to the judge; send it to the witness's address; nothing was done")
     feature = _FEATURES_BY_CLASS.get(kind.__name__) or _FEATURES_BY_MODULE.get(kind.__module__) \
         or f"the {verb_of(command)} command is"
     return f"{verb_of(command)}: {feature} not enabled on this judge yet; nothing was done"

@@ -98,3 +98,9 @@ def test_registering_a_second_handler_for_a_command_fails():
     else:
         raise AssertionError("a second handler for Join was accepted")
     assert registry.handler_for(Join) is known
+
+
+def test_witness_mail_sent_to_the_judge_is_answered_not_lost(judge):
+    body = judge.send("player@example.net", "BLINDED g1 0123\nLIST\n").reply.body
+    assert "ERROR line 1: BLINDED g1 0123\n      BLINDED: this mail belongs to the witness" in body
+    assert "ok    line 2: LIST" in body
