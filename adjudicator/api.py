@@ -99,10 +99,26 @@ def _parse_in(context: _Context, variant: Variant, position: Position, power: st
             canonical = " ".join(words)  # the text was canonical already
     if order is None:
         order = _understand(variant, position, power, text)
+    elif order.unit.power == power and (  # type: ignore[union-attr]
+        type(order) is Hold
+        or (type(order) is Move and order.destination in _steps(context.tables, order.unit))  # type: ignore[union-attr]
+    ):
+        # Obviously legal (own unit holding, or moving to a neighbour): skip the full check.
+        if len(context.verdicts) > 4096:
+            context.verdicts.clear()
+        context.verdicts[id(order)] = (order, power, None, canonical)
+        return order
     reason = context.illegality(position, power, order, canonical)
     if reason is not None:
         raise IllegalOrder(text.strip(), reason)
     return order
+
+
+def _steps(tables: Tables, unit: Unit) -> frozenset[str]:
+    """Where ``unit`` may move without a convoy, as locations (armies: provinces)."""
+    if unit.kind is UnitKind.FLEET:
+        return tables.fleet_adj.get(unit.location, frozenset())
+    return tables.army_adj.get(unit.location, frozenset())
 
 
 def _canonical_movement_order(context: _Context, words: list[str]) -> Order | None:
