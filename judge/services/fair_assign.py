@@ -9,17 +9,22 @@ power that is dropped.
 
 from __future__ import annotations
 
+import json
+
 from sqlalchemy import select
 
-from judge.fair.assignment import AssignmentState, Contest, apply_outcome, next_contest, replay, reserve_contest, start_assignment
+from judge.fair.assignment import AssignmentState, Contest, apply_outcome, next_contest, reserve_contest, start_assignment
+from judge.crypto.armor import enarmor
+from judge.fair.audit import FORMAT as RECORD_FORMAT, check_record, record_name
 from judge.fair.preferences import PreferenceError, PreferenceList, parse_preferences
 from judge.fair.serialize import from_data, to_data
 from judge.render import render
 from judge.services.broadcast import broadcast
 from judge.services.context import CommandRefused, MailContext, SignedOn
 from judge.services.dispatch import SESSION_OPENERS
-from judge.services.fair_lottery import DECIDED, open_lottery
-from judge.services.fair_players import Ctx, numbered_players
+from judge.services.fair_lottery import DECIDED, numbers_of, open_lottery
+from judge.services.fair_players import Ctx, numbered_players, registered_key
+from judge.services.signing import FileAttachment
 from judge.services.games import has_rule, observers, variant_of
 from judge.services.registry import Needs, handles
 from judge.services.rules import add_rule
@@ -181,10 +186,50 @@ def finish(ctx: Ctx, game: Game, assignment: FairAssignment, state: AssignmentSt
     assignment.status = ASSIGNED
     assignment.finished_at = ctx.now
     body = render("fair_assigned.j2", game=game.name, decisions=_decisions(game, state),
-                  numbers=assignment.numbers, entries=assignment.entries)
+                  numbers=assignment.numbers, entries=assignment.entries, record=record_name(game.name))
+    record = FileAttachment(record_name(game.name), json.dumps(assignment_record(ctx, game, assignment, state),
+                                                               indent=1, sort_keys=True).encode("utf-8"),
+                            "application/json")
     ctx.send(broadcast(ctx.session, game, ctx.judge, subject=f"{game.name}: powers assigned", body=body,
-                       kind="fair_assigned"))
+                       kind="fair_assigned", attachments=[record]))
     ctx.session.flush()
+
+
+def assignment_record(ctx: Ctx, game: Game, assignment: FairAssignment, state: AssignmentState) -> dict:
+    """The replayable record judge audit checks (judge/fair/audit.py)."""
+    names = power_by_letter(game)
+    letters = {name: letter for letter, name in names.items()}
+    lotteries = []
+    keys: dict[str, str] = {}
+    for row in ctx.session.execute(select(FairLottery).where(
+            FairLottery.game_id == game.id, FairLottery.purpose == "assign").order_by(FairLottery.seq)).scalars():
+        if row.outcome is None:
+            continue
+        contest: Contest = from_data(row.contest)
+        commitments = {}
+        for label, number in numbers_of(ctx, row).items():
+            data = number.signature or b""
+            text = data.decode("ascii") if data.lstrip().startswith(b"-----BEGIN PGP") else (enarmor(data) if data else "")
+            commitments[label] = {
+                "kind": number.kind, "data": number.digest if number.kind == "sha256" else text,
+                "fingerprint": number.fingerprint,
+                "revealed": number.revealed_data.decode("utf-8", "replace") if number.revealed_data else None,
+            }
+            member = ctx.session.get(Membership, number.membership_id)
+            key = registered_key(ctx.session, member) if member is not None else None
+            if key is not None:
+                keys[key.fingerprint] = key.armored
+        lotteries.append({
+            "seq": row.seq, "power": letters.get(contest.power, contest.power), "outcomes": contest.outcomes,
+            "shares": [[s.player, s.numbers.start, s.numbers.stop - 1] for s in contest.shares],
+            "numbers": row.outcome["counted"], "defaulted": row.outcome["defaulted"],
+            "result": row.outcome["number"], "winner": row.outcome["winner"], "commitments": commitments,
+        })
+    return {
+        "format": RECORD_FORMAT, "game": game.name, "powers": list(assignment.powers), "names": names,
+        "lists": assignment.entries, "lotteries": lotteries, "keys": "".join(keys.values()),
+        "assignment": {label: names[letter] for label, letter in state.assignment.items()},
+    }
 
 
 def on_decided(ctx: Ctx, game: Game, row: FairLottery, contest: Contest, number: int) -> None:
@@ -218,33 +263,11 @@ def fill_dropped_power(ctx: Ctx, game: Game, power: str) -> str | None:
 
 
 def audit_records(ctx: Ctx, game: Game) -> list[str]:
-    """Recompute the assignment from the published lists and lottery results (judge audit)."""
+    """The problems judge audit would find in the game's assignment record (none: [])."""
     assignment = ctx.session.get(FairAssignment, game.id)
-    if assignment is None:
+    if assignment is None or assignment.status != ASSIGNED:
         return []
-    letters = tuple(assignment.powers)
-    entries = [(label, parse_preferences(text, letters)) for label, text in assignment.entries]
-    lotteries = ctx.session.execute(select(FairLottery).where(
-        FairLottery.game_id == game.id, FairLottery.purpose == "assign").order_by(FairLottery.seq)).scalars()
-    numbers = []
-    problems = []
-    for row in lotteries:
-        if row.outcome is None:
-            continue
-        counted = [n for _, n in row.outcome["counted"]]
-        recomputed = sum(counted) % from_data(row.contest).outcomes
-        if recomputed != row.outcome["number"]:
-            problems.append(f"lottery {row.seq}: the numbers sum to {sum(counted)}, so {recomputed}, "
-                            f"not the recorded {row.outcome['number']}")
-        numbers.append(recomputed)
-    state = replay(letters, entries, numbers)
-    names = power_by_letter(game)
-    members = dict(numbered_players(ctx.session, game))
-    for label, letter in state.assignment.items():
-        member = members.get(label)
-        if assignment.status == ASSIGNED and member is not None and member.power != names[letter]:
-            problems.append(f"{label} should play {names[letter]} by the lotteries, but plays {member.power}")
-    return problems or [f"assignment of {len(entries)} lists with {len(numbers)} lotteries: recomputed, matches"]
+    return check_record(assignment_record(ctx, game, assignment, state_of(assignment)))[1]
 
 
 DEFERRERS["PREFERENCES"] = begin

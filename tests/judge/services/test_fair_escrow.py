@@ -7,6 +7,7 @@ has the layers peeled by email (``judge player escrow peel``), layer by layer.""
 from __future__ import annotations
 
 import email
+import json
 import re
 from email.message import EmailMessage
 from email.policy import default as default_policy
@@ -19,6 +20,8 @@ from sqlalchemy import select
 from judge.cli import main as judge_main
 from judge.config import JudgeSettings
 from judge.crypto.escrow import REFERENCE_LAYERS
+from judge.crypto.gpg import Keyring
+from judge.fair.audit import verify_numbers, check_record
 from judge.services import process_mail
 from judge.services.fair_due import fair_due_work
 from judge.store.inbound import store_inbound
@@ -183,6 +186,21 @@ def test_the_last_player_vanishes_and_the_escrow_is_peeled(keyed: KeyedJudge, se
                   .scalars()}
         assert session.execute(select(Game)).scalar_one().status == "active"
     assert powers[seven_players[1].email] == "AUSTRIA" and powers[seven_players[0].email] == "TURKEY"
+    # judge audit's check of the assignment record: the lottery recomputed, and every
+    # number (the escrowed one too) verified against its signed commitment
+    document = next(json.loads(part.get_payload(decode=True)) for mail in last.of_kind("fair_assigned")[:1]
+                    for part in mail.message.walk() if part.get_filename() == "g1-assignment.json")
+    home = short_home("fa")
+    try:
+        with Keyring(home) as ring:
+            notes, problems = check_record(document)
+            signed_notes, signed_problems = verify_numbers(document, ring)
+            assert problems == [] and signed_problems == []
+            assert "7 revealed number(s) verified" in signed_notes[0]
+            document["lotteries"][0]["commitments"]["P1"]["revealed"] = "0\n"
+            assert "P1's number does not match its commitment" in verify_numbers(document, ring)[1][0]
+    finally:
+        remove_home(home)
 
 
 def test_one_decrypter_of_each_pair_vanishes(keyed: KeyedJudge, seven_players, tmp_path) -> None:

@@ -3,20 +3,25 @@ and the bad input the issue lists (SHA-256 commitments here; signed ones in test
 
 from __future__ import annotations
 
+import email
 import hashlib
+import json
 import re
+from email.policy import default as default_policy
 
 from sqlalchemy import select
 
 from judge.fair.assignment import replay
+from judge.fair.audit import check_record
 from judge.fair.preferences import parse_preferences
 from judge.services.fair_assign import audit_records
 from judge.services.fair_due import fair_due_work
 from judge.services.fair_players import PassContext
 from judge.store.models_fair import FairAssignment, FairLottery
 from judge.store.models_game import Game, Membership
+from judge.store.models_mail import OutboxMessage
 from tests.judge.services.conftest import MASTER, create_game
-from tests.judge.services.harness import JUDGE, JudgeHarness, player
+from tests.judge.services.harness import JUDGE, JudgeHarness, Sent, player
 
 # The lists of the reference, players 1..7; player 8 (%REG) is a reserve (an observer here).
 LISTS = ("AE(GI)R", "FRG", "(EFG)TI(AR)", "E", "*", "FRA", "GRA")
@@ -111,7 +116,37 @@ def test_worked_example_as_email_lotteries(judge: JudgeHarness) -> None:
         assert [names[state.assignment[f"P{i + 1}"]] for i in range(7)] == powers
         assert record.numbers[0] == 5
         ctx = PassContext(session, judge.now, JUDGE)
-        assert audit_records(ctx, game)[-1].endswith("matches")
+        assert audit_records(ctx, game) == []
+    # the broadcast that announces the assignment carries the record judge audit checks
+    assigned = [m for m in outcome_mails(judge) if m.kind == "fair_assigned"][0]
+    document = attached_record(assigned.message)
+    notes, problems = check_record(document)
+    assert problems == [] and "same" in notes[0]
+    assert document["lotteries"][0]["shares"] == [["P2", 0, 2], ["P3", 3, 3], ["P6", 4, 6]]
+    tampered = json.loads(json.dumps(document))
+    tampered["lotteries"][0]["numbers"][0][1] = 1  # 27 mod 7 = 6: still P6, but not the published 5
+    assert any("not the published 5" in p for p in check_record(tampered)[1])
+    tampered = json.loads(json.dumps(document))
+    tampered["assignment"]["P1"], tampered["assignment"]["P6"] = "FRANCE", "AUSTRIA"
+    assert any("recomputed" in p for p in check_record(tampered)[1])
+
+
+def outcome_mails(judge: JudgeHarness):
+    """Every mail in the outbox so far, parsed."""
+    with judge.session() as session:
+        rows = session.execute(select(OutboxMessage).order_by(OutboxMessage.id)).scalars().all()
+        found = []
+        for row in rows:
+            message = email.message_from_bytes(row.raw, policy=default_policy)
+            found.append(Sent(row.recipients[0], str(message["Subject"]), "", row.kind, message))
+        return found
+
+
+def attached_record(message) -> dict:
+    for part in message.walk():
+        if part.get_filename() == "g1-assignment.json":
+            return json.loads(part.get_payload(decode=True))
+    raise AssertionError("no assignment record attached")
 
 
 def test_unknown_power_in_a_preference_list(judge: JudgeHarness) -> None:

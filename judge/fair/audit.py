@@ -1,0 +1,134 @@
+"""``judge audit`` for power assignments: the record ``<game>-assignment.json`` that the
+judge broadcasts (signed) when every power is assigned, checked from the record alone.
+
+    {"format": "dipjudge-assignment/1", "game": ..., "powers": ["A", "E", ...],
+     "names": {"A": "AUSTRIA", ...}, "lists": [["P1", "AE(GI)R"], ...],
+     "lotteries": [{"seq": 1, "power": "F", "outcomes": 7,
+                    "shares": [["P2", 0, 2], ["P3", 3, 3], ["P6", 4, 6]],
+                    "numbers": [["P1", 0], ...], "defaulted": ["P7"],
+                    "commitments": {"P1": {"kind": "signature", "data": armored, "revealed": "0\\n",
+                                           "fingerprint": ...}, ...},
+                    "result": 5, "winner": "P6"}, ...],
+     "keys": armored public keys of the players (optional),
+     "assignment": {"P1": "AUSTRIA", ...}}
+
+The checker re-sums every lottery, recomputes every contest and the whole assignment with
+:func:`judge.fair.assignment.replay` from the published lists, and (where the record
+carries them) verifies each revealed number against its commitment.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judge.fair.assignment import AssignmentError, next_contest, replay, start_assignment
+from judge.fair.preferences import PreferenceError, parse_preferences
+
+FORMAT = "dipjudge-assignment/1"
+
+
+def record_name(game: str) -> str:
+    return f"{game}-assignment.json"
+
+
+def check_record(document: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """(notes, problems) of an assignment record; pure (no signature checks)."""
+    notes: list[str] = []
+    problems: list[str] = []
+    try:
+        powers = tuple(str(p) for p in document["powers"])
+        names = {str(k): str(v) for k, v in document["names"].items()}
+        entries = [(str(label), parse_preferences(str(text), powers)) for label, text in document["lists"]]
+        lotteries = list(document["lotteries"])
+        claimed = {str(k): str(v) for k, v in document["assignment"].items()}
+    except (KeyError, TypeError, ValueError, PreferenceError) as problem:
+        return notes, [f"the record cannot be read: {problem}"]
+    results: list[int] = []
+    try:
+        state = start_assignment(powers, entries)
+        for lottery in lotteries:
+            seq = lottery.get("seq")
+            contest = next_contest(state)
+            if contest is None:
+                problems.append(f"lottery {seq}: no contest was left to decide")
+                break
+            published = [[str(p) if p is not None else None, int(a), int(b)] for p, a, b in lottery["shares"]]
+            computed = [[s.player, s.numbers.start, s.numbers.stop - 1] for s in contest.shares]
+            if published != computed or str(lottery["power"]) != contest.power:
+                problems.append(f"lottery {seq}: published odds {published} for {lottery['power']}, "
+                                f"computed {computed} for {contest.power}")
+            numbers = [int(n) for _, n in lottery["numbers"]]
+            outcome = sum(numbers) % contest.outcomes
+            if outcome != int(lottery["result"]):
+                problems.append(f"lottery {seq}: the numbers sum to {sum(numbers)}, so {outcome} mod "
+                                f"{contest.outcomes}, not the published {lottery['result']}")
+            if contest.winner(outcome) != lottery.get("winner"):
+                problems.append(f"lottery {seq}: {outcome} wins for {contest.winner(outcome)}, "
+                                f"not the published {lottery.get('winner')}")
+            results.append(outcome)
+            state = replay(powers, entries, results)
+    except (AssignmentError, ValueError, TypeError, KeyError) as problem:
+        return notes, problems + [f"the assignment cannot be recomputed: {problem}"]
+    if not state.finished:
+        problems.append("the published lotteries do not finish the assignment")
+    computed_assignment = {label: names.get(letter, letter) for label, letter in state.assignment.items()}
+    if computed_assignment != claimed:
+        problems.append(f"the assignment recomputed is {computed_assignment}, published {claimed}")
+    else:
+        notes.append(f"assignment recomputed from {len(entries)} lists and {len(results)} lotteries: same")
+    return notes, problems
+
+
+def verify_numbers(document: dict[str, Any], keyring: Any) -> tuple[list[str], list[str]]:
+    """Each revealed number against its commitment (signatures need the players' keys)."""
+    from judge.crypto.commitments import verify_reveal, verify_sha256_reveal
+
+    notes: list[str] = []
+    problems: list[str] = []
+    if document.get("keys"):
+        keyring.import_key_bundle(str(document["keys"]))
+    checked = 0
+    for lottery in document.get("lotteries", []):
+        numbers = {str(label): int(n) for label, n in lottery.get("numbers", [])}
+        for label, entry in (lottery.get("commitments") or {}).items():
+            revealed = entry.get("revealed")
+            if revealed is None:
+                continue
+            data = str(revealed).encode("utf-8")
+            if entry.get("kind") == "sha256":
+                verdict = verify_sha256_reveal(str(entry.get("data", "")), data)
+            else:
+                verdict = verify_reveal(keyring, str(entry.get("data", "")).encode("ascii"), data,
+                                        str(entry.get("fingerprint") or ""))
+            if not verdict.valid:
+                problems.append(f"lottery {lottery.get('seq')}: {label}'s number does not match its commitment: "
+                                f"{verdict.reason}")
+                continue
+            first_line = data.decode("utf-8").strip().splitlines()[0] if data.strip() else ""
+            if first_line.isdigit() and int(first_line) != numbers.get(label):
+                problems.append(f"lottery {lottery.get('seq')}: {label} revealed {first_line}, "
+                                f"counted {numbers.get(label)}")
+            checked += 1
+    if checked:
+        notes.append(f"{checked} revealed number(s) verified against their commitments")
+    return notes, problems
+
+
+def check(report: Any, broadcast: Any, document: dict[str, Any], context: Any) -> None:
+    """The ``judge audit`` checker (registered in judge.audit.CHECKERS)."""
+    where = f"{document.get('game')} assignment"
+    notes, problems = check_record(document)
+    more_notes, more_problems = verify_numbers(document, context.keyring)
+    for problem in problems + more_problems:
+        report.bad(where, problem)
+    if not problems and not more_problems:
+        report.ok(where, "; ".join(notes + more_notes))
+
+
+def _register() -> None:
+    from judge.audit import CHECKERS
+
+    CHECKERS[FORMAT] = check
+
+
+_register()
