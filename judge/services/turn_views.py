@@ -48,6 +48,14 @@ _OUTCOME_WORDS = {
 }
 
 
+# What the engine did for a power without orders, by phase kind.
+_DEFAULT_NOTES = {
+    PhaseKind.MOVEMENT: "no orders received: civil disorder, units hold",
+    PhaseKind.RETREAT: "no orders received: dislodged units disband",
+    PhaseKind.ADJUSTMENT: "no orders received: builds waived, removals by the civil-disorder rule",
+}
+
+
 def phase_name(phase: Phase | str) -> str:
     """``S1901M`` -> ``Spring 1901 movement``."""
     value = Phase.parse(phase) if isinstance(phase, str) else phase
@@ -151,13 +159,14 @@ def results_view(
 ) -> ResultsView:
     """The results of ``before``'s phase (``results``: the contract's result items)."""
     defaulted = frozenset(defaulted)
+    note_text = _DEFAULT_NOTES[before.phase.kind]
     by_power: dict[str, list[ResultLine]] = {}
     for item in results:
         by_power.setdefault(str(item["power"]), []).append(ResultLine(str(item["order"]), _outcome(item)))
     powers = []
     for power in variant.powers:
         lines = tuple(by_power.pop(power.name, ()))
-        note = "no orders received: civil disorder" if power.name in defaulted else None
+        note = note_text if power.name in defaulted else None
         if lines or note:
             powers.append(PowerResults(power.name, lines, note))
     for power, lines in sorted(by_power.items()):  # a power the map does not know: still shown

@@ -92,7 +92,7 @@ def test_after_grace_late_players_are_dismissed_and_process_bang_defaults(judge)
     assert "orders are missing from RUSSIA" in refused and judge.game()["phase"] == "S1901M"
     out = judge.send(MASTER, "SIGNON master@g1 masterpw\nPROCESS!\n")
     assert judge.game()["phase"] == "F1901M"
-    assert "RUSSIA:  (no orders received: civil disorder)" in out.of_kind("results")[0].body
+    assert "RUSSIA:  (no orders received: civil disorder, units hold)" in out.of_kind("results")[0].body
 
 
 def test_civil_disorder_rule_processes_at_grace_end(judge):
