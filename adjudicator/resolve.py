@@ -206,7 +206,8 @@ class _Resolver:
     # -- the guess / backtrack machinery ------------------------------------------------
 
     def _resolve(self, i: int) -> bool:
-        state = self.state[i]
+        states = self.state
+        state = states[i]
         if state == _RESOLVED:
             return self.result[i]
         deps = self.deps
@@ -216,12 +217,18 @@ class _Resolver:
             return self.result[i]
         base = len(deps)
         self.result[i] = False
-        self.state[i] = _GUESSING
-        first = self._decide(i)
+        states[i] = _GUESSING
+        kind = self.kind[i]
+        if kind == MOVE:
+            first = self._move_succeeds(i)
+        elif kind == CONVOY:
+            first = self._convoy_stands(i)
+        else:
+            first = self._support_given(i)
         if len(deps) == base:
-            if self.state[i] != _RESOLVED:
+            if states[i] != _RESOLVED:
                 self.result[i] = first
-                self.state[i] = _RESOLVED
+                states[i] = _RESOLVED
             return self.result[i]
         if deps[base] != i:
             # Depends on a guess made further up: stay a guess, report upwards.
@@ -330,11 +337,20 @@ class _Resolver:
     # -- strengths ----------------------------------------------------------------------
 
     def _support_count(self, i: int, excluded_power: str | None = None) -> int:
+        supporters = self.supporters.get(i)
+        if not supporters:
+            return 0
         count = 0
         power = self.power
-        for s in self.supporters.get(i, ()):
-            if power[s] != excluded_power and self._resolve(s):
-                count += 1
+        state = self.state
+        result = self.result
+        for s in supporters:
+            if power[s] != excluded_power:
+                if state[s] == _RESOLVED:
+                    if result[s]:
+                        count += 1
+                elif self._resolve(s):
+                    count += 1
         return count
 
     def _attack(self, i: int) -> int:
@@ -423,11 +439,18 @@ class _Resolver:
                 # Fast path: alone into an empty province, it cannot fail.
                 result[i] = True
                 state[i] = _RESOLVED
+        prov = self.prov
+        for i in range(n):
+            # Supports and convoys nobody attacks stand: settle them without the machinery.
+            if self.matched[i] and prov[i] not in moves_into:
+                result[i] = True
+                state[i] = _RESOLVED
         for i in moves:
-            resolve(i)
+            if state[i] != _RESOLVED:
+                resolve(i)
         matched = self.matched
         for i in range(n):
-            if matched[i]:
+            if matched[i] and state[i] != _RESOLVED:
                 resolve(i)
         units = self.units
         moved = [False] * n
