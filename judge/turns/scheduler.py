@@ -104,6 +104,23 @@ def pass_game(session: Session, game: Game, judge: "JudgeSettings", now: datetim
     return act(session, game, judge, now)
 
 
+#: Other due work done at the end of every pass, ``module:function(store, settings, now)``
+#: (issue 6: lottery and escrow deadlines, a silent blinded-assignment witness).
+EXTRA_PASSES: tuple[str, ...] = ("judge.services.fair_due:run_fair_pass",)
+
+
+def _run_extra_passes(store: "Store", settings: "Settings", now: datetime) -> None:
+    from judge.hooks import resolve_hook
+
+    for spec in EXTRA_PASSES:
+        try:
+            extra = resolve_hook(spec)
+            if extra is not None:
+                extra(store, settings, now)
+        except Exception:
+            log.exception("%s failed; the next pass tries again", spec)
+
+
 def run_pass(store: "Store", settings: "Settings", now: datetime) -> PassReport:
     """Look at every due game once (the daemon's tick, `judge tick`)."""
     from judge.outgoing import queue_all
@@ -129,6 +146,7 @@ def run_pass(store: "Store", settings: "Settings", now: datetime) -> PassReport:
         except Exception:
             log.exception("game #%d: scheduler pass failed; the game stays due and is tried again", game_id)
             report.add(FAILED, game_id)
+    _run_extra_passes(store, settings, now)
     report.seconds = time.perf_counter() - started
     if report.due:
         log.info("scheduler pass at %s: %s", now.isoformat(timespec="seconds"), report)

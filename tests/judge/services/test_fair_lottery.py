@@ -11,12 +11,13 @@ from email.policy import default as default_policy
 
 from sqlalchemy import select
 
+from judge.config import Settings
 from judge.fair.assignment import replay
 from judge.fair.audit import check_record
 from judge.fair.preferences import parse_preferences
 from judge.services.fair_assign import audit_records
-from judge.services.fair_due import fair_due_work
 from judge.services.fair_players import PassContext
+from judge.turns.scheduler import run_pass
 from judge.store.models_fair import FairAssignment, FairLottery
 from judge.store.models_game import Game, Membership
 from judge.store.models_mail import OutboxMessage
@@ -138,7 +139,8 @@ def outcome_mails(judge: JudgeHarness):
         found = []
         for row in rows:
             message = email.message_from_bytes(row.raw, policy=default_policy)
-            found.append(Sent(row.recipients[0], str(message["Subject"]), "", row.kind, message))
+            body = message.get_body(("plain",)).get_content()
+            found.append(Sent(row.recipients[0], str(message["Subject"]), body, row.kind, message))
         return found
 
 
@@ -187,10 +189,12 @@ def test_a_silent_revealer_counts_as_zero_at_the_deadline(judge: JudgeHarness) -
     commit_all(judge, [1, 2, 3, 4, 5, 6, 6])
     for index, number in enumerate([1, 2, 3, 4, 5, 6]):
         reveal(judge, index, number)
-    judge.advance(days=2)
-    with judge.session() as session:
-        mails = fair_due_work(session, JUDGE, judge.now)
-    result = [m for m in mails if m.kind == "fair_lottery_result"][0].body
+    judge.advance(hours=23)
+    run_pass(judge.store, Settings(judge=JUDGE), judge.now)  # the scheduler pass (judge tick)
+    assert not [m for m in outcome_mails(judge) if m.kind == "fair_lottery_result"]
+    judge.advance(hours=2)
+    run_pass(judge.store, Settings(judge=JUDGE), judge.now)
+    result = [m for m in outcome_mails(judge) if m.kind == "fair_lottery_result"][0].body
     # 1+2+3+4+5+6+0 = 21, 21 mod 7 = 0: P1 gets France
     assert re.search(r"P7: 0\s+\(not revealed in time: counts as 0\)", result)
     assert "Sum 21; 21 mod 7 = 0." in result and "FRANCE goes to P1." in result
