@@ -484,7 +484,8 @@ class _Resolver:
         contested: frozenset[str] = frozenset()
         crowded = [p for p, movers in self.moves_into.items() if len(movers) > 1]
         if crowded:
-            occupied = {province_of(destination[i]) for i in range(n) if dislodged_by[i] < 0}
+            prov_of = self.tables.prov_of
+            occupied = {prov_of.get(destination[i]) or province_of(destination[i]) for i in range(n) if dislodged_by[i] < 0}
             contested = frozenset(
                 province
                 for province in crowded
