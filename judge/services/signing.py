@@ -24,8 +24,13 @@ from judge.config import JudgeSettings
 from judge.crypto.gpg import Keyring
 from judge.crypto.judgekey import judge_home, open_judge_keyring
 from judge.crypto.pgpmime import sign_message
+from judge.crypto.verdict import normalize_fingerprint
 
 log = logging.getLogger("judge.signing")
+
+# The judge's signing fingerprint, written when the key pair is found or made; delete it
+# after changing the secret keys in the home by hand.
+FINGERPRINT_FILE = "judge-fingerprint"
 
 
 @dataclass(frozen=True)
@@ -65,9 +70,14 @@ def judge_keyring(judge: JudgeSettings, *, create: bool = False) -> Iterator[Jud
         return
     home = home_of(judge)
     home.mkdir(mode=0o700, parents=True, exist_ok=True)
-    keyring, fingerprint = open_judge_keyring(
-        home, name=judge.name, address=judge.address, fingerprint=judge.key_fingerprint or None
-    )
+    remembered = home / FINGERPRINT_FILE
+    if judge.key_fingerprint or remembered.is_file():
+        # Known key: no gpg listing on every use (it costs more than the signature).
+        keyring = Keyring(home)
+        fingerprint = normalize_fingerprint(judge.key_fingerprint or remembered.read_text(encoding="ascii"))
+    else:
+        keyring, fingerprint = open_judge_keyring(home, name=judge.name, address=judge.address)
+        remembered.write_text(fingerprint + "\n", encoding="ascii")
     try:
         yield JudgeKey(keyring, fingerprint)
     finally:
@@ -75,10 +85,17 @@ def judge_keyring(judge: JudgeSettings, *, create: bool = False) -> Iterator[Jud
 
 
 def ensure_judge_key(judge: JudgeSettings) -> str:
-    """The judge's signing fingerprint, generating the key pair on first start."""
-    with judge_keyring(judge, create=True) as key:
-        assert key is not None
-        return key.fingerprint
+    """The judge's signing fingerprint, generating the key pair on first start; a configured
+    fingerprint must have its secret key in the home (checked here, at start)."""
+    home = home_of(judge)
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    keyring, fingerprint = open_judge_keyring(home, name=judge.name, address=judge.address,
+                                              fingerprint=judge.key_fingerprint or None)
+    try:
+        (home / FINGERPRINT_FILE).write_text(fingerprint + "\n", encoding="ascii")
+    finally:
+        keyring.close()
+    return fingerprint
 
 
 def footer(fingerprint: str | None) -> str:
