@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 
 from adjudicator import progress
 from adjudicator.adjustments import resolve_adjustments
-from adjudicator.legality import IllegalOrder, board_of, illegality
+from adjudicator.legality import IllegalOrder, illegality
 from adjudicator.notation import OrderSyntaxError
 from adjudicator.notation import parse_order as _understand
 from adjudicator.orders import Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove
@@ -69,9 +69,13 @@ def _context(variant: Variant, position: Position) -> _Context:
     found = _CONTEXTS.get(position)
     if found is None or found.tables.variant is not variant:
         tables = tables_for(variant)
-        board = board_of(position)
-        seas = frozenset(p for p, u in board.items() if u.kind is UnitKind.FLEET and p in tables.sea)
-        provinces = tuple(province_of(u.location) for u in position.units)
+        prov_of = tables.prov_of
+        units = position.units
+        provinces = tuple([prov_of.get(u.location) or province_of(u.location) for u in units])
+        board = dict(zip(provinces, units))
+        sea = tables.sea
+        fleet = UnitKind.FLEET
+        seas = frozenset([p for p, u in board.items() if u.kind is fleet and p in sea])
         found = _Context(tables, board, seas, provinces, {p: i for i, p in enumerate(provinces)}, {})
         _CONTEXTS[position] = found
     return found
