@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import io
 import json
 import os
@@ -102,6 +103,12 @@ def sample(records: Sequence[Record], phases: int | None, seed: int, kind: str |
     return sorted(random.Random(seed).sample(indexed, phases), key=lambda item: item[0])
 
 
+def _clean_heap(timing: bool) -> None:
+    """Collect garbage before a timed region, so that neither engine pays for the other's."""
+    if timing:
+        gc.collect()
+
+
 def compare_one(index: int, record: Record, variant: Any, repeat: int, timings: Timings | None) -> Disagreement | None:
     """Run one phase through both engines (``repeat`` times each when timing) and compare the boards."""
     kind = record["phase"][-1]
@@ -109,15 +116,18 @@ def compare_one(index: int, record: Record, variant: Any, repeat: int, timings: 
     peer_times, our_times, peer_setup, our_setup = [], [], [], []
     game = adjudication = None
     error = None
+    timing = timings is not None
     for _ in range(repeat):
         start = time.perf_counter()
         game = peer_phase.new_game()
         peer_setup.append(time.perf_counter() - start)
+        _clean_heap(timing)
         peer_times.append(peer_phase.run(game))
         try:
             start = time.perf_counter()
             our_phase = ours.OurPhase.from_record(record)
             our_setup.append(time.perf_counter() - start)
+            _clean_heap(timing)
             seconds, adjudication = our_phase.run(variant)
             our_times.append(seconds)
         except Exception:  # our engine is young: report the crash as a disagreement, keep going
@@ -158,7 +168,11 @@ def time_peer_only(records: Sequence[tuple[int, Record]], repeat: int) -> Timing
     timings = Timings()
     for _, record in records:
         peer_phase = peer.PeerPhase.from_record(record)
-        times = [peer_phase.run(peer_phase.new_game()) for _ in range(repeat)]
+        times = []
+        for _ in range(repeat):
+            game = peer_phase.new_game()
+            _clean_heap(True)
+            times.append(peer_phase.run(game))
         timings.peer[record["phase"][-1]].append(statistics.median(times))
         timings.peer_best[record["phase"][-1]].append(min(times))
     return timings
