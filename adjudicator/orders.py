@@ -46,7 +46,7 @@ class SupportHold:
 class SupportMove:
     unit: Unit
     supported: Unit  # the supported unit as it stands on the board
-    supported_to: str  # province it moves to (a coast is irrelevant to support)
+    supported_to: str  # province it moves to; a fleet's coast when written (DATC 6.B.9: the wrong coast does not match)
 
     def canonical(self) -> str:
         return f"{self.unit} S {self.supported.kind.value} {self.supported.province} - {self.supported_to}"
