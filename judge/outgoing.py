@@ -97,11 +97,15 @@ def build_message(mail: OutgoingMail, judge: JudgeSettings, now: datetime) -> Em
 def queue_outgoing(session: Session, mail: OutgoingMail, judge: JudgeSettings, now: datetime,
                    *, inbound_id: int | None = None) -> OutboxMessage:
     """Add an outbox row for ``mail``; it is sent once the surrounding transaction commits."""
-    message = build_message(mail, judge, now)
+    return _add_row(session, mail, build_message(mail, judge, now).as_bytes(), judge, now, inbound_id)
+
+
+def _add_row(session: Session, mail: OutgoingMail, raw: bytes, judge: JudgeSettings, now: datetime,
+             inbound_id: int | None) -> OutboxMessage:
     row = OutboxMessage(
         mail_from=judge.address,
         recipients=list(mail.recipients),
-        raw=message.as_bytes(),
+        raw=raw,
         kind=mail.kind,
         game_id=mail.game_id,
         inbound_id=inbound_id,
@@ -114,6 +118,49 @@ def queue_outgoing(session: Session, mail: OutgoingMail, judge: JudgeSettings, n
     return row
 
 
+def _copy_key(mail: OutgoingMail) -> tuple[object, ...] | None:
+    """Mails with equal keys differ only in their one recipient (a broadcast's copies)."""
+    if len(mail.recipients) != 1 or not mail.recipients[0].isascii():
+        return None
+    return (mail.subject, mail.body, mail.kind, mail.in_reply_to, mail.references, mail.game_id,
+            mail.headers, mail.auto_submitted, id(mail.mime) if mail.mime is not None else None)
+
+
+def _readdressed(prototype: bytes, old: str, new: str, judge: JudgeSettings) -> bytes | None:
+    """``prototype`` for recipient ``new`` with a fresh Message-ID; None if its To and
+    Message-ID headers are not the single unfolded lines expected (then build it in full)."""
+    head, sep, _ = prototype.partition(b"\n\n")
+    if not sep:
+        return None
+    lines = head.split(b"\n")
+    to_line = f"To: {old}".encode("ascii")
+    tos = [i for i, line in enumerate(lines) if line.startswith(b"To: ")]
+    ids = [i for i, line in enumerate(lines) if line.startswith(b"Message-ID: ")]
+    if len(tos) != 1 or len(ids) != 1 or lines[tos[0]] != to_line:
+        return None
+    if any(i + 1 < len(lines) and lines[i + 1][:1] in (b" ", b"\t") for i in (tos[0], ids[0])):
+        return None  # folded: not the simple case
+    lines[tos[0]] = f"To: {new}".encode("ascii")
+    lines[ids[0]] = f"Message-ID: {make_msgid(domain=judge.domain)}".encode("ascii")
+    return b"\n".join(lines) + prototype[len(head):]
+
+
 def queue_all(session: Session, mails: Sequence[OutgoingMail], judge: JudgeSettings,
               now: datetime, *, inbound_id: int | None = None) -> list[OutboxMessage]:
-    return [queue_outgoing(session, m, judge, now, inbound_id=inbound_id) for m in mails]
+    """Queue every mail.  The copies of a broadcast are built once: the other copies are the
+    first one's bytes with their own To and Message-ID (building a MIME message is the
+    dominant cost of a scheduler pass that processes many games)."""
+    rows = []
+    built: dict[tuple[object, ...], tuple[str, bytes]] = {}
+    for mail in mails:
+        key = _copy_key(mail)
+        raw = None
+        if key is not None and key in built:
+            first_address, prototype = built[key]
+            raw = _readdressed(prototype, first_address, mail.recipients[0], judge)
+        if raw is None:
+            raw = build_message(mail, judge, now).as_bytes()
+            if key is not None and key not in built:
+                built[key] = (mail.recipients[0], raw)
+        rows.append(_add_row(session, mail, raw, judge, now, inbound_id))
+    return rows

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Iterable, Mapping
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, null, select, update
 from sqlalchemy.orm import Session
 
 from adjudicator.api import RULES, IllegalOrder, OrderSyntaxError, adjudicate, parse_order, position_digest
@@ -32,11 +32,13 @@ from judge.render import render
 from judge.services.broadcast import broadcast, to_member
 from judge.services.context import CommandRefused
 from judge.services.games import (
+    as_utc,
     deadline_text,
     master_of,
     members,
     position_of,
     rules_of,
+    timing_of,
     variant_of,
 )
 from judge.services.turn_views import phase_name, results_view, summary_table
@@ -110,9 +112,22 @@ def adjudicate_current(session: Session, game: Game) -> Adjudicated:
 def _clear_phase_state(session: Session, game: Game) -> None:
     """Orders, WAIT flags and draw votes live for one phase (the DPjudge clears them)."""
     session.execute(delete(OrderSet).where(OrderSet.game_id == game.id))
-    for member in members(session, game):
-        member.wait = False
-        member.draw_vote = None
+    session.execute(
+        update(Membership).where(Membership.game_id == game.id).values(wait=False, draw_vote=null()),
+        execution_options={"synchronize_session": "evaluate"},
+    )
+
+
+def _fresh_phase_due(game: Game, now: datetime) -> datetime | None:
+    """When a phase that has just begun needs its first pass: the first WARN reminder or the
+    deadline (what judge.turns.next_due gives with no orders in; computed without loading
+    anything, a wake-up that finds nothing to do only reschedules)."""
+    if game.deadline is None:
+        return None
+    deadline = as_utc(game.deadline)
+    moments = [deadline - offset for offset in timing_of(game).warn_offsets()] + [deadline]
+    future = [moment for moment in moments if moment > now]
+    return min(future, default=now)
 
 
 def process_phase(session: Session, game: Game, judge: JudgeSettings, now: datetime, *,
@@ -166,8 +181,10 @@ def process_phase(session: Session, game: Game, judge: JudgeSettings, now: datet
                        kind="results", attachments=attachments)
     if winner is not None:
         mails += end_game(session, game, judge, now, SOLO, (winner,))
+    elif game.status == ACTIVE:
+        game.next_due_at = _fresh_phase_due(game, now)
     else:
-        reschedule(session, game, now)
+        game.next_due_at = None
     return mails
 
 
