@@ -44,9 +44,9 @@ from judge.record import (
 from judge.render import render
 from judge.services.broadcast import broadcast
 from judge.services.games import as_utc, has_rule, position_of, timing_of, variant_of
-from judge.services.keys import effective_key, spaced
+from judge.services.keys import spaced
 from judge.services.signing import FileAttachment
-from judge.store.models_game import ACTIVE, Game, Membership
+from judge.store.models_game import ACTIVE, Game
 from judge.store.models_sealed import (
     BAD_REVEAL,
     COMMITTING,
@@ -327,12 +327,3 @@ def sealed_results(session: Session, game: Game, variant: Variant, before: Posit
     text = render("sealed_results.j2", game=game.name, phase=phase, lines=lines)
     return SealedResults(text, tuple(files), section)
 
-
-def member_of_power(session: Session, game: Game, power: str) -> Membership | None:
-    from judge.services.games import player_of
-
-    return player_of(session, game, power)
-
-
-def key_for(session: Session, member: Membership) -> PlayerKey | None:
-    return effective_key(session, member)

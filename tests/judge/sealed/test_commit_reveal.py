@@ -167,3 +167,37 @@ def test_a_no_charset_attachment_with_8bit_text_verifies_byte_for_byte(game):
     assert "revealed orders verified" in outcome.reply.body and "matches the revealed bytes exactly" in outcome.reply.body
     with game.judge.session() as session:
         assert session.execute(select(SealedReveal)).scalar_one().data == german
+
+
+def test_no_gpg_agent_outlives_a_mail(game):
+    """Each use of the judge's keyring stops the gpg-agent it started: none is left running
+    between mails (the fixture also checks at teardown)."""
+    from judge.crypto.gpg import agent_pids
+
+    assert "recorded" in game.commit("FRANCE", files("FRANCE")).reply.body
+    assert agent_pids(game.judge.settings.gnupg_home) == []
+
+
+def test_commit_sha256_only_where_the_rule_allows_it(game):
+    from judge.crypto.commitments import sha256_commitment
+
+    digest = sha256_commitment("A PAR - BUR\n", "SALT 7fQ2kL9zR4mW1xBcQ")
+    reply = game.judge.send(game.keys["FRANCE"].email, game.signon("FRANCE") + f"COMMIT SHA256 {digest}\n").reply
+    assert "ERROR" in reply.body and "SEALED_SHA256" in reply.body
+
+
+def test_a_sha256_commitment_verifies_its_salted_reveal(sealed_judge, seven_players):
+    from judge.crypto.commitments import sha256_commitment
+    from tests.judge.sealed.harness import SealedGame
+
+    game = SealedGame.start(sealed_judge, seven_players, rules=("SEALED_SHA256",))
+    text = "\n".join(SPRING["FRANCE"]) + "\n"
+    salt = "SALT 7fQ2kL9zR4mW1xBcQ"
+    digest = sha256_commitment(text, salt)
+    reply = sealed_judge.send(game.keys["FRANCE"].email, game.signon("FRANCE") + f"COMMIT SHA256 {digest}\n").reply
+    assert "ERROR" not in reply.body, reply.body
+    commit_all(game, except_for=("FRANCE",))
+    wrong = game.reveal("FRANCE", (text + "SALT not-the-same-salt-xx\n").encode())
+    assert "do NOT match" in wrong.reply.body
+    right = game.reveal("FRANCE", (text + salt + "\n").encode())
+    assert "revealed orders verified" in right.reply.body and "A PAR - BUR" in right.reply.body
