@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import weakref
 from operator import attrgetter
 from dataclasses import dataclass, fields
 from typing import Mapping, Sequence
@@ -62,11 +61,10 @@ class _Context:
         return reason
 
 
-_CONTEXTS: "weakref.WeakKeyDictionary[Position, _Context]" = weakref.WeakKeyDictionary()
-
-
 def _context(variant: Variant, position: Position) -> _Context:
-    found = _CONTEXTS.get(position)
+    # Kept on the position itself (like ``Position.unit_at``'s index): derived from frozen
+    # data only, gone with the position, and one dict lookup away.
+    found = position.__dict__.get("_engine_context")
     if found is None or found.tables.variant is not variant:
         tables = tables_for(variant)
         prov_of = tables.prov_of
@@ -77,7 +75,7 @@ def _context(variant: Variant, position: Position) -> _Context:
         fleet = UnitKind.FLEET
         seas = frozenset([p for p, u in board.items() if u.kind is fleet and p in sea])
         found = _Context(tables, board, seas, provinces, {p: i for i, p in enumerate(provinces)}, {})
-        _CONTEXTS[position] = found
+        object.__setattr__(position, "_engine_context", found)
     return found
 
 
