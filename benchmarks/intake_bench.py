@@ -1,0 +1,432 @@
+"""Mail intake benchmark: SMTP DATA to reply row committed, through a real ``judge serve``.
+
+    python -m benchmarks.intake_bench                         # everything, 10,000 games
+    python -m benchmarks.intake_bench --games 2000 --mails 1500 --rate-seconds 20 --light-seconds 0
+
+A ``judge serve`` subprocess runs on a SQLite file built by benchmarks/intake_population.py
+(reused between runs when the sizes match).  Senders are threads of this process, each
+holding one SMTP connection to the daemon (as a relaying MTA does) and sending
+MAIL/RCPT/DATA for each mail.  The time of a mail's acknowledgement is taken when the 250
+reply to DATA arrives; the 250 names the inbound row (``stored as #N``).  An observer
+thread polls the outbox table over its own read-only connection every ``--poll-ms`` and
+notes when the reply row of each inbound row becomes visible, i.e. committed.  Latency is
+observed time minus acknowledgement time, so it errs long by up to one poll interval plus
+one query; nothing is read from the daemon's own clock.
+
+Phases, in order: warm-up (one mail per seat, reported on its own: the first SIGNON of each
+player after a start), saturation (``--senders`` connections sending ``--mails`` mails as
+fast as replies to DATA come back; throughput = mails / time from the first DATA to the
+last reply committed), fixed load (``--rate`` mails per second on a fixed schedule for
+``--rate-seconds``; latency percentiles), light traffic (``--light-rate`` per second for
+``--light-seconds``), then the daemon's VmRSS and VmHWM from /proc.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import queue
+import re
+import smtplib
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from contextlib import closing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+from benchmarks.intake_mail import BenchMail, mail_stream, one_per_seat
+from benchmarks.intake_population import JUDGE_ADDRESS, Population, load_or_build
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+_STORED_AS = re.compile(r"stored as #(\d+)")
+
+
+# -- the daemon ------------------------------------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Daemon:
+    """``judge serve`` on the population's database; stderr goes to ``serve.log``."""
+
+    def __init__(self, workdir: Path, database: Path, extra_env: dict[str, str] | None = None) -> None:
+        self.port = _free_port()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
+        env.update({
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")])),
+            "JUDGE_STORE_URL": f"sqlite:///{database}",
+            "JUDGE_SMTP_PORT": str(self.port),
+            "JUDGE_JUDGE_ADDRESS": JUDGE_ADDRESS,
+            "JUDGE_JUDGE_DOMAIN": "bench.example",
+            "JUDGE_JUDGE_DATA_DIR": str(workdir / "judge-data"),
+            "JUDGE_OUTBOUND_OUTBOX_DIR": str(workdir / "outbox"),
+            **(extra_env or {}),
+        })
+        self.log_path = workdir / "serve.log"
+        self._log = self.log_path.open("w")
+        self.process = subprocess.Popen([sys.executable, "-m", "judge.cli", "serve"], cwd=workdir, env=env,
+                                        stdout=subprocess.DEVNULL, stderr=self._log)
+
+    def wait_ready(self, timeout: float = 120.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"judge serve exited with {self.process.returncode}; see {self.log_path}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.1)
+        raise TimeoutError(f"judge serve not listening after {timeout} s; see {self.log_path}")
+
+    def memory_kib(self) -> dict[str, int]:
+        """VmRSS and VmHWM (peak RSS) of the daemon, in KiB."""
+        found = {}
+        with open(f"/proc/{self.process.pid}/status", encoding="ascii") as status:
+            for line in status:
+                name, _, value = line.partition(":")
+                if name in ("VmRSS", "VmHWM"):
+                    found[name] = int(value.split()[0])
+        return found
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.terminate()
+        try:
+            return self.process.wait(timeout=60)
+        finally:
+            self._log.close()
+
+
+# -- observing committed replies -------------------------------------------------------------
+
+class ReplyObserver(threading.Thread):
+    """Notes when the reply row of each inbound row is first visible to another connection."""
+
+    def __init__(self, database: Path, poll_seconds: float) -> None:
+        super().__init__(name="observer", daemon=True)
+        self.database = database
+        self.poll_seconds = poll_seconds
+        self.seen: dict[int, float] = {}
+        self.changed = threading.Condition()
+        self.stopping = threading.Event()
+        self.polls = 0
+
+    def run(self) -> None:
+        uri = f"file:{self.database}?mode=ro"
+        with closing(sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)) as db:
+            last = db.execute("SELECT coalesce(max(id), 0) FROM outbox").fetchone()[0]
+            while not self.stopping.is_set():
+                rows = db.execute("SELECT id, inbound_id FROM outbox WHERE id > ? AND kind = 'reply'"
+                                  " ORDER BY id", (last,)).fetchall()
+                now = time.monotonic()
+                self.polls += 1
+                if rows:
+                    with self.changed:
+                        for row_id, inbound_id in rows:
+                            if inbound_id is not None:
+                                self.seen.setdefault(inbound_id, now)
+                        self.changed.notify_all()
+                    last = rows[-1][0]
+                self.stopping.wait(self.poll_seconds)
+
+    def wait_for(self, inbound_ids: Iterable[int], timeout: float) -> None:
+        wanted = set(inbound_ids)
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while not wanted <= self.seen.keys():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    missing = sorted(wanted - self.seen.keys())
+                    raise TimeoutError(f"{len(missing)} replies not committed after {timeout} s "
+                                       f"(inbound {missing[:5]}...)")
+                self.changed.wait(min(remaining, 0.5))
+
+
+# -- sending -----------------------------------------------------------------------------------
+
+@dataclass
+class Sent:
+    mail: BenchMail
+    started: float  # before MAIL FROM
+    acked: float  # when the 250 to DATA arrived
+    inbound_id: int
+    scheduled: float | None = None
+
+
+class Sender:
+    """One SMTP connection, reused for every mail it sends."""
+
+    def __init__(self, port: int) -> None:
+        self.smtp = smtplib.SMTP("127.0.0.1", port, local_hostname="bench.example", timeout=120)
+        self.smtp.ehlo()
+
+    def send(self, mail: BenchMail) -> Sent:
+        started = time.monotonic()
+        code, text = self.smtp.mail(mail.sender)
+        if code != 250:
+            raise RuntimeError(f"MAIL FROM refused: {code} {text!r}")
+        code, text = self.smtp.rcpt(JUDGE_ADDRESS)
+        if code != 250:
+            raise RuntimeError(f"RCPT TO refused: {code} {text!r}")
+        code, text = self.smtp.data(mail.raw)
+        acked = time.monotonic()
+        found = _STORED_AS.search(text.decode("utf-8", "replace"))
+        if code != 250 or found is None:
+            raise RuntimeError(f"DATA not stored: {code} {text!r}")
+        return Sent(mail, started, acked, int(found.group(1)))
+
+    def close(self) -> None:
+        try:
+            self.smtp.quit()
+        except smtplib.SMTPException:
+            self.smtp.close()
+
+
+def send_closed_loop(port: int, mails: Sequence[BenchMail], senders: int) -> list[Sent]:
+    """``senders`` connections, each sending its next mail as soon as the last one is acked."""
+    work: queue.SimpleQueue[BenchMail] = queue.SimpleQueue()
+    for mail in mails:
+        work.put(mail)
+    results: list[Sent] = []
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+
+    def run() -> None:
+        sender = Sender(port)
+        try:
+            while True:
+                try:
+                    mail = work.get_nowait()
+                except queue.Empty:
+                    return
+                sent = sender.send(mail)
+                with lock:
+                    results.append(sent)
+        except BaseException as problem:  # reported by the caller
+            errors.append(problem)
+        finally:
+            sender.close()
+
+    threads = [threading.Thread(target=run, name=f"sender{n}") for n in range(senders)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise RuntimeError(f"{len(errors)} senders failed: {errors[0]!r}") from errors[0]
+    return results
+
+
+def send_at_rate(port: int, mails: Iterator[BenchMail], rate: float, seconds: float,
+                 connections: int = 16) -> list[Sent]:
+    """Open load: mail i is due at start + i / rate, whoever is free sends it."""
+    total = int(rate * seconds)
+    start = time.monotonic() + 0.5
+    work: queue.SimpleQueue[tuple[float, BenchMail] | None] = queue.SimpleQueue()
+    for index in range(total):
+        work.put((start + index / rate, next(mails)))
+    for _ in range(connections):
+        work.put(None)
+    results: list[Sent] = []
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+
+    def run() -> None:
+        sender = Sender(port)
+        try:
+            while (item := work.get()) is not None:
+                due, mail = item
+                delay = due - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                sent = sender.send(mail)
+                sent.scheduled = due
+                with lock:
+                    results.append(sent)
+        except BaseException as problem:
+            errors.append(problem)
+        finally:
+            sender.close()
+
+    threads = [threading.Thread(target=run, name=f"paced{n}") for n in range(connections)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise RuntimeError(f"{len(errors)} senders failed: {errors[0]!r}") from errors[0]
+    return results
+
+
+# -- figures ---------------------------------------------------------------------------------
+
+def percentile(values: Sequence[float], fraction: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]
+
+
+@dataclass
+class PhaseFigures:
+    name: str
+    mails: int
+    commands: int
+    seconds: float  # first DATA started to last reply committed
+    ack_ms: dict[str, float] = field(default_factory=dict)  # MAIL FROM to 250 after DATA
+    reply_ms: dict[str, float] = field(default_factory=dict)  # 250 to reply committed
+    lateness_ms: float | None = None  # how far behind schedule the paced senders started (p99)
+
+    @property
+    def mails_per_second(self) -> float:
+        return self.mails / self.seconds
+
+    @property
+    def commands_per_second(self) -> float:
+        return self.commands / self.seconds
+
+    def line(self) -> str:
+        text = (f"{self.name:<11} {self.mails:>6} mails {self.mails_per_second:7.1f} mails/s "
+                f"{self.commands_per_second:7.1f} cmds/s | 250 after DATA p50 {self.ack_ms['p50']:7.1f} ms "
+                f"p99 {self.ack_ms['p99']:7.1f} | reply committed after 250 p50 {self.reply_ms['p50']:7.1f} ms "
+                f"p99 {self.reply_ms['p99']:7.1f} max {self.reply_ms['max']:7.1f}")
+        if self.lateness_ms is not None:
+            text += f" | senders late p99 {self.lateness_ms:.1f} ms"
+        return text
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "mails": self.mails, "commands": self.commands, "seconds": self.seconds,
+                "mails_per_second": self.mails_per_second, "commands_per_second": self.commands_per_second,
+                "ack_ms": self.ack_ms, "reply_ms": self.reply_ms, "lateness_ms": self.lateness_ms}
+
+
+def _spread(values_ms: Sequence[float]) -> dict[str, float]:
+    return {"p50": percentile(values_ms, 0.50), "p90": percentile(values_ms, 0.90),
+            "p99": percentile(values_ms, 0.99), "max": max(values_ms), "mean": statistics.fmean(values_ms)}
+
+
+def figures(name: str, sent: Sequence[Sent], observer: ReplyObserver) -> PhaseFigures:
+    observer.wait_for((s.inbound_id for s in sent), timeout=600)
+    seen = observer.seen
+    first = min(s.started for s in sent)
+    last = max(seen[s.inbound_id] for s in sent)
+    result = PhaseFigures(
+        name, len(sent), sum(s.mail.commands for s in sent), last - first,
+        ack_ms=_spread([(s.acked - s.started) * 1000 for s in sent]),
+        reply_ms=_spread([(seen[s.inbound_id] - s.acked) * 1000 for s in sent]),
+    )
+    if all(s.scheduled is not None for s in sent):
+        result.lateness_ms = percentile([(s.started - s.scheduled) * 1000 for s in sent if s.scheduled], 0.99)
+    return result
+
+
+def machine() -> dict[str, str]:
+    model = "unknown"
+    with open("/proc/cpuinfo", encoding="utf-8") as info:
+        for line in info:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return {"cpu": model, "cores": str(os.cpu_count()), "python": platform.python_version(),
+            "sqlite": sqlite3.sqlite_version, "kernel": platform.release()}
+
+
+# -- the run ---------------------------------------------------------------------------------
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    workdir: Path = args.workdir
+    workdir.mkdir(parents=True, exist_ok=True)
+    database = workdir / f"intake-{args.games}.db"
+    started = time.perf_counter()
+    population: Population = load_or_build(database, args.games, args.traffic_games, rebuild=args.rebuild)
+    print(f"population: {population.games} games, {len(population.seats)} seats of {args.traffic_games} "
+          f"games with traffic ({time.perf_counter() - started:.0f} s)", flush=True)
+    if not args.keep_state:  # every run starts from the same stored state
+        snapshot = workdir / "run.db"
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{snapshot}{suffix}").unlink(missing_ok=True)
+        with closing(sqlite3.connect(database)) as source, closing(sqlite3.connect(snapshot)) as target:
+            source.backup(target)
+        database = snapshot
+    report: dict[str, Any] = {"machine": machine(), "games": population.games, "seats": len(population.seats),
+                              "phases": [], "memory_kib": {}}
+    print("machine: " + ", ".join(f"{k} {v}" for k, v in report["machine"].items()), flush=True)
+    daemon = Daemon(workdir, database)
+    observer = ReplyObserver(database, args.poll_ms / 1000)
+    try:
+        daemon.wait_ready()
+        report["memory_kib"]["started"] = daemon.memory_kib()
+        observer.start()
+        run_id = f"r{int(time.time())}"
+        phases: list[PhaseFigures] = []
+
+        def record(result: PhaseFigures) -> None:
+            phases.append(result)
+            print(result.line(), flush=True)
+
+        record(figures("warm-up", send_closed_loop(daemon.port, one_per_seat(population.seats, args.seed, run_id + "w"),
+                                                   args.senders), observer))
+        stream = mail_stream(population.seats, args.seed, run_id)
+        if args.mails:
+            mails = [next(stream) for _ in range(args.mails)]
+            record(figures("saturation", send_closed_loop(daemon.port, mails, args.senders), observer))
+        if args.rate_seconds:
+            record(figures(f"{args.rate:g}/s", send_at_rate(daemon.port, stream, args.rate, args.rate_seconds),
+                           observer))
+        if args.light_seconds:
+            record(figures(f"light {args.light_rate:g}/s",
+                           send_at_rate(daemon.port, stream, args.light_rate, args.light_seconds, connections=4),
+                           observer))
+        report["memory_kib"]["after traffic"] = daemon.memory_kib()
+        report["phases"] = [p.to_json() for p in phases]
+        report["observer_polls"] = observer.polls
+        memory = report["memory_kib"]
+        print(f"memory of judge serve: at start VmRSS {memory['started']['VmRSS'] / 1024:.1f} MiB; after "
+              f"traffic VmRSS {memory['after traffic']['VmRSS'] / 1024:.1f} MiB, "
+              f"VmHWM {memory['after traffic']['VmHWM'] / 1024:.1f} MiB", flush=True)
+    finally:
+        observer.stopping.set()
+        code = daemon.stop()
+        report["exit_code"] = code
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Mail intake benchmark (see the module docstring).")
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/dipjudge-intake-bench"))
+    parser.add_argument("--games", type=int, default=10_000, help="stored games (default 10000)")
+    parser.add_argument("--traffic-games", type=int, default=40, help="games whose players send mail")
+    parser.add_argument("--rebuild", action="store_true", help="build the database even if one fits")
+    parser.add_argument("--keep-state", action="store_true",
+                        help="run on the built database itself instead of a fresh copy")
+    parser.add_argument("--senders", type=int, default=8, help="SMTP connections at saturation")
+    parser.add_argument("--mails", type=int, default=3000, help="mails sent at saturation (0: skip)")
+    parser.add_argument("--rate", type=float, default=50.0)
+    parser.add_argument("--rate-seconds", type=float, default=30.0, help="0: skip the fixed load")
+    parser.add_argument("--light-rate", type=float, default=2.0)
+    parser.add_argument("--light-seconds", type=float, default=180.0, help="0: skip the light traffic")
+    parser.add_argument("--poll-ms", type=float, default=2.0, help="outbox polling interval")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", type=Path, help="write the figures here too")
+    args = parser.parse_args(argv)
+    report = run(args)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2), encoding="utf-8")
+    return 0 if report.get("exit_code") == 0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
