@@ -71,10 +71,12 @@ class Player:
     final: str | None = None
     format: MessageFormat | None = None
     power: str | None = None
+    blinds: tuple[str, ...] = ()
     inbox: list[str] = field(default_factory=list)
 
     def answer(self, body: str) -> list[str]:
         """The command mails this player sends in reply to ``body`` (to the witness)."""
+        body = body.replace("\r\n", "\n")  # as received over SMTP
         self.inbox.append(body)
         if m := re.search(r"Your GM-blinded message: (\d+)", body):
             self.blind = random_digits(len(m[1]), self.rng)
@@ -87,9 +89,9 @@ class Player:
         if m := re.search(r"^FORMAT g1 (\S+) (.+)$", body, re.M):
             self.format = MessageFormat(m[1], tuple(m[2].split()))
         if "the players' blinds (sorted" in body:
-            blinds = re.findall(r"^(\d+)$", body, re.M)
-            assert self.final is not None and self.format is not None
-            self.power = try_blinds(self.final, blinds, self.format)
+            self.blinds = tuple(re.findall(r"^(\d+)$", body, re.M))
+        if self.final is not None and self.format is not None and self.blinds:  # mail may come in any order
+            self.power = try_blinds(self.final, self.blinds, self.format)
         return []
 
 
