@@ -99,6 +99,8 @@ def _movement(tables: Tables, power: str, order: Order, board: Board, fleet_seas
         return problem
     cls = type(order)
     if cls is Move:
+        if unit.kind is UnitKind.FLEET and (order.via_convoy or order.route):  # type: ignore[union-attr]
+            return "only armies can be convoyed"
         return _move(tables, unit, order.destination, board, fleet_seas)  # type: ignore[union-attr]
     if cls is Hold:
         return None

@@ -266,3 +266,14 @@ def test_parse_orders_reports_refused_lines_with_reasons(variant: Variant) -> No
     with pytest.raises(api.IllegalOrder) as refused:
         api.parse_order(variant, start, "GERMANY", "F LON - NTH")
     assert "ENGLAND" in refused.value.reason
+
+
+def test_a_fleet_cannot_be_convoyed(variant: Variant) -> None:
+    start = api.initial_position(variant)
+    for text in ("F LON - NTH VIA CONVOY", "F LON - ENG - BRE"):
+        with pytest.raises((api.IllegalOrder, api.OrderSyntaxError)):
+            api.parse_order(variant, start, "ENGLAND", text)
+    fleet = Unit("LON", UnitKind.FLEET, "ENGLAND")
+    outcome = api.adjudicate(variant, start, {"ENGLAND": [Move(fleet, "NTH", via_convoy=True)]})
+    assert result_of(outcome, "F LON - NTH VIA CONVOY").result == "void"
+    assert "ENGLAND F LON" in board(outcome)
