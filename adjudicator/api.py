@@ -103,7 +103,11 @@ def _parse_in(context: _Context, variant: Variant, position: Position, power: st
         order = _understand(variant, position, power, text)
     elif order.unit.power == power and (  # type: ignore[union-attr]
         type(order) is Hold
-        or (type(order) is Move and order.destination in _steps(context.tables, order.unit))  # type: ignore[union-attr]
+        or (
+            type(order) is Move
+            and not order.via_convoy  # type: ignore[union-attr]
+            and order.destination in _steps(context.tables, order.unit)  # type: ignore[union-attr]
+        )
     ):
         # Obviously legal (own unit holding, or moving to a neighbour): skip the full check.
         if len(context.verdicts) > 4096:
