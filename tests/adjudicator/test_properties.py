@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 import maps
 from adjudicator import api
 from adjudicator.orders import Order
+from adjudicator.legality import illegality
 from adjudicator.results import RESULT_CODES
 from adjudicator.tables import tables_for
 from adjudicator.types import Phase, PhaseKind, Position, Season, Terrain, Unit, UnitKind, province_of
@@ -268,7 +269,16 @@ def test_the_canonical_fast_path_reads_orders_as_the_lenient_parser_does(board_s
         if fast is None:
             continue
         power = fast.unit.power  # type: ignore[union-attr]
-        assert repr(fast) == repr(lenient(VARIANT, where, power, text)), text
+        slow = lenient(VARIANT, where, power, text)
+        assert repr(fast) == repr(slow), text
+        for who in (power, POWERS[(POWERS.index(power) + 1) % len(POWERS)]):
+            # The fast path's legality verdict (with its shortcut) is the full check's.
+            expected = illegality(TABLES, where, who, slow)
+            try:
+                api.parse_order(VARIANT, where, who, text)
+                assert expected is None, (text, who, expected)
+            except api.IllegalOrder as refused:
+                assert refused.reason == expected, (text, who)
         try:
             parsed = api.parse_order(VARIANT, where, power, text)
         except api.IllegalOrder:
