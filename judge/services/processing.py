@@ -42,7 +42,7 @@ from judge.services.games import (
     variant_of,
 )
 from judge.services.turn_views import phase_name, results_view, summary_table
-from judge.services.turnstate import orders_in, phase_deadline, reschedule, survivors
+from judge.services.turnstate import PowerSeats, orders_in, phase_deadline, reschedule, survivors
 from judge.services.views import position_rows
 from judge.store.models_game import ACTIVE, ENDED, PLAYER, Game, Membership, OrderSet, PhaseRecord
 
@@ -131,11 +131,11 @@ def _fresh_phase_due(game: Game, now: datetime) -> datetime | None:
 
 
 def process_phase(session: Session, game: Game, judge: JudgeSettings, now: datetime, *,
-                  defaulted: Iterable[str] = ()) -> list[OutgoingMail]:
+                  defaulted: Iterable[str] = (), placed: PowerSeats | None = None) -> list[OutgoingMail]:
     """Process the current phase and return the results mail (and the game-end mail).
 
     ``defaulted``: the powers whose missing orders are replaced by civil-disorder defaults
-    (named in the results).
+    (named in the results).  ``placed``: the game's seats if the caller has them loaded.
     """
     done = adjudicate_current(session, game)
     before_doc = dict(game.position or {})
@@ -158,7 +158,7 @@ def process_phase(session: Session, game: Game, judge: JudgeSettings, now: datet
     winner = done.adjudication.winner
     mails: list[OutgoingMail] = []
     if winner is None:
-        game.deadline = phase_deadline(session, game, after, now)
+        game.deadline = phase_deadline(session, game, after, now, placed=placed)
     view = results_view(
         game=game.name, variant=done.variant, before=done.before, before_doc=before_doc,
         results=done.results, after=after, after_doc=after_doc, defaulted=sorted(defaulted),

@@ -23,7 +23,7 @@ from judge.services.broadcast import broadcast, to_member
 from judge.services.games import as_utc, deadline_text, master_of, rules_of, variant_of
 from judge.services.processing import preview_phase, process_phase
 from judge.services.turn_views import phase_name
-from judge.services.turnstate import progress_of, reschedule, seats, turn_state
+from judge.services.turnstate import progress_of, reschedule, seats, turn_state_and_seats
 from judge.turns.scheduler import NOTIFIED, PREVIEWED, PROCESSED, WAITED
 from judge.store.models_game import DISMISSED, Game
 from judge.turns import Action, Decision, TurnState, decide, format_deadline, grace_budget
@@ -57,7 +57,7 @@ def act(session, game: Game, judge: JudgeSettings, now: datetime) -> tuple[str, 
     if sealed is not None:
         return sealed
     progress = progress_of(session, game)
-    state = turn_state(session, game, now, progress=progress)
+    state, placed = turn_state_and_seats(session, game, now, progress=progress)
     decision = decide(state)
     mails: list[OutgoingMail] = []
     outcome = WAITED
@@ -83,7 +83,8 @@ def act(session, game: Game, judge: JudgeSettings, now: datetime) -> tuple[str, 
     if decision.action is Action.PROCESS:
         if decision.civil_disorder and state.phase_kind is PhaseKind.MOVEMENT:
             mails += _civil_disorder_notice(session, game, judge, now, decision)
-        mails += process_phase(session, game, judge, now, defaulted=decision.civil_disorder)
+        mails += process_phase(session, game, judge, now, defaulted=decision.civil_disorder,
+                               placed=placed if not decision.dismiss else None)
         return PROCESSED, mails
     if decision.action is Action.PREVIEW:
         mails += _master_notice(session, game, judge, decision, preview=True)

@@ -40,6 +40,7 @@ __all__ = [
     "submitted_powers",
     "survivors",
     "turn_state",
+    "turn_state_and_seats",
     "phase_deadline",
 ]
 
@@ -127,13 +128,13 @@ def absences_of(member: Membership) -> list[Absence]:
 
 
 def phase_deadline(session: Session, game: Game, position: Position, now: datetime, *,
-                   first_phase: bool = False) -> datetime:
+                   first_phase: bool = False, placed: PowerSeats | None = None) -> datetime:
     """The deadline of a phase starting now: TIMING, then the absences of those who must order."""
     variant = variant_of(game)
     timing = timing_of(game)
     kind = position.phase.kind
     deadline = next_deadline(timing, kind, now, first_phase=first_phase)
-    placed = seats(session, game, variant)
+    placed = placed if placed is not None else seats(session, game, variant)
     must_order = active_powers(variant, position, placed.dummies)
     away = [a for power in must_order if power in placed.players for a in absences_of(placed.players[power])]
     if away:
@@ -148,6 +149,12 @@ def _timing_rules(rules: frozenset[str]) -> frozenset[str]:
 
 def turn_state(session: Session, game: Game, now: datetime, *, progress: TurnProgress | None = None) -> TurnState:
     """The TurnState of ``game`` (active or paused, with a position and a deadline)."""
+    return turn_state_and_seats(session, game, now, progress=progress)[0]
+
+
+def turn_state_and_seats(session: Session, game: Game, now: datetime, *,
+                         progress: TurnProgress | None = None) -> tuple[TurnState, PowerSeats]:
+    """``turn_state`` and the seats it was built from (reused by the scheduler pass)."""
     if game.position is None or game.deadline is None:
         raise ValueError(f"game {game.name!r} has not started: no turn state")
     variant = variant_of(game)
@@ -159,7 +166,7 @@ def turn_state(session: Session, game: Game, now: datetime, *, progress: TurnPro
     memory = progress if progress is not None else session.get(TurnProgress, game.id)
     same_phase = memory is not None and memory.phase == game.phase
     deadline = as_utc(game.deadline)
-    return TurnState(
+    state = TurnState(
         phase_kind=position.phase.kind,
         active=active,
         submitted=submitted,
@@ -177,6 +184,7 @@ def turn_state(session: Session, game: Game, now: datetime, *, progress: TurnPro
         reminders_sent=frozenset(timedelta(seconds=int(s)) for s in memory.reminders_sent)
         if same_phase and memory is not None else frozenset(),
     )
+    return state, placed
 
 
 def reschedule(session: Session, game: Game, now: datetime, *, progress: TurnProgress | None = None) -> None:
