@@ -64,13 +64,23 @@ class PassReport:
 
 
 def due_games(session: Session, now: datetime) -> list[tuple[int, int]]:
-    """(id, version) of the active games due at ``now``, the longest waiting first."""
+    """(id, version) of the active games due at ``now``, the longest waiting first.
+
+    Only the due-time index is searched (a status condition would let SQLite pick the
+    status index and read every active game); a game that is due but no longer active
+    (ended or paused without its due time cleared) gets its due time cleared here.
+    """
     rows = session.execute(
-        select(Game.id, Game.version)
-        .where(Game.next_due_at <= now, Game.status == ACTIVE)
+        select(Game.id, Game.version, Game.status)
+        .where(Game.next_due_at <= now)
         .order_by(Game.next_due_at, Game.id)
     ).all()
-    return [(int(game_id), int(version)) for game_id, version in rows]
+    stale = [game_id for game_id, _, status in rows if status != ACTIVE]
+    if stale:
+        session.execute(update(Game).where(Game.id.in_(stale), Game.status != ACTIVE)
+                        .values(next_due_at=None).execution_options(synchronize_session=False))
+        session.commit()
+    return [(int(game_id), int(version)) for game_id, version, status in rows if status == ACTIVE]
 
 
 def claim(session: Session, game_id: int, listed_version: int, now: datetime) -> Game | None:
