@@ -1,0 +1,77 @@
+"""Where the worker's time goes: the benchmark's mails processed in this process, profiled.
+
+    python -m benchmarks.intake_profile /tmp/dipjudge-intake-bench/intake-10000.db --mails 400
+
+Works on a copy of the database.  The mails are stored first (not timed), then the worker
+processes them under cProfile; the warm-up round (one mail per seat) runs before, untimed,
+unless ``--cold``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import pstats
+import sqlite3
+import tempfile
+import time
+from contextlib import closing
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Sequence
+
+from benchmarks.intake_mail import BenchMail, mail_stream, one_per_seat
+from benchmarks.intake_population import JUDGE_ADDRESS, Population
+
+
+def _store_all(store, mails: Sequence[BenchMail]) -> None:
+    from judge.store.inbound import store_inbound
+
+    now = datetime.now(timezone.utc)
+    for mail in mails:
+        store_inbound(store, mail.raw, mail_from=mail.sender, rcpt_to=[JUDGE_ADDRESS], source="smtp", now=now)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("database", type=Path)
+    parser.add_argument("--mails", type=int, default=400)
+    parser.add_argument("--cold", action="store_true", help="no warm-up round")
+    parser.add_argument("--top", type=int, default=35)
+    args = parser.parse_args(argv)
+    population = Population.from_json(args.database, json.loads(Path(f"{args.database}.population.json").read_text()))
+
+    from judge.config import JudgeSettings
+    from judge.services import process_mail
+    from judge.store.engine import Store
+    from judge.worker import Worker
+
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = Path(scratch) / "judge.db"
+        with closing(sqlite3.connect(args.database)) as source, closing(sqlite3.connect(copy)) as target:
+            source.backup(target)
+        judge = JudgeSettings(address=JUDGE_ADDRESS, domain="bench.example", data_dir=scratch)
+        store = Store(f"sqlite:///{copy}")
+        worker = Worker(store, judge, process_mail)
+        if not args.cold:
+            _store_all(store, one_per_seat(population.seats, 7, "warm"))
+            worker.process_pending()
+        stream = mail_stream(population.seats, 1, "profile")
+        mails = [next(stream) for _ in range(args.mails)]
+        _store_all(store, mails)
+        profile = cProfile.Profile()
+        started = time.perf_counter()
+        profile.enable()
+        done = worker.process_pending()
+        profile.disable()
+        elapsed = time.perf_counter() - started
+        store.dispose()
+    print(f"{done} mails in {elapsed:.2f} s: {done / elapsed:.1f} mails/s, {elapsed / done * 1000:.2f} ms each "
+          "(under cProfile)")
+    pstats.Stats(profile).sort_stats("cumulative").print_stats(args.top)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
