@@ -114,8 +114,11 @@ def _clear_phase_state(session: Session, game: Game) -> None:
     session.execute(delete(OrderSet).where(OrderSet.game_id == game.id))
     session.execute(
         update(Membership).where(Membership.game_id == game.id).values(wait=False, draw_vote=null()),
-        execution_options={"synchronize_session": "evaluate"},
+        execution_options={"synchronize_session": False},
     )
+    for held in list(session.identity_map.values()):  # members already loaded read the new values
+        if isinstance(held, Membership) and held.game_id == game.id:
+            session.expire(held, ["wait", "draw_vote"])
 
 
 def _fresh_phase_due(game: Game, now: datetime) -> datetime | None:
