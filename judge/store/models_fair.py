@@ -17,6 +17,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from judge.store.base import Base
 
 # FairAssignment statuses.
+REVEALING_LISTS = "revealing"  # RULE SEALED: the committed lists are being revealed
 ASSIGNING = "assigning"
 ASSIGNED = "assigned"
 
@@ -43,6 +44,13 @@ class FairPreference(Base):
     text: Mapped[str] = mapped_column(String(64))
     reserve: Mapped[bool] = mapped_column(default=False)
     set_at: Mapped[datetime]
+    # RULE SEALED: the list is committed (COMMIT while the game forms) and revealed when
+    # the game fills; ``text`` stays "*" until a reveal verifies.
+    commit_kind: Mapped[str | None] = mapped_column(String(16))
+    commitment: Mapped[bytes | None] = mapped_column(LargeBinary)
+    digest: Mapped[str | None] = mapped_column(String(64))
+    fingerprint: Mapped[str | None] = mapped_column(String(64))
+    revealed_at: Mapped[datetime | None]
 
 
 class FairAssignment(Base):
@@ -64,6 +72,7 @@ class FairAssignment(Base):
     state: Mapped[dict[str, Any]] = mapped_column(default=dict)
     started_at: Mapped[datetime]
     finished_at: Mapped[datetime | None]
+    reveal_deadline: Mapped[datetime | None] = mapped_column(index=True)
 
 
 class FairLottery(Base):
