@@ -152,3 +152,45 @@ def test_relay_login(store):
         controller.stop()
     assert logins == [(b"judge", b"s3cret")]
     assert len(sink.messages) == 1
+
+
+def test_relay_with_starttls_verifies_the_certificate(store, tmp_path, monkeypatch):
+    """STARTTLS against a relay whose certificate the judge trusts (via SSL_CERT_FILE),
+    and a refusal to send in clear when the certificate is not trusted."""
+    import shutil
+    import ssl
+    import subprocess
+
+    from aiosmtpd.controller import Controller
+
+    from tests.fixtures.ports import free_port
+    from tests.fixtures.smtp_sink import SmtpSink
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is needed to make a test certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    sink = SmtpSink("127.0.0.1", free_port())
+    controller = Controller(sink, hostname=sink.host, port=sink.port, server_hostname="relay.test",
+                            tls_context=context, require_starttls=True)
+    controller.start()
+    try:
+        row_id = queue(store, "anna@example.net")
+        untrusted = OutboxSender(store, RelayTransport("localhost", sink.port, starttls=True),
+                                 clock=Clock(START))
+        assert untrusted.send_due() == 0
+        row = outbox(store)[row_id]
+        assert row.status == "queued" and "CERTIFICATE_VERIFY_FAILED" in row.last_error
+        assert sink.messages == []
+
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+        trusted = OutboxSender(store, RelayTransport("localhost", sink.port, starttls=True),
+                               clock=Clock(START + timedelta(hours=1)))
+        assert trusted.send_due() == 1
+    finally:
+        controller.stop()
+    assert len(sink.messages) == 1
