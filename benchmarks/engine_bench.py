@@ -27,7 +27,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from benchmarks import known, ours, peer
 from benchmarks.outcome import Outcome
@@ -42,6 +42,7 @@ from benchmarks.positions import (
 )
 
 KIND_NAMES = {"M": "movement", "R": "retreat", "A": "adjustment"}
+CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.thread_time}
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,9 @@ def _clean_heap(timing: bool) -> None:
         gc.collect()
 
 
-def compare_one(index: int, record: Record, variant: Any, repeat: int, timings: Timings | None) -> Disagreement | None:
+def compare_one(
+    index: int, record: Record, variant: Any, repeat: int, timings: Timings | None, clock: Callable[[], float] = time.perf_counter
+) -> Disagreement | None:
     """Run one phase through both engines (``repeat`` times each when timing) and compare the boards."""
     kind = record["phase"][-1]
     peer_phase = peer.PeerPhase.from_record(record)
@@ -118,17 +121,17 @@ def compare_one(index: int, record: Record, variant: Any, repeat: int, timings: 
     error = None
     timing = timings is not None
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = clock()
         game = peer_phase.new_game()
-        peer_setup.append(time.perf_counter() - start)
+        peer_setup.append(clock() - start)
         _clean_heap(timing)
-        peer_times.append(peer_phase.run(game))
+        peer_times.append(peer_phase.run(game, clock))
         try:
-            start = time.perf_counter()
+            start = clock()
             our_phase = ours.OurPhase.from_record(record)
-            our_setup.append(time.perf_counter() - start)
+            our_setup.append(clock() - start)
             _clean_heap(timing)
-            seconds, adjudication = our_phase.run(variant)
+            seconds, adjudication = our_phase.run(variant, clock)
             our_times.append(seconds)
         except Exception:  # our engine is young: report the crash as a disagreement, keep going
             error = traceback.format_exc(limit=6)
@@ -154,17 +157,22 @@ def compare_one(index: int, record: Record, variant: Any, repeat: int, timings: 
     )
 
 
-def compare(records: Sequence[tuple[int, Record]], repeat: int = 1, timings: Timings | None = None) -> list[Disagreement]:
+def compare(
+    records: Sequence[tuple[int, Record]],
+    repeat: int = 1,
+    timings: Timings | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> list[Disagreement]:
     variant = ours.load_variant()
     found = []
     for index, record in records:
-        disagreement = compare_one(index, record, variant, repeat, timings)
+        disagreement = compare_one(index, record, variant, repeat, timings, clock)
         if disagreement is not None:
             found.append(disagreement)
     return found
 
 
-def time_peer_only(records: Sequence[tuple[int, Record]], repeat: int) -> Timings:
+def time_peer_only(records: Sequence[tuple[int, Record]], repeat: int, clock: Callable[[], float]) -> Timings:
     timings = Timings()
     for _, record in records:
         peer_phase = peer.PeerPhase.from_record(record)
@@ -172,7 +180,7 @@ def time_peer_only(records: Sequence[tuple[int, Record]], repeat: int) -> Timing
         for _ in range(repeat):
             game = peer_phase.new_game()
             _clean_heap(True)
-            times.append(peer_phase.run(game))
+            times.append(peer_phase.run(game, clock))
         timings.peer[record["phase"][-1]].append(statistics.median(times))
         timings.peer_best[record["phase"][-1]].append(min(times))
     return timings
@@ -251,6 +259,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--years", type=int, default=DEFAULT_YEARS)
     parser.add_argument("--repeat", type=int, default=5, help="repetitions per phase and engine; the median is kept")
     parser.add_argument("--kind", choices=["M", "R", "A"], default=None, help="only phases of this kind")
+    parser.add_argument(
+        "--clock",
+        choices=sorted(CLOCKS),
+        default="wall",
+        help="wall: time.perf_counter (default); cpu: time.thread_time, CPU time of this thread, "
+        "which a busy shared machine inflates far less",
+    )
     parser.add_argument("--full", action="store_true", help="print all orders and results of a disagreement")
     parser.add_argument("--json", type=Path, default=None, help="also write the disagreements as JSON to this file")
     parser.add_argument("--profile", action="store_true", help="also profile our engine (cProfile) on the phases")
@@ -260,16 +275,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = sample(records, args.phases, args.seed, args.kind)
     print(f"machine: {machine()}; load average at start {load_average()}")
     print(f"corpus: seed {args.seed}, {args.games} games x {args.years} years; timed: {describe([r for _, r in chosen])}")
-    print(f"repetitions per phase: {args.repeat} (median kept)")
+    print(f"repetitions per phase: {args.repeat} (median kept); clock: {args.clock}")
 
     unavailable = ours.engine_available()
     if unavailable:
         print(f"{unavailable}: timing the peer only")
-        print(report(time_peer_only(chosen, args.repeat), with_ours=False))
+        print(report(time_peer_only(chosen, args.repeat, CLOCKS[args.clock]), with_ours=False))
         return 0
 
     timings = Timings()
-    disagreements = compare(chosen, args.repeat, timings)
+    disagreements = compare(chosen, args.repeat, timings, CLOCKS[args.clock])
     print("parse + validate + adjudicate (the figure of issue 2), median of the repetitions:")
     print(report(timings, with_ours=True))
     print("the same, fastest repetition (less sensitive to a busy machine):")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from benchmarks.outcome import Outcome
 from benchmarks.positions import Record
@@ -56,17 +56,17 @@ class OurPhase:
         position = jsonio.position_from_json(load_variant(), record)
         return cls(position, {p: tuple(lines) for p, lines in record["orders"].items()}, frozenset(record["rules"]))
 
-    def run(self, variant: Any) -> tuple[float, Any]:
+    def run(self, variant: Any, clock: Callable[[], float] = time.perf_counter) -> tuple[float, Any]:
         """Parse, validate and adjudicate with our engine; (seconds spent, Adjudication)."""
         from adjudicator import api
 
         position = self.position
-        start = time.perf_counter()
+        start = clock()
         typed = {
             power: api.parse_orders(variant, position, power, lines).orders for power, lines in self.orders.items()
         }
         adjudication = api.adjudicate(variant, position, typed, self.rules)
-        return time.perf_counter() - start, adjudication
+        return clock() - start, adjudication
 
 
 def outcome_of(adjudication: Any, phase: str) -> Outcome:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from benchmarks.outcome import Outcome
 from benchmarks.positions import Record, free_retreats, peer_order_text
@@ -52,13 +52,13 @@ class PeerPhase:
         game.set_state(dict(self.state))
         return game
 
-    def run(self, game: Any) -> float:
+    def run(self, game: Any, clock: Callable[[], float] = time.perf_counter) -> float:
         """Parse, validate and adjudicate on the peer; seconds spent."""
-        start = time.perf_counter()
+        start = clock()
         for power, lines in self.orders.items():
             game.set_orders(power, lines)
         game.process()
-        return time.perf_counter() - start
+        return clock() - start
 
 
 def outcome_of(game: Any, phase: str) -> Outcome:
