@@ -10,11 +10,20 @@ power that is dropped.
 from __future__ import annotations
 
 import json
+from typing import Sequence
 
 from sqlalchemy import select
 
 from judge.fair.assignment import AssignmentState, Contest, apply_outcome, next_contest, reserve_contest, start_assignment
 from judge.crypto.armor import enarmor
+from judge.crypto.commitments import (
+    CommitmentFormatError,
+    check_commitment,
+    signed_variant,
+    split_salted,
+    verify_reveal,
+    verify_sha256_reveal,
+)
 from judge.fair.audit import FORMAT as RECORD_FORMAT, check_record, record_name
 from judge.fair.preferences import PreferenceError, PreferenceList, parse_preferences
 from judge.fair.serialize import from_data, to_data
@@ -22,16 +31,16 @@ from judge.render import render
 from judge.services.broadcast import broadcast
 from judge.services.context import CommandRefused, MailContext, SignedOn
 from judge.services.dispatch import SESSION_OPENERS
-from judge.services.fair_lottery import DECIDED, numbers_of, open_lottery
-from judge.services.fair_players import Ctx, numbered_players, registered_key
+from judge.services.fair_lottery import DECIDED, SHA256, SIGNATURE, numbers_of, open_lottery, window
+from judge.services.fair_players import Ctx, judge_keyring, numbered_players, registered_key
 from judge.services.signing import FileAttachment
-from judge.services.games import has_rule, observers, variant_of
-from judge.services.registry import Needs, handles
+from judge.services.games import as_utc, has_rule, observers, variant_of
+from judge.services.registry import Needs, handles, intercepts
 from judge.services.rules import add_rule
 from judge.services.start import DEFERRERS, start_game
-from judge.store.models_fair import ASSIGNED, ASSIGNING, FairAssignment, FairLottery, FairPreference
+from judge.store.models_fair import ASSIGNED, ASSIGNING, REVEALING_LISTS, FairAssignment, FairLottery, FairPreference
 from judge.store.models_game import FORMING, PREPARATION, Game, Membership
-from mailcmds import SetPreference
+from mailcmds import Commit, CommitSha256, Reveal, SetPreference
 
 add_rule("PREFERENCES", "powers are assigned from SET PREFERENCE lists, contests decided by email lotteries")
 
@@ -78,6 +87,11 @@ def _record_preference(ctx: MailContext, who: SignedOn, command: SetPreference) 
         raise CommandRefused("observers can only be reserves: write SET PREFERENCE %... (e.g. %REG)")
     if who.is_master:
         raise CommandRefused("the master does not take part in the assignment")
+    if who.is_player and has_rule(game, "SEALED"):
+        raise CommandRefused(
+            f"game '{game.name}' is sealed (RULE SEALED): nobody may see your list before all are in. Write it "
+            "in a file (e.g. prefs.txt holding AE(GI)R), sign it with gpg --armor --detach-sign prefs.txt and "
+            "send COMMIT with prefs.txt.asc; REVEAL the file when the judge publishes the commitments")
     row = ctx.session.execute(select(FairPreference).where(
         FairPreference.game_id == game.id, FairPreference.membership_id == who.membership.id)).scalar_one_or_none()
     if row is None:
@@ -130,23 +144,170 @@ def begin(ctx: Ctx, game: Game) -> bool:
         return existing.status != ASSIGNED
     _take_early_preferences(ctx, game)
     numbered = numbered_players(ctx.session, game)
+    assignment = FairAssignment(
+        game_id=game.id, status=ASSIGNING, powers=list(letters_of(game)),
+        players=[[label, member.id] for label, member in numbered], entries=[], numbers=[], state={},
+        started_at=ctx.now,
+    )
+    ctx.session.add(assignment)
+    ctx.session.flush()
+    if has_rule(game, "SEALED"):
+        return _publish_list_commitments(ctx, game, assignment)
+    return _assign(ctx, game, assignment)
+
+
+def _assign(ctx: Ctx, game: Game, assignment: FairAssignment, notes: Sequence[str] = ()) -> bool:
+    """Run the assignment from the lists now known: True while lotteries are needed."""
+    numbered = numbered_players(ctx.session, game)
     entries = [(label, preference_of(ctx, game, member)) for label, member in numbered]
     reserves = [(f"R{i + 1}", preference_of(ctx, game, member)) for i, member in enumerate(observers(ctx.session, game))]
     reserves = [(label, pref) for label, pref in reserves if pref.reserve]
     state = start_assignment(letters_of(game), entries + reserves)
-    assignment = FairAssignment(
-        game_id=game.id, status=ASSIGNING, powers=list(letters_of(game)),
-        players=[[label, member.id] for label, member in numbered],
-        entries=[[label, pref.canonical()] for label, pref in entries + reserves],
-        numbers=[], state=to_data(state), started_at=ctx.now,
-    )
-    ctx.session.add(assignment)
-    ctx.session.flush()
+    assignment.status = ASSIGNING
+    assignment.reveal_deadline = None
+    assignment.entries = [[label, pref.canonical()] for label, pref in entries + reserves]
+    assignment.state = to_data(state)
     body = render("fair_assignment_begins.j2", game=game.name, entries=entries, reserves=reserves,
-                  decisions=_decisions(game, state), names=power_by_letter(game))
+                  decisions=_decisions(game, state), names=power_by_letter(game), notes=list(notes))
     ctx.send(broadcast(ctx.session, game, ctx.judge, subject=f"{game.name}: power assignment begins",
                        body=body, kind="fair_assignment"))
     return advance(ctx, game, assignment)
+
+
+# -- RULE SEALED: the lists are committed while the game forms, revealed when it fills ----
+def _list_rows(ctx: Ctx, game: Game) -> dict[int, FairPreference]:
+    rows = ctx.session.execute(select(FairPreference).where(FairPreference.game_id == game.id)).scalars()
+    return {row.membership_id: row for row in rows}
+
+
+def _publish_list_commitments(ctx: Ctx, game: Game, assignment: FairAssignment) -> bool:
+    rows = _list_rows(ctx, game)
+    committed = []
+    for label, member in numbered_players(ctx.session, game):
+        row = rows.get(member.id)
+        if row is None or row.commit_kind is None:
+            committed.append((label, "no commitment: no preference", ""))
+        elif row.commit_kind == SHA256:
+            committed.append((label, f"SHA256 {row.digest}", ""))
+        else:
+            committed.append((label, f"signed by {row.fingerprint}", (row.commitment or b"").decode("ascii", "replace").strip()))
+    if all(what.startswith("no commitment") for _, what, _ in committed):
+        return _assign(ctx, game, assignment, ["nobody committed to a list: no preferences"])
+    assignment.status = REVEALING_LISTS
+    assignment.reveal_deadline = ctx.now + window(game)
+    body = render("fair_list_commitments.j2", game=game.name, commitments=committed,
+                  deadline=as_utc(assignment.reveal_deadline).strftime("%Y-%m-%d %H:%M UTC"))
+    ctx.send(broadcast(ctx.session, game, ctx.judge, subject=f"{game.name}: preference list commitments",
+                       body=body, kind="fair_list_commitments"))
+    return True
+
+
+def _sealed_lists(ctx: MailContext) -> tuple[Game, Membership, FairAssignment | None] | None:
+    who = ctx.signed_on
+    if who is None or not who.is_player:
+        return None
+    game = who.game
+    if not (has_rule(game, "PREFERENCES") and has_rule(game, "SEALED")) or game.status not in (PREPARATION, FORMING):
+        return None
+    return game, who.membership, ctx.session.get(FairAssignment, game.id)
+
+
+@intercepts(Commit, CommitSha256)
+def commit_list(ctx: MailContext, command: Commit | CommitSha256) -> bool:
+    found = _sealed_lists(ctx)
+    if found is None:
+        return False
+    game, member, assignment = found
+    if assignment is not None:
+        if assignment.status == REVEALING_LISTS:
+            raise CommandRefused("the list commitments were published when the game filled: a commitment cannot "
+                                 "be made or changed now; send REVEAL with your list")
+        return False  # a lottery commitment (judge/services/fair_lottery.py)
+    row = _list_rows(ctx, game).get(member.id)
+    if row is None:
+        row = FairPreference(game_id=game.id, membership_id=member.id, text="*", set_at=ctx.now)
+        ctx.session.add(row)
+    if isinstance(command, CommitSha256):
+        if not (has_rule(game, "SEALED_SHA256") or has_rule(game, "LOTTERY_SHA256")):
+            raise CommandRefused(f"game '{game.name}' wants signed commitments: attach prefs.txt.asc made with "
+                                 "gpg --armor --detach-sign prefs.txt")
+        row.commit_kind, row.digest, row.commitment, row.fingerprint = SHA256, command.digest, None, None
+    else:
+        key = registered_key(ctx.session, member)
+        if key is None:
+            raise CommandRefused("you have no registered key: send SET KEY with your public key first")
+        with judge_keyring(ctx.session, ctx.judge, [member]) as ring:
+            verdict = check_commitment(ring, command.signature_data, key.fingerprint)
+        if not verdict.valid:
+            raise CommandRefused(f"commitment refused: {verdict.reason}")
+        row.commit_kind, row.commitment, row.fingerprint, row.digest = SIGNATURE, command.signature_data, key.fingerprint, None
+    row.set_at = ctx.now
+    ctx.done(command, "commitment to your preference list recorded; you reveal it when the game fills "
+                      "and the judge publishes every list commitment")
+    return True
+
+
+@intercepts(Reveal)
+def reveal_list(ctx: MailContext, command: Reveal) -> bool:
+    found = _sealed_lists(ctx)
+    if found is None:
+        return False
+    game, member, assignment = found
+    if assignment is None:
+        raise CommandRefused("you cannot reveal your list yet: the list commitments are published when the game "
+                             "fills; reveal after that broadcast")
+    if assignment.status != REVEALING_LISTS:
+        return False  # a lottery number (judge/services/fair_lottery.py)
+    row = _list_rows(ctx, game).get(member.id)
+    if row is None or row.commit_kind is None:
+        raise CommandRefused("you made no commitment to a list before the game filled: you have no preference")
+    if row.revealed_at is not None:
+        raise CommandRefused(f"you already revealed your list {row.text}")
+    data = command.data()
+    try:
+        if row.commit_kind == SHA256:
+            verdict = verify_sha256_reveal(row.digest or "", data)
+            text = split_salted(data.decode("utf-8"))[0] if verdict.valid else ""
+        else:
+            with judge_keyring(ctx.session, ctx.judge, [member]) as ring:
+                verdict = verify_reveal(ring, row.commitment or b"", data, row.fingerprint or "")
+            text = signed_variant(data, verdict.variant or "exact").decode("utf-8", "replace") if verdict.valid else ""
+    except (CommitmentFormatError, UnicodeDecodeError) as problem:
+        raise CommandRefused(str(problem)) from None
+    if not verdict.valid:
+        raise CommandRefused(f"the revealed list does not match your commitment: {verdict.reason}")
+    written = next((line.strip() for line in text.splitlines() if line.strip()), "*")
+    try:
+        preference = parse_preferences(written, letters_of(game))
+    except PreferenceError as problem:
+        raise CommandRefused(f"{problem}; your list counts as no preference") from None
+    if preference.reserve:
+        raise CommandRefused("a player with a place cannot be a reserve; your list counts as no preference")
+    row.text, row.revealed_at = preference.canonical(), ctx.now
+    ctx.done(command, f"preference list {preference.canonical()} revealed and verified against your commitment")
+    waiting = [r for r in _list_rows(ctx, game).values() if r.commit_kind is not None and r.revealed_at is None]
+    if not waiting:
+        lists_revealed(ctx, game, assignment)
+    return True
+
+
+def lists_revealed(ctx: Ctx, game: Game, assignment: FairAssignment) -> None:
+    """Every committed list is revealed, or the deadline passed: assign from what is known."""
+    rows = _list_rows(ctx, game)
+    notes = [f"{label}: no list revealed, no preference" for label, member in numbered_players(ctx.session, game)
+             if rows.get(member.id) is None or rows[member.id].revealed_at is None]
+    if not _assign(ctx, game, assignment, notes):
+        start_game(ctx, game)  # type: ignore[arg-type]
+
+
+def due_list_reveals(ctx: Ctx) -> None:
+    """The scheduler pass: list reveals whose deadline has passed."""
+    due = ctx.session.execute(select(FairAssignment).where(
+        FairAssignment.status == REVEALING_LISTS, FairAssignment.reveal_deadline <= ctx.now)).scalars().all()
+    for assignment in due:
+        game = ctx.session.get(Game, assignment.game_id)
+        if game is not None:
+            lists_revealed(ctx, game, assignment)
 
 
 def _decisions(game: Game, state: AssignmentState, start: int = 0) -> list[str]:

@@ -24,6 +24,9 @@ from judge.store.models_game import Game
 
 def fair_due_work(session: Session, judge: JudgeSettings, now: datetime) -> list[OutgoingMail]:
     ctx = PassContext(session, now, judge)
+    from judge.services.fair_assign import due_list_reveals
+
+    due_list_reveals(ctx)
     for row in due_lotteries(ctx, now):
         game = session.get(Game, row.game_id)
         if game is not None:

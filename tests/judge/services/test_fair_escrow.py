@@ -212,3 +212,22 @@ def test_one_decrypter_of_each_pair_vanishes(keyed: KeyedJudge, seven_players, t
         escrow = session.execute(select(FairEscrow)).scalar_one()
         england = seven_players[1].fingerprint
         assert all(by != england for _, by in escrow.peels) and len(escrow.peels) == 6
+
+
+def test_a_sealed_list_signed_with_a_real_key(keyed: KeyedJudge, seven_players, tmp_path) -> None:
+    ok(keyed.send(MASTER, "CREATE g1 masterpw\nRULE PREFERENCES\nRULE SEALED\nFORM\n"))
+    austria, england = seven_players[0], seven_players[1]
+    for index, player in enumerate(seven_players):
+        commit = ""
+        if index < 2:
+            ok(keyed.mail(player.email, f"SET KEY\n{player.public_key}"))
+            with player.keyring() as ring:
+                signature = ring.sign_detached(b"AE(GI)R\n" if index == 0 else b"E\n", player.fingerprint)
+            commit = "COMMIT\n" + signature.decode()
+        ok(keyed.mail(player.email, f"JOIN g1 pw{index}\n{commit}"))
+    forged = keyed.mail(england.email, signon(1) + "REVEAL\nA\nENDREVEAL\n").reply.body
+    assert "does not match your commitment" in forged
+    ok(keyed.mail(austria.email, signon(0) + "REVEAL\n", (("prefs.txt", b"AE(GI)R\n"),)))
+    last = ok(keyed.mail(england.email, signon(1) + "REVEAL\nE\nENDREVEAL\n"))
+    begins = last.of_kind("fair_assignment")[0].body
+    assert "P1  AE(GI)R" in begins and "P2  E" in begins

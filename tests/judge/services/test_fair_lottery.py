@@ -198,3 +198,44 @@ def test_a_silent_revealer_counts_as_zero_at_the_deadline(judge: JudgeHarness) -
     # 1+2+3+4+5+6+0 = 21, 21 mod 7 = 0: P1 gets France
     assert re.search(r"P7: 0\s+\(not revealed in time: counts as 0\)", result)
     assert "Sum 21; 21 mod 7 = 0." in result and "FRANCE goes to P1." in result
+
+
+# -- RULE SEALED: the lists are committed while the game forms ----------------------------
+def list_file(text: str, index: int) -> str:
+    return f"{text}\nSALT list-salt-of-player-{index}\n"
+
+
+def test_sealed_lists_are_committed_then_revealed(judge: JudgeHarness) -> None:
+    create_game(judge, "RULE PREFERENCES", "RULE SEALED", "RULE SEALED_SHA256", "RULE LOTTERY_SHA256")
+    lists = {0: "F", 1: "F", 2: "E"}  # P4..P7 commit nothing: no preference
+    plain = judge.send(player(0), "JOIN g1 pw0\nSET PREFERENCE F\n").reply
+    assert "is sealed (RULE SEALED)" in plain.body
+    for index in range(7):
+        lines = f"JOIN g1 pw{index}\n" if index else f"SIGNON p1@g1 pw0\n"
+        if index in lists:
+            digest = hashlib.sha256(list_file(lists[index], index).encode()).hexdigest()
+            lines += f"COMMIT SHA256 {digest}\n"
+        if index == 1:
+            early = judge.send(player(index), lines + "REVEAL\nF\nENDREVEAL\n").reply
+            assert "cannot reveal your list yet" in early.body
+            continue
+        outcome = judge.send(player(index), lines)
+        assert "ERROR" not in outcome.reply.body, outcome.reply.body
+    published = outcome.of_kind("fair_list_commitments")[0].body
+    assert "P1: SHA256" in published and "P4: no commitment" in published
+    with judge.session() as session:
+        assert not session.execute(select(FairLottery)).first()  # no lottery before the lists are out
+    wrong = judge.send(player(2), "SIGNON p3@g1 pw2\nREVEAL\nG\nSALT list-salt-of-player-2\nENDREVEAL\n").reply
+    assert "does not match your commitment" in wrong.body
+    for index in (0, 1):
+        reply = judge.send(player(index), f"SIGNON p{index + 1}@g1 pw{index}\nREVEAL\n{list_file(lists[index], index)}ENDREVEAL\n").reply
+        assert "revealed and verified" in reply.body, reply.body
+    judge.advance(days=2)  # P3 never sends the right file: no preference
+    run_pass(judge.store, Settings(judge=JUDGE), judge.now)
+    begins = [m for m in outcome_mails(judge) if m.kind == "fair_assignment"][0].body
+    assert "P1  F" in begins and "P2  F" in begins and "P3  *" in begins
+    assert "(P3: no list revealed, no preference)" in begins
+    with judge.session() as session:
+        row = session.execute(select(FairLottery)).scalars().first()
+        assert row.contest["fields"]["power"] == "FRANCE"
+        assert [s["fields"]["player"] for s in row.contest["fields"]["shares"]] == ["P1", "P2"]
