@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from email.message import EmailMessage
 from pathlib import Path
@@ -60,11 +61,35 @@ def has_judge_key(judge: JudgeSettings) -> bool:
     return (home / "private-keys-v1.d").is_dir() and any((home / "private-keys-v1.d").iterdir())
 
 
+# A keyring kept open by ``keyring_held`` for a batch of uses in this thread.
+_HELD: ContextVar[tuple[Path, JudgeKey] | None] = ContextVar("judge_keyring_held", default=None)
+
+
+@contextmanager
+def keyring_held(judge: JudgeSettings) -> Iterator[None]:
+    """Keep the judge's keyring (and its gpg-agent) open while the block runs, for a batch of
+    signatures such as one scheduler pass: ``judge_keyring`` inside the block (in this
+    thread) reuses it instead of starting and stopping an agent for every broadcast."""
+    if _HELD.get() is not None or not has_judge_key(judge):
+        yield
+        return
+    with judge_keyring(judge) as key:
+        token = _HELD.set((home_of(judge), key) if key is not None else None)
+        try:
+            yield
+        finally:
+            _HELD.reset(token)
+
+
 @contextmanager
 def judge_keyring(judge: JudgeSettings, *, create: bool = False) -> Iterator[JudgeKey | None]:
     """The judge's keyring for one use; None when the judge has no key and ``create`` is
     False (a judge not started by ``judge serve``, e.g. in unit tests).  The gpg-agent the
-    use started is stopped on exit."""
+    use started is stopped on exit (unless ``keyring_held`` keeps it for a batch)."""
+    held = _HELD.get()
+    if held is not None and held[0] == home_of(judge):
+        yield held[1]
+        return
     if not create and not has_judge_key(judge):
         yield None
         return
@@ -151,5 +176,5 @@ def stop_judge_agents(judge: JudgeSettings) -> None:
 
 __all__ = [
     "FileAttachment", "JudgeKey", "broadcast_mime", "compose", "ensure_judge_key", "footer",
-    "has_judge_key", "home_of", "judge_keyring", "stop_judge_agents",
+    "has_judge_key", "home_of", "judge_keyring", "keyring_held", "stop_judge_agents",
 ]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import time
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -133,13 +134,35 @@ def _run_extra_passes(store: "Store", settings: "Settings", now: datetime) -> No
 
 def run_pass(store: "Store", settings: "Settings", now: datetime) -> PassReport:
     """Look at every due game once (the daemon's tick, `judge tick`)."""
-    from judge.outgoing import queue_all
-
     started = time.perf_counter()
     report = PassReport()
     with store.sessions() as session:
         due = due_games(session, now)
     report.due = len(due)
+    with _signing_batch(settings, bool(due)):
+        _pass_games(store, settings, now, due, report)
+    _run_extra_passes(store, settings, now)
+    report.seconds = time.perf_counter() - started
+    if report.due:
+        log.info("scheduler pass at %s: %s", now.isoformat(timespec="seconds"), report)
+    return report
+
+
+def _signing_batch(settings: "Settings", needed: bool) -> AbstractContextManager[None]:
+    """One gpg keyring (and agent) for all the broadcasts a pass signs."""
+    from contextlib import nullcontext
+
+    if not needed:
+        return nullcontext()
+    from judge.services.signing import keyring_held
+
+    return keyring_held(settings.judge)
+
+
+def _pass_games(store: "Store", settings: "Settings", now: datetime, due: list[tuple[int, int]],
+                report: PassReport) -> None:
+    from judge.outgoing import queue_all
+
     for game_id, version in due:
         try:
             with store.unit_of_work() as session:
@@ -156,9 +179,4 @@ def run_pass(store: "Store", settings: "Settings", now: datetime) -> PassReport:
         except Exception:
             log.exception("game #%d: scheduler pass failed; the game stays due and is tried again", game_id)
             report.add(FAILED, game_id)
-    _run_extra_passes(store, settings, now)
-    report.seconds = time.perf_counter() - started
-    if report.due:
-        log.info("scheduler pass at %s: %s", now.isoformat(timespec="seconds"), report)
-    return report
 
