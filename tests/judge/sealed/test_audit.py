@@ -142,3 +142,27 @@ def test_the_judge_key_comes_from_the_get_key_reply_or_a_file(archive, tmp_path)
     assert key and key.startswith("-----BEGIN PGP PUBLIC KEY BLOCK-----")
     (tmp_path / "judge.asc").write_text(key)
     assert audit_archive(archive, tmp_path / "judge.asc").passed
+
+
+def test_a_maildir_and_a_folder_of_eml_files_are_read_too(archive, tmp_path):
+    messages = read_archive(archive)
+    maildir = mailbox.Maildir(str(tmp_path / "Maildir"), create=True)
+    folder = tmp_path / "saved"
+    folder.mkdir()
+    for number, raw in enumerate(messages):
+        maildir.add(raw)
+        (folder / f"{number:03d}.eml").write_bytes(raw)
+    assert audit_archive(tmp_path / "Maildir").passed
+    assert audit_archive(folder).passed
+
+
+def test_an_archive_without_any_record_is_a_failure_not_a_pass(archive, tmp_path):
+    key = find_judge_key(read_archive(archive))
+    (tmp_path / "judge.asc").write_text(key)
+    empty = tmp_path / "empty.mbox"
+    box = mailbox.mbox(str(empty))
+    box.add(b"From: someone@example.net\nSubject: hello\n\nnothing here\n")
+    box.flush()
+    box.close()
+    report = audit_archive(empty, tmp_path / "judge.asc")
+    assert not report.passed and "no signed phase record" in report.text()
