@@ -32,14 +32,14 @@ from judge.services.broadcast import broadcast
 from judge.services.context import CommandRefused, MailContext, SignedOn
 from judge.services.dispatch import SESSION_OPENERS
 from judge.services.fair_lottery import DECIDED, SHA256, SIGNATURE, numbers_of, open_lottery, window
-from judge.services.fair_players import Ctx, judge_keyring, numbered_players, registered_key
+from judge.services.fair_players import Ctx, judge_keyring, numbered_players, numbered_reserves, registered_key
 from judge.services.signing import FileAttachment
-from judge.services.games import as_utc, has_rule, observers, variant_of
+from judge.services.games import as_utc, has_rule, observers, touch_schedule, variant_of
 from judge.services.registry import Needs, handles, intercepts
 from judge.services.rules import add_rule
 from judge.services.start import DEFERRERS, start_game
 from judge.store.models_fair import ASSIGNED, ASSIGNING, REVEALING_LISTS, FairAssignment, FairLottery, FairPreference
-from judge.store.models_game import FORMING, PREPARATION, Game, Membership
+from judge.store.models_game import FORMING, MEMBER_ACTIVE, PLAYER, PREPARATION, RESIGNED, Game, Membership
 from mailcmds import Commit, CommitSha256, Reveal, SetPreference
 
 add_rule("PREFERENCES", "powers are assigned from SET PREFERENCE lists, contests decided by email lotteries")
@@ -160,9 +160,11 @@ def _assign(ctx: Ctx, game: Game, assignment: FairAssignment, notes: Sequence[st
     """Run the assignment from the lists now known: True while lotteries are needed."""
     numbered = numbered_players(ctx.session, game)
     entries = [(label, preference_of(ctx, game, member)) for label, member in numbered]
-    reserves = [(f"R{i + 1}", preference_of(ctx, game, member)) for i, member in enumerate(observers(ctx.session, game))]
-    reserves = [(label, pref) for label, pref in reserves if pref.reserve]
+    reserve_members = [m for m in observers(ctx.session, game) if preference_of(ctx, game, m).reserve]
+    reserves = [(f"R{i + 1}", preference_of(ctx, game, m)) for i, m in enumerate(reserve_members)]
     state = start_assignment(letters_of(game), entries + reserves)
+    assignment.players = [[label, member.id] for label, member in numbered] + [
+        [f"R{i + 1}", member.id] for i, member in enumerate(reserve_members)]
     assignment.status = ASSIGNING
     assignment.reveal_deadline = None
     assignment.entries = [[label, pref.canonical()] for label, pref in entries + reserves]
@@ -412,15 +414,44 @@ def on_decided(ctx: Ctx, game: Game, row: FairLottery, contest: Contest, number:
         start_game(ctx, game)  # type: ignore[arg-type]  # any Ctx carries what start_game uses
 
 
-def fill_dropped_power(ctx: Ctx, game: Game, power: str) -> str | None:
-    """The reserve (label) who fills ``power``, when a single one fits; ``None`` when nobody
-    fits or a lottery among several is needed (reported to the caller)."""
+def fill_dropped_power(ctx: Ctx, game: Game, power: str) -> None:
+    """A power was dropped: a reserve who listed it (else one without preference) takes it,
+    by a lottery among several (reference 002: reserves "only fill a power that is dropped")."""
     assignment = ctx.session.get(FairAssignment, game.id)
-    if assignment is None:
-        return None
+    if assignment is None or assignment.status != ASSIGNED:
+        return
     letter = next(p.letter for p in variant_of(game).powers if p.name == power)
-    contest = reserve_contest(state_of(assignment).reserves, letter)
-    return None if contest is None else contest.decided_winner
+    waiting = {label for label, member in numbered_reserves(ctx.session, game) if member.status == MEMBER_ACTIVE}
+    reserves = [(label, pref) for label, pref in state_of(assignment).reserves if label in waiting]
+    contest = reserve_contest(reserves, letter)
+    if contest is None:
+        return
+    if contest.decided_winner is not None:
+        _seat_reserve(ctx, game, contest.decided_winner, power)
+        return
+    open_lottery(ctx, game, Contest(power, contest.shares), purpose="reserve", what=f"which reserve plays {power}",
+                 participants=tuple(share.player for share in contest.shares if share.player is not None))
+
+
+def _seat_reserve(ctx: Ctx, game: Game, label: str, power: str) -> None:
+    reserve = dict(numbered_reserves(ctx.session, game))[label]
+    reserve.status = RESIGNED  # no longer an observer: a player
+    member = Membership(game_id=game.id, role=PLAYER, power=power, name=reserve.name, address=reserve.address,
+                        password_hash=reserve.password_hash, joined_at=ctx.now)
+    ctx.session.add(member)
+    ctx.session.flush()
+    touch_schedule(game, ctx.now)
+    ctx.send(broadcast(ctx.session, game, ctx.judge, subject=f"{game.name}: {power} taken by a reserve",
+                       body=render("power_changed.j2", game=game.name,
+                                   text=f"{power} is now played by the reserve {label} ({reserve.name or 'observer'}); "
+                                        f"it signs on with SIGNON {power.lower()}@{game.name} and its observer password."),
+                       kind="power_changed"))
+
+
+def on_reserve_decided(ctx: Ctx, game: Game, row: FairLottery, contest: Contest, number: int) -> None:
+    winner = contest.winner(number)
+    if winner is not None:
+        _seat_reserve(ctx, game, winner, contest.power)
 
 
 def audit_records(ctx: Ctx, game: Game) -> list[str]:
@@ -433,3 +464,4 @@ def audit_records(ctx: Ctx, game: Game) -> list[str]:
 
 DEFERRERS["PREFERENCES"] = begin
 DECIDED["assign"] = on_decided
+DECIDED["reserve"] = on_reserve_decided

@@ -129,7 +129,7 @@ def open_lottery(ctx: Ctx, game: Game, contest: Contest, *, purpose: str, what: 
 def _open_for(ctx: MailContext) -> tuple[Game, Membership, str, FairLottery] | None:
     """The signed-on player's open lottery, if there is one."""
     who = ctx.signed_on
-    if who is None or not who.is_player:
+    if who is None or not (who.is_player or who.is_observer):  # observers: reserves
         return None
     row = open_lottery_of(ctx, who.game)
     if row is None:

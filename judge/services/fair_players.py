@@ -59,17 +59,29 @@ def label_of(index: int) -> str:
     return f"P{index + 1}"
 
 
+def _labelled(session: Session, game: Game) -> list[tuple[str, Membership]] | None:
+    assignment = session.get(FairAssignment, game.id)
+    if assignment is None or not assignment.players:
+        return None
+    rows = []
+    for label, member_id in assignment.players:
+        member = session.get(Membership, member_id)
+        if member is not None:
+            rows.append((str(label), member))
+    return rows
+
+
 def numbered_players(session: Session, game: Game) -> list[tuple[str, Membership]]:
     """(label, membership) in player order: the assignment's order once it has begun."""
-    assignment = session.get(FairAssignment, game.id)
-    if assignment is not None and assignment.players:
-        rows = []
-        for label, member_id in assignment.players:
-            member = session.get(Membership, member_id)
-            if member is not None:
-                rows.append((str(label), member))
-        return rows
+    labelled = _labelled(session, game)
+    if labelled is not None:
+        return [(label, member) for label, member in labelled if label.startswith("P")]
     return [(label_of(i), member) for i, member in enumerate(players(session, game))]
+
+
+def numbered_reserves(session: Session, game: Game) -> list[tuple[str, Membership]]:
+    """(label R1, R2, ..., membership) of the reserves, once the assignment has begun."""
+    return [(label, member) for label, member in _labelled(session, game) or () if label.startswith("R")]
 
 
 def player_by_number(session: Session, game: Game, token: str) -> Membership | None:
@@ -85,7 +97,7 @@ def player_by_number(session: Session, game: Game, token: str) -> Membership | N
 
 
 def label_for(session: Session, game: Game, member: Membership) -> str | None:
-    for label, row in numbered_players(session, game):
+    for label, row in [*numbered_players(session, game), *numbered_reserves(session, game)]:
         if row.id == member.id:
             return label
     return None

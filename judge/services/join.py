@@ -194,3 +194,7 @@ def resign(ctx: MailContext, command: Resign) -> None:
                            f"{(member.power or '').lower()}@{game.name} password plays it.")
         ctx.send(broadcast(ctx.session, game, ctx.judge, subject=f"{game.name}: {member.power} resigned",
                            body=body, kind="power_changed", exclude=[member.address]))
+        if has_rule(game, "PREFERENCES") and member.power:  # a reserve fills the dropped power
+            from judge.services.fair_assign import fill_dropped_power
+
+            fill_dropped_power(ctx, game, member.power)

@@ -31,7 +31,8 @@ SALT = "SALT 0123456789abcdefXYZ"
 
 def setup_example(judge: JudgeHarness) -> None:
     create_game(judge, "RULE PREFERENCES", "RULE LOTTERY_SHA256")
-    judge.send("reserve@example.net", "OBSERVE g1 rpw eight\nSET PREFERENCE %REG\n")
+    reserve = judge.send("reserve@example.net", "OBSERVE eight@g1 rpw\nSET PREFERENCE %REG\n").reply
+    assert "ERROR" not in reserve.body and "reserve" in reserve.body
     for index, wanted in enumerate(LISTS):
         reply = judge.send(player(index), f"JOIN g1 pw{index}\nSET PREFERENCE {wanted}\n").reply
         assert "ERROR" not in reply.body, reply.body
@@ -239,3 +240,33 @@ def test_sealed_lists_are_committed_then_revealed(judge: JudgeHarness) -> None:
         row = session.execute(select(FairLottery)).scalars().first()
         assert row.contest["fields"]["power"] == "FRANCE"
         assert [s["fields"]["player"] for s in row.contest["fields"]["shares"]] == ["P1", "P2"]
+
+
+def test_reserves_fill_only_a_dropped_power(judge: JudgeHarness) -> None:
+    create_game(judge, "RULE PREFERENCES", "RULE LOTTERY_SHA256")
+    judge.send("eight@example.net", "OBSERVE eight@g1 rpw\nSET PREFERENCE %RE\n")
+    judge.send("nine@example.net", "OBSERVE nine@g1 rpw\nSET PREFERENCE %R\n")
+    refused = judge.send(player(0), "JOIN g1 pw0\nSET PREFERENCE %R\n").reply
+    assert "cannot be a reserve" in refused.body
+    for index, letter in enumerate("AEFGIRT"):
+        body = f"SIGNON p1@g1 pw0\nSET PREFERENCE {letter}\n" if index == 0 else f"JOIN g1 pw{index}\nSET PREFERENCE {letter}\n"
+        judge.send(player(index), body)
+    with judge.session() as session:
+        assert session.execute(select(Game)).scalar_one().status == "active"  # all unopposed
+    # Russia's player resigns: both reserves listed Russia, so a lottery between R1 and R2
+    out = judge.send(player(5), "SIGNON russia@g1 pw5\nRESIGN\n")
+    announced = out.of_kind("fair_lottery")[0].body
+    assert "which reserve plays RUSSIA" in announced and "0: R1" in announced and "1: R2" in announced
+    for address, name, number in (("eight@example.net", "eight", 0), ("nine@example.net", "nine", 1)):
+        digest = hashlib.sha256(salted(number).encode()).hexdigest()
+        assert "ERROR" not in judge.send(address, f"SIGNON {name}@g1 rpw\nCOMMIT SHA256 {digest}\n").reply.body
+    for address, name, number in (("eight@example.net", "eight", 0), ("nine@example.net", "nine", 1)):
+        out = judge.send(address, f"SIGNON {name}@g1 rpw\nREVEAL\n{salted(number)}ENDREVEAL\n")
+    assert "RUSSIA goes to R2." in out.of_kind("fair_lottery_result")[0].body
+    # England's player resigns: only R1 (still waiting) listed England
+    out = judge.send(player(1), "SIGNON england@g1 pw1\nRESIGN\n")
+    assert any("ENGLAND is now played by the reserve R1" in m.body for m in out.of_kind("power_changed"))
+    with judge.session() as session:
+        seated = {m.address: m.power for m in session.execute(
+            select(Membership).where(Membership.role == "player", Membership.status == "active")).scalars()}
+    assert seated["nine@example.net"] == "RUSSIA" and seated["eight@example.net"] == "ENGLAND"
