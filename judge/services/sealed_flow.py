@@ -70,7 +70,7 @@ DEFAULT_REVEAL = Span(days=1)
 
 __all__ = [
     "SEALED", "SEALED_SHA256", "SealedResults", "allows_sha256", "close_commitments", "current_phase",
-    "is_sealed", "maybe_process", "ready_to_process", "sealed_act", "sealed_orders", "sealed_results",
+    "is_sealed", "master_process", "maybe_process", "preview_refusal", "ready_to_process", "sealed_act", "sealed_orders", "sealed_results",
 ]
 
 
@@ -245,6 +245,50 @@ def sealed_act(session: Session, game: Game, judge: JudgeSettings, now: datetime
     if stage.reveal_deadline is not None:
         game.next_due_at = as_utc(stage.reveal_deadline)
     return (NOTIFIED if mails else WAITED), mails
+
+
+def master_process(session: Session, game: Game, judge: JudgeSettings, now: datetime, *,
+                   force: bool) -> tuple[str, list[OutgoingMail]]:
+    """The master's PROCESS / PROCESS! in a sealed game: end the current stage early.
+
+    While committing, PROCESS! publishes the commitments made so far (the others' units
+    will hold) and opens the reveal window; while revealing, it processes the phase now
+    (powers without a verified reveal hold).  PROCESS does the same only when the stage
+    is complete anyway.  Refusals never name powers: that would tell who has committed.
+    """
+    from judge.services.context import CommandRefused
+    from judge.services.processing import process_phase
+
+    stage = current_phase(session, game, now)
+    word = "PROCESS!" if force else "PROCESS"
+    if stage.stage == COMMITTING:
+        if not force and not all_committed(session, game, stage):
+            raise CommandRefused(
+                f"PROCESS: the commitments for {stage.phase} are not all in (who is missing is not shown: it "
+                "would tell who has committed); PROCESS! publishes the commitments made so far and opens the "
+                "reveal window"
+            )
+        mails = close_commitments(session, game, judge, now, stage)
+        processed = maybe_process(session, game, judge, now)
+        if processed:
+            return f"{word}: commitments published; nothing to reveal, so {stage.phase} was processed", mails + processed
+        return f"{word}: commitments for {stage.phase} published; the reveal window is open", mails
+    if not force and not ready_to_process(session, game, stage, now):
+        raise CommandRefused(
+            f"PROCESS: the reveals for {stage.phase} are not all in; PROCESS! processes now, and every power "
+            "without a verified reveal holds"
+        )
+    phase = stage.phase
+    mails = process_phase(session, game, judge, now, defaulted=_unverified(session, game, stage))
+    return f"{word}: {phase} processed (powers without a verified reveal hold)", mails
+
+
+def preview_refusal(game: Game) -> str | None:
+    """PREVIEW would show the master revealed orders before the phase is processed."""
+    if not is_sealed(game):
+        return None
+    return (f"PREVIEW is not available in game '{game.name}' (RULE SEALED): it would show you revealed orders "
+            "before the phase is processed")
 
 
 def sealed_orders(session: Session, game: Game) -> dict[str, list[str]] | None:

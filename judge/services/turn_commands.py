@@ -36,6 +36,13 @@ def _running(ctx: MailContext, word: str) -> Game:
 def process(ctx: MailContext, command: Process) -> None:
     word = "PROCESS!" if command.force else "PROCESS"
     game = _running(ctx, word)
+    from judge.services.sealed_flow import is_sealed, master_process  # RULE SEALED: its own stages
+
+    if is_sealed(game):
+        message, mails = master_process(ctx.session, game, ctx.judge, ctx.now, force=command.force)
+        ctx.send(mails)
+        ctx.done(command, message)
+        return
     state = turn_state(ctx.session, game, ctx.now)
     missing = state.missing
     if missing and not command.force:
@@ -53,6 +60,11 @@ def process(ctx: MailContext, command: Process) -> None:
 @handles(Preview, needs=Needs.MASTER)
 def preview(ctx: MailContext, command: Preview) -> None:
     game = _running(ctx, "PREVIEW")
+    from judge.services.sealed_flow import preview_refusal  # RULE SEALED: no early look at reveals
+
+    refusal = preview_refusal(game)
+    if refusal is not None:
+        raise CommandRefused(refusal)
     missing = turn_state(ctx.session, game, ctx.now).missing
     ctx.add_block(preview_text(ctx.session, game, defaulted=missing))
     ctx.done(command, f"preview of {game.phase} below; nothing was processed")

@@ -201,3 +201,24 @@ def test_a_sha256_commitment_verifies_its_salted_reveal(sealed_judge, seven_play
     assert "do NOT match" in wrong.reply.body
     right = game.reveal("FRANCE", (text + salt + "\n").encode())
     assert "revealed orders verified" in right.reply.body and "A PAR - BUR" in right.reply.body
+
+
+def test_the_masters_process_and_preview_in_a_sealed_game(game):
+    master = "SIGNON master@g1 masterpw\n"
+    game.commit("FRANCE", files("FRANCE"))
+    early = game.judge.send(MASTER, master + "PROCESS\n").reply.body
+    assert "ERROR" in early and "not all in" in early and "FRANCE" not in early
+    assert "ERROR" in game.judge.send(MASTER, master + "PREVIEW\n").reply.body
+    forced = game.judge.send(MASTER, master + "PROCESS!\n")
+    assert "commitments for S1901M published" in forced.reply.body
+    assert forced.of_kind("commitments")
+    # France, the only power that committed, reveals: nothing else to wait for, processed.
+    revealed = game.reveal("FRANCE", files("FRANCE"))
+    assert "revealed orders verified" in revealed.reply.body
+    document = json.loads(revealed.of_kind("results")[0].attachments()["g1-S1901M.json"])
+    assert document["sealed"]["FRANCE"]["outcome"] == VERIFIED
+    assert document["sealed"]["ENGLAND"]["outcome"] == "no_commitment"
+    assert sorted(document["input"]["orders"]) == ["FRANCE"]
+    # F1901M: nobody commits; PROCESS! publishes an empty list and processes at once.
+    done = game.judge.send(MASTER, master + "PROCESS!\n")
+    assert "nothing to reveal, so F1901M was processed" in done.reply.body, done.reply.body
