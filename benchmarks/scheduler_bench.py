@@ -170,14 +170,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             populate(sqlite_url(directory, path.name), size, 0)
             cpu_runs: list[float] = []
             best = min(timed_pass(sqlite_url(directory, path.name), cpu_runs)[0] for _ in range(args.repeat))
-            curve.append((size, best))
+            curve.append((size, best, min(cpu_runs)))
             print(f"idle pass: {size:>6} games, 0 due -> {best * 1000:.2f} ms wall, {min(cpu_runs) * 1000:.2f} ms CPU "
                   f"({best / size * 1e6:.3f} us per idle game)")
             path.unlink()
             shutil.rmtree(directory / f"{path.name}-wal", ignore_errors=True)
         if len(curve) >= 2:
-            (n0, t0), (n1, t1) = curve[0], curve[-1]
-            print(f"idle slope {n0}->{n1}: {(t1 - t0) / (n1 - n0) * 1e6:.3f} us per extra idle game")
+            (n0, t0, c0), (n1, t1, c1) = curve[0], curve[-1]
+            print(f"idle slope {n0}->{n1}: {(t1 - t0) / (n1 - n0) * 1e6:.3f} us wall, "
+                  f"{(c1 - c0) / (n1 - n0) * 1e6:.3f} us CPU per extra idle game")
     return 0
 
 
