@@ -302,10 +302,13 @@ def lists_revealed(ctx: Ctx, game: Game, assignment: FairAssignment) -> None:
         start_game(ctx, game)  # type: ignore[arg-type]
 
 
-def due_list_reveals(ctx: Ctx) -> None:
+def due_list_reveals(ctx: Ctx, game_id: int | None = None) -> None:
     """The scheduler pass: list reveals whose deadline has passed."""
-    due = ctx.session.execute(select(FairAssignment).where(
-        FairAssignment.status == REVEALING_LISTS, FairAssignment.reveal_deadline <= ctx.now)).scalars().all()
+    query = select(FairAssignment).where(FairAssignment.status == REVEALING_LISTS,
+                                         FairAssignment.reveal_deadline <= ctx.now)
+    if game_id is not None:
+        query = query.where(FairAssignment.game_id == game_id)
+    due = ctx.session.execute(query).scalars().all()
     for assignment in due:
         game = ctx.session.get(Game, assignment.game_id)
         if game is not None:

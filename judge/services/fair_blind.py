@@ -221,10 +221,12 @@ def blinds_published(ctx: MailContext, command: BlindList) -> None:
     _receive(ctx, command.game, BlindsPublished((), tuple(command.values)), command)
 
 
-def blind_due_work(ctx: Ctx) -> None:
+def blind_due_work(ctx: Ctx, game_id: int | None = None) -> None:
     """Tell the master about a witness silent for a day (again each further day)."""
-    runs = ctx.session.execute(select(BlindRun).where(BlindRun.role == ROLE_GM, BlindRun.finished_at.is_(None)))
-    for run in runs.scalars():
+    query = select(BlindRun).where(BlindRun.role == ROLE_GM, BlindRun.finished_at.is_(None))
+    if game_id is not None:
+        query = query.where(BlindRun.game_id == game_id)
+    for run in ctx.session.execute(query).scalars().all():
         quiet_since = run.told_master_at or run.waiting_since
         if ctx.now - as_utc(quiet_since) < SILENCE:
             continue

@@ -20,7 +20,7 @@ from sqlalchemy import select
 from judge.config import JudgeSettings
 from judge.fair.blind import MessageFormat, add_digits, random_digits, try_blinds
 from judge.services import process_mail
-from judge.services.fair_due import fair_due_work
+from judge.services.fair_due import due_game_ids, fair_due_work
 from judge.services.fair_witness import process_witness_mail
 from judge.store.inbound import store_inbound
 from judge.store.models_fair import BlindRun
@@ -178,8 +178,11 @@ def test_a_witness_that_never_answers(tmp_path: Path) -> None:
         assert game.status == "forming"
         run = session.execute(select(BlindRun)).scalar_one()
         before = run.state
+    with net.gm.store.unit_of_work() as session:
+        assert due_game_ids(session, START.replace(hour=23)) == []  # silent for less than a day
     net.gm.now = START.replace(day=START.day + 2)
     with net.gm.store.unit_of_work() as session:
+        assert len(due_game_ids(session, net.gm.now)) == 1
         mails = fair_due_work(session, GM, net.gm.now)
     told = [m for m in mails if m.recipients == (MASTER,)]
     assert told and "has not answered" in told[0].body and "nothing is lost" in told[0].body
