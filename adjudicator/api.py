@@ -36,6 +36,7 @@ __all__ = [
     "requirements",
     "position_digest",
     "canonical_position",
+    "check_rules",
 ]
 
 
