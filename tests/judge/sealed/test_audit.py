@@ -166,3 +166,33 @@ def test_an_archive_without_any_record_is_a_failure_not_a_pass(archive, tmp_path
     box.close()
     report = audit_archive(empty, tmp_path / "judge.asc")
     assert not report.passed and "no signed phase record" in report.text()
+
+
+def test_a_plain_game_is_audited_from_its_phase_records(tmp_path, seven_players):
+    """Every results broadcast carries the record, sealed or not."""
+    home = short_home("sp")
+    judge = SealedJudge(tmp_path, home)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(passwords, "_N", 2**8)
+            game = SealedGame.start(judge, seven_players, rules=())
+            for power, lines in SPRING.items():
+                reply = judge.send(game.keys[power].email, game.signon(power) + "\n".join(lines) + "\n").reply
+                assert "ERROR" not in reply.body, reply.body
+            for _ in range(3):  # the last orders set DELAY 1: the second pass processes
+                judge.advance(minutes=20)
+                run_pass(judge.store, Settings(judge=judge.settings), judge.now)
+            judge.send(MASTER, "GET KEY\n")
+        path = tmp_path / "plain.mbox"
+        box = mailbox.mbox(str(path))
+        with judge.session() as session:
+            for row in session.execute(select(OutboxMessage).order_by(OutboxMessage.id)).scalars():
+                if MASTER in row.recipients:
+                    box.add(row.raw)
+        box.flush()
+        box.close()
+        report = audit_archive(path)
+        assert report.passed and report.phases == 1, report.text()
+    finally:
+        judge.close()
+        remove_home(home)
