@@ -34,7 +34,7 @@ from judge.fair.blind_messages import (
     ShuffledList,
     ShuffleRequest,
 )
-from judge.fair.blind_protocol import GmSide, GmStage, ProtocolError
+from judge.fair.blind_protocol import GmSide, GmStage, ProtocolError, list_digest
 from judge.fair.serialize import from_data, to_data
 from judge.outgoing import OutgoingMail
 from judge.render import render
@@ -237,7 +237,21 @@ def blind_due_work(ctx: Ctx, game_id: int | None = None) -> None:
         run.told_master_at = ctx.now
         _tell_master(ctx, game, f"the witness {run.witness_address} has not answered since "
                                 f"{as_utc(run.waiting_since):%Y-%m-%d %H:%M} UTC ({state.stage.value}). "
-                                "The game waits; nothing is lost: the assignment goes on when the witness answers.")
+                                "The game waits; nothing is lost: the judge has sent the witness its last "
+                                "message again, and the assignment goes on when the witness answers.")
+        _send(ctx, game, run, _last_to_witness(state))
+
+
+def _last_to_witness(state: GmSide) -> tuple[BlindMessage, ...]:
+    """The GM's last message to the witness, rebuilt from the state (sending it twice is
+    harmless: the witness takes a repeated message as a repeat)."""
+    if state.stage is GmStage.AWAITING_LIST:
+        return (ShuffleRequest(state.players, state.format.length),)
+    if state.stage is GmStage.AWAITING_BLINDS_COLLECTED:
+        return (ListReceipt(list_digest(state.shuffled), len(state.shuffled)),)
+    if state.stage is GmStage.AWAITING_BLINDS:
+        return (FormatPublished((WITNESS,), state.format),)
+    return ()  # waiting for players' receipts, which go to the witness directly
 
 
 DEFERRERS["BLIND_ASSIGN"] = begin

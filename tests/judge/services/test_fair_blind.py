@@ -20,7 +20,8 @@ from sqlalchemy import select
 from judge.config import JudgeSettings
 from judge.fair.blind import MessageFormat, add_digits, random_digits, try_blinds
 from judge.services import process_mail
-from judge.services.fair_due import due_game_ids, fair_due_work
+from judge.config import Settings
+from judge.services.fair_due import due_game_ids, fair_due_work, run_fair_pass
 from judge.services.fair_witness import process_witness_mail
 from judge.store.inbound import store_inbound
 from judge.store.models_fair import BlindRun
@@ -102,6 +103,7 @@ class Network:
         self.gm, self.witness, self.players = gm, witness, players
         self.to_master: list[str] = []
         self.elsewhere: list[tuple[str, str]] = []
+        self.held: list[tuple[str, bytes, str]] = []
         self.queue: deque[tuple[str, bytes, str]] = deque()
 
     def send(self, sender: str, to: str, body: str) -> None:
@@ -126,8 +128,11 @@ class Network:
             body = message.get_body(("plain",)).get_content()
             if to == GM.address:
                 self.gm.deliver(raw, sender)
-            elif self.witness is not None and to == WITNESS.address:
-                self.witness.deliver(raw, sender)
+            elif to == WITNESS.address:
+                if self.witness is None:
+                    self.held.append((to, raw, sender))  # the witness is down: mail waits in queues
+                else:
+                    self.witness.deliver(raw, sender)
             elif to in self.players:
                 for reply in self.players[to].answer(body):
                     self.queue.append((WITNESS.address, make_mail(body=reply, sender=to, to=WITNESS.address), to))
@@ -186,12 +191,29 @@ def test_a_witness_that_never_answers(tmp_path: Path) -> None:
         mails = fair_due_work(session, GM, net.gm.now)
     told = [m for m in mails if m.recipients == (MASTER,)]
     assert told and "has not answered" in told[0].body and "nothing is lost" in told[0].body
+    assert [m for m in mails if m.recipients == (WITNESS.address,) and m.body.startswith("SHUFFLE g1")]
     with net.gm.store.unit_of_work() as session:
         assert session.execute(select(Game)).scalar_one().status == "forming"
         run = session.execute(select(BlindRun)).scalar_one()
         assert run.state == before and run.finished_at is None
         again = fair_due_work(session, GM, net.gm.now)  # told once a day, not on every pass
     assert not [m for m in again if m.recipients == (MASTER,)]
+
+
+def test_a_witness_that_comes_back_finds_everything_waiting(tmp_path: Path) -> None:
+    net = start_game(tmp_path, with_witness=False)
+    assert net.held  # SHUFFLE and the players' BLINDED lines wait for the witness
+    net.gm.now = START.replace(day=START.day + 2)
+    run_fair_pass(net.gm.store, Settings(judge=GM), net.gm.now)  # the scheduler pass: master told, SHUFFLE again
+    net.witness = Node(tmp_path / "witness", WITNESS, process_witness_mail)  # the witness is back
+    net.queue.extend(net.held)
+    net.run()  # the queued mail and the repeated SHUFFLE (a repeat changes nothing)
+    assert any("has not answered" in body for body in net.to_master)
+    with net.gm.store.unit_of_work() as session:
+        assert session.execute(select(Game)).scalar_one().status == "active"
+        record = {m.address: m.power for m in session.execute(
+            select(Membership).where(Membership.role == "player")).scalars()}
+    assert record == {address: player.power for address, player in net.players.items()}
 
 
 def test_the_witness_refuses_lines_from_strangers(tmp_path: Path) -> None:
