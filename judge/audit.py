@@ -77,6 +77,7 @@ class AuditReport:
     discrepancies: list[str] = field(default_factory=list)
     phases: int = 0
     broadcasts: int = 0
+    records: int = 0  # signed records handed to a checker (phases, commitments, assignments)
 
     def ok(self, where: str, text: str) -> None:
         self.lines.append(f"{where}: {text}")
@@ -404,10 +405,11 @@ def audit_messages(messages: list[bytes], judge_key: str, home: Path) -> AuditRe
             if checker is None:
                 report.lines.append(f"{item.subject}: record format {document.get('format')!r} not checked (no checker)")
                 continue
+            report.records += 1
             checker(report, item, document, context)
         _check_chain(report, context)
-        if report.phases == 0 and not report.discrepancies:
-            report.bad("archive", "no signed phase record found: nothing could be checked")
+        if report.records == 0 and not report.discrepancies:
+            report.bad("archive", "no signed record found (phase, commitments, assignment): nothing could be checked")
     finally:
         keyring.close()
     return report

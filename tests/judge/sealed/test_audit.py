@@ -165,7 +165,7 @@ def test_an_archive_without_any_record_is_a_failure_not_a_pass(archive, tmp_path
     box.flush()
     box.close()
     report = audit_archive(empty, tmp_path / "judge.asc")
-    assert not report.passed and "no signed phase record" in report.text()
+    assert not report.passed and "no signed record found" in report.text()
 
 
 def test_a_plain_game_is_audited_from_its_phase_records(tmp_path, seven_players):
