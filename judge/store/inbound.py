@@ -87,7 +87,7 @@ def store_inbound(store: Store, raw: bytes, *, mail_from: str | None, rcpt_to: S
     message_id = header_message_id(raw)
     digest = content_digest(raw)
     try:
-        with store.unit_of_work() as session:
+        with store.unit_of_work(durable=True) as session:
             existing = _find_existing(session, message_id, digest)
             if existing is not None:
                 return Stored(existing, new=False)
