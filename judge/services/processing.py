@@ -35,7 +35,6 @@ from judge.services.games import (
     as_utc,
     deadline_text,
     master_of,
-    members,
     position_of,
     rules_of,
     timing_of,

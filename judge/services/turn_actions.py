@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from sqlalchemy.orm import Session
+
 from adjudicator.types import PhaseKind
 from judge.config import JudgeSettings
 from judge.outgoing import OutgoingMail
@@ -26,6 +28,7 @@ from judge.services.turn_views import phase_name
 from judge.services.turnstate import progress_of, reschedule, seats, turn_state_and_seats
 from judge.turns.scheduler import NOTIFIED, PREVIEWED, PROCESSED, WAITED
 from judge.store.models_game import DISMISSED, Game
+from judge.store.models_turns import TurnProgress
 from judge.turns import Action, Decision, TurnState, decide, format_deadline, grace_budget
 
 __all__ = ["act", "after_grace_text"]
@@ -50,7 +53,7 @@ def after_grace_text(rules: frozenset[str], has_grace: bool) -> str:
     return "the game waits for the late orders (or for the master)"
 
 
-def act(session, game: Game, judge: JudgeSettings, now: datetime) -> tuple[str, list[OutgoingMail]]:
+def act(session: Session, game: Game, judge: JudgeSettings, now: datetime) -> tuple[str, list[OutgoingMail]]:
     from judge.services.sealed_flow import sealed_act  # RULE SEALED: commit, publish, reveal stages
 
     sealed = sealed_act(session, game, judge, now)
@@ -96,7 +99,7 @@ def act(session, game: Game, judge: JudgeSettings, now: datetime) -> tuple[str, 
     return outcome, mails
 
 
-def _charge_grace(session, game: Game, progress, decision: Decision) -> list[GraceCharge]:
+def _charge_grace(session: Session, game: Game, progress: TurnProgress, decision: Decision) -> list[GraceCharge]:
     if not decision.grace_consumed:
         return []
     players = seats(session, game, variant_of(game)).players
@@ -111,7 +114,7 @@ def _charge_grace(session, game: Game, progress, decision: Decision) -> list[Gra
     return charged
 
 
-def _reminders(session, game: Game, judge: JudgeSettings, now: datetime, state: TurnState,
+def _reminders(session: Session, game: Game, judge: JudgeSettings, now: datetime, state: TurnState,
                decision: Decision) -> list[OutgoingMail]:
     players = seats(session, game, variant_of(game)).players
     letters = {p.name: p.letter for p in variant_of(game).powers}
@@ -128,7 +131,7 @@ def _reminders(session, game: Game, judge: JudgeSettings, now: datetime, state: 
     return mails
 
 
-def _late_notice(session, game: Game, judge: JudgeSettings, now: datetime, state: TurnState,
+def _late_notice(session: Session, game: Game, judge: JudgeSettings, now: datetime, state: TurnState,
                  decision: Decision, charged: list[GraceCharge]) -> list[OutgoingMail]:
     rules = rules_of(game)
     end = state.grace_end
@@ -143,7 +146,7 @@ def _late_notice(session, game: Game, judge: JudgeSettings, now: datetime, state
                      kind="late_notice")
 
 
-def _grace_notice(session, game: Game, judge: JudgeSettings, state: TurnState,
+def _grace_notice(session: Session, game: Game, judge: JudgeSettings, state: TurnState,
                   charged: list[GraceCharge]) -> list[OutgoingMail]:
     end = state.grace_end
     body = render("turn_grace.j2", game=game.name, phase=game.phase, phase_name=phase_name(game.phase),
@@ -153,7 +156,7 @@ def _grace_notice(session, game: Game, judge: JudgeSettings, state: TurnState,
                      kind="grace")
 
 
-def _dismiss(session, game: Game, judge: JudgeSettings, decision: Decision) -> list[OutgoingMail]:
+def _dismiss(session: Session, game: Game, judge: JudgeSettings, decision: Decision) -> list[OutgoingMail]:
     players = seats(session, game, variant_of(game)).players
     mails = []
     for power in sorted(decision.dismiss):
@@ -173,7 +176,7 @@ def _dismiss(session, game: Game, judge: JudgeSettings, decision: Decision) -> l
     return mails
 
 
-def _master_notice(session, game: Game, judge: JudgeSettings, decision: Decision, *,
+def _master_notice(session: Session, game: Game, judge: JudgeSettings, decision: Decision, *,
                    preview: bool) -> list[OutgoingMail]:
     master = master_of(session, game)
     if master is None:
@@ -185,7 +188,7 @@ def _master_notice(session, game: Game, judge: JudgeSettings, decision: Decision
                       body=body, kind="master_notice")]
 
 
-def _civil_disorder_notice(session, game: Game, judge: JudgeSettings, now: datetime,
+def _civil_disorder_notice(session: Session, game: Game, judge: JudgeSettings, now: datetime,
                            decision: Decision) -> list[OutgoingMail]:
     deadline = as_utc(game.deadline) if game.deadline is not None else now
     body = render("turn_civil_disorder.j2", game=game.name, phase=game.phase, phase_name=phase_name(game.phase),

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from sqlalchemy.orm import Session
+
 from judge.services.context import CommandRefused, MailContext, SignedOn
 from judge.services.games import players, position_of, power_named, rules_of, variant_of
 from judge.services.processing import CONCESSION, DRAW, end_game, preview_text, process_phase, rollback_to
@@ -100,8 +102,9 @@ def ballot_from_json(stored: Mapping[str, Any] | None) -> Ballot:
     return Ballot(stored.get("draw"), frozenset(listed) if listed is not None else None, stored.get("concede_to"))
 
 
-def ballots_of(ctx_session: Any, game: Game) -> dict[str, Ballot]:
-    return {m.power: ballot_from_json(m.draw_vote) for m in players(ctx_session, game) if m.power}
+def ballots_of(session: Session, game: Game) -> dict[str, Ballot]:
+    """Every current player's ballot, by power."""
+    return {m.power: ballot_from_json(m.draw_vote) for m in players(session, game) if m.power}
 
 
 def vote_text(ballot: Ballot) -> str:
