@@ -28,7 +28,7 @@ from judge.services.sealed_flow import (
     maybe_process,
     reveals_of,
 )
-from judge.services.signing import judge_keyring
+from judge.services.signing import judge_keyring, keyring_held
 from judge.store.models_game import ACTIVE, Game
 from judge.store.models_sealed import (
     COMMITTING,
@@ -111,6 +111,11 @@ def _after_commit(ctx: MailContext, command: Command, game: Game, stage: SealedP
 
 @handles(Commit, needs=Needs.SIGNON)
 def commit(ctx: MailContext, command: Commit) -> None:
+    with keyring_held(ctx.judge):  # one gpg-agent for the check and a possible publication
+        _commit(ctx, command)
+
+
+def _commit(ctx: MailContext, command: Commit) -> None:
     who, game, power = _sealed_game(ctx, "COMMIT")
     stage = _open_for_commits(ctx, game, power)
     key = effective_key(ctx.session, who.membership)
@@ -153,6 +158,11 @@ def _revealed_bytes(command: Reveal) -> tuple[bytes, str | None]:
 
 @handles(Reveal, needs=Needs.SIGNON)
 def reveal(ctx: MailContext, command: Reveal) -> None:
+    with keyring_held(ctx.judge):  # one gpg-agent for the verification and the results
+        _reveal(ctx, command)
+
+
+def _reveal(ctx: MailContext, command: Reveal) -> None:
     who, game, power = _sealed_game(ctx, "REVEAL")
     stage = current_phase(ctx.session, game, ctx.now)
     if stage.stage == COMMITTING:
