@@ -22,14 +22,14 @@ from judge.config import JudgeSettings
 from judge.outgoing import OutgoingMail
 from judge.render import render
 from judge.services.broadcast import broadcast, to_member
-from judge.services.games import as_utc, deadline_text, master_of, rules_of, variant_of
+from judge.services.games import as_utc, deadline_text, master_of, rules_of, timing_of, variant_of
 from judge.services.processing import preview_phase, process_phase
 from judge.services.turn_views import phase_name
-from judge.services.turnstate import progress_of, reschedule, seats, turn_state_and_seats
+from judge.services.turnstate import PowerSeats, absences_of, progress_of, reschedule, seats, turn_state_and_seats
 from judge.turns.scheduler import NOTIFIED, PREVIEWED, PROCESSED, WAITED
 from judge.store.models_game import DISMISSED, Game
 from judge.store.models_turns import TurnProgress
-from judge.turns import Action, Decision, TurnState, decide, format_deadline, grace_budget
+from judge.turns import Action, Decision, TurnState, apply_absences, decide, extend_only, format_deadline, grace_budget
 
 __all__ = ["act", "after_grace_text"]
 
@@ -61,8 +61,11 @@ def act(session: Session, game: Game, judge: JudgeSettings, now: datetime) -> tu
         return sealed
     progress = progress_of(session, game)
     state, placed = turn_state_and_seats(session, game, now, progress=progress)
-    decision = decide(state)
     mails: list[OutgoingMail] = []
+    if _extend_for_absences(game, state, placed):
+        mails += _deadline_extended_notice(session, game, judge, now)
+        state, placed = turn_state_and_seats(session, game, now, progress=progress)
+    decision = decide(state)
     outcome = WAITED
 
     game.delay = decision.new_delay
@@ -97,6 +100,30 @@ def act(session: Session, game: Game, judge: JudgeSettings, now: datetime) -> tu
         mails += _master_notice(session, game, judge, decision, preview=False)
     reschedule(session, game, now, progress=progress)
     return outcome, mails
+
+
+def _extend_for_absences(game: Game, state: TurnState, placed: PowerSeats) -> bool:
+    """Move a deadline still ahead out of the absences of the players whose orders are due
+    (SET ABSENCE), within the game's absence limit; True when it moved."""
+    if state.past_deadline:
+        return False
+    away = [a for power in state.active if power in placed.players for a in absences_of(placed.players[power])]
+    if not away:
+        return False
+    timing = timing_of(game)
+    moved = extend_only(state.deadline, apply_absences(state.deadline, away, timing.absence_limit, timing=timing,
+                                                       kind=state.phase_kind))
+    if moved <= state.deadline:
+        return False
+    game.deadline = moved
+    return True
+
+
+def _deadline_extended_notice(session: Session, game: Game, judge: JudgeSettings, now: datetime) -> list[OutgoingMail]:
+    body = render("turn_deadline_extended.j2", game=game.name, phase=game.phase, phase_name=phase_name(game.phase),
+                  deadline=deadline_text(game, None, now))
+    return broadcast(session, game, judge, subject=f"{game.name} {game.phase}: deadline extended", body=body,
+                     kind="deadline_changed")
 
 
 def _charge_grace(session: Session, game: Game, progress: TurnProgress, decision: Decision) -> list[GraceCharge]:

@@ -8,6 +8,8 @@ deadline is Sun 8 Mar 12:00 UTC.
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 from sqlalchemy import select
 
 from judge.store.models_game import Membership, PhaseRecord
@@ -208,3 +210,17 @@ def test_idle_games_are_not_loaded(judge):
     judge.advance(hours=1)
     judge.tick()
     assert judge.last_report.due == 0
+
+
+def test_an_absence_over_the_deadline_extends_it_and_everyone_is_told(judge):
+    seats = start(judge)
+    order_all(judge, seats, skip=("AUSTRIA",))
+    austria = seats["AUSTRIA"]
+    # The deadline is Sun 8 Mar 12:00 UTC; Austria is away from the 7th to the 10th.
+    reply = judge.send(austria.address, f"{austria.signon}\nSET ABSENCE 2026-03-07 TO 2026-03-10\n").reply.body
+    assert "absence noted" in reply, reply
+    out = judge.tick()
+    extended = out.of_kind("deadline_changed")
+    assert len(extended) == 8 and "extended to\nTue 10 Mar 2026 23:59 UTC" in extended[0].body  # the absence's end
+    assert judge.game()["deadline"] == datetime(2026, 3, 10, 23, 59, tzinfo=timezone.utc)
+    assert judge.tick().mails == ()  # extended once
