@@ -164,6 +164,7 @@ def process_phase(session: Session, game: Game, judge: JudgeSettings, now: datet
     view = results_view(
         game=game.name, variant=done.variant, before=done.before, before_doc=before_doc,
         results=done.results, after=after, after_doc=after_doc, defaulted=sorted(defaulted),
+        ordered=[power for power, lines in done.orders.items() if lines],
         deadline=deadline_text(game, None, now) if winner is None else None, winner=winner,
         show_next=winner is None,
     )
@@ -198,6 +199,7 @@ def preview_text(session: Session, game: Game, *, defaulted: Iterable[str] = (),
     view = results_view(
         game=game.name, variant=done.variant, before=done.before, before_doc=dict(game.position or {}),
         results=done.results, after=done.after, after_doc=after_doc, defaulted=sorted(defaulted),
+        ordered=[power for power, lines in done.orders.items() if lines],
         winner=done.adjudication.winner,
     )
     return render("turn_results.j2", view=view, preview=True, reason=reason)

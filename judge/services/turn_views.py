@@ -56,6 +56,14 @@ _DEFAULT_NOTES = {
 }
 
 
+# The same for a power whose orders were incomplete.
+_PARTIAL_NOTES = {
+    PhaseKind.MOVEMENT: "orders incomplete: units without orders hold",
+    PhaseKind.RETREAT: "orders incomplete: dislodged units without orders disband",
+    PhaseKind.ADJUSTMENT: "orders incomplete: the missing builds are waived, removals by the civil-disorder rule",
+}
+
+
 def phase_name(phase: Phase | str) -> str:
     """``S1901M`` -> ``Spring 1901 movement``."""
     value = Phase.parse(phase) if isinstance(phase, str) else phase
@@ -153,12 +161,18 @@ def results_view(
     after: Position,
     after_doc: Mapping[str, Any],
     defaulted: Iterable[str] = (),
+    ordered: Iterable[str] = (),
     deadline: str | None = None,
     winner: str | None = None,
     show_next: bool = True,
 ) -> ResultsView:
-    """The results of ``before``'s phase (``results``: the contract's result items)."""
+    """The results of ``before``'s phase (``results``: the contract's result items).
+
+    ``defaulted``: powers whose missing orders were defaulted; ``ordered``: the powers that
+    sent some orders (a defaulted one among them had incomplete orders, not none).
+    """
     defaulted = frozenset(defaulted)
+    ordered = frozenset(ordered)
     note_text = _DEFAULT_NOTES[before.phase.kind]
     by_power: dict[str, list[ResultLine]] = {}
     for item in results:
@@ -166,7 +180,9 @@ def results_view(
     powers = []
     for power in variant.powers:
         lines = tuple(by_power.pop(power.name, ()))
-        note = note_text if power.name in defaulted else None
+        note = None
+        if power.name in defaulted:
+            note = _PARTIAL_NOTES[before.phase.kind] if power.name in ordered else note_text
         if lines or note:
             powers.append(PowerResults(power.name, lines, note))
     for power, lines in sorted(by_power.items()):  # a power the map does not know: still shown

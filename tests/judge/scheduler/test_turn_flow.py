@@ -224,3 +224,14 @@ def test_an_absence_over_the_deadline_extends_it_and_everyone_is_told(judge):
     assert len(extended) == 8 and "extended to\nTue 10 Mar 2026 23:59 UTC" in extended[0].body  # the absence's end
     assert judge.game()["deadline"] == datetime(2026, 3, 10, 23, 59, tzinfo=timezone.utc)
     assert judge.tick().mails == ()  # extended once
+
+
+def test_incomplete_orders_are_named_as_such_in_the_results(judge):
+    seats = start(judge)
+    order_all(judge, seats, skip=("TURKEY", "ITALY"))
+    judge.orders(seats["TURKEY"], ["A CON - BUL"])  # one unit of three
+    out = judge.send(MASTER, "SIGNON master@g1 masterpw\nPROCESS!\n")
+    body = out.of_kind("results")[0].body
+    assert "TURKEY:  (orders incomplete: units without orders hold)" in body
+    assert "ITALY:  (no orders received: civil disorder, units hold)" in body
+    assert "  A SMY H                      holds" in body
