@@ -18,7 +18,7 @@ from adjudicator.adjustments import resolve_adjustments
 from adjudicator.legality import IllegalOrder, illegality
 from adjudicator.notation import OrderSyntaxError
 from adjudicator.notation import parse_order as _understand
-from adjudicator.orders import Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove
+from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Order, Remove, Retreat, SupportHold, SupportMove, Waive
 from adjudicator.resolve import PARADOX_RULES, RULES, resolve_movement
 from adjudicator.results import Adjudication, OrderResult, ParsedOrders, Requirement
 from adjudicator.retreats import dislodged_units, resolve_retreats
@@ -95,11 +95,16 @@ def parse_order(variant: Variant, position: Position, power: str, text: str) -> 
 def _parse_in(context: _Context, variant: Variant, position: Position, power: str, text: str) -> Order:
     order = None
     canonical = None
-    if position.phase.kind is PhaseKind.MOVEMENT:
+    kind = position.phase.kind
+    if kind is PhaseKind.MOVEMENT:
         words = text.split()
         order = _canonical_movement_order(context, words)
         if order is not None and (type(order) is Move or type(order) is Hold or "/" not in words[4]):
             canonical = " ".join(words)  # the text was canonical already
+    elif kind is PhaseKind.RETREAT:
+        order = _canonical_retreat_order(position, text.split())
+    else:
+        order = _canonical_adjustment_order(context, power, text.split())
     if order is None:
         order = _understand(variant, position, power, text)
     elif order.unit.power == power and (  # type: ignore[union-attr]
@@ -200,6 +205,38 @@ def _canonical_movement_order(context: _Context, words: list[str]) -> Order | No
         provinces = context.tables.variant.provinces
         if words[4] in provinces and words[6] in provinces:
             return Convoy(unit, words[4], words[6])
+    return None
+
+
+def _canonical_retreat_order(position: Position, words: list[str]) -> Order | None:
+    """Fast path for ``A VIE R BOH`` / ``A VIE D`` naming a dislodged unit exactly; else ``None``."""
+    if len(words) not in (3, 4):
+        return None
+    entry = next((d for d in position.dislodged if d.unit.location == words[1]), None)
+    if entry is None or entry.unit.kind._value_ != words[0]:
+        return None
+    if len(words) == 3:
+        return Disband(entry.unit) if words[2] == "D" else None
+    if words[2] != "R" or words[3] not in entry.retreats:
+        return None  # anything unusual (other spellings, coasts to infer) goes to the lenient parser
+    return Retreat(entry.unit, words[3])
+
+
+def _canonical_adjustment_order(context: _Context, power: str, words: list[str]) -> Order | None:
+    """Fast path for ``A PAR B``, ``F BRE B``, ``A PAR D`` and ``WAIVE``; else ``None``."""
+    if len(words) == 1:
+        return Waive(power) if words[0] == "WAIVE" else None
+    if len(words) != 3 or words[0] not in ("A", "F") or words[1] not in context.tables.prov_of:
+        return None
+    if words[2] == "B":
+        if words[0] == "A" and "/" in words[1]:
+            return None
+        return Build(power, UnitKind(words[0]), words[1])
+    if words[2] == "D":
+        unit = context.board.get(context.tables.prov_of[words[1]])
+        if unit is None or unit.location != words[1] or unit.kind._value_ != words[0]:
+            return None
+        return Remove(unit)
     return None
 
 

@@ -217,7 +217,10 @@ def retreat_location(entry: Dislodged, destination: str) -> str | None:
 def adjustment_balance(tables: Tables, position: Position, power: str) -> int:
     """Centres owned minus units on the board: > 0 builds, < 0 removals."""
     owned = len(position.centers.get(power, ()))
-    units = sum(1 for u in position.units if u.power == power)
+    units = 0
+    for unit in position.units:
+        if unit.power == power:
+            units += 1
     return owned - units
 
 

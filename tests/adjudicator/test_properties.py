@@ -285,3 +285,33 @@ def test_the_canonical_fast_path_reads_orders_as_the_lenient_parser_does(board_s
             continue
         outcome = api.adjudicate(VARIANT, where, {power: [parsed]})
         assert parsed.canonical() in [r.order for r in outcome.results], text  # remembered text is canonical
+
+
+@SETTINGS
+@given(st.integers(0, 2**32), st.integers(2, 34), st.integers(0, 2**32))
+def test_canonical_retreat_and_adjustment_orders_read_as_the_lenient_parser_reads_them(
+    board_seed: int, count: int, order_seed: int
+) -> None:
+    from adjudicator.api import _canonical_adjustment_order, _canonical_retreat_order, _context
+    from adjudicator.notation import parse_order as lenient
+
+    rng = random.Random(order_seed)
+    where = _board(board_seed, count, MOVEMENT)
+    retreat = api.adjudicate(VARIANT, where, _orders(order_seed, where)).position
+    checked: list[tuple[Position, str, str, Order | None]] = []
+    if retreat.phase.kind is PhaseKind.RETREAT:
+        for entry in retreat.dislodged:
+            for text in (f"{entry.unit} D", *(f"{entry.unit} R {loc}" for loc in entry.retreats), f"{entry.unit} R XYZ"):
+                checked.append((retreat, entry.unit.power, text, _canonical_retreat_order(retreat, text.split())))
+    winter = _board(board_seed, count, Phase(1903, Season.WINTER, PhaseKind.ADJUSTMENT))
+    context = _context(VARIANT, winter)
+    for power in POWERS:
+        home = rng.choice(VARIANT.power(power).home_centers)
+        coasts = VARIANT.provinces[home].coasts
+        texts = [f"A {home} B", f"F {home} B", "WAIVE", *(f"F {home}/{c} B" for c in coasts)]
+        texts += [f"{u} D" for u in winter.units if u.power == power][:3]
+        for text in texts:
+            checked.append((winter, power, text, _canonical_adjustment_order(context, power, text.split())))
+    for where_now, power, text, fast in checked:
+        if fast is not None:
+            assert repr(fast) == repr(lenient(VARIANT, where_now, power, text)), text
