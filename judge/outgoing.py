@@ -18,6 +18,7 @@ from typing import Sequence
 from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings
+from judge.mailpolicy import POLICY
 from judge.store.models_mail import QUEUED, OutboxMessage
 
 AUTO_REPLIED = "auto-replied"
@@ -65,14 +66,14 @@ def _bracket(message_id: str) -> str:
 def build_message(mail: OutgoingMail, judge: JudgeSettings, now: datetime) -> EmailMessage:
     """The complete RFC 5322 message for ``mail``, sent from the judge."""
     if mail.mime is not None:
-        message = EmailMessage()
+        message = EmailMessage(policy=POLICY)
         for name, value in mail.mime.items():
             message[name] = value
         message.set_payload(mail.mime.get_payload())
         if "MIME-Version" not in message:
             message["MIME-Version"] = "1.0"
     else:
-        message = EmailMessage()
+        message = EmailMessage(policy=POLICY)
         body = mail.body if mail.body.endswith("\n") else mail.body + "\n"
         cte = "7bit" if body.isascii() and max(map(len, body.splitlines()), default=0) <= 900 \
             else "quoted-printable"

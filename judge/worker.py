@@ -17,8 +17,8 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import cached_property
 from email.message import EmailMessage
-from email.policy import default as default_policy
 from email.utils import getaddresses, parseaddr
 from typing import Callable, Protocol, Sequence
 
@@ -27,6 +27,7 @@ from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings
 from judge.loopguard import no_reply_reason
+from judge.mailpolicy import POLICY
 from judge.outgoing import OutgoingMail, queue_all
 from judge.store.engine import Store
 from judge.store.models_mail import PROCESSED, RECEIVED, SHUNTED, InboundMessage, Shunt
@@ -65,12 +66,13 @@ class InboundMail:
     def may_reply(self) -> bool:
         return self.no_reply_reason is None
 
-    @property
+    # Cached: handlers ask for these many times per mail, and each header read parses anew.
+    @cached_property
     def from_address(self) -> str:
         """The From address, lower-cased ("" if none)."""
         return parseaddr(str(self.message.get("From", "")))[1].strip().lower()
 
-    @property
+    @cached_property
     def reply_address(self) -> str:
         """Where an answer goes: Reply-To, else From, else the envelope sender."""
         reply_to = [a for _, a in getaddresses([str(v) for v in self.message.get_all("Reply-To", [])]) if a]
@@ -78,7 +80,7 @@ class InboundMail:
             return reply_to[0].strip().lower()
         return self.from_address or (self.mail_from or "").strip().lower()
 
-    @property
+    @cached_property
     def subject(self) -> str:
         return str(self.message.get("Subject", "") or "")
 
@@ -112,7 +114,7 @@ def acknowledge_placeholder(session: Session, inbound: InboundMail, now: datetim
 
 
 def to_inbound_mail(row: InboundMessage, judge: JudgeSettings) -> InboundMail:
-    message = email.message_from_bytes(row.raw, policy=default_policy)
+    message = email.message_from_bytes(row.raw, policy=POLICY)
     assert isinstance(message, EmailMessage)
     own = (judge.address,)
     return InboundMail(
