@@ -6,6 +6,7 @@ variant, position, timing and rules, its members, and the deadline as a person r
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Iterable
@@ -45,7 +46,15 @@ def position_of(game: Game) -> Position:
     """The game's current position; the game must have started."""
     if game.position is None:
         raise CommandRefused(f"game '{game.name}' has not started yet")
-    return position_from_json(variant_of(game), game.position)
+    return _position_from_text(game.map_name, json.dumps(game.position, sort_keys=True, separators=(",", ":")))
+
+
+@lru_cache(maxsize=512)
+def _position_from_text(map_name: str, document: str) -> Position:
+    """Positions are immutable values: one parse per distinct stored document.  Mails to the
+    same game in the same phase (most of them) skip parsing the JSON again, and keep the
+    engine's per-position context (adjacency work for order checks) between mails."""
+    return position_from_json(variant_named(map_name), json.loads(document))
 
 
 def timing_of(game: Game) -> Timing:
