@@ -8,7 +8,6 @@ from typing import Any
 
 from judge.cli_options import add_config_argument, settings_from, setup_logging
 from judge.hooks import HookError
-from judge.store.schema import SchemaNotCurrent
 
 
 def register(subparsers: Any) -> None:
@@ -31,7 +30,10 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here, not at the top: every `judge` command builds this parser, and the
+    # store (SQLAlchemy, Alembic) takes about a second to import.
     from judge.serve import Daemon, open_store
+    from judge.store.schema import SchemaNotCurrent
 
     settings = settings_from(args)
     if settings is None:

@@ -7,11 +7,13 @@ import email
 import sys
 from datetime import datetime, timezone
 from email.policy import default as default_policy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judge.cli_options import add_config_argument, settings_from
 from judge.config import Settings
-from judge.store.engine import Store
+
+if TYPE_CHECKING:  # the store is imported when a command runs, not when `judge` starts
+    from judge.store.engine import Store
 
 
 def register(subparsers: Any) -> None:
