@@ -19,7 +19,6 @@ from judge.crypto.escrow import (
     accept_peeled,
     mark_vanished,
     parse_plan,
-    peel_step,
     start_peeling,
     whom_to_ask,
 )
@@ -33,7 +32,6 @@ from judge.services.fair_lottery import (
     contest_of,
     count_number,
     decide,
-    lottery_of,
     numbers_of,
     maybe_publish,
     window,
@@ -41,7 +39,7 @@ from judge.services.fair_lottery import (
 from judge.services.fair_players import Ctx, judge_keyring, numbered_players, registered_key
 from judge.services.games import as_utc
 from judge.services.registry import Needs, handles
-from judge.store.models_fair import LOTTERY_COMMITTING, LOTTERY_PEELING, FairEscrow, FairLottery
+from judge.store.models_fair import LOTTERY_COMMITTING, LOTTERY_PEELING, LOTTERY_REVEALING, FairEscrow, FairLottery
 from judge.store.models_game import Game, Membership
 from mailcmds import EscrowDeposit, EscrowPeel
 
@@ -77,7 +75,7 @@ def deposit(ctx: MailContext, command: EscrowDeposit) -> None:
             peeling = start_peeling(ring, data, number.fingerprint or "", number.signature)
         except EscrowError as problem:
             raise CommandRefused(f"escrow refused: {problem}") from None
-        layers = _count_layers_hint(peeling)
+        layers = " or ".join(whom_to_ask(peeling)) or "nobody"
     escrow = ctx.session.get(FairEscrow, row.id)
     if escrow is None:
         escrow = FairEscrow(lottery_id=row.id, label=label, escrow="", deposited_at=ctx.now)
@@ -86,10 +84,6 @@ def deposit(ctx: MailContext, command: EscrowDeposit) -> None:
     ctx.session.flush()
     ctx.done(command, f"escrow recorded for lottery {row.seq}: signed by you, outermost layer for {layers}")
     maybe_publish(ctx, game, row)
-
-
-def _count_layers_hint(peeling: EscrowPeeling) -> str:
-    return " or ".join(whom_to_ask(peeling)) or "nobody"
 
 
 def replay_peeling(ring: Keyring, escrow: FairEscrow, number_signature: bytes, fingerprint: str) -> EscrowPeeling:
@@ -186,7 +180,7 @@ def peel(ctx: MailContext, command: EscrowPeel) -> None:
     else:
         escrow.result = f"{value}, recovered from the escrow and verified against the commitment"
     ctx.done(command, f"{answer.reason}: {escrow.label}'s number is {value}")
-    row.stage = "revealing"
+    row.stage = LOTTERY_REVEALING
     count_number(ctx, game, row, escrow.label, value, peeling.number_file, escrow.result)
 
 
@@ -202,7 +196,7 @@ def peeling_due(ctx: Ctx, game: Game, row: FairLottery) -> None:
     escrow.vanished = sorted(set(escrow.vanished) | set(escrow.asked))
     if peeling.failure is not None or not whom_to_ask(peeling):
         escrow.result = f"the peeling broke down ({peeling.failure}); {escrow.label}'s number counts as 0"
-        row.stage = "revealing"
+        row.stage = LOTTERY_REVEALING
         decide(ctx, game, row)
         return
     _ask(ctx, game, row, escrow, escrower.signature or b"", escrower.fingerprint or "")

@@ -36,7 +36,7 @@ from judge.fair.serialize import from_data, to_data
 from judge.render import render
 from judge.services.broadcast import broadcast, to_member
 from judge.services.context import CommandRefused, MailContext
-from judge.services.fair_players import Ctx, judge_keyring, label_for, numbered_players, registered_key
+from judge.services.fair_players import Ctx, judge_keyring, label_for, registered_key
 from judge.services.games import as_utc, has_rule, timing_of
 from judge.services.registry import intercepts
 from judge.services.rules import add_rule
@@ -237,19 +237,14 @@ def maybe_publish(ctx: Ctx, game: Game, row: FairLottery, *, deadline_passed: bo
 
 
 # -- reveals ------------------------------------------------------------------------------
-def _require_revealing(row: FairLottery, label: str) -> None:
+def _require_revealing(row: FairLottery) -> None:
     if row.stage == LOTTERY_COMMITTING:
-        missing = lottery_of_missing(row)
+        waiting = lottery_of(row).missing_commitments
+        missing = f"waiting for {', '.join(waiting)}" if waiting else "waiting for the escrow"
         raise CommandRefused(
             f"you cannot reveal yet: the commitments of lottery {row.seq} are not published "
             f"({missing}); reveal after the judge broadcasts them"
         )
-
-
-def lottery_of_missing(row: FairLottery) -> str:
-    lottery = lottery_of(row)
-    waiting = lottery.missing_commitments
-    return f"waiting for {', '.join(waiting)}" if waiting else "waiting for the escrow"
 
 
 @intercepts(RevealNumber)
@@ -258,7 +253,7 @@ def lottery_reveal_number(ctx: MailContext, command: RevealNumber) -> bool:
     if found is None:
         raise CommandRefused("REVEAL n reveals a lottery number, and no lottery of yours is open")
     game, member, label, row = found
-    _require_revealing(row, label)
+    _require_revealing(row)
     outcomes = contest_of(row).outcomes
     if not 0 <= command.number < outcomes:
         raise CommandRefused(f"number {command.number} is outside 0..{outcomes - 1}: lottery {row.seq} "
@@ -278,7 +273,7 @@ def lottery_reveal_file(ctx: MailContext, command: Reveal) -> bool:
     if found is None:
         return False
     game, member, label, row = found
-    _require_revealing(row, label)
+    _require_revealing(row)
     _commitment(ctx, row, label)
     number = _record_reveal(ctx, game, row, label, command.data())
     ctx.done(command, f"number {number} revealed for lottery {row.seq} and verified against your commitment")
@@ -388,6 +383,6 @@ def tell_member(ctx: Ctx, game: Game, member: Membership, subject: str, body: st
 
 
 __all__ = [
-    "DECIDED", "count_number", "decide", "due_lotteries", "lottery_due", "numbered_players", "open_lottery",
+    "DECIDED", "count_number", "decide", "due_lotteries", "lottery_due", "maybe_publish", "open_lottery",
     "open_lottery_of", "window",
 ]

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Iterable, Protocol, Sequence
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings

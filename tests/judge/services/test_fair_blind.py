@@ -10,11 +10,9 @@ import random
 import re
 from collections import deque
 from dataclasses import dataclass, field
-from email.message import EmailMessage
 from email.policy import default as default_policy
 from pathlib import Path
 
-import pytest
 from sqlalchemy import select
 
 from judge.config import JudgeSettings

@@ -31,7 +31,7 @@ from judge.store.models_mail import OutboxMessage
 from judge.worker import Worker
 from tests.fixtures.gpg import PlayerKey, remove_home, short_home
 from tests.judge.services.conftest import MASTER
-from tests.judge.services.harness import START, JudgeHarness, Outcome, Sent
+from tests.judge.services.harness import JudgeHarness, Outcome, Sent
 
 LISTS = ("A", "A", "E", "F", "G", "I", "R")  # one contest: Austria between P1 and P2
 

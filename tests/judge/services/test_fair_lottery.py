@@ -21,7 +21,7 @@ from judge.turns.scheduler import run_pass
 from judge.store.models_fair import FairAssignment, FairLottery
 from judge.store.models_game import Game, Membership
 from judge.store.models_mail import OutboxMessage
-from tests.judge.services.conftest import MASTER, create_game
+from tests.judge.services.conftest import create_game
 from tests.judge.services.harness import JUDGE, JudgeHarness, Sent, player
 
 # The lists of the reference, players 1..7; player 8 (%REG) is a reserve (an observer here).
@@ -54,12 +54,6 @@ def commit_all(judge: JudgeHarness, numbers: list[int]):
 def reveal(judge: JudgeHarness, index: int, number: int):
     text = salted(number)
     return judge.send(player(index), f"SIGNON p{index + 1}@g1 pw{index}\nREVEAL\n{text}ENDREVEAL\n")
-
-
-def current_lottery(judge: JudgeHarness) -> tuple[int, int]:
-    with judge.session() as session:
-        row = session.execute(select(FairLottery).order_by(FairLottery.seq.desc())).scalars().first()
-        return row.seq, row.contest["fields"]["shares"] and sum(s["fields"]["chances"] for s in row.contest["fields"]["shares"])
 
 
 def test_worked_example_as_email_lotteries(judge: JudgeHarness) -> None:
