@@ -80,7 +80,10 @@ def test_worked_example_as_email_lotteries(judge: JudgeHarness) -> None:
     assert "Sum 26; 26 mod 7 = 5." in result and "FRANCE goes to P6." in result
     # the next lottery was announced with its odds before any number
     announced = outcome.of_kind("fair_lottery")[0].body
-    assert "lottery 2" in announced
+    # "if player 3 does NOT get France, they still only get 1/3 of a shot at England":
+    # England between P3 (1/3) and P4 (1): 4 outcomes, 0 for P3, 1 to 3 for P4
+    assert "lottery 2: who plays ENGLAND" in announced and "There are 4 outcomes" in announced
+    assert "0: P3 (1 chance)" in announced and "1 to 3: P4 (3 chances)" in announced
 
     # run the remaining lotteries with all-zero numbers until the game starts
     for _ in range(10):
