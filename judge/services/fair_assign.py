@@ -106,8 +106,9 @@ def _record_preference(ctx: MailContext, who: SignedOn, command: SetPreference) 
 
 
 def _take_early_preferences(ctx: Ctx, game: Game) -> None:
-    """The mail whose JOIN fills the game may carry the joiner's SET PREFERENCE below the
-    JOIN: it counts, so it is recorded before the assignment begins."""
+    """The mail whose JOIN fills the game may carry the joiner's SET PREFERENCE (or, in a
+    sealed game, the COMMIT of its list) below the JOIN: it counts, so it is recorded
+    before the assignment begins."""
     if not isinstance(ctx, MailContext) or ctx.signed_on is None or ctx.signed_on.game.id != game.id:
         return
     early: dict[int, str] = {}
@@ -116,10 +117,13 @@ def _take_early_preferences(ctx: Ctx, game: Game) -> None:
             continue
         if isinstance(command, SESSION_OPENERS):
             break
-        if isinstance(command, SetPreference):
+        if isinstance(command, (SetPreference, Commit, CommitSha256)):
             entries = len(ctx.entries)
             try:
-                early[command.source.number] = _record_preference(ctx, ctx.signed_on, command)
+                if isinstance(command, SetPreference):
+                    early[command.source.number] = _record_preference(ctx, ctx.signed_on, command)
+                elif commit_list(ctx, command):  # RULE SEALED: the list's commitment
+                    early[command.source.number] = ctx.entries[-1].message
             except CommandRefused:
                 continue  # refused again, with its message, when the dispatcher reaches it
             finally:
@@ -216,6 +220,10 @@ def _sealed_lists(ctx: MailContext) -> tuple[Game, Membership, FairAssignment | 
 
 @intercepts(Commit, CommitSha256)
 def commit_list(ctx: MailContext, command: Commit | CommitSha256) -> bool:
+    early: dict[int, str] = getattr(ctx, "fair_early_preferences", {})
+    if command.source.number in early:  # taken when this mail's JOIN filled the game
+        ctx.done(command, early[command.source.number])
+        return True
     found = _sealed_lists(ctx)
     if found is None:
         return False

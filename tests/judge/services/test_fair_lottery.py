@@ -205,7 +205,7 @@ def list_file(text: str, index: int) -> str:
 
 def test_sealed_lists_are_committed_then_revealed(judge: JudgeHarness) -> None:
     create_game(judge, "RULE PREFERENCES", "RULE SEALED", "RULE SEALED_SHA256", "RULE LOTTERY_SHA256")
-    lists = {0: "F", 1: "F", 2: "E"}  # P4..P7 commit nothing: no preference
+    lists = {0: "F", 1: "F", 2: "E", 6: "T"}  # P4..P6 commit nothing: no preference
     plain = judge.send(player(0), "JOIN g1 pw0\nSET PREFERENCE F\n").reply
     assert "is sealed (RULE SEALED)" in plain.body
     for index in range(7):
@@ -221,17 +221,19 @@ def test_sealed_lists_are_committed_then_revealed(judge: JudgeHarness) -> None:
         assert "ERROR" not in outcome.reply.body, outcome.reply.body
     published = outcome.of_kind("fair_list_commitments")[0].body
     assert "P1: SHA256" in published and "P4: no commitment" in published
+    assert "P7: SHA256" in published  # committed in the mail whose JOIN filled the game
+    assert "commitment to your preference list recorded" in outcome.reply.body
     with judge.session() as session:
         assert not session.execute(select(FairLottery)).first()  # no lottery before the lists are out
     wrong = judge.send(player(2), "SIGNON p3@g1 pw2\nREVEAL\nG\nSALT list-salt-of-player-2\nENDREVEAL\n").reply
     assert "does not match your commitment" in wrong.body
-    for index in (0, 1):
+    for index in (0, 1, 6):
         reply = judge.send(player(index), f"SIGNON p{index + 1}@g1 pw{index}\nREVEAL\n{list_file(lists[index], index)}ENDREVEAL\n").reply
         assert "revealed and verified" in reply.body, reply.body
     judge.advance(days=2)  # P3 never sends the right file: no preference
     run_pass(judge.store, Settings(judge=JUDGE), judge.now)
     begins = [m for m in outcome_mails(judge) if m.kind == "fair_assignment"][0].body
-    assert "P1  F" in begins and "P2  F" in begins and "P3  *" in begins
+    assert "P1  F" in begins and "P2  F" in begins and "P3  *" in begins and "P7  T" in begins
     assert "(P3: no list revealed, no preference)" in begins
     with judge.session() as session:
         row = session.execute(select(FairLottery)).scalars().first()
