@@ -13,12 +13,13 @@ notes when the reply row of each inbound row becomes visible, i.e. committed.  L
 observed time minus acknowledgement time, so it errs long by up to one poll interval plus
 one query; nothing is read from the daemon's own clock.
 
-Phases, in order: warm-up (one mail per seat, reported on its own: the first SIGNON of each
+Phases, in order (each optional but the first): warm-up (one mail per seat, reported on its own: the first SIGNON of each
 player after a start), saturation (``--senders`` connections sending ``--mails`` mails as
 fast as replies to DATA come back; throughput = mails / time from the first DATA to the
 last reply committed), fixed load (``--rate`` mails per second on a fixed schedule for
 ``--rate-seconds``; latency percentiles), light traffic (``--light-rate`` per second for
-``--light-seconds``), then the daemon's VmRSS and VmHWM from /proc.
+``--light-seconds``), ``--list-all`` LIST mails naming no game (every stored game listed),
+and the daemon's VmRSS and VmHWM from /proc after the traffic and after those LISTs.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import json
 import os
 import platform
 import queue
+import random
 import re
 import smtplib
 import socket
@@ -42,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from benchmarks.intake_mail import BenchMail, mail_stream, one_per_seat
+from benchmarks.intake_mail import BenchMail, compose, mail_stream, one_per_seat
 from benchmarks.intake_population import JUDGE_ADDRESS, Population, load_or_build
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -391,12 +393,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                            send_at_rate(daemon.port, stream, args.light_rate, args.light_seconds, connections=4),
                            observer))
         report["memory_kib"]["after traffic"] = daemon.memory_kib()
+        if args.list_all:
+            rng = random.Random(args.seed)
+            mails = [compose(population.seats[n], "list-all", rng, f"{run_id}.all{n}@bench.example")
+                     for n in range(args.list_all)]
+            record(figures("LIST (all)", send_closed_loop(daemon.port, mails, 1), observer))
+            report["memory_kib"]["after LIST of all games"] = daemon.memory_kib()
         report["phases"] = [p.to_json() for p in phases]
         report["observer_polls"] = observer.polls
         memory = report["memory_kib"]
-        print(f"memory of judge serve: at start VmRSS {memory['started']['VmRSS'] / 1024:.1f} MiB; after "
-              f"traffic VmRSS {memory['after traffic']['VmRSS'] / 1024:.1f} MiB, "
-              f"VmHWM {memory['after traffic']['VmHWM'] / 1024:.1f} MiB", flush=True)
+        for when, values in memory.items():
+            print(f"memory of judge serve {when}: VmRSS {values['VmRSS'] / 1024:.1f} MiB, "
+                  f"VmHWM {values['VmHWM'] / 1024:.1f} MiB", flush=True)
     finally:
         observer.stopping.set()
         code = daemon.stop()
@@ -418,6 +426,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rate-seconds", type=float, default=30.0, help="0: skip the fixed load")
     parser.add_argument("--light-rate", type=float, default=2.0)
     parser.add_argument("--light-seconds", type=float, default=180.0, help="0: skip the light traffic")
+    parser.add_argument("--list-all", type=int, default=3,
+                        help="then this many LIST mails (every stored game), one at a time")
     parser.add_argument("--poll-ms", type=float, default=2.0, help="outbox polling interval")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, help="write the figures here too")

@@ -28,7 +28,7 @@ class BenchMail:
 
     sender: str
     raw: bytes
-    kind: str  # "orders", "press" or "list"
+    kind: str  # "orders", "press", "list" (one game) or "list-all"
     commands: int  # SIGNON, each order line, a PRESS block, a LIST: one each
 
 
@@ -49,6 +49,8 @@ def compose(seat: Seat, kind: str, rng: random.Random, message_id: str) -> Bench
         orders = _orders_body(seat, rng, 1) if rng.random() < 0.5 else []
         lines = [signon, *orders, f"PRESS TO {other}", rng.choice(PRESS_TEXTS), "ENDPRESS", "SIGNOFF"]
         commands = 2 + len(orders)
+    elif kind == "list-all":  # every game on the judge
+        lines, commands = ["LIST"], 1
     else:
         lines, commands = [f"LIST {seat.game}"], 1
     body = "\r\n".join(lines) + "\r\n\r\n-- \r\nsent from the intake benchmark\r\n"
