@@ -188,9 +188,25 @@ def lottery_commit_sha256(ctx: MailContext, command: CommitSha256) -> bool:
     return True
 
 
+def _refuse_reused(ctx: MailContext, row: FairLottery, label: str, signature: bytes | None, digest: str | None) -> None:
+    """A commitment must be made fresh for each lottery (reference 002): one seen before in
+    this game -- an earlier lottery's, or another player's -- is refused."""
+    same = FairNumber.signature == signature if signature is not None else FairNumber.digest == digest
+    earlier = ctx.session.execute(
+        select(FairLottery.seq, FairNumber.label).join(FairLottery, FairLottery.id == FairNumber.lottery_id)
+        .where(FairLottery.game_id == row.game_id, same)
+    ).first()
+    if earlier is not None and (earlier.seq, earlier.label) != (row.seq, label):
+        raise CommandRefused(
+            f"this commitment was already used (lottery {earlier.seq}): commit to your number in a new file, "
+            "signed afresh" + ("" if signature is not None else ", with a new SALT line")
+        )
+
+
 def _store_commitment(ctx: MailContext, row: FairLottery, member: Membership, label: str, kind: str, *,
                       signature: bytes | None = None, digest: str | None = None,
                       fingerprint: str | None = None) -> None:
+    _refuse_reused(ctx, row, label, signature, digest)
     existing = numbers_of(ctx, row).get(label)
     if existing is None:
         existing = FairNumber(lottery_id=row.id, label=label, membership_id=member.id, kind=kind,

@@ -38,21 +38,29 @@ def setup_example(judge: JudgeHarness) -> None:
         assert "ERROR" not in reply.body, reply.body
 
 
-def salted(number: int) -> str:
-    return f"{number}\n{SALT}{number}\n"
+def salted(number: int, index: int = 0, seq: int = 1) -> str:
+    """A fresh number file per player and lottery (a reused commitment is refused)."""
+    return f"{number}\n{SALT}-{index}-{seq}\n"
+
+
+def open_seq(judge: JudgeHarness) -> int:
+    with judge.session() as session:
+        row = session.execute(select(FairLottery).where(FairLottery.stage != "closed")).scalars().first()
+        return row.seq if row is not None else 0
 
 
 def commit_all(judge: JudgeHarness, numbers: list[int]):
     outcome = None
+    seq = open_seq(judge)
     for index, number in enumerate(numbers):
-        digest = hashlib.sha256(salted(number).encode()).hexdigest()
+        digest = hashlib.sha256(salted(number, index, seq).encode()).hexdigest()
         outcome = judge.send(player(index), f"SIGNON p{index + 1}@g1 pw{index}\nCOMMIT SHA256 {digest}\n")
         assert "ERROR" not in outcome.reply.body, outcome.reply.body
     return outcome
 
 
 def reveal(judge: JudgeHarness, index: int, number: int):
-    text = salted(number)
+    text = salted(number, index, open_seq(judge))
     return judge.send(player(index), f"SIGNON p{index + 1}@g1 pw{index}\nREVEAL\n{text}ENDREVEAL\n")
 
 
@@ -168,6 +176,16 @@ def test_reveal_before_the_commitments_are_published(judge: JudgeHarness) -> Non
     assert "cannot reveal yet" in reply.body and "not published" in reply.body
 
 
+def test_a_commitment_cannot_be_reused(judge: JudgeHarness) -> None:
+    start_first_lottery(judge)
+    digest = hashlib.sha256(salted(3).encode()).hexdigest()
+    assert "ERROR" not in judge.send(player(0), f"SIGNON p1@g1 pw0\nCOMMIT SHA256 {digest}\n").reply.body
+    copied = judge.send(player(1), f"SIGNON p2@g1 pw1\nCOMMIT SHA256 {digest}\n").reply.body
+    assert "this commitment was already used" in copied
+    again = judge.send(player(0), f"SIGNON p1@g1 pw0\nCOMMIT SHA256 {digest}\n").reply.body
+    assert "ERROR" not in again  # the same player repeating its own commitment in this lottery is fine
+
+
 def test_number_outside_the_range_and_a_reveal_that_does_not_match(judge: JudgeHarness) -> None:
     start_first_lottery(judge)  # seven players want France: N = 7
     commit_all(judge, [1, 2, 3, 4, 5, 6, 0])
@@ -257,10 +275,10 @@ def test_reserves_fill_only_a_dropped_power(judge: JudgeHarness) -> None:
     announced = out.of_kind("fair_lottery")[0].body
     assert "which reserve plays RUSSIA" in announced and "0: R1" in announced and "1: R2" in announced
     for address, name, number in (("eight@example.net", "eight", 0), ("nine@example.net", "nine", 1)):
-        digest = hashlib.sha256(salted(number).encode()).hexdigest()
+        digest = hashlib.sha256(salted(number, len(name)).encode()).hexdigest()
         assert "ERROR" not in judge.send(address, f"SIGNON {name}@g1 rpw\nCOMMIT SHA256 {digest}\n").reply.body
     for address, name, number in (("eight@example.net", "eight", 0), ("nine@example.net", "nine", 1)):
-        out = judge.send(address, f"SIGNON {name}@g1 rpw\nREVEAL\n{salted(number)}ENDREVEAL\n")
+        out = judge.send(address, f"SIGNON {name}@g1 rpw\nREVEAL\n{salted(number, len(name))}ENDREVEAL\n")
     assert "RUSSIA goes to R2." in out.of_kind("fair_lottery_result")[0].body
     # England's player resigns: only R1 (still waiting) listed England
     out = judge.send(player(1), "SIGNON england@g1 pw1\nRESIGN\n")
