@@ -231,3 +231,20 @@ def test_a_sealed_list_signed_with_a_real_key(keyed: KeyedJudge, seven_players, 
     last = ok(keyed.mail(england.email, signon(1) + "REVEAL\nE\nENDREVEAL\n"))
     begins = last.of_kind("fair_assignment")[0].body
     assert "P1  AE(GI)R" in begins and "P2  E" in begins
+
+
+def test_nobody_opens_a_layer_in_time(keyed: KeyedJudge, seven_players, tmp_path) -> None:
+    setup_lottery(keyed, seven_players, tmp_path)
+    for index in range(1, 7):
+        ok(keyed.mail(seven_players[index].email, signon(index) + "REVEAL 0\n"))
+    keyed.advance(days=2)
+    keyed.due()  # P1 did not reveal: layer 1 is asked for
+    with keyed.session() as session:
+        assert session.execute(select(FairLottery)).scalar_one().stage == "peeling"
+    keyed.advance(days=2)
+    keyed.due()  # neither of the pair answered: the peeling broke down, P1 counts as 0
+    with keyed.session() as session:
+        row = session.execute(select(FairLottery)).scalar_one()
+        escrow = session.execute(select(FairEscrow)).scalar_one()
+        assert row.stage == "closed" and row.outcome["defaulted"] == ["P1"] and row.outcome["winner"] == "P1"
+        assert "broke down" in escrow.result and len(escrow.vanished) == 2
