@@ -107,14 +107,14 @@ def _parse_in(context: _Context, variant: Variant, position: Position, power: st
         order = _canonical_adjustment_order(context, power, text.split())
     if order is None:
         order = _understand(variant, position, power, text)
-    elif order.unit.power == power and (  # type: ignore[union-attr]
+    elif (
         type(order) is Hold
         or (
             type(order) is Move
             and not order.via_convoy  # type: ignore[union-attr]
             and order.destination in _steps(context.tables, order.unit)  # type: ignore[union-attr]
         )
-    ):
+    ) and order.unit.power == power:  # type: ignore[union-attr]  (Build and Waive have no unit)
         # Obviously legal (own unit holding, or moving to a neighbour): skip the full check.
         if len(context.verdicts) > 4096:
             context.verdicts.clear()
