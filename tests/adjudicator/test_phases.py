@@ -184,3 +184,24 @@ def test_requirements_of_a_movement_phase(variant: Variant) -> None:
     assert sorted(needed) == sorted(p.name for p in variant.powers)
     assert len(needed["RUSSIA"].units) == 4
     assert all(r.phase_kind is PhaseKind.MOVEMENT for r in needed.values())
+
+
+def test_canonical_adjustment_and_retreat_texts_parse(variant: Variant) -> None:
+    winter = position(
+        variant,
+        "W1901A",
+        {"ENGLAND": ["F NTH"], "FRANCE": ["A PAR", "A PIC"]},
+        centers={"ENGLAND": ["LON", "EDI"], "FRANCE": ["PAR"]},
+    )
+    assert api.parse_order(variant, winter, "ENGLAND", "F LON B") == Build("ENGLAND", UnitKind.FLEET, "LON")
+    assert api.parse_order(variant, winter, "ENGLAND", "WAIVE").canonical() == "WAIVE"
+    assert api.parse_order(variant, winter, "FRANCE", "A PIC D").canonical() == "A PIC D"
+    with pytest.raises(api.IllegalOrder):
+        api.parse_order(variant, winter, "FRANCE", "A PAR B")
+    outcome = play(variant, winter, {"ENGLAND": ["F LON B", "WAIVE"], "FRANCE": ["A PIC D"]})
+    assert board(outcome) == {"ENGLAND F NTH", "ENGLAND F LON", "FRANCE A PAR"}
+    where = _retreat_position(variant)
+    assert api.parse_order(variant, where, "AUSTRIA", "A BUD R RUM").canonical() == "A BUD R RUM"
+    assert api.parse_order(variant, where, "AUSTRIA", "A BUD D").canonical() == "A BUD D"
+    with pytest.raises(api.IllegalOrder):
+        api.parse_order(variant, where, "TURKEY", "A BUD R RUM")
