@@ -7,6 +7,7 @@ has the layers peeled by email (``judge player escrow peel``), layer by layer.""
 from __future__ import annotations
 
 import email
+import hashlib
 import json
 import re
 from email.message import EmailMessage
@@ -248,3 +249,37 @@ def test_nobody_opens_a_layer_in_time(keyed: KeyedJudge, seven_players, tmp_path
         escrow = session.execute(select(FairEscrow)).scalar_one()
         assert row.stage == "closed" and row.outcome["defaulted"] == ["P1"] and row.outcome["winner"] == "P1"
         assert "broke down" in escrow.result and len(escrow.vanished) == 2
+
+
+def test_judge_audit_checks_the_signed_assignment_record(keyed: KeyedJudge, tmp_path) -> None:
+    from judge.audit import audit_messages
+    from judge.services.signing import ensure_judge_key
+
+    ensure_judge_key(keyed.judge)  # as judge serve does on first start: broadcasts are signed
+    ok(keyed.send(MASTER, "CREATE g1 masterpw\nRULE PREFERENCES\nRULE LOTTERY_SHA256\nFORM\n"))
+    for index, wanted in enumerate(LISTS):
+        ok(keyed.mail(f"p{index}@example.net", f"JOIN g1 pw{index}\nSET PREFERENCE {wanted}\n"))
+    files = [f"{n}\nSALT audit-salt-of-player-{i}\n" for i, n in enumerate((1, 0))]
+    for index, text in enumerate(files):  # Austria: P1 and P2 draw 1 + 0 = 1: P2
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        ok(keyed.mail(f"p{index}@example.net", signon(index) + f"COMMIT SHA256 {digest}\n"))
+    for index in range(2, 7):
+        digest = hashlib.sha256(f"0\nSALT audit-salt-of-player-{index}\n".encode()).hexdigest()
+        ok(keyed.mail(f"p{index}@example.net", signon(index) + f"COMMIT SHA256 {digest}\n"))
+    for index in range(7):
+        text = files[index] if index < 2 else f"0\nSALT audit-salt-of-player-{index}\n"
+        last = ok(keyed.mail(f"p{index}@example.net", signon(index) + f"REVEAL\n{text}ENDREVEAL\n"))
+    assert last.of_kind("fair_assigned")
+    key = ok(keyed.send(MASTER, "GET KEY\n")).reply.body
+    armored = key[key.index("-----BEGIN PGP PUBLIC KEY BLOCK-----"):key.index("-----END PGP PUBLIC KEY BLOCK-----") + 35]
+    with keyed.session() as session:
+        archive = [row.raw for row in session.execute(select(OutboxMessage).order_by(OutboxMessage.id)).scalars()
+                   if MASTER in row.recipients and row.kind != "reply"]
+    home = short_home("au")
+    try:
+        report = audit_messages(archive, armored, home)
+    finally:
+        remove_home(home)
+    assert any(line.startswith("g1 assignment: assignment recomputed") and "7 revealed number(s) verified" in line
+               for line in report.lines), report.text()
+    assert not [d for d in report.discrepancies if "assignment" in d], report.text()
