@@ -76,9 +76,14 @@ def survivors(position: Position) -> frozenset[str]:
 
 def active_powers(variant: Variant, position: Position, dummies: frozenset[str] = frozenset()) -> frozenset[str]:
     """The powers whose orders the phase waits for."""
-    needed = set(requirements(variant, position))
+    due = requirements(variant, position)
+    needed = set(due)
     if position.phase.kind is PhaseKind.MOVEMENT:
+        # DPjudge: a power without supply centres is not waited for (its units hold).
         needed = {p for p in needed if position.centers.get(p)}
+    elif position.phase.kind is PhaseKind.ADJUSTMENT:
+        # Removing every unit leaves nothing to choose: the phase does not wait for it.
+        needed = {p for p in needed if not due[p].removals or due[p].removals < len(due[p].units)}
     return frozenset(needed - dummies)
 
 
