@@ -20,6 +20,7 @@ from typing import Sequence
 
 from sqlalchemy import select
 
+from judge.fair.blind import BlindError
 from judge.fair.blind_messages import (
     WITNESS,
     BlindMessage,
@@ -172,7 +173,7 @@ def _receive(ctx: MailContext, game_name: str, message: BlindMessage, command) -
     state: GmSide = from_data(run.state)
     try:
         step = state.receive(message, secrets.SystemRandom())
-    except ProtocolError as problem:
+    except (ProtocolError, BlindError) as problem:
         raise CommandRefused(str(problem)) from None
     run.state = to_data(step.state)
     run.log = [*run.log, type(message).__name__]

@@ -222,3 +222,18 @@ def test_the_witness_refuses_lines_from_strangers(tmp_path: Path) -> None:
     assert "ERROR line 1: BLINDED g1 123456" in body and "not a player of a blinded assignment" in body
     net.send("stranger@example.net", WITNESS.address, "FORMAT g1 12x4 AUSTRIA\n")
     assert "not a player" in net.elsewhere[-1][1] or "only the game master" in net.elsewhere[-1][1]
+
+
+def test_the_game_master_refuses_a_damaged_list(tmp_path: Path) -> None:
+    net = start_game(tmp_path, with_witness=False)
+    def last_reply() -> str:  # the GM's answer waits for the witness (which is down here)
+        raw = net.held[-1][1]
+        return email.message_from_bytes(raw, policy=default_policy).get_body(("plain",)).get_content()
+
+    net.send(WITNESS.address, GM.address, "SHUFFLED g1\n12\n34\n")
+    assert "ERROR" in last_reply() and "holds 2 messages, expected 7" in last_reply()
+    digits = "\n".join("1" * 5 for _ in range(7))
+    net.send(WITNESS.address, GM.address, f"SHUFFLED g1\n{digits}\n")
+    assert "has 5 digits" in last_reply()
+    with net.gm.store.unit_of_work() as session:
+        assert session.execute(select(BlindRun)).scalar_one().log == []  # nothing taken
