@@ -1,4 +1,5 @@
-"""mailcmds: an email -> the typed commands it carries (pure: standard library only).
+"""mailcmds: an email -> the typed commands it carries (pure: standard library only, and
+the pure TIMING grammar judge.turns.timing, shared with the services).
 
     parse_mail(message) -> ParsedMail     # message: EmailMessage, policy=email.policy.default
     parse_text(text, attachments=()) -> ParsedMail
@@ -56,7 +57,6 @@ from .press import Press
 from .sealed import Commit, CommitSha256, Reveal, SetKey
 from .settings import SetAbsence, SetAddress, SetPassword, SetWait, SetZone
 from .signon import Signoff, Signon
-from .timing import TimingSpec
 from .values import DateSpec
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from judge.turns.timing import TIMING_SYNTAX, TimingChanges, TimingError, parse_timing_changes
+
 from .model import Command
 from .syntax import CommandLine, CommandSyntaxError, ParseContext, Verb, expect_count, strip_comment
-from .timing import TIMING_RULE, TimingSpec, parse_timing
 from .values import (
     DateSpec,
     ValueSyntaxError,
@@ -47,7 +48,15 @@ class RuleStatus(StatusLine):
 
 @dataclass(frozen=True, slots=True)
 class TimingStatus(StatusLine):
-    timing: TimingSpec
+    """``TIMING clauses``: what the line sets, read with the judge's one TIMING grammar
+    (judge.turns.timing); the services apply ``changes`` to the game's timing."""
+
+    changes: TimingChanges
+
+    @property
+    def text(self) -> str:
+        """The clauses as written (without the word TIMING)."""
+        return self.changes.text
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +128,14 @@ def _rule(ctx: ParseContext, line: CommandLine) -> RuleStatus:
 
 
 def _timing(ctx: ParseContext, line: CommandLine) -> TimingStatus:
-    return TimingStatus(parse_timing(line.args), source=line.source)
+    if not line.args:
+        raise line.fail("TIMING needs at least one setting")
+    try:
+        changes = parse_timing_changes(" ".join(line.args))
+        changes.apply()  # zone names, zero lengths: the master hears of them with the line
+    except TimingError as problem:
+        raise line.fail(str(problem)) from None
+    return TimingStatus(changes, source=line.source)
 
 
 def _deadline(ctx: ParseContext, line: CommandLine) -> DeadlineStatus:
@@ -158,7 +174,8 @@ def _witness(ctx: ParseContext, line: CommandLine) -> WitnessStatus:
 STATUS_VERBS = (
     Verb(("MAP",), "MAP name", "the map (variant) the game is played on", _map, master=True),
     Verb(("RULE",), "RULE name [value] or RULE !name", "add a game rule (or remove one with !)", _rule, master=True),
-    Verb(("TIMING",), TIMING_RULE, "phase lengths, time of day, allowed days, grace and reminders", _timing, master=True),
+    Verb(("TIMING",), TIMING_SYNTAX, "phase lengths, times of day, allowed days, grace, reminders, zone, absences",
+         _timing, master=True),
     Verb(("DEADLINE",), "DEADLINE date [hh:mm]", "the first deadline", _deadline, master=True),
     Verb(("ZONE",), "ZONE Europe/Paris", "the game's time zone", _zone, master=True),
     Verb(("PRIVATE",), "PRIVATE keyword", "make the game private: joining needs the keyword", _private,

@@ -1,4 +1,4 @@
-"""Argument values: game names, power tokens, phases, dates, durations, zones, addresses.
+"""Argument values: game names, power tokens, phases, dates, zones, addresses.
 
 Each ``parse_*`` function returns a typed value or raises :class:`ValueSyntaxError`
 whose message says what would be accepted.  Nothing here reads the clock: a date
@@ -10,7 +10,7 @@ from __future__ import annotations
 import calendar
 import re
 from dataclasses import dataclass
-from datetime import time, timedelta
+from datetime import time
 
 
 class ValueSyntaxError(ValueError):
@@ -89,21 +89,6 @@ def parse_phase(text: str) -> str:
             f"'{text}' is not a phase: write season, year and type, e.g. S1901M, F1901R, W1901A"
         )
     return phase
-
-
-# --- durations ----------------------------------------------------------------------
-
-_DURATION_RE = re.compile(r"(?:(\d{1,4})W)?(?:(\d{1,4})D)?(?:(\d{1,5})H)?(?:(\d{1,6})M)?")
-DURATION_RULE = "a duration is a number with W, D, H or M (weeks, days, hours, minutes), e.g. 3D, 36H, 1D12H"
-
-
-def parse_duration(text: str) -> timedelta:
-    token = text.upper()
-    match = _DURATION_RE.fullmatch(token)
-    if not token or not match or not any(match.groups()):
-        raise ValueSyntaxError(f"'{text}' is not a duration: {DURATION_RULE}")
-    weeks, days, hours, minutes = (int(g) if g else 0 for g in match.groups())
-    return timedelta(weeks=weeks, days=days, hours=hours, minutes=minutes)
 
 
 # --- times and dates --------------------------------------------------------------

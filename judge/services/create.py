@@ -116,9 +116,8 @@ def set_rule(ctx: MailContext, command: RuleStatus) -> None:
 def set_timing(ctx: MailContext, command: TimingStatus) -> None:
     game = ctx.require_master().game
     _not_ended(game)
-    text = command.source.text.split(None, 1)[1] if len(command.source.text.split()) > 1 else ""
     try:
-        timing = parse_timing(text, base=timing_of(game))
+        timing = command.changes.apply(timing_of(game))
     except TimingError as problem:
         raise CommandRefused(str(problem)) from None
     game.timing = {"text": format_timing(timing)}

@@ -1,5 +1,9 @@
 """A game's TIMING settings: phase lengths, time of day, allowed days, grace, reminders, zone.
 
+This is the one TIMING grammar: mailcmds reads a master's TIMING line with it (so the
+module stays pure: standard library, zoneinfo and adjudicator.types only), the services
+apply the parsed ``TimingChanges`` to the game.
+
 Grammar (keywords and units are case-insensitive except the DAYS pattern letters)::
 
     timing   := clause*
@@ -46,14 +50,23 @@ from adjudicator.types import PhaseKind
 
 __all__ = [
     "ALL_DAYS",
+    "TIMING_SYNTAX",
     "Span",
     "Timing",
+    "TimingChanges",
     "TimingError",
     "canonical_zone",
     "format_timing",
     "parse_span",
     "parse_timing",
+    "parse_timing_changes",
 ]
+
+#: The one-line form quoted in error replies and the HELP page (the full grammar is above).
+TIMING_SYNTAX = (
+    "TIMING [NEXT 1D] [MOVE 3D] [RETREAT 1D] [ADJUST 1D] [AT 20:00[,08:00]] [CLOCK 1200] "
+    "[DAYS -MTWTF-] [GRACE 2D|NONE] [WARN 24H,4H|0] [ZONE Europe/Paris] [ABSENCE 14D] [REVEAL 1D]"
+)
 
 ALL_DAYS: frozenset[int] = frozenset(range(7))  # datetime.weekday(): Monday = 0
 _MAX_SPAN_DAYS = 366  # longer spans are typing mistakes (and overflow date arithmetic)
@@ -357,10 +370,31 @@ def _settings(text: str) -> list[_Setting]:
     return settings
 
 
-def parse_timing(text: str, base: Timing | None = None) -> Timing:
-    """Parse a TIMING text (grammar above) on top of ``base`` (default: the defaults).
+@dataclass(frozen=True, slots=True)
+class TimingChanges:
+    """What one TIMING text sets, to be applied on top of a game's timing.
 
-    Raises TimingError quoting the text on anything it cannot accept.
+    ``settings`` are ``(Timing field, value)`` pairs sorted by field, NEXT already spread
+    over the phases the text gives no length of its own.  A master's TIMING line names only
+    what it changes, so the parsed value is this, not a ``Timing``.
+    """
+
+    text: str
+    settings: tuple[tuple[str, object], ...]
+
+    def apply(self, base: Timing | None = None) -> Timing:
+        """``base`` (default: the defaults) with these settings; TimingError quotes the text."""
+        try:
+            return replace(base or Timing(), **dict(self.settings))  # type: ignore[arg-type]
+        except TimingError as exc:
+            raise TimingError(f"TIMING {self.text!r}: {exc}") from None
+
+
+def parse_timing_changes(text: str) -> TimingChanges:
+    """Parse a TIMING text (grammar above) into the settings it gives.
+
+    Raises TimingError quoting the text on anything it cannot read; what only a whole
+    Timing can check (zone names, zero lengths, no movement day) is checked by ``apply``.
     """
     chosen: dict[str, object] = {}
     for name, setting in _settings(text):
@@ -371,10 +405,15 @@ def parse_timing(text: str, base: Timing | None = None) -> Timing:
     if next_length is not None:  # NEXT is the length of every phase not given its own
         for kind in PhaseKind:
             chosen.setdefault(kind.name.lower(), next_length)
-    try:
-        return replace(base or Timing(), **chosen)  # type: ignore[arg-type]
-    except TimingError as exc:
-        raise TimingError(f"TIMING {text!r}: {exc}") from None
+    return TimingChanges(text, tuple(sorted(chosen.items())))
+
+
+def parse_timing(text: str, base: Timing | None = None) -> Timing:
+    """Parse a TIMING text (grammar above) on top of ``base`` (default: the defaults).
+
+    Raises TimingError quoting the text on anything it cannot accept.
+    """
+    return parse_timing_changes(text).apply(base)
 
 
 def format_timing(timing: Timing) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import time, timedelta
+from datetime import time
 
 import pytest
 
@@ -33,7 +33,7 @@ from mailcmds import (
     ZoneStatus,
     parse_text,
 )
-from mailcmds.timing import parse_days
+from judge.turns.timing import Span, TimingChanges
 
 CREATE_MAIL = """\
 CREATE MyGame masterpw
@@ -68,10 +68,11 @@ def test_create_collects_its_status_lines():
     assert (status[1].name, status[1].value, status[1].remove) == ("POWER_CHOICE", None, False)
     assert (status[2].name, status[2].value) == ("GRACE_BUDGET", "2")
     assert (status[3].name, status[3].remove) == ("NO_PRESS", True)
-    timing = status[4].timing
-    assert (timing.move, timing.retreat, timing.adjust) == (timedelta(days=3), timedelta(days=1), timedelta(days=1))
-    assert timing.at == time(20, 0) and timing.days == frozenset(range(5))
-    assert timing.grace == timedelta(days=2) and timing.warn == (timedelta(hours=24), timedelta(hours=4))
+    assert status[4].text == "MOVE 3D RETREAT 1D ADJUST 1D AT 20:00 DAYS MTWTF GRACE 2D WARN 24H,4H"
+    timing = status[4].changes.apply()
+    assert (timing.movement, timing.retreat, timing.adjustment) == (Span(days=3), Span(days=1), Span(days=1))
+    assert timing.at == (time(20, 0),) and timing.days == frozenset(range(5))
+    assert timing.grace == Span(days=2) and timing.warn == (Span(seconds=24 * 3600), Span(seconds=4 * 3600))
     assert timing.reveal is None
     assert status[5].zone == "Europe/Paris"
     assert status[6].when == DateSpec(2025, 3, 1, time(20, 0))
@@ -87,7 +88,7 @@ def test_bad_status_lines_are_errors_and_the_rest_is_kept():
     create = parsed.commands[0]
     assert [type(s) for s in create.status] == [MapStatus]
     messages = [e.message for e in parsed.errors]
-    assert "'3X' is not a duration" in messages[0] and "TIMING [MOVE 3D]" in messages[0]
+    assert "not a time span: '3X'" in messages[0] and "TIMING [NEXT 1D] [MOVE 3D]" in messages[0]
     assert "not a rule name" in messages[1]
     assert "unexpected 'C'" in messages[2]
     assert "not an e-mail address" in messages[3]
@@ -140,9 +141,13 @@ def test_master_commands():
     ("TIMING MOVE", "needs a value"),
     ("TIMING MOVE 1D MOVE 2D", "twice"),
     ("TIMING AT 25:00", "24-hour"),
-    ("TIMING DAYS XYZ", "not a set of days"),
+    ("TIMING DAYS XYZ", "not a day or day range: 'XYZ'"),
     ("TIMING DAYS -------", "allows no day"),
-    ("TIMING SPEED 3D", "not a TIMING setting"),
+    ("TIMING DAYS mtwtf", "no day for movement deadlines"),
+    ("TIMING SPEED 3D", "unknown setting 'SPEED'"),
+    ("TIMING ZONE Mars/Olympus", "unknown time zone 'Mars/Olympus'"),
+    ("TIMING MOVE 0", "cannot be zero"),
+    ("TIMING CLOCK 1440", "not a CLOCK value"),
     ("RULE !NO_PRESS 1", "takes no value"),
     ("MAP two words", "unexpected"),
     ("PRIVATE", "privacy keyword"),
@@ -152,16 +157,51 @@ def test_master_and_status_errors(line, fragment):
     assert len(parsed.errors) == 1 and fragment in parsed.errors[0].message, parsed.errors
 
 
+def timing_line(text: str) -> TimingChanges:
+    parsed = parse_text(f"SIGNON Mg1 pw\nTIMING {text}")
+    assert parsed.errors == (), parsed.errors
+    return parsed.commands[1].changes
+
+
+# The TIMING line is read with judge.turns.timing, the judge's one grammar.  Where the
+# narrower grammar mailcmds once had read DAYS differently, the shared one is the DPjudge's:
+# seven letters are Sunday first when they fit (------S is Saturday, not Sunday) and
+# lower-case letters keep their meaning (no movement deadline that day).
 @pytest.mark.parametrize("text, days", [
     ("MTWTF", {0, 1, 2, 3, 4}),
     ("MTWTF--", {0, 1, 2, 3, 4}),
     ("M-W-F", {0, 2, 4}),
     ("-MTWTF-", {0, 1, 2, 3, 4}),
     ("SMTWTFS", set(range(7))),
+    ("------S", {5}),
     ("MON-FRI", {0, 1, 2, 3, 4}),
     ("fri-mon", {4, 5, 6, 0}),
     ("SAT,SUN", {5, 6}),
     ("wednesday", {2}),
 ])
 def test_days(text, days):
-    assert parse_days(text) == frozenset(days)
+    assert timing_line(f"DAYS {text}").apply().days == frozenset(days)
+
+
+def test_lower_case_days_allow_retreats_and_builds_only():
+    timing = timing_line("DAYS SmTWTFs").apply()
+    assert timing.days == frozenset(range(7)) and timing.movement_days == frozenset({6, 1, 2, 3, 4})  # not Mon, Sat
+
+
+def test_the_full_grammar_reaches_the_status_line():
+    changes = timing_line("NEXT 2D MOVE 3D AT 08:00,20:00 ZONE europe/paris ABSENCE 7D REVEAL 12H")
+    assert changes.text == "NEXT 2D MOVE 3D AT 08:00,20:00 ZONE europe/paris ABSENCE 7D REVEAL 12H"
+    timing = changes.apply()
+    assert (timing.movement, timing.retreat, timing.adjustment) == (Span(days=3), Span(days=2), Span(days=2))
+    assert timing.at == (time(8, 0), time(20, 0)) and timing.zone == "Europe/Paris"
+    assert (timing.absence_limit, timing.reveal) == (Span(days=7), Span(seconds=12 * 3600))
+    njudge = timing_line("MOVE CLOCK 1410 NEXT 72 GRACE 168 RETREAT NEXT 24").apply()
+    assert njudge.at == (time(23, 30),) and njudge.movement == Span(seconds=72 * 3600)
+    assert njudge.retreat == Span(seconds=24 * 3600) and njudge.grace == Span(seconds=168 * 3600)
+
+
+def test_a_timing_line_changes_only_what_it_names():
+    base = timing_line("MOVE 2D GRACE 1D ZONE Asia/Tokyo").apply()
+    edited = timing_line("WARN 12H").apply(base)
+    assert (edited.movement, edited.grace, edited.zone) == (Span(days=2), Span(days=1), "Asia/Tokyo")
+    assert edited.warn == (Span(seconds=12 * 3600),)
