@@ -235,7 +235,8 @@ def _create(ctx: ParseContext, line: CommandLine) -> Create:
 
 
 VERBS = (
-    Verb(("CREATE",), "CREATE game password, then status lines (MAP, RULE, TIMING, DEADLINE, ZONE, PRIVATE, DESC, LIST)",
+    Verb(("CREATE",), "CREATE game password, then status lines "
+         "(MAP, RULE, TIMING, DEADLINE, ZONE, PRIVATE, DESC, LIST, WITNESS)",
          "create a game and become its master", _create, secret_args=(1,), opens_session=True, body=True,
          master=True),
     *(verb for verb in STATUS_VERBS if verb.words != ("LIST",)),
