@@ -235,6 +235,8 @@ def parse_span(text: str) -> Span:
         )
     days, seconds = 0.0, 0.0
     for number, unit in parts:
+        if len(number.partition(".")[0]) > 6:  # a year is 525600 minutes; more digits overflow floats
+            raise TimingError(f"time span {text!r} is longer than a year")
         if unit in _UNIT_DAYS:
             days += float(number) * _UNIT_DAYS[unit]
         else:

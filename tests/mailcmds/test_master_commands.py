@@ -148,6 +148,7 @@ def test_master_commands():
     ("TIMING ZONE Mars/Olympus", "unknown time zone 'Mars/Olympus'"),
     ("TIMING MOVE 0", "cannot be zero"),
     ("TIMING CLOCK 1440", "not a CLOCK value"),
+    ("TIMING MOVE " + "9" * 400 + "D", "longer than a year"),
     ("RULE !NO_PRESS 1", "takes no value"),
     ("MAP two words", "unexpected"),
     ("PRIVATE", "privacy keyword"),
