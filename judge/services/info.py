@@ -8,17 +8,39 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib import resources
 
-from sqlalchemy import select
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from adjudicator.types import Phase
 from judge.render import render
 from judge.services.context import CommandRefused, MailContext
-from judge.services.games import as_utc, find_game, players, variant_of
+from judge.services.games import as_utc, find_game, variant_named
 from judge.services.registry import handles
 from judge.services.views import STATUS_TEXT, game_view
-from judge.store.models_game import Game, PhaseRecord
+from judge.store.models_game import MEMBER_ACTIVE, PLAYER, Game, Membership, PhaseRecord
 from judge.turns import format_deadline
 from mailcmds import Help, History, ListGames, Summary
+
+
+def _game_rows(session: Session) -> list[dict[str, object]]:
+    """One row per game for LIST: two column queries, whatever the number of games (loading
+    every game object, position included, and counting players game by game took 16 s and
+    over 100 MB for 10,000 games)."""
+    seated = dict(session.execute(
+        select(Membership.game_id, func.count())
+        .where(Membership.role == PLAYER, Membership.status == MEMBER_ACTIVE)
+        .group_by(Membership.game_id)
+    ).all())
+    games = session.execute(
+        select(Game.id, Game.name, Game.status, Game.phase, Game.private, Game.description, Game.map_name)
+        .order_by(Game.name)
+    ).all()
+    return [
+        {"name": g.name, "status": g.status, "phase": g.phase, "private": bool(g.private),
+         "description": g.description or "",
+         "places": f"{seated.get(g.id, 0)}/{len(variant_named(g.map_name).powers)} players"}
+        for g in games
+    ]
 
 
 def _named_or_signed_on(ctx: MailContext, name: str | None, verb: str) -> Game:
@@ -36,13 +58,7 @@ def _viewer(ctx: MailContext, game: Game):
 @handles(ListGames)
 def list_games(ctx: MailContext, command: ListGames) -> None:
     if command.game is None and ctx.signed_on is None:
-        games = ctx.session.execute(select(Game).order_by(Game.name)).scalars().all()
-        rows = [
-            {"name": g.name, "status": g.status, "phase": g.phase, "private": bool(g.private),
-             "description": g.description or "",
-             "places": f"{len(players(ctx.session, g))}/{len(variant_of(g).powers)} players"}
-            for g in games
-        ]
+        rows = _game_rows(ctx.session)
         ctx.add_block(render("list_games.j2", games=rows))
         ctx.done(command, f"{len(rows)} game{'s' if len(rows) != 1 else ''} listed below")
         return
