@@ -118,11 +118,38 @@ def open_lottery(ctx: Ctx, game: Game, contest: Contest, *, purpose: str, what: 
         "fair_lottery_open.j2", game=game.name, seq=seq, what=what, contest=contest,
         shares=share_lines(contest), participants=participants, outcomes=contest.outcomes,
         deadline=as_utc(row.deadline).strftime("%Y-%m-%d %H:%M UTC"), sha256=has_rule(game, "LOTTERY_SHA256"),
-        last=last,
+        last=last, layers=_reference_layers(ctx, game, participants, last) if last else None,
     )
     ctx.send(broadcast(ctx.session, game, ctx.judge, subject=f"{game.name}: lottery {seq} for {contest.power}",
                        body=body, kind="fair_lottery"))
     return row
+
+
+def _reference_layers(ctx: Ctx, game: Game, participants: tuple[str, ...], last: str) -> str | None:
+    """The reference's layer order (B,C,D,E;F+G;E+F;D+E;C+B;B+G) with the registered keys of
+    the six players after ``last``, for its ``judge player escrow build --layers``."""
+    from judge.crypto.escrow import REFERENCE_LAYERS
+
+    members = {label_for(ctx.session, game, m): m for m in _members(ctx, game)}
+    start = participants.index(last)
+    others = [participants[(start + step) % len(participants)] for step in range(1, len(participants))]
+    if len(others) < 6:
+        return None
+    keys = []
+    for label in others[:6]:
+        member = members.get(label)
+        key = registered_key(ctx.session, member) if member is not None else None
+        if key is None:
+            return None
+        keys.append(key.fingerprint)
+    letters = dict(zip("BCDEFG", keys))
+    return "".join(letters.get(char, char) for char in REFERENCE_LAYERS)
+
+
+def _members(ctx: Ctx, game: Game) -> list[Membership]:
+    from judge.services.games import members
+
+    return members(ctx.session, game)
 
 
 # -- commitments --------------------------------------------------------------------------

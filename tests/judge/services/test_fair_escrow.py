@@ -122,13 +122,15 @@ def setup_lottery(keyed: KeyedJudge, players: tuple[PlayerKey, ...], tmp: Path) 
     ok(keyed.send(MASTER, "CREATE g1 masterpw\nRULE PREFERENCES\nRULE LOTTERY_ESCROW\nFORM\n"))
     for index, player in enumerate(players):
         ok(keyed.mail(player.email, f"SET KEY\n{player.public_key}"))
-        ok(keyed.mail(player.email, f"JOIN g1 pw{index}\nSET PREFERENCE {LISTS[index]}\n"))
+        joined = ok(keyed.mail(player.email, f"JOIN g1 pw{index}\nSET PREFERENCE {LISTS[index]}\n"))
+    announced = joined.of_kind("fair_lottery")[0].body
     with keyed.session() as session:
         row = session.execute(select(FairLottery)).scalar_one()
         assert row.contest["fields"]["power"] == "AUSTRIA" and row.last_player == "P1"
     escrower, others = players[0], players[1:]
     keys = dict(zip("BCDEFG", (player.fingerprint for player in others)))
     layers = re.sub(r"[B-G]", lambda match: keys[match[0]], REFERENCE_LAYERS)
+    assert f'--layers "{layers}"' in announced  # the announcement tells P1 what to build
     prefix = tmp / "p1number"
     assert judge_main(["player", "escrow", "build", "--gnupghome", str(escrower.home), "--number", "1",
                        "--outcomes", "2", "--signer", escrower.email, "--layers", layers,
