@@ -7,7 +7,7 @@ builds by the province built in; WAIVEs add up); other stored orders stay.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Sequence
 
 from sqlalchemy import select
 
@@ -15,10 +15,11 @@ from adjudicator.api import IllegalOrder, OrderSyntaxError, parse_order, require
 from adjudicator.results import Requirement
 from adjudicator.types import PhaseKind, Position, Variant, province_of
 from judge.services.context import CommandRefused, MailContext, ReplyLine, SignedOn
-from judge.services.games import as_utc, position_of, touch_schedule, variant_of
+from judge.services.games import as_utc, position_of, variant_of
 from judge.services.registry import Needs, handles
+from judge.services.turnstate import after_orders
 from judge.store.models_game import ACTIVE, PAUSED, Game, OrderSet
-from judge.turns import delay_after_orders, may_submit_empty
+from judge.turns import may_submit_empty
 from mailcmds import Clear, OrderLines
 
 WAIVE = "WAIVE"
@@ -67,23 +68,6 @@ def orders_complete(need: Requirement, orders: Sequence[str]) -> bool:
         return len(orders) >= wanted
     ordered = _ordered_provinces(orders)
     return all(unit.province in ordered for unit in need.units)
-
-
-def stored_orders(ctx: MailContext, game: Game) -> dict[str, list[str]]:
-    """Every power's orders for the current phase."""
-    rows = ctx.session.execute(
-        select(OrderSet).where(OrderSet.game_id == game.id, OrderSet.phase == game.phase)
-    ).scalars()
-    return {row.power: list(row.orders) for row in rows}
-
-
-def powers_without_orders(variant: Variant, position: Position, orders: Mapping[str, Sequence[str]]) -> frozenset[str]:
-    """The powers that must order in ``position`` and have not (completely): the late ones
-    once the deadline has passed."""
-    return frozenset(
-        power for power, need in requirements(variant, position).items()
-        if not orders_complete(need, orders.get(power, ()))
-    )
 
 
 def _order_set(ctx: MailContext, game: Game, power: str) -> OrderSet:
@@ -135,15 +119,6 @@ def _adjustment_limit(variant: Variant, position: Position, power: str, orders: 
     return None
 
 
-def _after_change(ctx: MailContext, game: Game, variant: Variant, position: Position) -> None:
-    """DELAY and the scheduler's due time after a power's orders changed."""
-    everyone = stored_orders(ctx, game)
-    all_in = not powers_without_orders(variant, position, everyone)
-    late = game.deadline is not None and ctx.now >= as_utc(game.deadline)
-    game.delay = delay_after_orders(all_in, late, game.delay)
-    touch_schedule(game, ctx.now)
-
-
 @handles(OrderLines, needs=Needs.SIGNON)
 def order_lines(ctx: MailContext, command: OrderLines) -> None:
     who, game, power = _playing(ctx)
@@ -175,7 +150,7 @@ def order_lines(ctx: MailContext, command: OrderLines) -> None:
         raise CommandRefused(problem)
     row.orders = merged
     row.submitted_at = ctx.now
-    _after_change(ctx, game, variant, position)
+    after_orders(ctx.session, game, ctx.now)  # DELAY and due time: the scheduler's one rule
 
 
 @handles(Clear, needs=Needs.SIGNON)
@@ -187,5 +162,5 @@ def clear(ctx: MailContext, command: Clear) -> None:
     row = _order_set(ctx, game, power)
     row.orders = []
     row.submitted_at = ctx.now
-    _after_change(ctx, game, variant_of(game), position_of(game))
+    after_orders(ctx.session, game, ctx.now)
     ctx.done(command, f"all orders of {power} for {game.phase} cleared")

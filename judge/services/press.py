@@ -20,11 +20,10 @@ from judge.services.games import (
     master_of,
     observers,
     player_of,
-    position_of,
     variant_of,
 )
-from judge.services.orders import powers_without_orders, stored_orders
 from judge.services.registry import Needs, handles
+from judge.services.turnstate import late_powers
 from judge.store.models_game import ACTIVE, ENDED, FORMING, PREPARATION, Game, Membership, PressLog
 from judge.turns import late_press_refusal
 from judge.turns.press import MASTER
@@ -66,7 +65,7 @@ def _refusal_by_rules(ctx: MailContext, game: Game, who: SignedOn, command: Pres
     if has_rule(game, "PUBLIC_PRESS") and not command.broadcast and not only_master:
         return "this game has RULE PUBLIC_PRESS: only broadcasts (BROADCAST or PRESS without TO) and press to the master"
     if game.status == ACTIVE and game.deadline is not None and game.position is not None and who.power:
-        late = powers_without_orders(variant_of(game), position_of(game), stored_orders(ctx, game))
+        late = late_powers(ctx.session, game, ctx.now)  # active powers only, as the scheduler counts them
         return late_press_refusal(
             who.power, frozenset(recipients), broadcast=command.broadcast, late=late, now=ctx.now,
             deadline=as_utc(game.deadline), rules=frozenset(r.split()[0] for r in (game.rules or [])),

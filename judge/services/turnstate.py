@@ -3,7 +3,8 @@ bookkeeping every change of that state needs.
 
     turn_state(session, game, now) -> TurnState     # built from the store, nothing written
     reschedule(session, game, now) -> None          # next_due_at from judge.turns.next_due
-    after_orders(session, game, now) -> None        # the orders handler calls this (DELAY)
+    after_orders(session, game, now) -> None        # every place that records orders (DELAY)
+    late_powers(session, game, now) -> frozenset    # active powers still without orders, past the deadline
 
 Who must order is the engine's ``requirements``, narrowed as the DPjudge narrows it: in a
 movement phase only powers that own a supply centre are waited for; dummy powers (the
@@ -23,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from adjudicator.api import requirements
 from adjudicator.types import PhaseKind, Position, Variant
-from judge.services.games import as_utc, position_of, rules_of, timing_of, variant_of
+from judge.services.games import as_utc, position_of, rules_of, timing_of, touch_schedule, variant_of
 from judge.store.models_game import ACTIVE, DUMMY, MEMBER_ACTIVE, PAUSED, PLAYER, Game, Membership, OrderSet
 from judge.store.models_turns import TurnProgress
 from judge.turns import Absence, TurnState, apply_absences, delay_after_orders, grace_end, next_deadline, next_due
@@ -33,6 +34,7 @@ __all__ = [
     "active_powers",
     "after_orders",
     "absences_of",
+    "late_powers",
     "orders_in",
     "progress_of",
     "reschedule",
@@ -201,16 +203,25 @@ def reschedule(session: Session, game: Game, now: datetime, *, progress: TurnPro
 
 
 def after_orders(session: Session, game: Game, now: datetime) -> None:
-    """Call after storing a power's orders (or CLEAR): the last orders set DELAY to 1 (0 when
-    late), as the DPjudge does, and the game is looked at by the next pass.
+    """Call after storing a power's orders (or CLEAR): the last orders of the *active* powers
+    set DELAY to 1 (0 when late), as the DPjudge does, and an active game is looked at by the
+    next pass.  The one DELAY rule: every place that records orders calls this.
 
     Flushes the session first so the orders just stored are counted.
     """
-    if game.status != ACTIVE or game.position is None or game.deadline is None:
+    if game.status not in (ACTIVE, PAUSED) or game.position is None or game.deadline is None:
         return
     session.flush()
     state = turn_state(session, game, now)
     all_in = not state.missing
     game.delay = delay_after_orders(all_in, late=state.past_deadline, current=int(game.delay or 0))
-    game.next_due_at = now
+    touch_schedule(game, now)  # a paused game stays off the scheduler until RESUME
+
+
+def late_powers(session: Session, game: Game, now: datetime) -> frozenset[str]:
+    """The active powers whose orders are missing once the deadline has passed (none before)."""
+    if game.position is None or game.deadline is None:
+        return frozenset()
+    state = turn_state(session, game, now)
+    return state.missing if state.past_deadline else frozenset()
 
