@@ -6,12 +6,19 @@ outbox, mark the message processed, commit.  An exception rolls all of that back
 records a shunt row with the traceback instead; the worker goes on with the next
 message.  Because the row is only marked processed in the committing transaction, a
 crash at any point leaves it "received" and it is processed after the restart.
+
+A concurrency conflict (judge.store.conflicts: a game changed by a scheduler pass since
+this transaction read it, a serialization failure or deadlock, SQLite's lock wait running
+out) is not the mail's fault: the rolled-back transaction is run again from scratch, in a
+new session, a few times after a short jittered pause, and only then shunted.  Nothing
+of a failed attempt survives it, so the mail still takes effect exactly once.
 """
 
 from __future__ import annotations
 
 import email
 import logging
+import random
 import threading
 import time
 import traceback
@@ -29,6 +36,7 @@ from judge.config import JudgeSettings
 from judge.loopguard import no_reply_reason
 from judge.mailpolicy import POLICY
 from judge.outgoing import OutgoingMail, queue_all
+from judge.store.conflicts import is_conflict
 from judge.store.engine import Store
 from judge.store.models_mail import PROCESSED, RECEIVED, SHUNTED, InboundMessage, Shunt
 
@@ -36,9 +44,19 @@ log = logging.getLogger("judge.worker")
 
 Clock = Callable[[], datetime]
 
+#: Attempts of one message's transaction when each fails on a concurrency conflict.
+CONFLICT_ATTEMPTS = 5
+CONFLICT_BACKOFF_SECONDS = 0.02
+
 
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)
+
+
+def jittered_backoff(attempt: int) -> float:
+    """Seconds to wait after failed attempt ``attempt`` (1, 2, ...): doubling from 20 ms, with
+    +-50% jitter so two transactions that collided do not start again in step."""
+    return CONFLICT_BACKOFF_SECONDS * 2 ** (attempt - 1) * random.uniform(0.5, 1.5)
 
 
 @dataclass(frozen=True)
@@ -138,37 +156,64 @@ class Worker:
 
     def __init__(self, store: Store, judge: JudgeSettings, process: ProcessHook, *,
                  clock: Clock = utc_now, pause_before_commit: float = 0.0,
-                 on_processed: Callable[[], None] = lambda: None) -> None:
+                 on_processed: Callable[[], None] = lambda: None,
+                 conflict_attempts: int = CONFLICT_ATTEMPTS,
+                 conflict_backoff: Callable[[int], float] = jittered_backoff) -> None:
+        if conflict_attempts < 1:
+            raise ValueError(f"conflict_attempts must be at least 1, not {conflict_attempts}")
         self.store = store
         self.judge = judge
         self.process = process
         self.clock = clock
         self.pause_before_commit = pause_before_commit
         self.on_processed = on_processed
+        self.conflict_attempts = conflict_attempts
+        self.conflict_backoff = conflict_backoff
 
     def process_next(self) -> bool:
-        """Process the oldest unprocessed message; False when there was none."""
+        """Process the oldest unprocessed message; False when there was none.
+
+        The message's transaction is attempted again from scratch after a concurrency
+        conflict (up to ``conflict_attempts`` in all); any other failure, or a conflict on
+        the last attempt, shunts it.
+        """
         claimed: int | None = None
-        try:
-            with self.store.unit_of_work() as session:
-                row = session.execute(
-                    select(InboundMessage)
-                    .where(InboundMessage.status == RECEIVED)
-                    .order_by(InboundMessage.id)
-                    .limit(1)
-                    .with_for_update(skip_locked=True)
-                ).scalar_one_or_none()
-                if row is None:
-                    return False
-                claimed = row.id
-                self._process_row(session, row)
-        except Exception:
-            if claimed is None:
-                raise
-            self._shunt(claimed, traceback.format_exc())
-            return True
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                with self.store.unit_of_work() as session:
+                    row = self._claim(session, claimed)
+                    if row is None:
+                        # None waiting; or, on a retry, another worker has taken the message.
+                        return claimed is not None
+                    claimed = row.id
+                    self._process_row(session, row)
+                break
+            except Exception as error:
+                if is_conflict(error) and attempt < self.conflict_attempts:
+                    pause = self.conflict_backoff(attempt)
+                    log.warning("message #%s: concurrency conflict on attempt %d (%s: %s); again in %.3f s",
+                                claimed if claimed is not None else "?", attempt, type(error).__name__,
+                                str(error).splitlines()[0] if str(error) else "", pause)
+                    time.sleep(pause)
+                    continue
+                if claimed is None:
+                    raise
+                self._shunt(claimed, traceback.format_exc())
+                return True
         self.on_processed()
         return True
+
+    @staticmethod
+    def _claim(session: Session, inbound_id: int | None) -> InboundMessage | None:
+        """The oldest unprocessed message (``inbound_id``: that one, on a retry), locked."""
+        query = select(InboundMessage).where(InboundMessage.status == RECEIVED)
+        if inbound_id is not None:
+            query = query.where(InboundMessage.id == inbound_id)
+        return session.execute(
+            query.order_by(InboundMessage.id).limit(1).with_for_update(skip_locked=True)
+        ).scalar_one_or_none()
 
     def _process_row(self, session: Session, row: InboundMessage) -> None:
         now = self.clock()
