@@ -21,12 +21,17 @@ GAME_NAME_RULE = "a game name is 1-30 letters, digits, '_' or '-', not starting 
 _GAME_RE = re.compile(r"[a-z0-9_][a-z0-9_\-]{0,29}")
 
 
+def _matched(text: str, token: str, pattern: re.Pattern[str], expected: str) -> str:
+    """``token`` (``text`` with its case normalised) when ``pattern`` matches it whole;
+    else an error quoting ``text`` and saying it is not ``expected``."""
+    if not pattern.fullmatch(token):
+        raise ValueSyntaxError(f"'{text}' is not {expected}")
+    return token
+
+
 def parse_game(text: str) -> str:
     """A game name, lower-cased."""
-    name = text.lower()
-    if not _GAME_RE.fullmatch(name):
-        raise ValueSyntaxError(f"'{text}' is not a game name: {GAME_NAME_RULE}")
-    return name
+    return _matched(text, text.lower(), _GAME_RE, f"a game name: {GAME_NAME_RULE}")
 
 
 _POWER_RE = re.compile(r"[A-Z][A-Z0-9_#\-]{0,29}")
@@ -34,12 +39,8 @@ _POWER_RE = re.compile(r"[A-Z][A-Z0-9_#\-]{0,29}")
 
 def parse_power(text: str) -> str:
     """A power (or observer / player id) token, upper-cased: ``FRANCE``, ``F``, ``MASTER``."""
-    token = text.upper()
-    if not _POWER_RE.fullmatch(token):
-        raise ValueSyntaxError(
-            f"'{text}' is not a power: give its name (FRANCE), its initial (F) or MASTER"
-        )
-    return token
+    return _matched(text, text.upper(), _POWER_RE,
+                    "a power: give its name (FRANCE), its initial (F) or MASTER")
 
 
 def split_power_at_game(text: str) -> tuple[str, str]:
@@ -83,12 +84,8 @@ def is_phase(text: str) -> bool:
 
 def parse_phase(text: str) -> str:
     """A phase such as ``S1901M``, upper-cased (season S/F/W, year, M/R/A)."""
-    phase = text.upper()
-    if not _PHASE_RE.fullmatch(phase):
-        raise ValueSyntaxError(
-            f"'{text}' is not a phase: write season, year and type, e.g. S1901M, F1901R, W1901A"
-        )
-    return phase
+    return _matched(text, text.upper(), _PHASE_RE,
+                    "a phase: write season, year and type, e.g. S1901M, F1901R, W1901A")
 
 
 # --- times and dates --------------------------------------------------------------
@@ -208,9 +205,5 @@ _RULE_RE = re.compile(r"[A-Z][A-Z0-9_]{0,39}")
 
 
 def parse_rule_name(text: str) -> str:
-    name = text.upper()
-    if not _RULE_RE.fullmatch(name):
-        raise ValueSyntaxError(
-            f"'{text}' is not a rule name: rule names are letters, digits and '_', e.g. NO_PRESS"
-        )
-    return name
+    return _matched(text, text.upper(), _RULE_RE,
+                    "a rule name: rule names are letters, digits and '_', e.g. NO_PRESS")
