@@ -195,16 +195,14 @@ def _preference(ctx: ParseContext, line: CommandLine) -> SetPreference:
 def _escrow_parse(kind: type[Command]):
     def parse(ctx: ParseContext, line: CommandLine) -> Command:
         expect_count(line, 0, 0, "nothing on its line")
-        block = ctx.take_block(("PGP MESSAGE",))
-        if block is not None:
-            return kind(block.text, source=line.source)
-        attachment = ctx.claim_attachment(
+        found = ctx.take_pasted_or_attached(
+            ("PGP MESSAGE",),
             lambda a: is_signature_attachment(a) or a.suffix in (".asc", ".gpg", ".pgp")
-            or a.content_type == "application/pgp-encrypted"
+            or a.content_type == "application/pgp-encrypted",
         )
-        if attachment is not None:
-            return kind(None, attachment, source=line.source)
-        raise line.fail(f"{line.verb.words[0]} needs an armored PGP MESSAGE below it or attached")
+        if found is None:
+            raise line.fail(f"{line.verb.words[0]} needs an armored PGP MESSAGE below it or attached")
+        return kind(*found, source=line.source)
 
     return parse
 

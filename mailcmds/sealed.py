@@ -106,16 +106,13 @@ def is_orders_attachment(attachment: Attachment) -> bool:
 
 def _set_key(ctx: ParseContext, line: CommandLine) -> SetKey:
     expect_count(line, 0, 0, "nothing on its line")
-    block = ctx.take_block(("PGP PUBLIC KEY BLOCK",))
-    if block is not None:
-        return SetKey(block.text, source=line.source)
-    attachment = ctx.claim_attachment(is_key_attachment)
-    if attachment is not None:
-        return SetKey(None, attachment, source=line.source)
-    raise line.fail(
-        "SET KEY needs your public key: paste the output of gpg --armor --export you@example.org "
-        "on the lines below it, or attach it"
-    )
+    found = ctx.take_pasted_or_attached(("PGP PUBLIC KEY BLOCK",), is_key_attachment)
+    if found is None:
+        raise line.fail(
+            "SET KEY needs your public key: paste the output of gpg --armor --export you@example.org "
+            "on the lines below it, or attach it"
+        )
+    return SetKey(*found, source=line.source)
 
 
 _HEX_RE = re.compile(r"[0-9a-fA-F]{64}")
@@ -129,16 +126,13 @@ def _commit(ctx: ParseContext, line: CommandLine) -> Command:
         if len(args) != 2 or not _HEX_RE.fullmatch(args[1]):
             raise line.fail("COMMIT SHA256 needs the 64 hexadecimal digits of the hash")
         return CommitSha256(args[1].lower(), source=line.source)
-    block = ctx.take_block(("PGP SIGNATURE", "PGP MESSAGE"))
-    if block is not None:
-        return Commit(block.text, source=line.source)
-    attachment = ctx.claim_attachment(is_signature_attachment)
-    if attachment is not None:
-        return Commit(None, attachment, source=line.source)
-    raise line.fail(
-        "COMMIT needs a detached signature of your orders file: attach the .asc made by "
-        "gpg --armor --detach-sign orders.txt, or paste it below COMMIT"
-    )
+    found = ctx.take_pasted_or_attached(("PGP SIGNATURE", "PGP MESSAGE"), is_signature_attachment)
+    if found is None:
+        raise line.fail(
+            "COMMIT needs a detached signature of your orders file: attach the .asc made by "
+            "gpg --armor --detach-sign orders.txt, or paste it below COMMIT"
+        )
+    return Commit(*found, source=line.source)
 
 
 def _reveal(ctx: ParseContext, line: CommandLine) -> Command:

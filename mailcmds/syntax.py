@@ -170,6 +170,20 @@ class ParseContext:
                 return attachment
         return None
 
+    def take_pasted_or_attached(
+        self, kinds: Iterable[str], accept: Callable[[Attachment], bool]
+    ) -> tuple[str | None, Attachment | None] | None:
+        """A command's armored data: a block of one of ``kinds`` pasted below it, as
+        (text, None), else an attachment ``accept`` likes, as (None, attachment); None
+        when the mail has neither."""
+        block = self.take_block(kinds)
+        if block is not None:
+            return block.text, None
+        attachment = self.claim_attachment(accept)
+        if attachment is not None:
+            return None, attachment
+        return None
+
     # -- reporting ---------------------------------------------------------------------
     def error(self, line_no: int, text: str, message: str) -> None:
         self.errors.append(LineError(line_no, quote(text), message))
