@@ -13,6 +13,7 @@ for both).  The two final boards are compared and every disagreement printed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import gc
 import io
@@ -27,7 +28,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from benchmarks import known, ours, peer
 from benchmarks.outcome import Outcome
@@ -104,10 +105,18 @@ def sample(records: Sequence[Record], phases: int | None, seed: int, kind: str |
     return sorted(random.Random(seed).sample(indexed, phases), key=lambda item: item[0])
 
 
-def _clean_heap(timing: bool) -> None:
-    """Collect garbage before a timed region, so that neither engine pays for the other's."""
-    if timing:
-        gc.collect()
+@contextlib.contextmanager
+def _no_collection(timing: bool) -> Iterator[None]:
+    """The garbage collector off inside a timed region (as ``timeit`` does), so neither engine
+    pays for a collection of the other's garbage; it is collected between phases instead."""
+    if not timing:
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def compare_one(
@@ -120,18 +129,20 @@ def compare_one(
     game = adjudication = None
     error = None
     timing = timings is not None
+    if timing:
+        gc.collect()  # here, not just before a timed region: setup work follows before any timing
     for _ in range(repeat):
         start = clock()
         game = peer_phase.new_game()
         peer_setup.append(clock() - start)
-        _clean_heap(timing)
-        peer_times.append(peer_phase.run(game, clock))
+        with _no_collection(timing):
+            peer_times.append(peer_phase.run(game, clock))
         try:
             start = clock()
             our_phase = ours.OurPhase.from_record(record)
             our_setup.append(clock() - start)
-            _clean_heap(timing)
-            seconds, adjudication = our_phase.run(variant, clock)
+            with _no_collection(timing):
+                seconds, adjudication = our_phase.run(variant, clock)
             our_times.append(seconds)
         except Exception:  # our engine is young: report the crash as a disagreement, keep going
             error = traceback.format_exc(limit=6)
@@ -177,10 +188,11 @@ def time_peer_only(records: Sequence[tuple[int, Record]], repeat: int, clock: Ca
     for _, record in records:
         peer_phase = peer.PeerPhase.from_record(record)
         times = []
+        gc.collect()
         for _ in range(repeat):
             game = peer_phase.new_game()
-            _clean_heap(True)
-            times.append(peer_phase.run(game, clock))
+            with _no_collection(True):
+                times.append(peer_phase.run(game, clock))
         timings.peer[record["phase"][-1]].append(statistics.median(times))
         timings.peer_best[record["phase"][-1]].append(min(times))
     return timings
