@@ -12,6 +12,7 @@ from judge.services.context import CommandRefused, MailContext
 from judge.services.games import (
     as_utc,
     deadline_text,
+    has_rule,
     latest_of_power,
     player_of,
     position_of,
@@ -109,6 +110,7 @@ def eject(ctx: MailContext, command: Eject) -> None:
     ctx.done(command, f"the player of {power} was removed; the power waits for a TAKEOVER")
     _tell(ctx, game, f"{power} has no player", "power_changed.j2", "power_changed",
           text=f"the master removed the player of {power}; TAKEOVER {power.lower()}@{game.name} password plays it.")
+    _reserve_fills(ctx, game, power)
 
 
 @handles(Dummy, needs=Needs.MASTER)
@@ -143,3 +145,13 @@ def revive(ctx: MailContext, command: Revive) -> None:
     ctx.done(command, f"{power} is open for a TAKEOVER again")
     _tell(ctx, game, f"{power} open", "power_changed.j2", "power_changed",
           text=f"{power} is open: TAKEOVER {power.lower()}@{game.name} password plays it.")
+    _reserve_fills(ctx, game, power)
+
+
+def _reserve_fills(ctx: MailContext, game: Game, power: str) -> None:
+    """RULE PREFERENCES: a power left without a player goes to a reserve (not a DUMMY: the
+    master plays that one)."""
+    if has_rule(game, "PREFERENCES"):
+        from judge.services.fair_assign import fill_dropped_power  # the fair flow imports the services
+
+        fill_dropped_power(ctx, game, power)

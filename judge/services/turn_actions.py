@@ -22,7 +22,7 @@ from judge.config import JudgeSettings
 from judge.outgoing import OutgoingMail
 from judge.render import render
 from judge.services.broadcast import broadcast, to_member
-from judge.services.games import as_utc, deadline_text, master_of, rules_of, timing_of, variant_of
+from judge.services.games import as_utc, deadline_text, has_rule, master_of, rules_of, timing_of, variant_of
 from judge.services.processing import preview_phase, process_phase
 from judge.services.turn_views import phase_name
 from judge.services.turnstate import PowerSeats, absences_of, progress_of, reschedule, seats, turn_state_and_seats
@@ -82,7 +82,7 @@ def act(session: Session, game: Game, judge: JudgeSettings, now: datetime) -> tu
     elif charged:
         mails += _grace_notice(session, game, judge, state, charged)
     if decision.dismiss:
-        mails += _dismiss(session, game, judge, decision)
+        mails += _dismiss(session, game, judge, now, decision)
     if mails:
         outcome = NOTIFIED
 
@@ -96,7 +96,7 @@ def act(session: Session, game: Game, judge: JudgeSettings, now: datetime) -> tu
         mails += _master_notice(session, game, judge, decision, preview=True)
         mails += preview_phase(session, game, judge, now, defaulted=decision.civil_disorder, reason=decision.reason)
         outcome = PREVIEWED
-    elif decision.dismiss and decision.waiting_for_master:
+    elif decision.dismiss and decision.waiting_for_master and _still_vacant(session, game, decision.dismiss):
         mails += _master_notice(session, game, judge, decision, preview=False)
     reschedule(session, game, now, progress=progress)
     return outcome, mails
@@ -183,7 +183,8 @@ def _grace_notice(session: Session, game: Game, judge: JudgeSettings, state: Tur
                      kind="grace")
 
 
-def _dismiss(session: Session, game: Game, judge: JudgeSettings, decision: Decision) -> list[OutgoingMail]:
+def _dismiss(session: Session, game: Game, judge: JudgeSettings, now: datetime,
+             decision: Decision) -> list[OutgoingMail]:
     players = seats(session, game, variant_of(game)).players
     mails = []
     for power in sorted(decision.dismiss):
@@ -200,7 +201,27 @@ def _dismiss(session: Session, game: Game, judge: JudgeSettings, decision: Decis
     session.flush()  # the dismissed players are off the list now
     mails += broadcast(session, game, judge, subject=f"{game.name} {game.phase}: late players dismissed",
                        body=body, kind="dismissal")
-    return mails
+    return mails + _reserves_fill(session, game, judge, now, decision.dismiss)
+
+
+def _reserves_fill(session: Session, game: Game, judge: JudgeSettings, now: datetime,
+                   powers: frozenset[str]) -> list[OutgoingMail]:
+    """RULE PREFERENCES: a reserve takes each dismissed power (or a lottery among reserves opens)."""
+    if not has_rule(game, "PREFERENCES"):
+        return []
+    from judge.services.fair_assign import fill_dropped_power
+    from judge.services.fair_players import PassContext
+
+    ctx = PassContext(session, now, judge)
+    for power in sorted(powers):
+        fill_dropped_power(ctx, game, power)
+    return ctx.outgoing
+
+
+def _still_vacant(session: Session, game: Game, powers: frozenset[str]) -> bool:
+    """Some dismissed power has no player yet (no reserve took it at once)."""
+    players = seats(session, game, variant_of(game)).players
+    return any(power not in players for power in powers)
 
 
 def _master_notice(session: Session, game: Game, judge: JudgeSettings, decision: Decision, *,
