@@ -21,7 +21,6 @@ as not checked, which is not a discrepancy.
 
 from __future__ import annotations
 
-import importlib
 import json
 import mailbox
 import shutil
@@ -36,6 +35,7 @@ from judge.crypto.armor import dearmor_all
 from judge.crypto.commitments import verify_reveal, verify_sha256_reveal
 from judge.crypto.gpg import Keyring, KeyImportError, stop_agents
 from judge.crypto.pgpmime import verify_message
+from judge.hooks import import_if_present
 from judge.record import COMMITMENTS_FORMAT, FORMAT, keys_name, orders_from_revealed
 
 __all__ = ["AuditReport", "Broadcast", "CHECKERS", "audit_archive", "audit_messages", "read_archive"]
@@ -345,11 +345,7 @@ CHECKERS[COMMITMENTS_FORMAT] = check_commitments
 
 def _load_checker_modules() -> None:
     for name in CHECKER_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as missing:
-            if missing.name != name:
-                raise
+        import_if_present(name)
 
 
 def _check_chain(report: AuditReport, context: Context) -> None:

@@ -1,8 +1,10 @@
-"""Resolving ``module:function`` settings to callables (the worker's and scheduler's hooks)."""
+"""Resolving ``module:function`` settings to callables (the worker's and scheduler's hooks),
+and importing the modules that a given install may not have."""
 
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 from typing import Any, Callable
 
 
@@ -10,22 +12,30 @@ class HookError(ValueError):
     """A hook setting that names nothing callable; the message quotes it."""
 
 
-def resolve_hook(spec: str) -> Callable[..., Any] | None:
-    """The callable named by ``spec``; None when its module is not part of this install.
+def import_if_present(module_name: str) -> ModuleType | None:
+    """The module, or None when it (or a package above it) is not part of this install.
 
     Only a missing module counts as "not installed": an import error inside an existing
     module is a bug and propagates.
     """
-    module_name, sep, attribute = spec.partition(":")
-    if not sep or not module_name or not attribute:
-        raise HookError(f"hook {spec!r} is not of the form module.path:function")
     try:
-        module = importlib.import_module(module_name)
+        return importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         missing = exc.name or ""
         if module_name == missing or module_name.startswith(missing + "."):
             return None
         raise
+
+
+def resolve_hook(spec: str) -> Callable[..., Any] | None:
+    """The callable named by ``spec``; None when its module is not part of this install
+    (see :func:`import_if_present`)."""
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise HookError(f"hook {spec!r} is not of the form module.path:function")
+    module = import_if_present(module_name)
+    if module is None:
+        return None
     target = getattr(module, attribute, None)
     if target is None:
         raise HookError(f"hook {spec!r}: module {module_name} has no {attribute!r}")

@@ -16,6 +16,7 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
+from judge.hooks import import_if_present
 from judge.outgoing import OutgoingMail
 from judge.services.context import MailContext
 from judge.services.dispatch import run_command, run_deferred
@@ -49,11 +50,7 @@ def _load_handlers() -> None:
     for name in HANDLER_MODULES:
         importlib.import_module(name)
     for name in OPTIONAL_HANDLER_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as missing:
-            if missing.name != name:
-                raise
+        import_if_present(name)
 
 
 _load_handlers()
