@@ -1,4 +1,5 @@
-"""Options shared by the daemon's commands: ``--config`` and loading the settings."""
+"""Options shared by the daemon's commands: ``--config``, loading the settings, the
+``--clock-file`` clock and opening the store (each refusal printed for the user)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,13 @@ import argparse
 import logging
 import os
 import sys
+from datetime import datetime
+from typing import TYPE_CHECKING, Callable
 
 from judge.config import ConfigError, Settings, load_settings
+
+if TYPE_CHECKING:  # the store is imported when a command runs, not when `judge` starts
+    from judge.store.engine import Store
 
 
 def add_config_argument(parser: argparse.ArgumentParser) -> None:
@@ -24,6 +30,32 @@ def settings_from(args: argparse.Namespace) -> Settings | None:
         return load_settings(args.config)
     except ConfigError as exc:
         print(f"judge: configuration error: {exc}", file=sys.stderr)
+        return None
+
+
+def clock_from(args: argparse.Namespace, command: str) -> Callable[[], datetime] | None:
+    """The ``--clock-file`` clock (TEST ONLY) or the real UTC clock; None after printing
+    why the clock file cannot be used."""
+    from judge.clockfile import ClockFileError, FileClock
+    from judge.worker import utc_now
+
+    try:
+        return FileClock(args.clock_file) if getattr(args, "clock_file", None) else utc_now
+    except ClockFileError as exc:
+        print(f"judge {command}: {exc}", file=sys.stderr)
+        return None
+
+
+def store_from(settings: Settings, command: str, *, initialise_empty: bool = False) -> Store | None:
+    """The settings' store at the code's schema (``judge.serve.open_store``); None after
+    printing why not, e.g. a database that needs ``judge db upgrade``."""
+    from judge.serve import open_store
+    from judge.store.schema import SchemaNotCurrent
+
+    try:
+        return open_store(settings, initialise_empty=initialise_empty)
+    except SchemaNotCurrent as exc:
+        print(f"judge {command}: {exc}", file=sys.stderr)
         return None
 
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from judge.cli_options import add_config_argument, settings_from, setup_logging
+from judge.cli_options import add_config_argument, clock_from, settings_from, setup_logging, store_from
 from judge.hooks import HookError
 
 
@@ -32,8 +32,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     # Imported here, not at the top: every `judge` command builds this parser, and the
     # store (SQLAlchemy, Alembic) takes about a second to import.
-    from judge.serve import Daemon, open_store
-    from judge.store.schema import SchemaNotCurrent
+    from judge.serve import Daemon
 
     settings = settings_from(args)
     if settings is None:
@@ -45,18 +44,11 @@ def run(args: argparse.Namespace) -> int:
 
         settings = dataclasses.replace(settings, worker=dataclasses.replace(settings.worker, handler=WITNESS_HANDLER))
     setup_logging()
-    from judge.clockfile import ClockFileError, FileClock
-    from judge.worker import utc_now
-
-    try:
-        clock = FileClock(args.clock_file) if getattr(args, "clock_file", None) else utc_now
-    except ClockFileError as exc:
-        print(f"judge serve: {exc}", file=sys.stderr)
+    clock = clock_from(args, "serve")
+    if clock is None:
         return 2
-    try:
-        store = open_store(settings, initialise_empty=True)
-    except SchemaNotCurrent as exc:
-        print(f"judge serve: {exc}", file=sys.stderr)
+    store = store_from(settings, "serve", initialise_empty=True)
+    if store is None:
         return 1
     try:
         daemon = Daemon(settings, store, clock=clock)

@@ -7,13 +7,9 @@ import email
 import sys
 from datetime import datetime, timezone
 from email.policy import default as default_policy
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from judge.cli_options import add_config_argument, settings_from
-from judge.config import Settings
-
-if TYPE_CHECKING:  # the store is imported when a command runs, not when `judge` starts
-    from judge.store.engine import Store
+from judge.cli_options import add_config_argument, settings_from, store_from
 
 
 def register(subparsers: Any) -> None:
@@ -42,17 +38,6 @@ def _summary(raw: bytes) -> tuple[str, str]:
         return "?", "?"
 
 
-def _open(settings: Settings) -> Store | None:
-    from judge.serve import open_store
-    from judge.store.schema import SchemaNotCurrent
-
-    try:
-        return open_store(settings)
-    except SchemaNotCurrent as exc:
-        print(f"judge shunt: {exc}", file=sys.stderr)
-        return None
-
-
 def run_list(args: argparse.Namespace) -> int:
     from sqlalchemy import select
 
@@ -61,7 +46,7 @@ def run_list(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     if settings is None:
         return 2
-    store = _open(settings)
+    store = store_from(settings, "shunt")
     if store is None:
         return 1
     try:
@@ -98,7 +83,7 @@ def run_retry(args: argparse.Namespace) -> int:
         print(f"judge shunt retry: {args.shunt_id!r} is not a shunt number (see `judge shunt list`)",
               file=sys.stderr)
         return 2
-    store = _open(settings)
+    store = store_from(settings, "shunt")
     if store is None:
         return 1
     try:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-from judge.cli_options import add_config_argument, settings_from, setup_logging
+from judge.cli_options import add_config_argument, clock_from, settings_from, setup_logging, store_from
 
 
 def register(subparsers: Any) -> None:
@@ -24,25 +23,17 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judge.clockfile import ClockFileError, FileClock
     from judge.turns.scheduler import FAILED, run_pass
-    from judge.serve import open_store
-    from judge.store.schema import SchemaNotCurrent
-    from judge.worker import utc_now
 
     settings = settings_from(args)
     if settings is None:
         return 2
     setup_logging()
-    try:
-        clock = FileClock(args.clock_file) if args.clock_file else utc_now
-    except ClockFileError as exc:
-        print(f"judge tick: {exc}", file=sys.stderr)
+    clock = clock_from(args, "tick")
+    if clock is None:
         return 2
-    try:
-        store = open_store(settings)
-    except SchemaNotCurrent as exc:
-        print(f"judge tick: {exc}", file=sys.stderr)
+    store = store_from(settings, "tick")
+    if store is None:
         return 1
     try:
         report = run_pass(store, settings, clock())
