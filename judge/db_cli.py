@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from judge.cli_options import add_config_argument, settings_from
+
+if TYPE_CHECKING:  # SQLAlchemy is imported when a command runs, not when `judge` starts
+    from sqlalchemy.engine import Engine
+
+T = TypeVar("T")
 
 
 def register(subparsers: Any) -> None:
@@ -19,21 +24,33 @@ def register(subparsers: Any) -> None:
     status.set_defaults(func=run_status)
 
 
-def run_upgrade(args: argparse.Namespace) -> int:
+def _on_database(args: argparse.Namespace, work: Callable[[Engine], T]) -> tuple[str, T] | None:
+    """``work`` done on the configured database, with its URL to show (password hidden);
+    None when the settings cannot be read.  No schema check: these commands manage it."""
     from judge.store.engine import Store
-    from judge.store.schema import current_revision, head_revision, upgrade
 
     settings = settings_from(args)
     if settings is None:
-        return 2
+        return None
     store = Store(settings.store_url)
     try:
-        before = current_revision(store.engine)
-        upgrade(store.engine)
-        after = current_revision(store.engine)
+        return store.engine.url.render_as_string(hide_password=True), work(store.engine)
     finally:
         store.dispose()
-    where = store.engine.url.render_as_string(hide_password=True)
+
+
+def run_upgrade(args: argparse.Namespace) -> int:
+    from judge.store.schema import current_revision, head_revision, upgrade
+
+    def migrate(engine: Engine) -> tuple[str | None, str | None]:
+        before = current_revision(engine)
+        upgrade(engine)
+        return before, current_revision(engine)
+
+    done = _on_database(args, migrate)
+    if done is None:
+        return 2
+    where, (before, after) = done
     if before == after:
         print(f"{where}: already at revision {after} (head {head_revision()})")
     else:
@@ -42,17 +59,12 @@ def run_upgrade(args: argparse.Namespace) -> int:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from judge.store.engine import Store
     from judge.store.schema import current_revision, head_revision
 
-    settings = settings_from(args)
-    if settings is None:
+    done = _on_database(args, current_revision)
+    if done is None:
         return 2
-    store = Store(settings.store_url)
-    try:
-        current = current_revision(store.engine)
-    finally:
-        store.dispose()
+    _, current = done
     head = head_revision()
     print(f"database revision: {current or 'none (empty)'}; this judge needs: {head}")
     return 0 if current == head else 1
