@@ -32,7 +32,7 @@ from judge.services.broadcast import broadcast
 from judge.services.context import CommandRefused, MailContext, SignedOn
 from judge.services.dispatch import SESSION_OPENERS
 from judge.services.fair_lottery import DECIDED, SHA256, SIGNATURE, numbers_of, open_lottery, window
-from judge.services.fair_players import Ctx, judge_keyring, numbered_players, numbered_reserves, registered_key
+from judge.services.fair_players import Ctx, claim_game, judge_keyring, numbered_players, numbered_reserves, registered_key
 from judge.services.signing import FileAttachment
 from judge.services.games import (
     as_utc,
@@ -225,7 +225,10 @@ def _sealed_lists(ctx: MailContext) -> tuple[Game, Membership, FairAssignment | 
     game = who.game
     if not (has_rule(game, "PREFERENCES") and has_rule(game, "SEALED")) or game.status not in (PREPARATION, FORMING):
         return None
-    return game, who.membership, ctx.session.get(FairAssignment, game.id)
+    assignment = ctx.session.get(FairAssignment, game.id)
+    if assignment is not None and assignment.status == REVEALING_LISTS:
+        claim_game(ctx.session, game)  # a deadline pass assigning from these lists meanwhile: retried
+    return game, who.membership, assignment
 
 
 @intercepts(Commit, CommitSha256)

@@ -36,7 +36,7 @@ from judge.fair.serialize import from_data, to_data
 from judge.render import render
 from judge.services.broadcast import broadcast, to_member
 from judge.services.context import CommandRefused, MailContext
-from judge.services.fair_players import Ctx, judge_keyring, label_for, registered_key
+from judge.services.fair_players import Ctx, claim_game, judge_keyring, label_for, registered_key
 from judge.services.games import as_utc, has_rule, timing_of
 from judge.services.registry import intercepts
 from judge.services.rules import add_rule
@@ -164,6 +164,7 @@ def _open_for(ctx: MailContext) -> tuple[Game, Membership, str, FairLottery] | N
     label = label_for(ctx.session, who.game, who.membership)
     if label is None or label not in lottery_of(row).participants:
         return None
+    claim_game(ctx.session, who.game)  # a deadline pass closing this lottery meanwhile: retried
     return who.game, who.membership, label, row
 
 

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Iterable, Protocol, Sequence
 
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import flag_modified
 
 from judge.config import JudgeSettings
 from judge.crypto.gpg import Keyring
@@ -51,6 +52,21 @@ class PassContext:
 
     def send(self, mails: Iterable[OutgoingMail]) -> None:
         self.outgoing.extend(mails)
+
+
+def claim_game(session: Session, game: Game) -> None:
+    """Hold ``game`` for a mail that changes its fair assignment, as a scheduler pass claims a
+    game: write the game row now, through its optimistic version check (Game.version).
+
+    A pass that closed the same lottery (deadline) since the mail read the game has bumped
+    the version, so the flush raises ``StaleDataError``: the worker runs the mail again on
+    the new state (judge.store.conflicts), and the lottery is never decided twice.  A pass
+    that comes after sees the new version and leaves the game to its next run.  (An ORM
+    write, not a bare UPDATE: a refused command's savepoint rollback then expires the game
+    and the session's version stays true.)
+    """
+    flag_modified(game, "status")
+    session.flush()
 
 
 def label_of(index: int) -> str:
