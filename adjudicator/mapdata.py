@@ -205,6 +205,26 @@ class _Reader:
             raise self.error(line, f"bad coast {word!r} in {where}: {province.abbrev} {have}")
         return province, coast
 
+    def marked_lists(self, line: int, words: list[str], markers: tuple[str, str], owner: str,
+                     where: str) -> dict[str, list[str]]:
+        """Words grouped under the markers before them (``A: ... F: ...``), keyed by the
+        marker as written in ``markers`` (any case accepted); each marker at most once,
+        and no word before the first marker."""
+        by_case = {marker.lower(): marker for marker in markers}
+        lists: dict[str, list[str]] = {}
+        current: list[str] | None = None
+        for word in words:
+            marker = by_case.get(word.lower())
+            if marker is not None:
+                if marker in lists:
+                    raise self.error(line, f"{marker} given twice for {owner}")
+                current = lists.setdefault(marker, [])
+            elif current is None:
+                raise self.error(line, f"expected {' or '.join(repr(m) for m in markers)} before {word!r} {where}")
+            else:
+                current.append(word)
+        return lists
+
     # -- [adjacencies] ----------------------------------------------------------
 
     def adjacency(self, line: int, words: list[str]) -> None:
@@ -213,18 +233,7 @@ class _Reader:
         if subject in self.adjacency_lines:
             raise self.error(line, f"adjacencies of {subject} already given on line {self.adjacency_lines[subject]}")
         self.adjacency_lines[subject] = line
-        lists: dict[str, list[str]] = {}
-        current: list[str] | None = None
-        for word in words[1:]:
-            marker = word.upper()
-            if marker in ("A:", "F:"):
-                if marker in lists:
-                    raise self.error(line, f"{marker} given twice for {subject}")
-                current = lists.setdefault(marker, [])
-            elif current is None:
-                raise self.error(line, f"expected 'A:' or 'F:' before {word!r} in the adjacencies of {subject}")
-            else:
-                current.append(word)
+        lists = self.marked_lists(line, words[1:], ("A:", "F:"), subject, f"in the adjacencies of {subject}")
         if not lists:
             raise self.error(line, f"no 'A:' or 'F:' list for {subject}")
         if "A:" in lists:
@@ -288,18 +297,9 @@ class _Reader:
         for other in self.powers.values():
             if other.letter == letter:
                 raise self.error(line, f"letter {letter} of {name} is already used by {other.name}")
-        parts: dict[str, list[str]] = {}
-        current: list[str] | None = None
-        for word in words[3:]:
-            marker = word.lower()
-            if marker in ("homes:", "units:"):
-                if marker in parts:
-                    raise self.error(line, f"{marker} given twice for {name}")
-                current = parts.setdefault(marker, [])
-            elif current is None:
-                raise self.error(line, f"expected 'homes:' or 'units:' before {word!r} for {name}")
-            else:
-                current.extend(w for w in word.split(",") if w)
+        parts = {marker: [w for word in listed for w in word.split(",") if w]
+                 for marker, listed in self.marked_lists(line, words[3:], ("homes:", "units:"), name,
+                                                         f"for {name}").items()}
         homes = [self.home_centre(line, name, word) for word in parts.get("homes:", [])]
         if len(set(homes)) != len(homes):
             raise self.error(line, f"a home centre of {name} is listed twice")
