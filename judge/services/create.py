@@ -4,6 +4,7 @@ DESC, LIST) that set a game up, in the CREATE mail or later after SIGNON master@
 from __future__ import annotations
 
 from datetime import datetime
+from difflib import get_close_matches
 
 from sqlalchemy import select
 
@@ -90,7 +91,12 @@ def set_rule(ctx: MailContext, command: RuleStatus) -> None:
     info = rule_info(command.name)
     if info is None:
         names = ", ".join(rule.name for rule in known_rules())
-        raise CommandRefused(f"unknown rule {command.name} (known rules: {names})")
+        close = get_close_matches(command.name.upper(), [rule.name for rule in known_rules()], n=1, cutoff=0.75)
+        guess = ""
+        if close:
+            meant = rule_info(close[0])
+            guess = f"; did you mean {close[0]}? ({meant.meaning if meant else ''})"
+        raise CommandRefused(f"unknown rule {command.name}{guess} (known rules: {names})")
     others = [r for r in (game.rules or []) if str(r).split()[0] != info.name]
     if command.remove:
         game.rules = others

@@ -33,8 +33,19 @@ def known_rules() -> tuple[RuleInfo, ...]:
     return tuple(sorted(_KNOWN.values(), key=lambda rule: rule.name))
 
 
+# What each engine rule does (docs/adjudication.md has the detail); at most one PARADOX_ rule.
+ENGINE_MEANINGS: dict[str, str] = {
+    "PARADOX_SZYKMAN": "convoy paradoxes (the default): the convoys caught in the paradox fail and their "
+                       "armies stay, cutting nothing",
+    "PARADOX_1982_DPJUDGE": "convoy paradoxes by the DPjudge's 1982 rule: a convoyed army never cuts a support "
+                            "for or against the space of a fleet convoying it",
+    "PARADOX_ALL_FAIL": "convoy paradoxes: every order caught in the paradox fails and the units involved hold",
+    "NO_BELEAGUERED_CONVOY": "a beleaguered fleet (attacked by equal, greatest strengths that stand off) does "
+                             "not convoy",
+}
+
 for _name in sorted(ENGINE_RULES):
-    add_rule(_name, "adjudication rule of the engine")
+    add_rule(_name, ENGINE_MEANINGS.get(_name, "adjudication rule of the engine (see docs/adjudication.md)"))
 
 add_rule("POWER_CHOICE", "players may choose their power: JOIN power@game password")
 add_rule("NO_PRESS", "no press between players (press to the master only)")
