@@ -14,17 +14,10 @@ from judge.serve import Daemon, open_store
 from judge.store.models_mail import InboundMessage, OutboxMessage
 from tests.fixtures.ports import free_port
 from tests.judge.handlers import echo
-from tests.judge.storage import make_mail, migrated_store
+from tests.judge.storage import make_mail
 
 pytestmark = pytest.mark.dovecot
 NOW = datetime(2026, 5, 1, 10, 0, tzinfo=timezone.utc)
-
-
-@pytest.fixture
-def store(tmp_path):
-    store = migrated_store(tmp_path)
-    yield store
-    store.dispose()
 
 
 def imap_settings(account, **overrides):

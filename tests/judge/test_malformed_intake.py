@@ -2,7 +2,6 @@
 
 from datetime import datetime, timezone
 
-import pytest
 from sqlalchemy import select
 
 from judge.config import JudgeSettings
@@ -10,7 +9,6 @@ from judge.store.inbound import store_inbound
 from judge.store.models_mail import InboundMessage, OutboxMessage
 from judge.worker import Worker
 from tests.judge.handlers import echo
-from tests.judge.storage import migrated_store
 
 NOW = datetime(2026, 5, 1, 10, 0, tzinfo=timezone.utc)
 JUDGE = JudgeSettings(address="judge@example.org", domain="example.org")
@@ -27,13 +25,6 @@ MALFORMED = {
     "angle-less message id": b"From: a@example.net\r\nMessage-ID: no brackets here\r\n\r\nLIST\r\n",
     "NUL byte": b"From: a@example.net\r\nSubject: nul\x00byte\r\n\r\nLI\x00ST\r\n",
 }
-
-
-@pytest.fixture
-def store(tmp_path):
-    store = migrated_store(tmp_path)
-    yield store
-    store.dispose()
 
 
 def test_malformed_mail_is_stored_and_processed(store):

@@ -9,7 +9,6 @@ from judge.config import JudgeSettings
 from judge.edge.smtp_out import MaildirTransport, OutboxSender, RelayTransport, backoff_seconds
 from judge.outgoing import OutgoingMail, queue_outgoing
 from judge.store.models_mail import OutboxMessage
-from tests.judge.storage import migrated_store
 
 START = datetime(2026, 5, 1, 10, 0, tzinfo=timezone.utc)
 JUDGE = JudgeSettings(address="judge@example.org", domain="example.org")
@@ -21,13 +20,6 @@ class Clock:
 
     def __call__(self):
         return self.now
-
-
-@pytest.fixture
-def store(tmp_path):
-    store = migrated_store(tmp_path)
-    yield store
-    store.dispose()
 
 
 def queue(store, *recipients, subject="results", now=START):

@@ -9,16 +9,9 @@ from judge.store.inbound import content_digest, header_message_id, store_inbound
 from judge.store.models_game import Game, Membership, OrderSet
 from judge.store.models_mail import InboundMessage
 from judge.store.passwords import hash_password, verify_password
-from tests.judge.storage import make_mail, migrated_store
+from tests.judge.storage import make_mail
 
 NOW = datetime(2026, 5, 1, 10, 0, tzinfo=timezone.utc)
-
-
-@pytest.fixture
-def store(tmp_path):
-    store = migrated_store(tmp_path)
-    yield store
-    store.dispose()
 
 
 def test_sqlite_runs_in_wal_mode_with_busy_timeout(store):

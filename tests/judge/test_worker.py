@@ -8,17 +8,10 @@ from judge.store.inbound import store_inbound
 from judge.store.models_mail import InboundMessage, OutboxMessage, Shunt
 from judge.worker import Worker, acknowledge_placeholder
 from tests.judge.handlers import echo
-from tests.judge.storage import make_mail, migrated_store
+from tests.judge.storage import make_mail
 
 NOW = datetime(2026, 5, 1, 10, 0, tzinfo=timezone.utc)
 JUDGE = JudgeSettings(address="judge@example.org", domain="example.org")
-
-
-@pytest.fixture
-def store(tmp_path):
-    store = migrated_store(tmp_path)
-    yield store
-    store.dispose()
 
 
 def put(store, raw, mail_from="anna@example.net"):
