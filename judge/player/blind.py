@@ -25,6 +25,7 @@ from judge.fair.blind import (
     sub_digits,
     try_blinds,
 )
+from judge.player.cli import run_standalone
 
 # Power order of the standard map; other variants publish theirs with the format.
 STANDARD_POWERS = ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY")
@@ -173,10 +174,7 @@ def register_blind(subparsers: "argparse._SubParsersAction[argparse.ArgumentPars
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m judge.player.blind ...``: the same commands without the ``judge player`` prefix."""
-    parser = argparse.ArgumentParser(prog="judge player", description="Player-side helpers.")
-    register_blind(parser.add_subparsers(dest="player_command", metavar="COMMAND", required=True))
-    args = parser.parse_args(argv)
-    return int(args.func(args))
+    return run_standalone(register_blind, argv)
 
 
 if __name__ == "__main__":

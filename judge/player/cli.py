@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+from typing import Callable, Sequence
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -23,3 +24,12 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         blind = None
     if blind is not None and hasattr(blind, "register_blind"):
         blind.register_blind(actions)
+
+
+def run_standalone(register_tool: Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None],
+                   argv: Sequence[str] | None) -> int:
+    """One tool's commands without the ``judge player`` prefix (``python -m judge.player.<tool>``)."""
+    parser = argparse.ArgumentParser(prog="judge player", description="Player-side helpers.")
+    register_tool(parser.add_subparsers(dest="player_command", metavar="COMMAND", required=True))
+    args = parser.parse_args(argv)
+    return int(args.func(args))

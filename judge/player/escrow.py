@@ -27,6 +27,7 @@ from judge.crypto.escrow import (
     peel_step,
 )
 from judge.crypto.gpg import GpgError, Keyring
+from judge.player.cli import run_standalone
 
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -204,10 +205,7 @@ def register_escrow(subparsers: "argparse._SubParsersAction[argparse.ArgumentPar
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m judge.player.escrow ...``: the same commands without the ``judge player`` prefix."""
-    parser = argparse.ArgumentParser(prog="judge player", description="Player-side helpers.")
-    register_escrow(parser.add_subparsers(dest="player_command", metavar="COMMAND", required=True))
-    args = parser.parse_args(argv)
-    return int(args.func(args))
+    return run_standalone(register_escrow, argv)
 
 
 if __name__ == "__main__":
