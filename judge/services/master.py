@@ -97,27 +97,35 @@ def _started(game: Game) -> None:
         raise CommandRefused(f"game '{game.name}' is not running ({game.status})")
 
 
-@handles(Eject, needs=Needs.MASTER)
-def eject(ctx: MailContext, command: Eject) -> None:
+def _running_power(ctx: MailContext, command: Eject | Dummy | Revive) -> tuple[Game, str]:
+    """The master's game, which must be running, and the power ``command`` names."""
     game = ctx.require_master().game
     _started(game)
-    power = power_named(game, command.power)
+    return game, power_named(game, command.power)
+
+
+def _tell_power_changed(ctx: MailContext, game: Game, subject: str, text: str) -> None:
+    _tell(ctx, game, subject, "power_changed.j2", "power_changed", text=text)
+
+
+@handles(Eject, needs=Needs.MASTER)
+def eject(ctx: MailContext, command: Eject) -> None:
+    game, power = _running_power(ctx, command)
     player = player_of(ctx.session, game, power)
     if player is None:
         raise CommandRefused(f"{power} has no player to eject")
     player.status = DISMISSED
     touch_schedule(game, ctx.now)
     ctx.done(command, f"the player of {power} was removed; the power waits for a TAKEOVER")
-    _tell(ctx, game, f"{power} has no player", "power_changed.j2", "power_changed",
-          text=f"the master removed the player of {power}; TAKEOVER {power.lower()}@{game.name} password plays it.")
+    _tell_power_changed(ctx, game, f"{power} has no player",
+                        f"the master removed the player of {power}; "
+                        f"TAKEOVER {power.lower()}@{game.name} password plays it.")
     _reserve_fills(ctx, game, power)
 
 
 @handles(Dummy, needs=Needs.MASTER)
 def dummy(ctx: MailContext, command: Dummy) -> None:
-    game = ctx.require_master().game
-    _started(game)
-    power = power_named(game, command.power)
+    game, power = _running_power(ctx, command)
     member = player_of(ctx.session, game, power) or latest_of_power(ctx.session, game, power)
     if member is None:
         raise CommandRefused(f"{power} has never had a player in game '{game.name}'")
@@ -126,15 +134,13 @@ def dummy(ctx: MailContext, command: Dummy) -> None:
     member.status = DUMMY
     touch_schedule(game, ctx.now)
     ctx.done(command, f"{power} is now a dummy (civil disorder); REVIVE {power} reopens it")
-    _tell(ctx, game, f"{power} in civil disorder", "power_changed.j2", "power_changed",
-          text=f"{power} is now a dummy in civil disorder.")
+    _tell_power_changed(ctx, game, f"{power} in civil disorder",
+                        f"{power} is now a dummy in civil disorder.")
 
 
 @handles(Revive, needs=Needs.MASTER)
 def revive(ctx: MailContext, command: Revive) -> None:
-    game = ctx.require_master().game
-    _started(game)
-    power = power_named(game, command.power)
+    game, power = _running_power(ctx, command)
     latest = latest_of_power(ctx.session, game, power)
     if player_of(ctx.session, game, power) is not None:
         raise CommandRefused(f"{power} has a player")
@@ -143,8 +149,8 @@ def revive(ctx: MailContext, command: Revive) -> None:
         return
     latest.status = DISMISSED
     ctx.done(command, f"{power} is open for a TAKEOVER again")
-    _tell(ctx, game, f"{power} open", "power_changed.j2", "power_changed",
-          text=f"{power} is open: TAKEOVER {power.lower()}@{game.name} password plays it.")
+    _tell_power_changed(ctx, game, f"{power} open",
+                        f"{power} is open: TAKEOVER {power.lower()}@{game.name} password plays it.")
     _reserve_fills(ctx, game, power)
 
 
