@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Iterable
 
 from sqlalchemy.orm import Session
 
@@ -27,7 +28,7 @@ from judge.services.processing import preview_phase, process_phase
 from judge.services.turn_views import phase_name
 from judge.services.turnstate import PowerSeats, absences_of, progress_of, reschedule, seats, turn_state_and_seats
 from judge.turns.scheduler import NOTIFIED, PREVIEWED, PROCESSED, WAITED
-from judge.store.models_game import DISMISSED, Game
+from judge.store.models_game import DISMISSED, Game, Membership
 from judge.store.models_turns import TurnProgress
 from judge.turns import Action, Decision, TurnState, apply_absences, decide, extend_only, format_deadline, grace_budget
 
@@ -126,16 +127,18 @@ def _deadline_extended_notice(session: Session, game: Game, judge: JudgeSettings
                      kind="deadline_changed")
 
 
+def _seated(session: Session, game: Game, powers: Iterable[str]) -> list[tuple[str, Membership]]:
+    """Those of ``powers`` that have a player now, with the player, in power order."""
+    players = seats(session, game, variant_of(game)).players
+    return [(power, players[power]) for power in sorted(powers) if power in players]
+
+
 def _charge_grace(session: Session, game: Game, progress: TurnProgress, decision: Decision) -> list[GraceCharge]:
     if not decision.grace_consumed:
         return []
-    players = seats(session, game, variant_of(game)).players
     charged = []
     progress.graced = sorted(set(progress.graced) | decision.grace_consumed)
-    for power in sorted(decision.grace_consumed):
-        member = players.get(power)
-        if member is None:
-            continue
+    for power, member in _seated(session, game, decision.grace_consumed):
         member.grace_used = int(member.grace_used or 0) + 1
         charged.append(GraceCharge(power, member.grace_used))
     return charged
@@ -143,13 +146,9 @@ def _charge_grace(session: Session, game: Game, progress: TurnProgress, decision
 
 def _reminders(session: Session, game: Game, judge: JudgeSettings, now: datetime, state: TurnState,
                decision: Decision) -> list[OutgoingMail]:
-    players = seats(session, game, variant_of(game)).players
     letters = {p.name: p.letter for p in variant_of(game).powers}
     mails = []
-    for power in sorted(decision.reminders):
-        member = players.get(power)
-        if member is None:
-            continue
+    for power, member in _seated(session, game, decision.reminders):
         body = render("turn_reminder.j2", game=game.name, power=power, phase=game.phase,
                       phase_name=phase_name(game.phase), deadline=deadline_text(game, member, now),
                       initial=letters.get(power, power[:1]))
@@ -185,12 +184,8 @@ def _grace_notice(session: Session, game: Game, judge: JudgeSettings, state: Tur
 
 def _dismiss(session: Session, game: Game, judge: JudgeSettings, now: datetime,
              decision: Decision) -> list[OutgoingMail]:
-    players = seats(session, game, variant_of(game)).players
     mails = []
-    for power in sorted(decision.dismiss):
-        member = players.get(power)
-        if member is None:
-            continue
+    for power, member in _seated(session, game, decision.dismiss):
         body = render("turn_dismissed_player.j2", game=game.name, power=power, phase=game.phase,
                       phase_name=phase_name(game.phase))
         mails.append(to_member(game, judge, member, subject=f"{game.name}: you have been dismissed ({power})",
