@@ -9,8 +9,9 @@ knows the password included) can slip in a key and sign commitments in a player'
 * the player's SET KEY is stored as *pending* and the master is sent the key;
 * the master approves by SIGNON master@game and SET KEY with that same key block.
 
-Replacing an address key leaves started games on the key they had (each gets its own
-copy of the old one), for the same reason.
+When a game starts, each player's address key is copied into the game as its game key
+(unless the player registered one for the game), so replacing the address key, or moving
+to another address, leaves started games on the key they had, for the same reason.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from judge.store.models_game import FORMING, MEMBER_ACTIVE, PLAYER, PREPARATION,
 from judge.store.models_sealed import KEY_ACTIVE, KEY_PENDING, KEY_REPLACED, PlayerKey
 from mailcmds import GetKey, SetKey
 
-__all__ = ["effective_key", "ensure_imported", "get_key", "set_key", "spaced"]
+__all__ = ["effective_key", "ensure_imported", "get_key", "pin_address_keys", "set_key", "spaced"]
 
 
 def spaced(fingerprint: str) -> str:
@@ -90,6 +91,26 @@ def _import(ctx: MailContext, command: SetKey) -> tuple[str, str]:
     return fingerprint, armored
 
 
+def _pin(session: Session, member: Membership, key: PlayerKey, now: datetime) -> None:
+    """Give ``member`` its own copy of ``key`` as its game key."""
+    session.add(PlayerKey(address=key.address, game_id=member.game_id, membership_id=member.id,
+                          fingerprint=key.fingerprint, armored=key.armored, status=KEY_ACTIVE,
+                          registered_at=now))
+    member.key_fingerprint = key.fingerprint
+
+
+def pin_address_keys(session: Session, game: Game, now: datetime) -> None:
+    """The game starts: each player without a game key of its own gets a copy of its
+    address's key, so the game keeps that key whatever later happens to the address
+    (a new address key, SET ADDRESS to an address without one)."""
+    for member in session.execute(select(Membership).where(
+            Membership.game_id == game.id, Membership.role == PLAYER, Membership.status == MEMBER_ACTIVE)).scalars():
+        key = address_key(session, member.address)
+        if key is not None and game_key(session, member) is None:
+            _pin(session, member, key, now)
+    session.flush()
+
+
 def _pin_started_games(session: Session, old: PlayerKey, now: datetime) -> list[str]:
     """Give every started game of the address that used ``old`` its own copy of it."""
     pinned = []
@@ -100,10 +121,7 @@ def _pin_started_games(session: Session, old: PlayerKey, now: datetime) -> list[
     for member in rows:
         if not _started(member.game) or game_key(session, member) is not None:
             continue
-        session.add(PlayerKey(address=old.address, game_id=member.game_id, membership_id=member.id,
-                              fingerprint=old.fingerprint, armored=old.armored, status=KEY_ACTIVE,
-                              registered_at=now))
-        member.key_fingerprint = old.fingerprint
+        _pin(session, member, old, now)
         pinned.append(member.game.name)
     return pinned
 

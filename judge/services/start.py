@@ -17,6 +17,7 @@ from judge.render import render
 from judge.services.broadcast import broadcast, to_member
 from judge.services.context import MailContext
 from judge.services.games import as_utc, deadline_text, has_rule, players, timing_of, touch_schedule, variant_of
+from judge.services.keys import pin_address_keys
 from judge.services.views import PowerRow, position_rows
 from judge.store.models_game import ACTIVE, Game, Membership
 from judge.turns import next_deadline
@@ -75,6 +76,7 @@ def start_game(ctx: MailContext, game: Game) -> None:
     game.delay = 0
     touch_schedule(game, ctx.now)
     ctx.session.flush()
+    pin_address_keys(ctx.session, game, ctx.now)  # the game keeps the keys it started with
 
     board = position_rows(variant, position)
     gunboat = has_rule(game, "GUNBOAT")
