@@ -66,9 +66,12 @@ def create(ctx: MailContext, command: Create) -> None:
         run_command(ctx, status)
 
 
-def _not_ended(game: Game) -> None:
+def _set_up_game(ctx: MailContext) -> Game:
+    """The master's game, whose set-up may change until it has ended."""
+    game = ctx.require_master().game
     if game.status == ENDED:
         raise CommandRefused(f"game '{game.name}' has ended; its set-up cannot change")
+    return game
 
 
 @handles(MapStatus, needs=Needs.MASTER)
@@ -86,8 +89,7 @@ def set_map(ctx: MailContext, command: MapStatus) -> None:
 
 @handles(RuleStatus, needs=Needs.MASTER)
 def set_rule(ctx: MailContext, command: RuleStatus) -> None:
-    game = ctx.require_master().game
-    _not_ended(game)
+    game = _set_up_game(ctx)
     info = rule_info(command.name)
     if info is None:
         names = ", ".join(rule.name for rule in known_rules())
@@ -120,8 +122,7 @@ def set_rule(ctx: MailContext, command: RuleStatus) -> None:
 
 @handles(TimingStatus, needs=Needs.MASTER)
 def set_timing(ctx: MailContext, command: TimingStatus) -> None:
-    game = ctx.require_master().game
-    _not_ended(game)
+    game = _set_up_game(ctx)
     try:
         timing = command.changes.apply(timing_of(game))
     except TimingError as problem:
@@ -134,8 +135,7 @@ def set_timing(ctx: MailContext, command: TimingStatus) -> None:
 
 @handles(ZoneStatus, needs=Needs.MASTER)
 def set_zone(ctx: MailContext, command: ZoneStatus) -> None:
-    game = ctx.require_master().game
-    _not_ended(game)
+    game = _set_up_game(ctx)
     try:
         zone = canonical_zone(command.zone)
         timing = parse_timing(f"ZONE {zone}", base=timing_of(game))
@@ -148,8 +148,7 @@ def set_zone(ctx: MailContext, command: ZoneStatus) -> None:
 
 @handles(PrivateStatus, needs=Needs.MASTER)
 def set_private(ctx: MailContext, command: PrivateStatus) -> None:
-    game = ctx.require_master().game
-    _not_ended(game)
+    game = _set_up_game(ctx)
     game.private = True
     game.privacy_hash = hash_password(command.password)
     ctx.done(command, "the game is private: players add your keyword after their password to join")
@@ -186,8 +185,7 @@ def moment_of(game: Game, when: DateSpec, now: datetime) -> datetime:
 
 @handles(DeadlineStatus, SetDeadline, needs=Needs.MASTER)
 def set_deadline(ctx: MailContext, command: DeadlineStatus | SetDeadline) -> None:
-    game = ctx.require_master().game
-    _not_ended(game)
+    game = _set_up_game(ctx)
     moment = moment_of(game, command.when, ctx.now)
     if moment <= ctx.now:
         raise CommandRefused(f"{command.when} ({moment:%Y-%m-%d %H:%M} UTC) has already passed; give a later date")
