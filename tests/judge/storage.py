@@ -1,12 +1,19 @@
-"""Helpers for daemon tests: a migrated SQLite store in a temp dir, mail builders."""
+"""Helpers for daemon tests: a migrated SQLite store in a temp dir, mail builders, the
+outbox read back."""
 
 from __future__ import annotations
 
+import email
+from dataclasses import dataclass
 from email.message import EmailMessage
+from email.policy import default as default_policy
 from email.utils import make_msgid
 from pathlib import Path
 
+from sqlalchemy import select
+
 from judge.store.engine import Store
+from judge.store.models_mail import OutboxMessage
 from judge.store.schema import upgrade
 
 
@@ -14,6 +21,33 @@ def migrated_store(directory: Path, name: str = "judge.db") -> Store:
     store = Store(f"sqlite:///{directory / name}")
     upgrade(store.engine)
     return store
+
+
+@dataclass(frozen=True)
+class Queued:
+    """One outbox row read back: its recipients, kind, bytes and the parsed message."""
+
+    recipients: tuple[str, ...]
+    kind: str
+    raw: bytes
+    message: EmailMessage
+
+
+def newest_outbox_id(store: Store) -> int:
+    """The id of the last outbox row (0 for none): pass it to :func:`outbox_after`."""
+    with store.unit_of_work() as session:
+        return session.execute(select(OutboxMessage.id).order_by(OutboxMessage.id.desc()).limit(1)).scalar() or 0
+
+
+def outbox_after(store: Store, last: int) -> list[Queued]:
+    """The outbox rows queued after row ``last``, oldest first."""
+    with store.unit_of_work() as session:
+        rows = session.execute(
+            select(OutboxMessage).where(OutboxMessage.id > last).order_by(OutboxMessage.id)
+        ).scalars().all()
+        return [Queued(tuple(row.recipients), row.kind, row.raw,
+                       email.message_from_bytes(row.raw, policy=default_policy))
+                for row in rows]
 
 
 def make_mail(subject: str = "hello", body: str = "LIST\n", sender: str = "anna@example.net",

@@ -3,16 +3,12 @@ harness clock and returns the mail it queued (same ``Outcome`` as ``judge.send``
 
 from __future__ import annotations
 
-import email
-from email.policy import default as default_policy
-
 from sqlalchemy import select
 
 from judge.config import Settings
 from judge.store.models_game import Game
-from judge.store.models_mail import OutboxMessage
 from judge.turns.scheduler import PassReport, run_pass
-from tests.judge.services.harness import JUDGE, JudgeHarness, Outcome, Sent
+from tests.judge.services.harness import JUDGE, JudgeHarness, Outcome
 
 SETTINGS = Settings(judge=JUDGE)
 
@@ -31,27 +27,10 @@ HOLDS = {
 class TurnHarness(JudgeHarness):
     last_report: PassReport | None = None
 
-    def _last_outbox(self) -> int:
-        with self.store.unit_of_work() as session:
-            return session.execute(select(OutboxMessage.id).order_by(OutboxMessage.id.desc()).limit(1)).scalar() or 0
-
-    def _outbox_since(self, last: int) -> Outcome:
-        with self.store.unit_of_work() as session:
-            rows = session.execute(
-                select(OutboxMessage).where(OutboxMessage.id > last).order_by(OutboxMessage.id)
-            ).scalars().all()
-            mails = []
-            for row in rows:
-                message = email.message_from_bytes(row.raw, policy=default_policy)
-                body = message.get_body(("plain",)).get_content()
-                for address in row.recipients:
-                    mails.append(Sent(address, str(message["Subject"]), body, row.kind, message))
-        return Outcome(tuple(mails))
-
     def tick(self) -> Outcome:
-        last = self._last_outbox()
+        last = self.last_outbox_id()
         self.last_report = run_pass(self.store, SETTINGS, self.now)
-        return self._outbox_since(last)
+        return self.outbox_since(last)
 
     def game(self, name: str = "g1") -> dict:
         with self.store.unit_of_work() as session:

@@ -23,10 +23,9 @@ from judge.config import JudgeSettings
 from judge.services import process_mail
 from judge.store.inbound import store_inbound
 from judge.store.models_game import Membership
-from judge.store.models_mail import OutboxMessage
 from judge.worker import Worker
 from tests.fixtures.gpg import PlayerKey
-from tests.judge.storage import migrated_store
+from tests.judge.storage import migrated_store, newest_outbox_id, outbox_after
 
 START = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)  # a Monday
 MASTER = "gm@example.net"
@@ -81,20 +80,11 @@ class SealedJudge:
         self.now += timedelta(**delta)
 
     def last_outbox_id(self) -> int:
-        with self.store.unit_of_work() as session:
-            return session.execute(select(OutboxMessage.id).order_by(OutboxMessage.id.desc()).limit(1)).scalar() or 0
+        return newest_outbox_id(self.store)
 
     def outbox_since(self, last: int) -> Outcome:
-        with self.store.unit_of_work() as session:
-            rows = session.execute(
-                select(OutboxMessage).where(OutboxMessage.id > last).order_by(OutboxMessage.id)
-            ).scalars().all()
-            mails = []
-            for row in rows:
-                message = email.message_from_bytes(row.raw, policy=default_policy)
-                mails.append(Sent(tuple(row.recipients), str(message["Subject"]), text_of(message), row.kind,
-                                  row.raw, message))
-        return Outcome(tuple(mails))
+        return Outcome(tuple(Sent(q.recipients, str(q.message["Subject"]), text_of(q.message), q.kind, q.raw, q.message)
+                             for q in outbox_after(self.store, last)))
 
     def send_message(self, message: EmailMessage) -> Outcome:
         last = self.last_outbox_id()

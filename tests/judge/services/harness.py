@@ -10,23 +10,18 @@ built by judge.outgoing; the harness reads the outbox rows back as parsed messag
 
 from __future__ import annotations
 
-import email
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
-from email.policy import default as default_policy
 from pathlib import Path
-
-from sqlalchemy import select
 
 from judge.config import JudgeSettings
 from judge.services import process_mail
 from judge.store.engine import Store
 from judge.store.inbound import store_inbound
 from judge.store.schema import upgrade
-from judge.store.models_mail import OutboxMessage
 from judge.worker import Worker
-from tests.judge.storage import make_mail, migrated_store
+from tests.judge.storage import make_mail, migrated_store, newest_outbox_id, outbox_after
 
 JUDGE = JudgeSettings(address="judge@example.org", domain="example.org", name="Test Judge")
 START = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)  # a Monday
@@ -75,23 +70,24 @@ class JudgeHarness:
     def advance(self, **delta: float) -> None:
         self.now += timedelta(**delta)
 
+    def last_outbox_id(self) -> int:
+        return newest_outbox_id(self.store)
+
+    def outbox_since(self, last: int) -> Outcome:
+        """The mail queued after outbox row ``last``, one ``Sent`` per recipient."""
+        mails = []
+        for queued in outbox_after(self.store, last):
+            body = queued.message.get_body(("plain",)).get_content()
+            mails.extend(Sent(address, str(queued.message["Subject"]), body, queued.kind, queued.message)
+                         for address in queued.recipients)
+        return Outcome(tuple(mails))
+
     def send(self, sender: str, body: str, subject: str = "commands") -> Outcome:
-        with self.store.unit_of_work() as session:
-            last = session.execute(select(OutboxMessage.id).order_by(OutboxMessage.id.desc()).limit(1)).scalar()
+        last = self.last_outbox_id()
         raw = make_mail(subject=subject, body=body, sender=sender, to=JUDGE.address)
         store_inbound(self.store, raw, mail_from=sender, rcpt_to=[JUDGE.address], source="smtp", now=self.now)
         assert self.worker.process_pending() == 1
-        with self.store.unit_of_work() as session:
-            rows = session.execute(
-                select(OutboxMessage).where(OutboxMessage.id > (last or 0)).order_by(OutboxMessage.id)
-            ).scalars().all()
-            mails = []
-            for row in rows:
-                message = email.message_from_bytes(row.raw, policy=default_policy)
-                body_text = message.get_body(("plain",)).get_content()
-                for address in row.recipients:
-                    mails.append(Sent(address, str(message["Subject"]), body_text, row.kind, message))
-        return Outcome(tuple(mails))
+        return self.outbox_since(last)
 
     def session(self):
         return self.store.unit_of_work()

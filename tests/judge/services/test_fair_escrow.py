@@ -6,12 +6,10 @@ has the layers peeled by email (``judge player escrow peel``), layer by layer.""
 
 from __future__ import annotations
 
-import email
 import hashlib
 import json
 import re
 from email.message import EmailMessage
-from email.policy import default as default_policy
 from pathlib import Path
 from typing import Iterator
 
@@ -51,29 +49,17 @@ class KeyedJudge(JudgeHarness):
         message.set_content(body)
         for name, data in attachments:
             message.add_attachment(data, maintype="application", subtype="octet-stream", filename=name)
-        with self.store.unit_of_work() as session:
-            last = session.execute(select(OutboxMessage.id).order_by(OutboxMessage.id.desc()).limit(1)).scalar()
+        last = self.last_outbox_id()
         store_inbound(self.store, message.as_bytes(), mail_from=sender, rcpt_to=[self.judge.address],
                       source="smtp", now=self.now)
         assert self.worker.process_pending() == 1
-        return self._outbox_since(last or 0)
+        return self.outbox_since(last)
 
     def due(self) -> None:
         with self.store.unit_of_work() as session:
             from judge.outgoing import queue_all
 
             queue_all(session, fair_due_work(session, self.judge, self.now), self.judge, self.now)
-
-    def _outbox_since(self, last: int) -> Outcome:
-        with self.store.unit_of_work() as session:
-            rows = session.execute(select(OutboxMessage).where(OutboxMessage.id > last)
-                                   .order_by(OutboxMessage.id)).scalars().all()
-            mails = []
-            for row in rows:
-                message = email.message_from_bytes(row.raw, policy=default_policy)
-                body = message.get_body(("plain",)).get_content()
-                mails.extend(Sent(a, str(message["Subject"]), body, row.kind, message) for a in row.recipients)
-        return Outcome(tuple(mails))
 
 
 @pytest.fixture
