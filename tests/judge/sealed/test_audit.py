@@ -2,20 +2,20 @@
 
 import mailbox
 from email import message_from_bytes, policy
+from pathlib import Path
 
 import pytest
-from sqlalchemy import select
 
 from judge.audit import audit_archive, find_judge_key, read_archive
 from judge.config import Settings
 from judge.crypto.pgpmime import sign_message
 from judge.services.signing import judge_keyring
-from judge.store.models_mail import OutboxMessage
 from judge.turns.scheduler import run_pass
 from judge.store import passwords
 from tests.fixtures.gpg import remove_home, short_home
 from tests.judge.sealed.harness import MASTER, SealedGame, SealedJudge
 from tests.judge.sealed.orders import FALL, SPRING, orders_file
+from tests.judge.storage import outbox_after
 
 
 def play(game, phase, orders, *, bad=(), silent=()):
@@ -28,6 +28,18 @@ def play(game, phase, orders, *, bad=(), silent=()):
         if power in bad:
             data = data.replace(b" - ", b" -> ", 1)  # one changed character after signing
         game.reveal(power, data)
+
+
+def save_master_copies(judge: SealedJudge, path: Path) -> Path:
+    """Every mail the judge queued for the master, saved as the mbox ``path`` (the
+    archive a master keeps)."""
+    box = mailbox.mbox(str(path))
+    for queued in outbox_after(judge.store, 0):
+        if MASTER in queued.recipients:
+            box.add(queued.raw)
+    box.flush()
+    box.close()
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -46,15 +58,7 @@ def played(tmp_path_factory, seven_players):
             run_pass(judge.store, Settings(judge=judge.settings), judge.now)
             play(game, "F1901M", FALL)  # all verified: processed on the last reveal
             judge.send(MASTER, "GET KEY\n")
-        path = directory / "game.mbox"
-        box = mailbox.mbox(str(path))
-        with judge.session() as session:
-            for row in session.execute(select(OutboxMessage).order_by(OutboxMessage.id)).scalars():
-                if MASTER in row.recipients:
-                    box.add(row.raw)
-        box.flush()
-        box.close()
-        yield path, game
+        yield save_master_copies(judge, directory / "game.mbox"), game
     finally:
         judge.close()
         remove_home(home)
@@ -183,15 +187,7 @@ def test_a_plain_game_is_audited_from_its_phase_records(tmp_path, seven_players)
                 judge.advance(minutes=20)
                 run_pass(judge.store, Settings(judge=judge.settings), judge.now)
             judge.send(MASTER, "GET KEY\n")
-        path = tmp_path / "plain.mbox"
-        box = mailbox.mbox(str(path))
-        with judge.session() as session:
-            for row in session.execute(select(OutboxMessage).order_by(OutboxMessage.id)).scalars():
-                if MASTER in row.recipients:
-                    box.add(row.raw)
-        box.flush()
-        box.close()
-        report = audit_archive(path)
+        report = audit_archive(save_master_copies(judge, tmp_path / "plain.mbox"))
         assert report.passed and report.phases == 1, report.text()
     finally:
         judge.close()
