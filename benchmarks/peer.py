@@ -64,18 +64,27 @@ class PeerPhase:
 def outcome_of(game: Any, phase: str) -> Outcome:
     """The peer's board after processing ``phase``.
 
-    The peer destroys at once a dislodged unit that has nowhere to retreat: it
-    is simply absent, from ``retreats`` as from the board.  The peer's retreat
-    lists still contain occupied provinces (it refuses them only when a retreat
-    is ordered); the contract's lists are net of them, so they are dropped here.
+    The peer's retreat lists still contain occupied provinces (it refuses them
+    only when a retreat there is ordered); the contract's lists are net of them,
+    so they are dropped here.  A dislodged unit left with nowhere to go is
+    destroyed by ours at once; the peer destroys it at once only when its own
+    list is empty, and otherwise stops at a retreat phase where the unit can
+    only disband.  Such retreat phases are processed here, without orders, so
+    that both engines report the next phase that needs orders.
     """
+    dislodged = frozenset()
+    if phase.endswith("M"):
+        dislodged = frozenset(
+            (power, unit, tuple(sorted(free)))
+            for power, by_unit in game.get_state()["retreats"].items()
+            for unit, retreats in by_unit.items()
+            if (free := free_retreats(game, retreats))
+        )
+    while game.get_current_phase().endswith("R") and not any(
+        free_retreats(game, retreats) for power in game.powers.values() for retreats in power.retreats.values()
+    ):
+        game.process()
     state = game.get_state()
-    dislodged = frozenset(
-        (power, unit, tuple(sorted(free_retreats(game, retreats))))
-        for power, by_unit in state["retreats"].items()
-        for unit, retreats in by_unit.items()
-        if phase.endswith("M")
-    )
     units = frozenset(
         (power, unit) for power, power_units in state["units"].items() for unit in power_units if not unit.startswith("*")
     )
