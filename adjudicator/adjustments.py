@@ -22,7 +22,8 @@ class AdjustmentOutcome:
 def free_home_centres(tables: Tables, position: Position, power: str) -> tuple[str, ...]:
     """Owned, unoccupied home centres of ``power``: where it may build."""
     owned = position.centers.get(power, frozenset())
-    return tuple(sorted(c for c in tables.homes.get(power, ()) if c in owned and position.unit_at(c) is None))
+    occupied = {province_of(u.location) for u in position.units}
+    return tuple(sorted(c for c in tables.homes.get(power, ()) if c in owned and c not in occupied))
 
 
 def balance(position: Position, power: str) -> int:

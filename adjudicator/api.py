@@ -1,20 +1,24 @@
 """The engine facade (docs/design.md): the only module the rest of the project imports.
 
-Pure: frozen values in, frozen values out; no I/O, no clock.  Derived lookup data
-(per-variant tables, per-position boards) is memoised per immutable object, which
-does not change any result.
+Pure: frozen values in, frozen values out; no I/O, no clock, no state kept between
+calls.  A caller handling one phase builds its ``Board`` once (``prepare``) and
+passes it to ``parse_orders``, ``adjudicate`` and ``requirements``; the
+``(variant, position)`` forms build a board on the fly.  ``parse_orders`` hands
+back a ``ParsedOrders`` that names its board: given to ``adjudicate`` with that
+board, its orders are taken as checked (see ``_checked``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from itertools import repeat
 from operator import attrgetter
-from dataclasses import dataclass, fields
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence, Union, overload
 
 from adjudicator import progress
 from adjudicator.adjustments import resolve_adjustments
+from adjudicator.board import Board, prepare
 from adjudicator.legality import IllegalOrder, illegality
 from adjudicator.notation import OrderSyntaxError
 from adjudicator.notation import parse_order as _understand
@@ -27,8 +31,11 @@ from adjudicator.types import Phase, PhaseKind, Position, Season, Unit, UnitKind
 
 __all__ = [
     "RULES",
+    "Board",
     "IllegalOrder",
     "OrderSyntaxError",
+    "ParsedOrders",
+    "prepare",
     "initial_position",
     "parse_order",
     "parse_orders",
@@ -39,45 +46,19 @@ __all__ = [
     "check_rules",
 ]
 
-
-@dataclass(frozen=True, eq=False)
-class _Context:
-    tables: Tables
-    board: dict[str, Unit]  # province -> unit
-    fleet_seas: frozenset[str]  # sea provinces holding a fleet
-    provinces: tuple[str, ...]  # province of each of position.units, in order
-    index: dict[str, int]  # province -> index into position.units
-    # id(order) -> (order, power, illegality, canonical text if already known)
-    verdicts: dict[int, tuple[Order, str, str | None, str | None]]
-
-    def illegality(self, position: Position, power: str, order: Order, text: str | None = None) -> str | None:
-        """``legality.illegality``, remembered per order object (orders are immutable)."""
-        known = self.verdicts.get(id(order))
-        if known is not None and known[0] is order and known[1] == power:
-            return known[2]
-        reason = illegality(self.tables, position, power, order, self.board, self.fleet_seas)
-        if len(self.verdicts) > 4096:
-            self.verdicts.clear()  # a memo, not a store: keep it small for long-lived positions
-        self.verdicts[id(order)] = (order, power, reason, text)  # holding the order keeps its id unique
-        return reason
+# What ``adjudicate`` takes per power: orders, or a ``ParsedOrders`` from ``parse_orders``.
+GivenOrders = Union[Sequence[Order], ParsedOrders]
 
 
-def _context(variant: Variant, position: Position) -> _Context:
-    # Kept on the position itself (like ``Position.unit_at``'s index): derived from frozen
-    # data only, gone with the position, and one dict lookup away.
-    found = position.__dict__.get("_engine_context")
-    if found is None or found.tables.variant is not variant:
-        tables = tables_for(variant)
-        prov_of = tables.prov_of
-        units = position.units
-        provinces = tuple([prov_of.get(u.location) or province_of(u.location) for u in units])
-        board = dict(zip(provinces, units))
-        sea = tables.sea
-        fleet = UnitKind.FLEET
-        seas = frozenset([p for p, u in board.items() if u.kind is fleet and p in sea])
-        found = _Context(tables, board, seas, provinces, {p: i for i, p in enumerate(provinces)}, {})
-        object.__setattr__(position, "_engine_context", found)
-    return found
+def _board(first: Board | Variant, rest: tuple[object, ...], form: str) -> tuple[Board, tuple[object, ...]]:
+    """``(board, other arguments)`` from either calling form: ``f(board, ...)`` or
+    ``f(variant, position, ...)`` (which prepares a board for this one call)."""
+    if type(first) is Board:
+        return first, rest
+    if isinstance(first, Variant) and rest and isinstance(rest[0], Position):
+        return prepare(first, rest[0]), rest[1:]
+    raise TypeError(f"expected {form.format('board')} or {form.format('variant, position')}, "
+                    f"got a {type(first).__name__} first")
 
 
 def initial_position(variant: Variant) -> Position:
@@ -87,70 +68,47 @@ def initial_position(variant: Variant) -> Position:
     return Position(Phase(variant.start_year, Season.SPRING, PhaseKind.MOVEMENT), units, centers)
 
 
-def parse_order(variant: Variant, position: Position, power: str, text: str) -> Order:
-    """Understand and check one order; raises ``OrderSyntaxError`` or ``IllegalOrder`` (``.reason``)."""
-    return _parse_in(_context(variant, position), variant, position, power, text)
+@overload
+def parse_order(board: Board, power: str, text: str, /) -> Order: ...
+@overload
+def parse_order(variant: Variant, position: Position, power: str, text: str, /) -> Order: ...
+def parse_order(first: Board | Variant, *rest: object) -> Order:  # noqa: E302
+    """Understand and check one order; raises ``OrderSyntaxError`` or ``IllegalOrder`` (``.reason``).
+    Called as ``parse_order(board, power, text)`` or ``parse_order(variant, position, power, text)``."""
+    board, (power, text) = _board(first, rest, "parse_order({}, power, text)")
+    return _parse_in(board, power, text)[0]  # type: ignore[arg-type]
 
 
-def _parse_in(context: _Context, variant: Variant, position: Position, power: str, text: str) -> Order:
+def _parse_in(board: Board, power: str, text: str) -> tuple[Order, str | None]:
+    """The order, checked, and its canonical text when that came for free (else ``None``)."""
+    position = board.position
     order = None
     canonical = None
     kind = position.phase.kind
     if kind is PhaseKind.MOVEMENT:
         words = text.split()
-        order = _canonical_movement_order(context, words)
+        order = _canonical_movement_order(board, words)
         if order is not None and (type(order) is Move or type(order) is Hold or "/" not in words[4]):
             canonical = " ".join(words)  # the text was canonical already
     elif kind is PhaseKind.RETREAT:
         order = _canonical_retreat_order(position, text.split())
     else:
-        order = _canonical_adjustment_order(context, power, text.split())
+        order = _canonical_adjustment_order(board, power, text.split())
     if order is None:
-        order = _understand(variant, position, power, text)
+        order = _understand(board.variant, position, power, text)
     elif (
         type(order) is Hold
         or (
             type(order) is Move
             and not order.via_convoy  # type: ignore[union-attr]
-            and order.destination in _steps(context.tables, order.unit)  # type: ignore[union-attr]
+            and order.destination in _steps(board.tables, order.unit)  # type: ignore[union-attr]
         )
     ) and order.unit.power == power:  # type: ignore[union-attr]  (Build and Waive have no unit)
-        # Obviously legal (own unit holding, or moving to a neighbour): skip the full check.
-        if len(context.verdicts) > 4096:
-            context.verdicts.clear()
-        context.verdicts[id(order)] = (order, power, None, canonical)
-        return order
-    reason = context.illegality(position, power, order, canonical)
+        return order, canonical  # obviously legal (own unit holding, or moving to a neighbour)
+    reason = illegality(board.tables, position, power, order, board.units, board.fleet_seas)
     if reason is not None:
         raise IllegalOrder(text.strip(), reason)
-    return order
-
-
-# Frozen dataclasses pay for ``object.__setattr__`` on every field in ``__init__``; the
-# canonical fast path builds its orders through the slot descriptors instead (same
-# object, about half the cost).  The field lists are checked here so that a change
-# to orders.py fails at import instead of building incomplete orders.
-for _cls, _names in ((Move, ["unit", "destination", "via_convoy", "route"]), (Hold, ["unit"])):
-    if [f.name for f in fields(_cls)] != _names:
-        raise ImportError(f"adjudicator.api: the fast constructor of {_cls.__name__} is out of date with orders.py")
-_new = object.__new__
-_set_move = (Move.unit.__set__, Move.destination.__set__, Move.via_convoy.__set__, Move.route.__set__)  # type: ignore[attr-defined]
-
-
-def _move(unit: Unit, destination: str, via_convoy: bool) -> Move:
-    order = _new(Move)
-    set_unit, set_destination, set_via, set_route = _set_move
-    set_unit(order, unit)
-    set_destination(order, destination)
-    set_via(order, via_convoy)
-    set_route(order, ())
-    return order
-
-
-def _hold(unit: Unit) -> Hold:
-    order = _new(Hold)
-    Hold.unit.__set__(order, unit)  # type: ignore[attr-defined]
-    return order
+    return order, canonical
 
 
 def _steps(tables: Tables, unit: Unit) -> frozenset[str]:
@@ -160,7 +118,7 @@ def _steps(tables: Tables, unit: Unit) -> frozenset[str]:
     return tables.army_adj.get(unit.location, frozenset())
 
 
-def _canonical_movement_order(context: _Context, words: list[str]) -> Order | None:
+def _canonical_movement_order(board: Board, words: list[str]) -> Order | None:
     """A fast path for movement orders already in canonical form (``F LON - NTH``,
     ``A PAR S A MAR - BUR``, ``F NTH C A LON - NWY``...) naming units exactly as they
     stand.  It builds the same order ``notation.parse_order`` would; anything else,
@@ -168,8 +126,8 @@ def _canonical_movement_order(context: _Context, words: list[str]) -> Order | No
     count = len(words)
     if count < 3:
         return None
-    board, prov_of = context.board, context.tables.prov_of
-    unit = board.get(prov_of.get(words[1], ""))
+    units, prov_of = board.units, board.tables.prov_of
+    unit = units.get(prov_of.get(words[1], ""))
     if unit is None or unit.location != words[1] or unit.kind._value_ != words[0]:
         return None
     verb = words[2]
@@ -186,13 +144,13 @@ def _canonical_movement_order(context: _Context, words: list[str]) -> Order | No
         if unit.kind is UnitKind.ARMY:
             if "/" in destination:
                 return None
-        elif "/" not in destination and context.tables.variant.provinces[destination].coasts:
+        elif "/" not in destination and board.variant.provinces[destination].coasts:
             return None  # the lenient parser picks the coast
-        return _move(unit, destination, via_convoy)
+        return Move(unit, destination, via_convoy)
     if verb == "H":
-        return _hold(unit) if count == 3 else None
+        return Hold(unit) if count == 3 else None
     if verb == "S" and (count == 5 or (count == 7 and words[5] == "-")):
-        other = board.get(prov_of.get(words[4], ""))
+        other = units.get(prov_of.get(words[4], ""))
         if other is None or other.location != words[4] or other.kind._value_ != words[3]:
             return None
         if count == 5:
@@ -202,7 +160,7 @@ def _canonical_movement_order(context: _Context, words: list[str]) -> Order | No
             return None
         return SupportMove(unit, other, target)
     if verb == "C" and count == 7 and words[3] == "A" and words[5] == "-":
-        provinces = context.tables.variant.provinces
+        provinces = board.variant.provinces
         if words[4] in provinces and words[6] in provinces:
             return Convoy(unit, words[4], words[6])
     return None
@@ -222,42 +180,61 @@ def _canonical_retreat_order(position: Position, words: list[str]) -> Order | No
     return Retreat(entry.unit, words[3])
 
 
-def _canonical_adjustment_order(context: _Context, power: str, words: list[str]) -> Order | None:
+def _canonical_adjustment_order(board: Board, power: str, words: list[str]) -> Order | None:
     """Fast path for ``A PAR B``, ``F BRE B``, ``A PAR D`` and ``WAIVE``; else ``None``."""
     if len(words) == 1:
         return Waive(power) if words[0] == "WAIVE" else None
-    if len(words) != 3 or words[0] not in ("A", "F") or words[1] not in context.tables.prov_of:
+    if len(words) != 3 or words[0] not in ("A", "F") or words[1] not in board.tables.prov_of:
         return None
     if words[2] == "B":
         if words[0] == "A" and "/" in words[1]:
             return None
         return Build(power, UnitKind(words[0]), words[1])
     if words[2] == "D":
-        unit = context.board.get(context.tables.prov_of[words[1]])
+        unit = board.units.get(board.tables.prov_of[words[1]])
         if unit is None or unit.location != words[1] or unit.kind._value_ != words[0]:
             return None
         return Remove(unit)
     return None
 
 
-def parse_orders(variant: Variant, position: Position, power: str, lines: Sequence[str]) -> ParsedOrders:
-    """Parse each non-blank line; good orders in ``.orders``, ``(line, reason)`` in ``.errors``."""
+@overload
+def parse_orders(board: Board, power: str, lines: Sequence[str], /) -> ParsedOrders: ...
+@overload
+def parse_orders(variant: Variant, position: Position, power: str, lines: Sequence[str], /) -> ParsedOrders: ...
+def parse_orders(first: Board | Variant, *rest: object) -> ParsedOrders:  # noqa: E302
+    """Parse each non-blank line; good orders in ``.orders`` (their texts in ``.canonical``),
+    ``(line, reason)`` in ``.errors``.  Called as ``parse_orders(board, power, lines)`` or
+    ``parse_orders(variant, position, power, lines)``."""
+    board, (power, lines) = _board(first, rest, "parse_orders({}, power, lines)")
     orders: list[Order] = []
+    texts: list[str] = []
     errors: list[tuple[str, str]] = []
-    context = _context(variant, position)
-    for line in lines:
+    for line in lines:  # type: ignore[attr-defined]
         if not line.strip():
             continue
         try:
-            orders.append(_parse_in(context, variant, position, power, line))
+            order, text = _parse_in(board, power, line)  # type: ignore[arg-type]
         except (OrderSyntaxError, IllegalOrder) as problem:
             errors.append((line, problem.reason))
-    return ParsedOrders(tuple(orders), tuple(errors))
+            continue
+        orders.append(order)
+        texts.append(order.canonical() if text is None else text)
+    return ParsedOrders(tuple(orders), tuple(errors), power, board, tuple(texts))  # type: ignore[arg-type]
 
 
-def requirements(variant: Variant, position: Position) -> Mapping[str, Requirement]:
-    """Who must order what: units to order or retreat, builds allowed, removals required."""
-    return progress.requirements(tables_for(variant), position)
+@overload
+def requirements(board: Board, /) -> Mapping[str, Requirement]: ...
+@overload
+def requirements(variant: Variant, position: Position, /) -> Mapping[str, Requirement]: ...
+def requirements(first: Board | Variant, *rest: object) -> Mapping[str, Requirement]:  # noqa: E302
+    """Who must order what: units to order or retreat, builds allowed, removals required.
+    Called as ``requirements(board)`` or ``requirements(variant, position)``."""
+    if type(first) is Board and not rest:
+        return progress.requirements(first.tables, first.position)
+    if isinstance(first, Variant) and len(rest) == 1 and isinstance(rest[0], Position):
+        return progress.requirements(tables_for(first), rest[0])  # no board needed: skip building one
+    raise TypeError("expected requirements(board) or requirements(variant, position)")
 
 
 def canonical_position(position: Position) -> dict[str, object]:
@@ -285,23 +262,45 @@ def check_rules(rules: frozenset[str]) -> frozenset[str]:
     return frozenset(rules)
 
 
-def adjudicate(
-    variant: Variant,
-    position: Position,
-    orders: Mapping[str, Sequence[Order]],
-    rules: frozenset[str] = frozenset(),
-) -> Adjudication:
-    """Adjudicate the phase of ``position``.  Illegal orders are reported ``void`` (the unit holds,
-    or disbands in a retreat phase); units without orders hold (movement) or disband (retreat);
-    missing removals follow civil disorder.  ``.position`` is the next position."""
-    rules = check_rules(frozenset(rules))
-    context = _context(variant, position)
-    kind = position.phase.kind
+@overload
+def adjudicate(board: Board, orders: Mapping[str, GivenOrders], rules: Iterable[str] = ..., /) -> Adjudication: ...
+@overload
+def adjudicate(variant: Variant, position: Position, orders: Mapping[str, GivenOrders], rules: Iterable[str] = ..., /) -> Adjudication: ...
+def adjudicate(first: Board | Variant, *rest: object, **keywords: object) -> Adjudication:  # noqa: E302
+    """Adjudicate the phase of the board's position.  Illegal orders are reported ``void`` (the
+    unit holds, or disbands in a retreat phase); units without orders hold (movement) or disband
+    (retreat); missing removals follow civil disorder.  ``.position`` is the next position.
+
+    Called as ``adjudicate(board, orders, rules)`` or ``adjudicate(variant, position, orders,
+    rules)``; ``orders`` maps a power to its orders or to the ``ParsedOrders`` of
+    ``parse_orders(board, power, ...)``, whose orders need no second check.
+    """
+    board, rest = _board(first, rest, "adjudicate({}, orders, rules)")
+    return _adjudicate(board, *rest, **keywords)  # type: ignore[arg-type]
+
+
+def _adjudicate(board: Board, orders: Mapping[str, GivenOrders], rules: Iterable[str] = frozenset()) -> Adjudication:
+    checked_rules = check_rules(frozenset(rules))
+    kind = board.position.phase.kind
     if kind is PhaseKind.MOVEMENT:
-        return _movement(context, position, orders, rules)
+        return _movement(board, orders, checked_rules)
     if kind is PhaseKind.RETREAT:
-        return _retreats(context, position, orders)
-    return _adjustments(context, position, orders)
+        return _retreats(board, orders)
+    return _adjustments(board, orders)
+
+
+def _checked(board: Board, power: str, given: GivenOrders) -> Iterable[tuple[Order, str | None, str | None]]:
+    """``(order, illegality or None, canonical text or None)`` for each order ``power`` gave.
+
+    A ``ParsedOrders`` made by ``parse_orders`` on this very board for this power holds
+    only orders that passed the check, with their texts: they are not checked twice
+    (about 7 % of a movement phase).  Anything else is checked here."""
+    if type(given) is ParsedOrders:
+        if given.board is board and given.power == power:
+            return zip(given.orders, repeat(None), given.canonical)
+        given = given.orders
+    tables, position, units, seas = board.tables, board.position, board.units, board.fleet_seas
+    return [(order, illegality(tables, position, power, order, units, seas), None) for order in given]
 
 
 def _unit_province(order: Order) -> str | None:
@@ -309,22 +308,16 @@ def _unit_province(order: Order) -> str | None:
     return None if unit is None else province_of(unit.location)
 
 
-def _movement(context: _Context, position: Position, orders: Mapping[str, Sequence[Order]], rules: frozenset[str]) -> Adjudication:
-    tables, index = context.tables, context.index
+def _movement(board: Board, orders: Mapping[str, GivenOrders], rules: frozenset[str]) -> Adjudication:
+    tables, index, position = board.tables, board.index, board.position
     prov_of = tables.prov_of
     units = position.units
     chosen: list[Order | None] = [None] * len(units)
     texts: list[str | None] = [None] * len(units)
     void: dict[int, str] = {}
     stray: list[OrderResult] = []  # orders for no unit of the ordering power
-    verdicts = context.verdicts
     for power, given in orders.items():
-        for order in given:
-            known = verdicts.get(id(order))
-            if known is not None and known[0] is order and known[1] == power:
-                reason, text = known[2], known[3]
-            else:
-                reason, text = context.illegality(position, power, order), None
+        for order, reason, text in _checked(board, power, given):
             unit = getattr(order, "unit", None)
             i = None if unit is None else index.get(prov_of.get(unit.location) or province_of(unit.location))
             if i is None or units[i].power != power:
@@ -337,7 +330,7 @@ def _movement(context: _Context, position: Position, orders: Mapping[str, Sequen
             else:
                 void[i] = reason
     legal = chosen if not void else [None if i in void else o for i, o in enumerate(chosen)]
-    outcome = resolve_movement(tables, units, legal, rules, context.provinces, index)
+    outcome = resolve_movement(tables, units, legal, rules, board.provinces, index)
     results: list[OrderResult] = []
     after: list[Unit] = []
     status, reasons, destination, dislodged_by = outcome.status, outcome.reasons, outcome.destination, outcome.dislodged_by
@@ -374,16 +367,15 @@ _by_power = attrgetter("power")
 _by_location = attrgetter("location")
 
 
-def _retreats(context: _Context, position: Position, orders: Mapping[str, Sequence[Order]]) -> Adjudication:
-    tables = context.tables
+def _retreats(board: Board, orders: Mapping[str, GivenOrders]) -> Adjudication:
+    tables, position = board.tables, board.position
     owner = {d.unit.province: d.unit.power for d in position.dislodged}
     chosen: dict[str, Retreat | Disband | None] = {}
     void: dict[str, tuple[Order, str]] = {}
     stray: list[OrderResult] = []
     for power, given in orders.items():
-        for order in given:
+        for order, reason, _ in _checked(board, power, given):
             province = _unit_province(order)
-            reason = illegality(tables, position, power, order)
             if province is None or owner.get(province) != power:
                 stray.append(OrderResult(power, order.canonical(), "void", reason or "not an order for one of your dislodged units"))
                 continue
@@ -413,13 +405,12 @@ def _retreats(context: _Context, position: Position, orders: Mapping[str, Sequen
     return Adjudication(tuple(results), following, winner=progress.winner(tables, following.centers))
 
 
-def _adjustments(context: _Context, position: Position, orders: Mapping[str, Sequence[Order]]) -> Adjudication:
-    tables, board = context.tables, context.board
+def _adjustments(board: Board, orders: Mapping[str, GivenOrders]) -> Adjudication:
+    tables, position = board.tables, board.position
     legal: dict[str, list[Order]] = {}
     results: list[OrderResult] = []
     for power, given in orders.items():
-        for order in given:
-            reason = illegality(tables, position, power, order, board)
+        for order, reason, _ in _checked(board, power, given):
             if reason is None:
                 legal.setdefault(power, []).append(order)
             else:

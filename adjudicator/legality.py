@@ -36,7 +36,7 @@ class IllegalOrder(ValueError):
         self.reason = reason
 
 
-Board = Mapping[str, Unit]  # province -> the unit standing there
+UnitsByProvince = Mapping[str, Unit]  # province -> the unit standing there (as in adjudicator.board.Board.units)
 
 _MOVEMENT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy)
 _RETREAT_ORDERS = (Retreat, Disband)
@@ -52,7 +52,7 @@ def illegality(
     position: Position,
     power: str,
     order: Order,
-    board: Board | None = None,
+    board: UnitsByProvince | None = None,
     fleet_seas: frozenset[str] | None = None,
 ) -> str | None:
     """``None`` if ``power`` may give ``order`` in ``position``, else the reason it may not.
@@ -82,7 +82,7 @@ def _what(order: Order) -> str:
     return type(order).__name__.lower()
 
 
-def _own_unit(power: str, unit: Unit, board: Board) -> tuple[Unit | None, str | None]:
+def _own_unit(power: str, unit: Unit, board: UnitsByProvince) -> tuple[Unit | None, str | None]:
     location = unit.location
     standing = board.get(location if len(location) == 3 else province_of(location))
     if standing is None or standing.kind is not unit.kind:
@@ -93,7 +93,7 @@ def _own_unit(power: str, unit: Unit, board: Board) -> tuple[Unit | None, str | 
     return standing, None
 
 
-def _movement(tables: Tables, power: str, order: Order, board: Board, fleet_seas: frozenset[str] | None) -> str | None:
+def _movement(tables: Tables, power: str, order: Order, board: UnitsByProvince, fleet_seas: frozenset[str] | None) -> str | None:
     unit, problem = _own_unit(power, order.unit, board)  # type: ignore[union-attr]
     if unit is None:
         return problem
@@ -148,11 +148,11 @@ def _movement(tables: Tables, power: str, order: Order, board: Board, fleet_seas
     return None
 
 
-def _fleet_seas(tables: Tables, board: Board) -> frozenset[str]:
+def _fleet_seas(tables: Tables, board: UnitsByProvince) -> frozenset[str]:
     return frozenset(p for p, u in board.items() if u.kind is UnitKind.FLEET and p in tables.sea)
 
 
-def _move(tables: Tables, unit: Unit, destination: str, board: Board, fleet_seas: frozenset[str] | None) -> str | None:
+def _move(tables: Tables, unit: Unit, destination: str, board: UnitsByProvince, fleet_seas: frozenset[str] | None) -> str | None:
     if unit.kind is UnitKind.FLEET:
         if destination in tables.fleet_adj.get(unit.location, ()):
             return None  # the common case first: adjacent, and never the fleet's own province
@@ -224,7 +224,7 @@ def adjustment_balance(tables: Tables, position: Position, power: str) -> int:
     return owned - units
 
 
-def _adjustment(tables: Tables, position: Position, power: str, order: Order, board: Board) -> str | None:
+def _adjustment(tables: Tables, position: Position, power: str, order: Order, board: UnitsByProvince) -> str | None:
     balance = adjustment_balance(tables, position, power)
     if isinstance(order, Remove):
         unit, problem = _own_unit(power, order.unit, board)

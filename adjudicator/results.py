@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from adjudicator.board import Board
 from adjudicator.orders import Order
 from adjudicator.types import Dislodged, PhaseKind, Position, Unit
 
@@ -74,7 +75,15 @@ class Requirement:
 
 @dataclass(frozen=True, slots=True)
 class ParsedOrders:
-    """The outcome of parsing a power's order lines: good orders and (line, reason) errors."""
+    """The outcome of parsing a power's order lines: good orders and (line, reason) errors.
+
+    ``api.parse_orders(board, power, lines)`` also records ``power``, the ``board`` the
+    orders were checked against and the canonical text of each order, so that
+    ``api.adjudicate(board, {power: parsed})`` need not check them again.
+    """
 
     orders: tuple[Order, ...]
     errors: tuple[tuple[str, str], ...]
+    power: str = ""
+    board: Board | None = field(default=None, repr=False, compare=False)
+    canonical: tuple[str, ...] = ()  # canonical text of each of ``orders`` (when made by parse_orders)

@@ -174,15 +174,15 @@ class Position:
             )
 
     def unit_at(self, province: str) -> Unit | None:
-        """The (not dislodged) unit in ``province`` (coast ignored), if any."""
-        index = self.__dict__.get("_unit_index")
-        if index is None:
-            # Built on first use and kept: derived from the frozen ``units``, so still a value.
-            index = {}
-            for unit in self.units:
-                index.setdefault(province_of(unit.location), unit)
-            object.__setattr__(self, "_unit_index", index)
-        return index.get(province_of(province))
+        """The (not dislodged) unit in ``province`` (coast ignored), if any.
+
+        A scan of ``units``: for occasional questions.  Code asking many (the engine's
+        parse and adjudication) asks an ``adjudicator.board.Board``, built once."""
+        wanted = province_of(province)
+        for unit in self.units:
+            if province_of(unit.location) == wanted:
+                return unit
+        return None
 
     def owner_of(self, center: str) -> str | None:
         for power, owned in self.centers.items():

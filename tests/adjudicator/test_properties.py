@@ -255,7 +255,7 @@ def test_adjustments_end_with_units_matching_centres_where_removals_were_due(boa
 @SETTINGS
 @given(st.integers(0, 2**32), st.integers(1, 34), st.integers(0, 2**32))
 def test_the_canonical_fast_path_reads_orders_as_the_lenient_parser_does(board_seed: int, count: int, text_seed: int) -> None:
-    from adjudicator.api import _canonical_movement_order, _context
+    from adjudicator.api import _canonical_movement_order
     from adjudicator.notation import parse_order as lenient
 
     where = _board(board_seed, count, MOVEMENT)
@@ -263,9 +263,9 @@ def test_the_canonical_fast_path_reads_orders_as_the_lenient_parser_does(board_s
     units = list(where.units)
     texts = [text for _, text in _planned_texts(rng, where)] + [_order_text(rng, u, units) for u in units]
     texts += [t.replace(" ", "  ") for t in texts[:3]] + [t + " VIA CONVOY" for t in texts[:3]]
-    context = _context(VARIANT, where)
+    board = api.prepare(VARIANT, where)
     for text in texts:
-        fast = _canonical_movement_order(context, text.split())
+        fast = _canonical_movement_order(board, text.split())
         if fast is None:
             continue
         power = fast.unit.power  # type: ignore[union-attr]
@@ -279,12 +279,34 @@ def test_the_canonical_fast_path_reads_orders_as_the_lenient_parser_does(board_s
                 assert expected is None, (text, who, expected)
             except api.IllegalOrder as refused:
                 assert refused.reason == expected, (text, who)
-        try:
-            parsed = api.parse_order(VARIANT, where, power, text)
-        except api.IllegalOrder:
+        parsed = api.parse_orders(board, power, [text])
+        if not parsed.orders:
             continue
-        outcome = api.adjudicate(VARIANT, where, {power: [parsed]})
-        assert parsed.canonical() in [r.order for r in outcome.results], text  # remembered text is canonical
+        assert parsed.canonical == (parsed.orders[0].canonical(),), text  # the text the fast path kept is canonical
+        outcome = api.adjudicate(board, {power: parsed})
+        assert parsed.canonical[0] in [r.order for r in outcome.results], text
+
+
+@SETTINGS
+@given(st.integers(0, 2**32), st.integers(1, 34), st.integers(0, 2**32))
+def test_orders_parsed_on_a_board_adjudicate_as_the_same_orders_checked_again(board_seed: int, count: int, text_seed: int) -> None:
+    where = _board(board_seed, count, MOVEMENT)
+    rng = random.Random(text_seed)
+    units = list(where.units)
+    by_power: dict[str, list[str]] = {}
+    for unit, text in _planned_texts(rng, where) + [(u, _order_text(rng, u, units)) for u in units]:
+        by_power.setdefault(unit.power if rng.random() < 0.9 else rng.choice(POWERS), []).append(text)
+    board = api.prepare(VARIANT, where)
+    parsed = {power: api.parse_orders(board, power, lines) for power, lines in by_power.items()}
+    for power, lines in by_power.items():
+        again = api.parse_orders(VARIANT, where, power, lines)
+        assert repr(again.orders) == repr(parsed[power].orders) and again.errors == parsed[power].errors
+        assert parsed[power].canonical == tuple(order.canonical() for order in parsed[power].orders)
+    trusted = api.adjudicate(board, parsed)
+    checked = api.adjudicate(VARIANT, where, {power: list(p.orders) for power, p in parsed.items()})
+    assert trusted.results == checked.results
+    assert api.position_digest(trusted.position) == api.position_digest(checked.position)
+    assert set(vars(where)) == {"phase", "units", "centers", "dislodged"}  # nothing kept on the position
 
 
 @SETTINGS
@@ -292,7 +314,7 @@ def test_the_canonical_fast_path_reads_orders_as_the_lenient_parser_does(board_s
 def test_canonical_retreat_and_adjustment_orders_read_as_the_lenient_parser_reads_them(
     board_seed: int, count: int, order_seed: int
 ) -> None:
-    from adjudicator.api import _canonical_adjustment_order, _canonical_retreat_order, _context
+    from adjudicator.api import _canonical_adjustment_order, _canonical_retreat_order
     from adjudicator.notation import parse_order as lenient
 
     rng = random.Random(order_seed)
@@ -304,14 +326,14 @@ def test_canonical_retreat_and_adjustment_orders_read_as_the_lenient_parser_read
             for text in (f"{entry.unit} D", *(f"{entry.unit} R {loc}" for loc in entry.retreats), f"{entry.unit} R XYZ"):
                 checked.append((retreat, entry.unit.power, text, _canonical_retreat_order(retreat, text.split())))
     winter = _board(board_seed, count, Phase(1903, Season.WINTER, PhaseKind.ADJUSTMENT))
-    context = _context(VARIANT, winter)
+    board = api.prepare(VARIANT, winter)
     for power in POWERS:
         home = rng.choice(VARIANT.power(power).home_centers)
         coasts = VARIANT.provinces[home].coasts
         texts = [f"A {home} B", f"F {home} B", "WAIVE", *(f"F {home}/{c} B" for c in coasts)]
         texts += [f"{u} D" for u in winter.units if u.power == power][:3]
         for text in texts:
-            checked.append((winter, power, text, _canonical_adjustment_order(context, power, text.split())))
+            checked.append((winter, power, text, _canonical_adjustment_order(board, power, text.split())))
     for where_now, power, text, fast in checked:
         if fast is not None:
             assert repr(fast) == repr(lenient(VARIANT, where_now, power, text)), text

@@ -1,0 +1,50 @@
+"""A ``Board``: one position prepared for the engine's questions, built once by ``prepare``.
+
+Parsing and adjudicating a phase ask "which unit stands in this province?" hundreds
+of times.  ``Position`` answers from its tuple of units; a ``Board`` holds the
+lookup tables derived from it (and the variant's ``Tables``), so that a caller
+handling one phase builds them once and passes the board to every call
+(``api.parse_orders(board, ...)``, ``api.adjudicate(board, ...)``).
+
+A Board is a value: every field is computed in ``prepare`` and never changed
+afterwards (the dicts are plain dicts for lookup speed; nothing writes to them).
+It caches nothing and remembers nothing about the calls it is passed to, so it
+may be shared, kept or dropped freely.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from adjudicator.tables import Tables, tables_for
+from adjudicator.types import Position, Unit, UnitKind, Variant, province_of
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Board:
+    variant: Variant
+    position: Position
+    tables: Tables  # tables_for(variant)
+    units: Mapping[str, Unit]  # province -> the (not dislodged) unit standing there
+    fleet_seas: frozenset[str]  # sea provinces holding a fleet (convoy legality)
+    provinces: tuple[str, ...]  # the province of each of position.units, in order
+    index: Mapping[str, int]  # province -> its unit's index in position.units
+
+    def unit_at(self, location: str) -> Unit | None:
+        """The unit in the province of ``location`` (coast ignored), if any."""
+        return self.units.get(self.tables.prov_of.get(location) or province_of(location))
+
+
+def prepare(variant: Variant, position: Position) -> Board:
+    """The board of ``position`` on ``variant``: derived lookup tables, computed once."""
+    tables = tables_for(variant)
+    prov_of = tables.prov_of
+    units = position.units
+    provinces = tuple([prov_of.get(u.location) or province_of(u.location) for u in units])
+    by_province = dict(zip(provinces, units))
+    sea = tables.sea
+    fleet = UnitKind.FLEET
+    fleet_seas = frozenset([p for p, u in by_province.items() if u.kind is fleet and p in sea])
+    index = {p: i for i, p in enumerate(provinces)}
+    return Board(variant, position, tables, by_province, fleet_seas, provinces, index)

@@ -1,0 +1,94 @@
+"""The Board (adjudicator.board): a position prepared once, passed to the facade in place of
+(variant, position); no state kept on the position or between calls."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import maps
+from adjudicator import api
+from adjudicator.types import Position, Unit, UnitKind
+
+VARIANT = maps.load("standard")
+START = api.initial_position(VARIANT)
+
+
+def _fields_only(position: Position) -> bool:
+    return set(vars(position)) == {f.name for f in dataclasses.fields(Position)}
+
+
+def test_a_board_answers_from_the_position_it_was_prepared_from() -> None:
+    board = api.prepare(VARIANT, START)
+    assert board.position is START and board.variant is VARIANT
+    assert board.unit_at("STP/NC") == board.unit_at("STP") == START.unit_at("STP") == Unit("STP/SC", UnitKind.FLEET, "RUSSIA")
+    assert board.unit_at("BUR") is None and START.unit_at("BUR") is None
+    assert [START.units[board.index[p]] for p in board.provinces] == list(START.units)
+    assert board.fleet_seas == frozenset()  # no fleet starts at sea
+    at_sea = Position(START.phase, START.units[:1] + (Unit("NTH", UnitKind.FLEET, "ENGLAND"),), START.centers)
+    assert api.prepare(VARIANT, at_sea).fleet_seas == {"NTH"}
+
+
+def test_a_board_cannot_be_changed() -> None:
+    board = api.prepare(VARIANT, START)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        board.units = {}  # type: ignore[misc]
+    assert not hasattr(board, "__dict__")  # slots: nothing can be hung on it either
+
+
+def test_the_facade_keeps_nothing_on_the_position() -> None:
+    where = api.initial_position(VARIANT)
+    board = api.prepare(VARIANT, where)
+    parsed = api.parse_orders(board, "ENGLAND", ["F LON - NTH", "A LVP - YOR"])
+    api.parse_order(VARIANT, where, "FRANCE", "A PAR - BUR")
+    api.adjudicate(board, {"ENGLAND": parsed})
+    api.adjudicate(VARIANT, where, {"ENGLAND": parsed.orders})
+    api.requirements(board)
+    where.unit_at("LON")
+    assert _fields_only(where)
+
+
+def test_both_calling_forms_give_the_same_answers() -> None:
+    board = api.prepare(VARIANT, START)
+    lines = ["F LON - NTH", "a lvp to yorkshire", "F EDI - PIC", "nonsense"]
+    by_board = api.parse_orders(board, "ENGLAND", lines)
+    by_position = api.parse_orders(VARIANT, START, "ENGLAND", lines)
+    assert repr(by_board.orders) == repr(by_position.orders) and by_board.errors == by_position.errors
+    assert by_board.canonical == by_position.canonical == ("F LON - NTH", "A LVP - YOR")
+    assert by_board.power == "ENGLAND" and by_board.board is board
+    assert repr(api.parse_order(board, "FRANCE", "A PAR - BUR")) == repr(api.parse_order(VARIANT, START, "FRANCE", "A PAR - BUR"))
+    assert api.requirements(board) == api.requirements(VARIANT, START)
+    trusted = api.adjudicate(board, {"ENGLAND": by_board}, frozenset({"PARADOX_ALL_FAIL"}))
+    checked = api.adjudicate(VARIANT, START, {"ENGLAND": list(by_board.orders)}, rules=frozenset({"PARADOX_ALL_FAIL"}))
+    assert trusted.results == checked.results
+    assert api.position_digest(trusted.position) == api.position_digest(checked.position)
+    assert ("ENGLAND", "F LON - NTH", "moves", None) in trusted.results
+
+
+def test_parsed_orders_are_trusted_only_on_their_own_board_and_for_their_own_power() -> None:
+    parsed = api.parse_orders(api.prepare(VARIANT, START), "ENGLAND", ["F LON - NTH"])
+    # Another position of the same phase, where LON is empty: the order is checked again, and void.
+    moved = tuple(Unit("WAL", u.kind, u.power) if u.location == "LON" else u for u in START.units)
+    elsewhere = api.prepare(VARIANT, Position(START.phase, moved, START.centers))
+    results = api.adjudicate(elsewhere, {"ENGLAND": parsed}).results
+    assert ("ENGLAND", "F LON - NTH", "void", "there is no fleet in LON") in results
+    # The same board, but handed in as another power's orders: checked again, and refused.
+    results = api.adjudicate(parsed.board, {"FRANCE": parsed}).results  # type: ignore[arg-type]
+    assert ("FRANCE", "F LON - NTH", "void", "the unit in LON belongs to ENGLAND, not FRANCE") in results
+    assert ("ENGLAND", "F LON H", "holds", None) in results
+
+
+@pytest.mark.parametrize(
+    "call, expected",
+    [
+        (lambda: api.parse_order(START, "ENGLAND", "F LON H"), "parse_order(board, power, text) or parse_order(variant, position, power, text)"),
+        (lambda: api.parse_orders(VARIANT, "ENGLAND", ["F LON H"]), "parse_orders(board, power, lines) or parse_orders(variant, position, power, lines)"),
+        (lambda: api.adjudicate(START, {}), "adjudicate(board, orders, rules) or adjudicate(variant, position, orders, rules)"),
+        (lambda: api.requirements(VARIANT), "requirements(board) or requirements(variant, position)"),
+    ],
+)
+def test_a_wrong_calling_form_is_refused_with_the_forms_accepted(call, expected) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(TypeError) as refused:
+        call()
+    assert expected in str(refused.value)
