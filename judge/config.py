@@ -96,12 +96,15 @@ class SchedulerSettings:
 class WorkerSettings:
     """The inbox worker.  ``handler`` is ``module:function`` processing one message.
 
-    ``pause_before_commit_seconds`` exists for crash tests only: the worker sleeps
-    between processing a message and committing it.
+    ``processes``: how many worker processes ``judge serve`` starts beside the one that
+    takes mail in (0: the worker is a thread of that process).  A process of its own gives
+    the worker a core of its own.  ``pause_before_commit_seconds`` exists for crash tests
+    only: the worker sleeps between processing a message and committing it.
     """
 
     handler: str = "judge.services:process_mail"
     poll_seconds: float = 1.0
+    processes: int = 1
     pause_before_commit_seconds: float = 0.0
 
 

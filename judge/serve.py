@@ -1,5 +1,6 @@
 """``judge serve``: the SMTP listener, the optional IMAP poller, the worker, the outbox
-sender and the scheduler tick, each on its own thread over one shared ``Store``.
+sender and the scheduler tick, each on its own thread over one shared ``Store``; or the
+worker in processes of its own (``[worker] processes``, judge.worker_process).
 
 Stopping (SIGTERM, SIGINT) closes the listener first so no new mail is accepted, lets
 the worker finish the message in hand, then joins everything.
@@ -11,7 +12,7 @@ import logging
 import signal
 import threading
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, Sequence
 
 from judge.config import Settings
 from judge.edge.imap_in import ImapPoller
@@ -21,6 +22,7 @@ from judge.hooks import resolve_hook
 from judge.store.engine import Store
 from judge.store.schema import check_schema, is_empty, upgrade
 from judge.worker import Clock, ProcessHook, Worker, acknowledge_placeholder, utc_now
+from judge.worker_process import WorkerProcesses, worker_process_count, writer_lock_path
 
 log = logging.getLogger("judge.serve")
 
@@ -49,10 +51,15 @@ def default_tick_hook(settings: Settings) -> SchedulerTick | None:
 
 
 class Daemon:
-    """All parts of a running judge.  ``start()`` returns once the SMTP port listens."""
+    """All parts of a running judge.  ``start()`` returns once the SMTP port listens.
+
+    ``worker_command``: the command line of a worker process (``judge serve`` builds it);
+    without it, or with ``[worker] processes = 0``, the worker is a thread here.
+    """
 
     def __init__(self, settings: Settings, store: Store, *, process: ProcessHook | None = None,
-                 tick: SchedulerTick | None = None, clock: Clock = utc_now) -> None:
+                 tick: SchedulerTick | None = None, clock: Clock = utc_now,
+                 worker_command: Sequence[str] | None = None) -> None:
         self.settings = settings
         self.store = store
         self.clock = clock
@@ -70,14 +77,25 @@ class Daemon:
             retry_base_seconds=settings.outbound.retry_base_seconds,
             max_attempts=settings.outbound.max_attempts, clock=clock,
         )
-        self.handler = IntakeHandler(store, on_stored=self.inbox_wake.set, clock=clock)
+        count = worker_process_count(settings) if worker_command is not None else 0
+        self.worker_processes = (
+            WorkerProcesses(worker_command, count, on_processed=self.outbox_wake.set)
+            if worker_command is not None and count > 0 else None
+        )
+        self.handler = IntakeHandler(store, on_stored=self._mail_stored, clock=clock)
         self.controller = make_controller(self.handler, settings.smtp, settings.judge.domain)
         self.poller = (
-            ImapPoller(settings.imap, store, on_stored=self.inbox_wake.set, clock=clock)
+            ImapPoller(settings.imap, store, on_stored=self._mail_stored, clock=clock)
             if settings.imap.host else None
         )
         self._worker_thread: threading.Thread | None = None
         self._threads: list[threading.Thread] = []
+
+    def _mail_stored(self) -> None:
+        if self.worker_processes is not None:
+            self.worker_processes.wake()
+        else:
+            self.inbox_wake.set()
 
     def _run_worker(self) -> None:
         self.worker.run(self.stop_event, self.inbox_wake, self.settings.worker.poll_seconds)
@@ -94,7 +112,8 @@ class Daemon:
     def start(self) -> None:
         if self.tick is None:
             self.tick = default_tick_hook(self.settings)
-        self._worker_thread = threading.Thread(target=self._run_worker, name="worker", daemon=True)
+        if self.worker_processes is None:
+            self._worker_thread = threading.Thread(target=self._run_worker, name="worker", daemon=True)
         self._threads = [
             threading.Thread(target=self.sender.run, name="sender", daemon=True,
                              args=(self.stop_event, self.outbox_wake, self.settings.outbound.poll_seconds)),
@@ -107,7 +126,11 @@ class Daemon:
         check_port_free(self.settings.smtp.host, self.settings.smtp.port)
         self.controller.start()  # first: a busy port fails before anything else runs
         _ensure_judge_key(self.settings)
-        self._worker_thread.start()
+        if self._worker_thread is not None:
+            self._worker_thread.start()
+        else:
+            assert self.worker_processes is not None
+            self.worker_processes.start()
         for thread in self._threads:
             thread.start()
         s = self.settings
@@ -128,6 +151,8 @@ class Daemon:
         self.outbox_wake.set()
         if self._worker_thread is not None and self._worker_thread.ident is not None:
             self._worker_thread.join()
+        if self.worker_processes is not None:
+            self.worker_processes.stop()
         for thread in self._threads:
             if thread.ident is not None:  # never started when start() failed early
                 thread.join(timeout=30)
@@ -182,7 +207,7 @@ def open_store(settings: Settings, *, initialise_empty: bool = False) -> Store:
     ``judge serve`` on the defaults just works; a database with an older schema is never
     touched: upgrading is a deliberate step (``judge db upgrade``), e.g. after a backup.
     """
-    store = Store(settings.store_url)
+    store = Store(settings.store_url, writer_lock=writer_lock_path(settings))
     try:
         if initialise_empty and is_empty(store.engine):
             log.info("empty database %s: creating the schema",

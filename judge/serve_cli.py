@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from judge.config import ConfigError
 from judge.cli_options import add_config_argument, clock_from, settings_from, setup_logging, store_from
 from judge.hooks import HookError
 
@@ -26,7 +27,21 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--clock-file", metavar="FILE",
                         help="TEST ONLY: take the current time from FILE (an ISO 8601 instant, "
                              "re-read on every use) so tests can move the judge through deadlines")
+    parser.add_argument(WORKER_FLAG, action="store_true", help=argparse.SUPPRESS)  # judge.worker_process
     parser.set_defaults(func=run)
+
+
+WORKER_FLAG = "--worker-process"
+
+
+def worker_command(args: argparse.Namespace) -> list[str]:
+    """This ``judge serve`` as a worker process: the same configuration and clock."""
+    command = [sys.executable, "-m", "judge.cli", "serve", "--role", getattr(args, "role", "gm"), WORKER_FLAG]
+    if args.config:
+        command += ["--config", args.config]
+    if getattr(args, "clock_file", None):
+        command += ["--clock-file", args.clock_file]
+    return command
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,13 +62,17 @@ def run(args: argparse.Namespace) -> int:
     clock = clock_from(args, "serve")
     if clock is None:
         return 2
+    if getattr(args, "worker_process", False):
+        from judge.worker_process import run_child
+
+        return run_child(settings, clock)
     store = store_from(settings, "serve", initialise_empty=True)
     if store is None:
         return 1
     try:
-        daemon = Daemon(settings, store, clock=clock)
+        daemon = Daemon(settings, store, clock=clock, worker_command=worker_command(args))
         daemon.serve_forever()
-    except HookError as exc:
+    except (HookError, ConfigError) as exc:
         print(f"judge serve: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:

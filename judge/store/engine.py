@@ -8,7 +8,10 @@ SQLite's busy wait is not a queue: a waiter sleeps and retries, and a thread tha
 and begins again at once (the worker with a backlog) wins nearly every time.  Under load
 the SMTP intake then waited out the busy timeout and answered 451.  So on SQLite,
 ``Store.unit_of_work`` first takes a first-come-first-served turn (``WriteTurns``) among
-the process's threads; SQLite's own locking still guards against other processes.
+the process's threads.  When several processes write (``judge serve`` with worker
+processes), ``Store(..., writer_lock=path)`` adds an exclusive ``flock`` on that file to
+each outermost turn: the kernel hands it to a blocked waiter, while SQLite's sleep-and-retry
+would let the busy worker process win nearly every time.
 
 Durability: WAL with ``synchronous=NORMAL`` survives a crash of the process but may lose
 the last commits on a power failure.  That is acceptable for everything the judge can
@@ -20,6 +23,8 @@ edge acknowledges.  It costs one fsync per stored mail (about 3.5 ms here, off t
 
 from __future__ import annotations
 
+import fcntl
+import os
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -73,7 +78,10 @@ class WriteTurns:
     """A first-come-first-served lock, re-entrant per thread (a nested unit of work of the
     same thread must not wait for itself)."""
 
-    def __init__(self) -> None:
+    def __init__(self, lock_path: Path | None = None) -> None:
+        # One open file per process: flock excludes other open files, including the
+        # other processes' (and a second Store's in this process).
+        self._lock_fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600) if lock_path is not None else None
         self._changed = threading.Condition(threading.Lock())
         self._next_ticket = 0
         self._serving = 0
@@ -94,15 +102,35 @@ class WriteTurns:
                 while self._serving != ticket:
                     self._changed.wait()
                 self._owner, self._depth = me, 1
+        if not nested and self._lock_fd is not None:
+            try:
+                fcntl.flock(self._lock_fd, fcntl.LOCK_EX)  # waits without the GIL
+            except BaseException:
+                self._release()
+                raise
         try:
             yield
         finally:
-            with self._changed:
-                self._depth -= 1
-                if not nested or self._depth == 0:
-                    self._owner = None
-                    self._serving += 1
-                    self._changed.notify_all()
+            if not nested and self._lock_fd is not None:
+                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            if nested:
+                with self._changed:
+                    self._depth -= 1
+            else:
+                self._release()
+
+    def _release(self) -> None:
+        with self._changed:
+            self._depth -= 1
+            if self._depth == 0:
+                self._owner = None
+                self._serving += 1
+                self._changed.notify_all()
+
+    def close(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
 
 class Store:
@@ -112,7 +140,9 @@ class Store:
     the block ends normally, rolled back when it raises.
     """
 
-    def __init__(self, url: str, **engine_kwargs: Any) -> None:
+    def __init__(self, url: str, *, writer_lock: Path | None = None, **engine_kwargs: Any) -> None:
+        """``writer_lock``: a file whose flock every SQLite write turn also takes (when
+        other processes write to the same database)."""
         from judge.store.models import load_models
 
         # Every model module, so foreign keys between modules resolve (outbox -> game).
@@ -124,7 +154,7 @@ class Store:
         self._durable_sessions = sessionmaker(
             self.engine.execution_options(**{SYNCHRONOUS_OPTION: DURABLE_SYNCHRONOUS}), expire_on_commit=False,
         ) if is_sqlite else self.sessions
-        self._turns = WriteTurns() if is_sqlite else None
+        self._turns = WriteTurns(writer_lock) if is_sqlite else None
 
     @property
     def dialect(self) -> str:
@@ -147,3 +177,5 @@ class Store:
 
     def dispose(self) -> None:
         self.engine.dispose()
+        if self._turns is not None:
+            self._turns.close()
