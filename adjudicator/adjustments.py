@@ -83,8 +83,7 @@ def resolve_adjustments(
                 outcomes.append(AdjustmentOutcome(power, order, "void", "not an adjustment order"))
         if surplus < 0:
             remaining = [u for u in position.units if u.power == power and u.province not in removed]
-            owned_homes = tables.homes.get(power, frozenset()) & position.centers.get(power, frozenset())
-            for unit in disorder_removals(tables, remaining, owned_homes, -surplus):
+            for unit in disorder_removals(tables, remaining, -surplus):
                 removed.add(unit.province)
                 outcomes.append(AdjustmentOutcome(power, Remove(unit), "removes", "civil disorder"))
     units = tuple(sorted([u for u in position.units if u.province not in removed] + built))

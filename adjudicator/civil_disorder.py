@@ -1,9 +1,18 @@
 """Civil disorder: the units removed when a power orders too few removals.
 
-The rulebook's rule: remove the units farthest from the power's owned home
-supply centres, distance counted in moves (an army may count through any
-province, land or sea; a fleet only where a fleet may go, from either coast);
-on equal distance fleets go before armies, then alphabetically by province name.
+The rulebook's rule: remove the units farthest from the power's home supply
+centres; on equal distance fleets go before armies, then alphabetically by
+province name.  Choices made where the rulebook is silent or needs a stand-in:
+
+* **Home centres are all of them, owned or not.**  The rulebook says "home
+  supply centres", not "owned" ones; the DPjudge and the ``diplomacy`` package
+  measure to every home centre too, so games replayed from either agree.
+* **Distance is counted in moves.**  An army counts through any province, land
+  or sea: a step across water stands for a convoy, as if a fleet were there
+  (the rulebook's route "including convoys" is not limited to the fleets on
+  the board).  A fleet counts only fleet moves, from its coast, and reaches
+  home in any coastal home centre; a fleet with no water route home (only
+  inland homes) is as far as can be.
 """
 
 from __future__ import annotations
@@ -43,14 +52,17 @@ def distance_home(tables: Tables, unit: Unit, homes: Collection[str]) -> int:
     return _FAR
 
 
-def disorder_removals(tables: Tables, units: Sequence[Unit], owned_homes: Collection[str], count: int) -> tuple[Unit, ...]:
-    """The ``count`` units of one power to remove, farthest from ``owned_homes`` first.
+def disorder_removals(tables: Tables, units: Sequence[Unit], count: int) -> tuple[Unit, ...]:
+    """The ``count`` units to remove from ``units`` (all of one power), farthest from its home centres first.
 
-    A power that owns none of its home centres is measured to all of them.
+    Distance is to every home centre of the power, whether it still owns it or not.
     """
     if count <= 0 or not units:
         return ()
-    homes = set(owned_homes) or set(tables.homes.get(units[0].power, ()))
+    powers = {unit.power for unit in units}
+    if len(powers) != 1:
+        raise ValueError(f"civil disorder removes the units of one power, not of {sorted(powers)}")
+    homes = tables.homes.get(units[0].power, frozenset())
 
     def key(unit: Unit) -> tuple[int, int, str]:
         name = tables.province_names.get(unit.province, unit.province).lower()

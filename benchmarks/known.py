@@ -38,12 +38,6 @@ VERDICTS = {
             "after a dislodgement by a convoyed army the peer offers retreats into a province left vacant by a "
             "standoff (DATC 6.H.6; the peer excludes it when the attacker came over land)",
         ),
-        Verdict(
-            "R1",
-            "rule choice",
-            "civil-disorder removals: ours measures distance to the power's owned home centres, the peer to all "
-            "its home centres",
-        ),
     )
 }
 
@@ -57,9 +51,6 @@ KNOWN_LINES: dict[int, str] = {
     452: "P2",
     140: "P3",
     421: "P3",
-    47: "R1",
-    106: "R1",
-    423: "R1",
 }
 
 SHIPPED_CORPUS = "corpus-s1-g12-y10.jsonl"

@@ -163,8 +163,36 @@ def test_civil_disorder_distance_and_tie_breaks(variant: Variant) -> None:
     assert distance_home(tables, Unit("GRE", UnitKind.ARMY, "ITALY"), {"NAP"}) == 2  # armies count across sea
     units = [Unit("BOH", UnitKind.ARMY, "RUSSIA"), Unit("SKA", UnitKind.FLEET, "RUSSIA"), Unit("NTH", UnitKind.FLEET, "RUSSIA")]
     # All two moves from home: fleets first, then by province name (North Sea before Skagerrak).
-    assert disorder_removals(tables, units, {"STP", "WAR"}, 1) == (units[2],)
-    assert disorder_removals(tables, units, {"STP", "WAR"}, 2) == (units[2], units[1])
+    assert disorder_removals(tables, units, 1) == (units[2],)
+    assert disorder_removals(tables, units, 2) == (units[2], units[1])
+    with pytest.raises(ValueError, match="one power"):
+        disorder_removals(tables, [units[0], Unit("NTH", UnitKind.FLEET, "ENGLAND")], 1)
+
+
+def test_civil_disorder_measures_to_lost_home_centres_too(variant: Variant) -> None:
+    """Russia has lost SEV and MOS: A ARM is next to SEV, but 3 moves from the homes it still owns."""
+    where = position(
+        variant,
+        "W1901A",
+        {"RUSSIA": ["A ARM", "A BOH", "A LVN"]},
+        centers={"RUSSIA": ["STP", "WAR"], "TURKEY": ["SEV", "MOS"]},
+    )
+    assert api.requirements(variant, where)["RUSSIA"].removals == 1
+    outcome = play(variant, where, {})
+    forced = result_of(outcome, "A BOH D")  # two moves from WAR; A ARM one from SEV, A LVN one from STP
+    assert forced.result == "removes" and forced.reason == "civil disorder"
+    assert board(outcome) == {"RUSSIA A ARM", "RUSSIA A LVN"}
+
+
+def test_civil_disorder_fleet_distance_is_by_water_to_any_home(variant: Variant) -> None:
+    tables = tables_for(variant)
+    # Russia owns MOS, STP, WAR but not SEV: F BLA is one fleet move from SEV, A BOH two army moves from WAR.
+    units = [Unit("BLA", UnitKind.FLEET, "RUSSIA"), Unit("PRU", UnitKind.ARMY, "RUSSIA"), Unit("BOH", UnitKind.ARMY, "RUSSIA")]
+    assert distance_home(tables, units[0], {"SEV"}) == 1
+    assert disorder_removals(tables, units, 1) == (units[2],)
+    # From Berlin a fleet counts only water (BAL, BOT, STP/SC); an army goes overland (SIL, WAR).
+    assert distance_home(tables, Unit("BER", UnitKind.FLEET, "RUSSIA"), tables.homes["RUSSIA"]) == 3
+    assert distance_home(tables, Unit("BER", UnitKind.ARMY, "RUSSIA"), tables.homes["RUSSIA"]) == 2
 
 
 def test_a_winner_at_the_victory_count(variant: Variant) -> None:
