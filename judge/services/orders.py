@@ -11,7 +11,7 @@ from typing import Sequence
 
 from sqlalchemy import select
 
-from adjudicator.api import IllegalOrder, OrderSyntaxError, parse_order, requirements
+from adjudicator.api import Board, IllegalOrder, OrderSyntaxError, parse_order, prepare, requirements
 from adjudicator.results import Requirement
 from adjudicator.types import PhaseKind, Position, Variant, province_of
 from judge.services.context import CommandRefused, MailContext, ReplyLine, SignedOn
@@ -93,8 +93,9 @@ def _playing(ctx: MailContext) -> tuple[SignedOn, Game, str]:
     return who, game, who.power
 
 
-def _hint(variant: Variant, position: Position, power: str) -> str:
-    need = requirements(variant, position).get(power)
+def _hint(board: Board, power: str) -> str:
+    need = requirements(board).get(power)
+    position = board.position
     kind = position.phase.kind
     if need is None:
         return f"{power} has nothing to order in {position.phase}"
@@ -108,8 +109,9 @@ def _hint(variant: Variant, position: Position, power: str) -> str:
     return f"build up to {need.builds} unit(s) in your free home centres, e.g. A PAR B or F BRE B, or WAIVE"
 
 
-def _adjustment_limit(variant: Variant, position: Position, power: str, orders: list[str]) -> str | None:
-    need = requirements(variant, position).get(power)
+def _adjustment_limit(board: Board, power: str, orders: list[str]) -> str | None:
+    need = requirements(board).get(power)
+    position = board.position
     if need is None or need.phase_kind is not PhaseKind.ADJUSTMENT:
         return None
     allowed = need.builds or need.removals
@@ -122,14 +124,14 @@ def _adjustment_limit(variant: Variant, position: Position, power: str, orders: 
 @handles(OrderLines, needs=Needs.SIGNON)
 def order_lines(ctx: MailContext, command: OrderLines) -> None:
     who, game, power = _playing(ctx)
-    variant, position = variant_of(game), position_of(game)
+    board = prepare(variant_of(game), position_of(game))  # one board for every line of the mail
     good: list[str] = []
     entry_of: dict[str, int] = {}  # province -> index in ctx.entries of its accepted line
     for line in command.lines:
         try:
-            order = parse_order(variant, position, power, line.text)
+            order = parse_order(board, power, line.text)
         except (OrderSyntaxError, IllegalOrder) as problem:
-            ctx.failed(line, f"{problem.reason}; {_hint(variant, position, power)}")
+            ctx.failed(line, f"{problem.reason}; {_hint(board, power)}")
             continue
         canonical = order.canonical()
         good.append(canonical)
@@ -145,7 +147,7 @@ def order_lines(ctx: MailContext, command: OrderLines) -> None:
         return
     row = _order_set(ctx, game, power)
     merged = merge_orders(list(row.orders or []), good)
-    problem = _adjustment_limit(variant, position, power, merged)
+    problem = _adjustment_limit(board, power, merged)
     if problem is not None:
         raise CommandRefused(problem)
     row.orders = merged

@@ -21,7 +21,7 @@ from typing import Any, Iterable, Mapping
 from sqlalchemy import delete, null, select, update
 from sqlalchemy.orm import Session
 
-from adjudicator.api import RULES, IllegalOrder, OrderSyntaxError, adjudicate, parse_order, position_digest
+from adjudicator.api import RULES, IllegalOrder, OrderSyntaxError, adjudicate, parse_order, position_digest, prepare
 from adjudicator.jsonio import position_from_json, position_to_json, results_to_json
 from adjudicator.orders import Order
 from adjudicator.results import Adjudication, OrderResult
@@ -94,13 +94,14 @@ def adjudicate_current(session: Session, game: Game) -> Adjudicated:
     stored = orders_in(session, game) if sealed is None else sealed
     orders: dict[str, list[Order]] = {}
     unreadable: list[OrderResult] = []
+    board = prepare(variant, before)  # one board for the whole phase
     for power, lines in sorted(stored.items()):
         for line in lines:
             try:
-                orders.setdefault(power, []).append(parse_order(variant, before, power, line))
+                orders.setdefault(power, []).append(parse_order(board, power, line))
             except (OrderSyntaxError, IllegalOrder) as problem:  # stored against another position
                 unreadable.append(OrderResult(power, line, "void", problem.reason))
-    adjudication = adjudicate(variant, before, orders, engine_rules(game))
+    adjudication = adjudicate(board, orders, engine_rules(game))
     document = results_to_json(before.phase, adjudication, unreadable)
     return Adjudicated(
         variant, before, {p: tuple(lines) for p, lines in stored.items()}, adjudication,
