@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import email
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from email.message import EmailMessage
 from email.policy import default as default_policy
 from email.utils import make_msgid
@@ -20,12 +20,10 @@ from typing import Sequence
 from sqlalchemy import select
 
 from judge.config import JudgeSettings
-from judge.services import process_mail
-from judge.store.inbound import store_inbound
 from judge.store.models_game import Membership
-from judge.worker import Worker
 from tests.fixtures.gpg import PlayerKey
-from tests.judge.storage import migrated_store, newest_outbox_id, outbox_after
+from tests.judge.clocked_judge import ClockedJudge
+from tests.judge.storage import migrated_store, outbox_after
 
 START = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)  # a Monday
 MASTER = "gm@example.net"
@@ -65,35 +63,21 @@ def text_of(message: EmailMessage) -> str:
     return body.get_content()
 
 
-class SealedJudge:
+class SealedJudge(ClockedJudge):
     def __init__(self, directory: Path, gnupg_home: Path, now: datetime = START) -> None:
-        self.settings = JudgeSettings(address="judge@example.org", domain="example.org", name="Test Judge",
-                                      data_dir=str(directory), gnupg_home=str(gnupg_home))
-        self.store = migrated_store(directory)
-        self.now = now
-        self.worker = Worker(self.store, self.settings, process_mail, clock=lambda: self.now)
-
-    def close(self) -> None:
-        self.store.dispose()
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
-
-    def last_outbox_id(self) -> int:
-        return newest_outbox_id(self.store)
+        settings = JudgeSettings(address="judge@example.org", domain="example.org", name="Test Judge",
+                                 data_dir=str(directory), gnupg_home=str(gnupg_home))
+        super().__init__(migrated_store(directory), settings, now)
 
     def outbox_since(self, last: int) -> Outcome:
         return Outcome(tuple(Sent(q.recipients, str(q.message["Subject"]), text_of(q.message), q.kind, q.raw, q.message)
                              for q in outbox_after(self.store, last)))
 
     def send_message(self, message: EmailMessage) -> Outcome:
-        last = self.last_outbox_id()
         if "Message-ID" not in message:
             message["Message-ID"] = make_msgid(domain="example.net")
         raw = message.as_bytes(policy=default_policy.clone(linesep="\r\n"))
-        sender = email.utils.parseaddr(str(message["From"]))[1]
-        store_inbound(self.store, raw, mail_from=sender, rcpt_to=[self.settings.address], source="smtp", now=self.now)
-        assert self.worker.process_pending() == 1
+        last = self.deliver(raw, email.utils.parseaddr(str(message["From"]))[1])
         return self.outbox_since(last)
 
     def send(self, sender: str, body: str, *, attachments: Sequence[tuple[str, str, bytes]] = (),
@@ -109,9 +93,6 @@ class SealedJudge:
             maintype, subtype = content_type.split("/")
             message.add_attachment(data, maintype=maintype, subtype=subtype, filename=filename)
         return self.send_message(message)
-
-    def session(self):
-        return self.store.unit_of_work()
 
 
 @dataclass

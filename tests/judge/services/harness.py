@@ -11,17 +11,15 @@ built by judge.outgoing; the harness reads the outbox rows back as parsed messag
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from email.message import EmailMessage
 from pathlib import Path
 
 from judge.config import JudgeSettings
-from judge.services import process_mail
 from judge.store.engine import Store
-from judge.store.inbound import store_inbound
 from judge.store.schema import upgrade
-from judge.worker import Worker
-from tests.judge.storage import make_mail, migrated_store, newest_outbox_id, outbox_after
+from tests.judge.clocked_judge import ClockedJudge
+from tests.judge.storage import make_mail, migrated_store, outbox_after
 
 JUDGE = JudgeSettings(address="judge@example.org", domain="example.org", name="Test Judge")
 START = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)  # a Monday
@@ -54,24 +52,14 @@ class Outcome:
         return [m for m in self.mails if m.kind == kind]
 
 
-class JudgeHarness:
+class JudgeHarness(ClockedJudge):
     def __init__(self, directory: Path, now: datetime = START, url: str | None = None) -> None:
         if url is None:
-            self.store = migrated_store(directory)
+            store = migrated_store(directory)
         else:
-            self.store = Store(url)
-            upgrade(self.store.engine)
-        self.now = now
-        self.worker = Worker(self.store, JUDGE, process_mail, clock=lambda: self.now)
-
-    def close(self) -> None:
-        self.store.dispose()
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
-
-    def last_outbox_id(self) -> int:
-        return newest_outbox_id(self.store)
+            store = Store(url)
+            upgrade(store.engine)
+        super().__init__(store, JUDGE, now)
 
     def outbox_since(self, last: int) -> Outcome:
         """The mail queued after outbox row ``last``, one ``Sent`` per recipient."""
@@ -83,14 +71,8 @@ class JudgeHarness:
         return Outcome(tuple(mails))
 
     def send(self, sender: str, body: str, subject: str = "commands") -> Outcome:
-        last = self.last_outbox_id()
-        raw = make_mail(subject=subject, body=body, sender=sender, to=JUDGE.address)
-        store_inbound(self.store, raw, mail_from=sender, rcpt_to=[JUDGE.address], source="smtp", now=self.now)
-        assert self.worker.process_pending() == 1
+        last = self.deliver(make_mail(subject=subject, body=body, sender=sender, to=JUDGE.address), sender)
         return self.outbox_since(last)
-
-    def session(self):
-        return self.store.unit_of_work()
 
 
 def player(index: int) -> str:

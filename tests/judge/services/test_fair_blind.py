@@ -21,11 +21,10 @@ from judge.services import process_mail
 from judge.config import Settings
 from judge.services.fair_due import due_game_ids, fair_due_work, run_fair_pass
 from judge.services.fair_witness import process_witness_mail
-from judge.store.inbound import store_inbound
 from judge.store.models_fair import BlindRun
 from judge.store.models_game import Game, Membership
 from judge.store.models_mail import OutboxMessage
-from judge.worker import Worker
+from tests.judge.clocked_judge import ClockedJudge
 from tests.judge.services.harness import START
 from tests.judge.storage import make_mail, migrated_store
 
@@ -35,20 +34,13 @@ MASTER = "master@example.net"
 PLAYERS = tuple(f"player{i}@example.net" for i in range(7))
 
 
-class Node:
+class Node(ClockedJudge):
     """One judge: a store and a worker with its hook; mail in, outbox rows out."""
 
     def __init__(self, directory: Path, settings: JudgeSettings, hook) -> None:
         directory.mkdir()
-        self.store = migrated_store(directory)
-        self.settings = settings
-        self.now = START
-        self.worker = Worker(self.store, settings, hook, clock=lambda: self.now)
+        super().__init__(migrated_store(directory), settings, START, hook)
         self.seen = 0
-
-    def deliver(self, raw: bytes, sender: str) -> None:
-        store_inbound(self.store, raw, mail_from=sender, rcpt_to=[self.settings.address], source="smtp", now=self.now)
-        assert self.worker.process_pending() == 1
 
     def drain(self) -> list[tuple[tuple[str, ...], bytes, str]]:
         with self.store.unit_of_work() as session:

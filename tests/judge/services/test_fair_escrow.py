@@ -23,7 +23,6 @@ from judge.crypto.gpg import Keyring
 from judge.fair.audit import verify_numbers, check_record
 from judge.services import process_mail
 from judge.services.fair_due import fair_due_work
-from judge.store.inbound import store_inbound
 from judge.store.models_fair import FairEscrow, FairLottery
 from judge.store.models_game import Game, Membership
 from judge.store.models_mail import OutboxMessage
@@ -40,7 +39,7 @@ class KeyedJudge(JudgeHarness):
 
     def __init__(self, directory: Path, judge: JudgeSettings) -> None:
         super().__init__(directory)
-        self.judge = judge
+        self.judge = self.settings = judge
         self.worker = Worker(self.store, judge, process_mail, clock=lambda: self.now)
 
     def mail(self, sender: str, body: str, attachments: tuple[tuple[str, bytes], ...] = ()) -> Outcome:
@@ -49,11 +48,7 @@ class KeyedJudge(JudgeHarness):
         message.set_content(body)
         for name, data in attachments:
             message.add_attachment(data, maintype="application", subtype="octet-stream", filename=name)
-        last = self.last_outbox_id()
-        store_inbound(self.store, message.as_bytes(), mail_from=sender, rcpt_to=[self.judge.address],
-                      source="smtp", now=self.now)
-        assert self.worker.process_pending() == 1
-        return self.outbox_since(last)
+        return self.outbox_since(self.deliver(message.as_bytes(), sender))
 
     def due(self) -> None:
         with self.store.unit_of_work() as session:

@@ -1,0 +1,42 @@
+"""The part every mail-driven judge harness shares: a store, the real worker running
+judge.services at a clock the test moves, and the outbox position before each mail."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from judge.config import JudgeSettings
+from judge.services import process_mail
+from judge.store.engine import Store
+from judge.store.inbound import store_inbound
+from judge.worker import ProcessHook, Worker
+from tests.judge.storage import newest_outbox_id
+
+
+class ClockedJudge:
+    def __init__(self, store: Store, settings: JudgeSettings, now: datetime,
+                 hook: ProcessHook = process_mail) -> None:
+        self.store = store
+        self.settings = settings
+        self.now = now
+        self.worker = Worker(self.store, settings, hook, clock=lambda: self.now)
+
+    def close(self) -> None:
+        self.store.dispose()
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+    def session(self):
+        return self.store.unit_of_work()
+
+    def last_outbox_id(self) -> int:
+        return newest_outbox_id(self.store)
+
+    def deliver(self, raw: bytes, sender: str) -> int:
+        """``raw`` received over SMTP from ``sender`` and processed by the worker; returns
+        the last outbox id from before it (what it queued comes after)."""
+        last = self.last_outbox_id()
+        store_inbound(self.store, raw, mail_from=sender, rcpt_to=[self.settings.address], source="smtp", now=self.now)
+        assert self.worker.process_pending() == 1
+        return last
