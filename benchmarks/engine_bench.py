@@ -1,11 +1,14 @@
 """Our engine against the peer, on the same phases, in one run.
 
-    python -m benchmarks.engine_bench [--phases N] [--seed S] [--repeat R] [--profile]
+    python -m benchmarks.engine_bench [--phases N] [--seed S] [--repeat R] [--schedule blocks|alternate] [--profile]
 
 For every phase of the corpus (see ``benchmarks.positions``) each engine
 parses, validates and adjudicates the same orders ``--repeat`` times; the
 median per phase is kept, and phases per second are the number of phases over
-the sum of those medians.  What is inside each timed region is documented in
+the sum of those medians.  By default (``--schedule blocks``) the repetitions
+run in rounds, each running every phase on our engine and then every phase on
+the peer; ``--schedule alternate`` runs both engines in turn on each repetition
+of each phase.  What is inside each timed region is documented in
 ``benchmarks.ours`` and ``benchmarks.peer`` (setup from the record is outside
 for both).  The two final boards are compared and every disagreement printed.
 """
@@ -119,40 +122,32 @@ def _no_collection(timing: bool) -> Iterator[None]:
         gc.enable()
 
 
-def compare_one(
-    index: int, record: Record, variant: Any, repeat: int, timings: Timings | None, clock: Callable[[], float] = time.perf_counter
+def _run_peer(peer_phase: peer.PeerPhase, clock: Callable[[], float], timing: bool) -> tuple[float, float, Any]:
+    """One repetition on the peer: (setup seconds, timed seconds, the processed game)."""
+    start = clock()
+    game = peer_phase.new_game()
+    setup = clock() - start
+    with _no_collection(timing):
+        seconds = peer_phase.run(game, clock)
+    return setup, seconds, game
+
+
+def _run_ours(record: Record, variant: Any, clock: Callable[[], float], timing: bool) -> tuple[float, float, Any]:
+    """One repetition on our engine: (setup seconds, timed seconds, the Adjudication)."""
+    start = clock()
+    our_phase = ours.OurPhase.from_record(record)
+    setup = clock() - start
+    with _no_collection(timing):
+        seconds, adjudication = our_phase.run(variant, clock)
+    return setup, seconds, adjudication
+
+
+def _judge(
+    index: int, record: Record, adjudication: Any, peer_outcome: Outcome, peer_results: dict[str, str], error: str | None
 ) -> Disagreement | None:
-    """Run one phase through both engines (``repeat`` times each when timing) and compare the boards."""
-    kind = record["phase"][-1]
-    peer_phase = peer.PeerPhase.from_record(record)
-    peer_times, our_times, peer_setup, our_setup = [], [], [], []
-    game = adjudication = None
-    error = None
-    timing = timings is not None
-    if timing:
-        gc.collect()  # here, not just before a timed region: setup work follows before any timing
-    for _ in range(repeat):
-        start = clock()
-        game = peer_phase.new_game()
-        peer_setup.append(clock() - start)
-        with _no_collection(timing):
-            peer_times.append(peer_phase.run(game, clock))
-        try:
-            start = clock()
-            our_phase = ours.OurPhase.from_record(record)
-            our_setup.append(clock() - start)
-            with _no_collection(timing):
-                seconds, adjudication = our_phase.run(variant, clock)
-            our_times.append(seconds)
-        except Exception:  # our engine is young: report the crash as a disagreement, keep going
-            error = traceback.format_exc(limit=6)
-            break
-    peer_outcome = peer.outcome_of(game, record["phase"])
-    peer_results = peer.results_of(game, record["phase"])
+    """Compare our board with the peer's (or report our crash)."""
     if error is not None:
         return Disagreement(index, record["phase"], record["orders"], (f"ours raised:\n{error}",), (), peer_results, frozenset())
-    if timings is not None:
-        timings.add(kind, our_times, peer_times, our_setup, peer_setup)
     our_outcome: Outcome = ours.outcome_of(adjudication, record["phase"])
     differences = our_outcome.differences(peer_outcome)
     if not differences:
@@ -168,13 +163,112 @@ def compare_one(
     )
 
 
+def compare_one(
+    index: int, record: Record, variant: Any, repeat: int, timings: Timings | None, clock: Callable[[], float] = time.perf_counter
+) -> Disagreement | None:
+    """Schedule ``alternate``: run one phase through both engines, alternately (``repeat`` times
+    each when timing), and compare the boards."""
+    kind = record["phase"][-1]
+    peer_phase = peer.PeerPhase.from_record(record)
+    peer_times, our_times, peer_setup, our_setup = [], [], [], []
+    game = adjudication = None
+    error = None
+    timing = timings is not None
+    if timing:
+        gc.collect()  # here, not just before a timed region: setup work follows before any timing
+    for _ in range(repeat):
+        setup, seconds, game = _run_peer(peer_phase, clock, timing)
+        peer_setup.append(setup)
+        peer_times.append(seconds)
+        try:
+            setup, seconds, adjudication = _run_ours(record, variant, clock, timing)
+        except Exception:  # our engine is young: report the crash as a disagreement, keep going
+            error = traceback.format_exc(limit=6)
+            break
+        our_setup.append(setup)
+        our_times.append(seconds)
+    if timings is not None and error is None:
+        timings.add(kind, our_times, peer_times, our_setup, peer_setup)
+    return _judge(index, record, adjudication, peer.outcome_of(game, record["phase"]), peer.results_of(game, record["phase"]), error)
+
+
+def compare_blocks(
+    records: Sequence[tuple[int, Record]],
+    variant: Any,
+    repeat: int,
+    timings: Timings | None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> list[Disagreement]:
+    """Schedule ``blocks``: ``repeat`` rounds, each running every phase on our engine, then every
+    phase on the peer, so that neither engine's timed regions follow the other's (whose data
+    would have evicted its own from the CPU caches).  Same timed regions as ``compare_one``;
+    the boards compared are those of the last round."""
+    timing = timings is not None
+    peer_phases = [peer.PeerPhase.from_record(record) for _, record in records]
+    our_times: list[list[float]] = [[] for _ in records]
+    our_setup: list[list[float]] = [[] for _ in records]
+    peer_times: list[list[float]] = [[] for _ in records]
+    peer_setup: list[list[float]] = [[] for _ in records]
+    errors: list[str | None] = [None] * len(records)
+    adjudications: list[Any] = [None] * len(records)
+    peer_final: list[tuple[Outcome, dict[str, str]] | None] = [None] * len(records)
+    for round_number in range(repeat):
+        last = round_number == repeat - 1
+        if timing:
+            # Once per block: a full collection walks the whole heap (about 0.1 s here) and would
+            # leave the caches cold before each phase.  Inside the block the collector runs only
+            # automatically, outside the timed regions (where it is off).
+            gc.collect()
+        for k, (_, record) in enumerate(records):
+            if errors[k] is not None:
+                continue
+            try:
+                setup, seconds, adjudication = _run_ours(record, variant, clock, timing)
+            except Exception:  # reported as a disagreement; the phase is left out of the timings
+                errors[k] = traceback.format_exc(limit=6)
+                continue
+            our_setup[k].append(setup)
+            our_times[k].append(seconds)
+            if last:
+                adjudications[k] = adjudication
+        if timing:
+            gc.collect()
+        for k, (_, record) in enumerate(records):
+            setup, seconds, game = _run_peer(peer_phases[k], clock, timing)
+            peer_setup[k].append(setup)
+            peer_times[k].append(seconds)
+            if last:  # a game is large: keep only what is compared
+                peer_final[k] = (peer.outcome_of(game, record["phase"]), peer.results_of(game, record["phase"]))
+    found = []
+    for k, (index, record) in enumerate(records):
+        if timings is not None and errors[k] is None:
+            timings.add(record["phase"][-1], our_times[k], peer_times[k], our_setup[k], peer_setup[k])
+        final = peer_final[k]
+        assert final is not None
+        disagreement = _judge(index, record, adjudications[k], final[0], final[1], errors[k])
+        if disagreement is not None:
+            found.append(disagreement)
+    return found
+
+
+SCHEDULES = ("blocks", "alternate")
+
+
 def compare(
     records: Sequence[tuple[int, Record]],
     repeat: int = 1,
     timings: Timings | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    schedule: str = "blocks",
 ) -> list[Disagreement]:
+    """Run ``records`` through both engines (timed into ``timings`` if given); the disagreements,
+    in corpus order.  ``schedule``: ``blocks`` (see ``compare_blocks``) or ``alternate``
+    (``compare_one``: both engines in turn on each repetition of each phase)."""
+    if schedule not in SCHEDULES:
+        raise ValueError(f"unknown schedule {schedule!r}: expected one of {', '.join(SCHEDULES)}")
     variant = ours.load_variant()
+    if schedule == "blocks":
+        return compare_blocks(records, variant, max(repeat, 1), timings, clock)
     found = []
     for index, record in records:
         disagreement = compare_one(index, record, variant, repeat, timings, clock)
@@ -278,6 +372,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="wall: time.perf_counter (default); cpu: time.thread_time, CPU time of this thread, "
         "which a busy shared machine inflates far less",
     )
+    parser.add_argument(
+        "--schedule",
+        choices=SCHEDULES,
+        default="blocks",
+        help="blocks (default): each round runs all phases on ours, then all on the peer; alternate: both engines "
+        "in turn on every repetition of every phase, so each engine's timed region follows the other's work",
+    )
     parser.add_argument("--full", action="store_true", help="print all orders and results of a disagreement")
     parser.add_argument("--json", type=Path, default=None, help="also write the disagreements as JSON to this file")
     parser.add_argument("--profile", action="store_true", help="also profile our engine (cProfile) on the phases")
@@ -287,7 +388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = sample(records, args.phases, args.seed, args.kind)
     print(f"machine: {machine()}; load average at start {load_average()}")
     print(f"corpus: seed {args.seed}, {args.games} games x {args.years} years; timed: {describe([r for _, r in chosen])}")
-    print(f"repetitions per phase: {args.repeat} (median kept); clock: {args.clock}")
+    print(f"repetitions per phase: {args.repeat} (median kept); clock: {args.clock}; schedule: {args.schedule}")
 
     unavailable = ours.engine_available()
     if unavailable:
@@ -296,7 +397,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     timings = Timings()
-    disagreements = compare(chosen, args.repeat, timings, CLOCKS[args.clock])
+    disagreements = compare(chosen, args.repeat, timings, CLOCKS[args.clock], args.schedule)
     print("parse + validate + adjudicate (the figure of issue 2), median of the repetitions:")
     print(report(timings, with_ours=True))
     print("the same, fastest repetition (less sensitive to a busy machine):")

@@ -70,3 +70,24 @@ def test_known_disagreements_still_disagree_as_documented() -> None:
     lines = sorted(known.KNOWN_LINES)
     found = engine_bench.compare([(line - 1, records[line - 1]) for line in lines])
     assert [d.index + 1 for d in found] == lines
+
+
+def test_both_schedules_time_every_phase_and_agree() -> None:
+    """``blocks`` and ``alternate`` time the same phases the same number of times and find the same disagreements."""
+    unavailable = ours.engine_available()
+    if unavailable:
+        pytest.skip(unavailable)
+    records = _corpus()
+    known_line = min(known.KNOWN_LINES)
+    chosen = sorted(_pick(records)[:4] + [(known_line - 1, records[known_line - 1])])
+    found = {}
+    for schedule in engine_bench.SCHEDULES:
+        timings = engine_bench.Timings()
+        disagreements = engine_bench.compare(chosen, repeat=2, timings=timings, schedule=schedule)
+        found[schedule] = [d.index + 1 for d in disagreements]
+        timed = sum(len(times) for times in timings.ours.values())
+        assert timed == sum(len(times) for times in timings.peer.values()) == len(chosen)
+        assert all(t > 0 for times in timings.ours.values() for t in times)
+    assert found["blocks"] == found["alternate"] == [known_line]
+    with pytest.raises(ValueError, match="'interleaved'"):
+        engine_bench.compare(chosen, schedule="interleaved")
