@@ -95,7 +95,7 @@ def _parse_in(board: Board, power: str, text: str) -> tuple[Order, str | None]:
     else:
         order = _canonical_adjustment_order(board, power, text.split())
     if order is None:
-        order = _understand(board.variant, position, power, text)
+        order = _understand(board.variant, position, power, text, board.units)
     elif (
         type(order) is Hold
         or (

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from typing import Callable
+from typing import Callable, Mapping
 
 from adjudicator.orders import (
     Build,
@@ -178,18 +178,22 @@ class OrderParser:
             self.names[(abbrev,)] = abbrev
         self.longest_name = max(len(words) for words in self.names)
         self.fleet_moves = variant.fleet_moves
-        self.handlers: dict[PhaseKind, Callable[[_Tokens, Position, str], Order]] = {
+        self.handlers: dict[PhaseKind, Callable[[_Tokens, Position, str, Mapping[str, Unit]], Order]] = {
             PhaseKind.MOVEMENT: self._movement,
             PhaseKind.RETREAT: self._retreat,
             PhaseKind.ADJUSTMENT: self._adjustment,
         }
 
-    def parse(self, position: Position, power: str, text: str) -> Order:
-        """Understand ``text`` as an order of ``power`` in ``position``'s phase."""
+    def parse(self, position: Position, power: str, text: str, units: Mapping[str, Unit] | None = None) -> Order:
+        """Understand ``text`` as an order of ``power`` in ``position``'s phase.  ``units``
+        (province -> unit of ``position``, as ``adjudicator.board.Board.units``) saves
+        building it when the caller has it."""
         tokens = _Tokens(text)
         if tokens.done():
             raise tokens.fail("empty order; " + _PHASE_HELP[position.phase.kind])
-        order = self.handlers[position.phase.kind](tokens, position, power)
+        if units is None:
+            units = {province_of(u.location): u for u in position.units}
+        order = self.handlers[position.phase.kind](tokens, position, power, units)
         if not tokens.done():
             raise tokens.fail(f"unexpected {tokens.rest()!r} after the order {order.canonical()!r}")
         return order
@@ -290,13 +294,13 @@ class OrderParser:
 
     # -- movement ----------------------------------------------------------------------
 
-    def _movement(self, tokens: _Tokens, position: Position, power: str) -> Order:
+    def _movement(self, tokens: _Tokens, position: Position, power: str, units: Mapping[str, Unit]) -> Order:
         first = tokens.peek()
         if first in _BUILD or first in _WAIVE or first in _REMOVE:
             raise tokens.fail(f"{first!r} orders belong to adjustment phases; this is {position.phase}, "
                               f"so {_PHASE_HELP[PhaseKind.MOVEMENT]}")
         kind, province, coast = self._unit_text(tokens, "the unit to order")
-        unit = self._ordered_unit(tokens, position.unit_at(province), kind, province, coast, power, "")
+        unit = self._ordered_unit(tokens, units.get(province), kind, province, coast, power, "")
         word = tokens.peek()
         if word is None:
             raise tokens.fail(f"no order given for {unit}: add H to hold, '- PLACE' to move, "
@@ -304,7 +308,7 @@ class OrderParser:
         if tokens.take(_HOLD):
             return Hold(unit)
         if tokens.take(_SUPPORT):
-            return self._support(tokens, position, unit)
+            return self._support(tokens, units, unit)
         if tokens.take(_CONVOY):
             return self._convoy(tokens, unit)
         if tokens.take_move_word():
@@ -339,17 +343,17 @@ class OrderParser:
         tokens.at = start
         return False
 
-    def _supported(self, tokens: _Tokens, position: Position) -> Unit:
+    def _supported(self, tokens: _Tokens, units: Mapping[str, Unit]) -> Unit:
         kind, province, coast = self._unit_text(tokens, "the supported unit")
-        board = position.unit_at(province)
+        board = units.get(province)
         if board is not None:
             return board
         if kind is None:
             raise tokens.fail(f"no unit in {province} to support; write its type (A or F) to order it anyway")
         return Unit(self._place(kind, province, coast), kind, "")
 
-    def _support(self, tokens: _Tokens, position: Position, unit: Unit) -> SupportHold | SupportMove:
-        supported = self._supported(tokens, position)
+    def _support(self, tokens: _Tokens, units: Mapping[str, Unit], unit: Unit) -> SupportHold | SupportMove:
+        supported = self._supported(tokens, units)
         if tokens.done() or tokens.take(_HOLD):
             return SupportHold(unit, supported)
         if not tokens.take_move_word():
@@ -369,7 +373,7 @@ class OrderParser:
 
     # -- retreats -------------------------------------------------------------------------
 
-    def _retreat(self, tokens: _Tokens, position: Position, power: str) -> Order:
+    def _retreat(self, tokens: _Tokens, position: Position, power: str, units: Mapping[str, Unit]) -> Order:
         first = tokens.peek()
         if first in _BUILD or first in _WAIVE or first == "REMOVE":
             raise tokens.fail(f"{first!r} orders belong to adjustment phases; this is {position.phase}, "
@@ -398,7 +402,7 @@ class OrderParser:
 
     # -- adjustments ------------------------------------------------------------------------
 
-    def _adjustment(self, tokens: _Tokens, position: Position, power: str) -> Order:
+    def _adjustment(self, tokens: _Tokens, position: Position, power: str, units: Mapping[str, Unit]) -> Order:
         if tokens.take(_WAIVE):
             tokens.take(_BUILD)  # "WAIVE BUILD"
             return Waive(power)
@@ -407,12 +411,12 @@ class OrderParser:
                 return Waive(power)
             return self._build(tokens, *self._unit_text(tokens, "the place to build"), power)
         if tokens.take(_REMOVE):
-            return self._remove(tokens, position, *self._unit_text(tokens, "the unit to remove"), power)
+            return self._remove(tokens, units, *self._unit_text(tokens, "the unit to remove"), power)
         kind, province, coast = self._unit_text(tokens, "the unit to build or remove")
         if tokens.take(_BUILD):
             return self._build(tokens, kind, province, coast, power)
         if tokens.take(_REMOVE):
-            return self._remove(tokens, position, kind, province, coast, power)
+            return self._remove(tokens, units, kind, province, coast, power)
         word = tokens.peek()
         if word is not None and (word in _HOLD or word in _SUPPORT or word in _CONVOY or word in _RETREAT
                                  or word in _DASHES or word == "TO"):
@@ -424,9 +428,9 @@ class OrderParser:
             raise tokens.fail(f"say which unit to build in {province}: 'BUILD A {province}' or 'BUILD F {province}'")
         return Build(power, kind, self._place(kind, province, coast))
 
-    def _remove(self, tokens: _Tokens, position: Position, kind: UnitKind | None, province: str,
+    def _remove(self, tokens: _Tokens, units: Mapping[str, Unit], kind: UnitKind | None, province: str,
                 coast: str | None, power: str) -> Remove:
-        unit = self._ordered_unit(tokens, position.unit_at(province), kind, province, coast, power, "")
+        unit = self._ordered_unit(tokens, units.get(province), kind, province, coast, power, "")
         return Remove(unit)
 
 
@@ -441,6 +445,8 @@ def parser_for(variant: Variant) -> OrderParser:
     return parser
 
 
-def parse_order(variant: Variant, position: Position, power: str, text: str) -> Order:
-    """Understand one order of ``power``; raises ``OrderSyntaxError`` with a reason."""
-    return parser_for(variant).parse(position, power, text)
+def parse_order(variant: Variant, position: Position, power: str, text: str,
+                units: Mapping[str, Unit] | None = None) -> Order:
+    """Understand one order of ``power``; raises ``OrderSyntaxError`` with a reason.
+    ``units``: province -> unit of ``position``, when the caller has it (a Board's)."""
+    return parser_for(variant).parse(position, power, text, units)

@@ -92,3 +92,17 @@ def test_a_wrong_calling_form_is_refused_with_the_forms_accepted(call, expected)
     with pytest.raises(TypeError) as refused:
         call()
     assert expected in str(refused.value)
+
+
+def test_the_lenient_parser_reads_the_same_with_or_without_the_boards_units() -> None:
+    from adjudicator.notation import parse_order as lenient
+
+    board = api.prepare(VARIANT, START)
+    winter = Position(START.phase.__class__.parse("W1901A"), START.units, START.centers)
+    for where, power, text in [
+        (START, "ENGLAND", "fleet london supports army liverpool to yorkshire"),
+        (START, "RUSSIA", "f st petersburg -> bothnia"),
+        (winter, "TURKEY", "remove army constantinople"),
+    ]:
+        units = board.units if where is START else api.prepare(VARIANT, where).units
+        assert repr(lenient(VARIANT, where, power, text, units)) == repr(lenient(VARIANT, where, power, text))
