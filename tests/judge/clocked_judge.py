@@ -3,7 +3,9 @@ judge.services at a clock the test moves, and the outbox position before each ma
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Generic, Protocol, TypeVar
 
 from judge.config import JudgeSettings
 from judge.services import process_mail
@@ -11,6 +13,30 @@ from judge.store.engine import Store
 from judge.store.inbound import store_inbound
 from judge.worker import ProcessHook, Worker
 from tests.judge.storage import newest_outbox_id
+
+
+class _Queued(Protocol):
+    @property
+    def kind(self) -> str: ...
+
+
+SentT = TypeVar("SentT", bound=_Queued)
+
+
+@dataclass(frozen=True)
+class MailOutcome(Generic[SentT]):
+    """The mail one step queued; each harness has its own ``Sent`` shape (with a ``kind``)."""
+
+    mails: tuple[SentT, ...]
+
+    @property
+    def reply(self) -> SentT:
+        replies = [m for m in self.mails if m.kind == "reply"]
+        assert len(replies) == 1, f"expected one reply, got {[m.kind for m in self.mails]}"
+        return replies[0]
+
+    def of_kind(self, kind: str) -> list[SentT]:
+        return [m for m in self.mails if m.kind == kind]
 
 
 class ClockedJudge:

@@ -22,7 +22,7 @@ from sqlalchemy import select
 from judge.config import JudgeSettings
 from judge.store.models_game import Membership
 from tests.fixtures.gpg import PlayerKey
-from tests.judge.clocked_judge import ClockedJudge
+from tests.judge.clocked_judge import ClockedJudge, MailOutcome
 from tests.judge.storage import migrated_store, outbox_after
 
 START = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)  # a Monday
@@ -43,18 +43,7 @@ class Sent:
                 if part.get_filename() and part.get_filename() != "signature.asc"}
 
 
-@dataclass(frozen=True)
-class Outcome:
-    mails: tuple[Sent, ...]
-
-    @property
-    def reply(self) -> Sent:
-        replies = [m for m in self.mails if m.kind == "reply"]
-        assert len(replies) == 1, f"expected one reply, got {[m.kind for m in self.mails]}"
-        return replies[0]
-
-    def of_kind(self, kind: str) -> list[Sent]:
-        return [m for m in self.mails if m.kind == kind]
+Outcome = MailOutcome[Sent]
 
 
 def text_of(message: EmailMessage) -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 from judge.config import JudgeSettings
 from judge.store.engine import Store
 from judge.store.schema import upgrade
-from tests.judge.clocked_judge import ClockedJudge
+from tests.judge.clocked_judge import ClockedJudge, MailOutcome
 from tests.judge.storage import make_mail, migrated_store, outbox_after
 
 JUDGE = JudgeSettings(address="judge@example.org", domain="example.org", name="Test Judge")
@@ -36,20 +36,9 @@ class Sent:
 
 
 @dataclass(frozen=True)
-class Outcome:
-    mails: tuple[Sent, ...]
-
-    @property
-    def reply(self) -> Sent:
-        replies = [m for m in self.mails if m.kind == "reply"]
-        assert len(replies) == 1, f"expected one reply, got {[m.kind for m in self.mails]}"
-        return replies[0]
-
+class Outcome(MailOutcome[Sent]):
     def to(self, address: str, kind: str | None = None) -> list[Sent]:
         return [m for m in self.mails if m.address == address and (kind is None or m.kind == kind)]
-
-    def of_kind(self, kind: str) -> list[Sent]:
-        return [m for m in self.mails if m.kind == kind]
 
 
 class JudgeHarness(ClockedJudge):
