@@ -44,8 +44,9 @@ LEAVES = dict(leaf_commands(build_parser()))
 
 
 def options(parser: argparse.ArgumentParser) -> list[str]:
+    """The long options --help shows (internal ones, help=SUPPRESS, are not for users)."""
     return [flag for action in parser._actions for flag in action.option_strings
-            if flag.startswith("--") and flag != "--help"]
+            if flag.startswith("--") and flag != "--help" and action.help != argparse.SUPPRESS]
 
 
 def test_the_walk_finds_the_commands() -> None:
