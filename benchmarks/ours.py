@@ -1,6 +1,6 @@
 """Our engine driven from a corpus record, through the facade of docs/design.md.
 
-Timed work (``OurPhase.run``): ``api.parse_orders`` for every power with orders
+Timed work (``OurPhase.run``): ``api.prepare`` (the phase's board), ``api.parse_orders`` for every power with orders
 (lenient text -> typed orders, checked against the position) and
 ``api.adjudicate`` (resolution, next position with phases that need no orders
 skipped, centres after Fall, winner).  ``jsonio.position_from_json`` (the
@@ -62,10 +62,10 @@ class OurPhase:
 
         position = self.position
         start = clock()
-        typed = {
-            power: api.parse_orders(variant, position, power, lines).orders for power, lines in self.orders.items()
-        }
-        adjudication = api.adjudicate(variant, position, typed, self.rules)
+        # One board per phase, as the judge's services do (api.prepare is inside the timed region).
+        board = api.prepare(variant, position)
+        typed = {power: api.parse_orders(board, power, lines) for power, lines in self.orders.items()}
+        adjudication = api.adjudicate(board, typed, self.rules)
         return clock() - start, adjudication
 
 
