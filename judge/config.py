@@ -98,13 +98,14 @@ class WorkerSettings:
 
     ``processes``: how many worker processes ``judge serve`` starts beside the one that
     takes mail in (0: the worker is a thread of that process).  A process of its own gives
-    the worker a core of its own.  ``pause_before_commit_seconds`` exists for crash tests
+    the worker a core of its own, but on SQLite it bought nothing measurable (writers take
+    turns; docs/benchmarks.md "Mail intake"), hence 0.  ``pause_before_commit_seconds`` exists for crash tests
     only: the worker sleeps between processing a message and committing it.
     """
 
     handler: str = "judge.services:process_mail"
     poll_seconds: float = 1.0
-    processes: int = 1
+    processes: int = 0
     pause_before_commit_seconds: float = 0.0
 
 

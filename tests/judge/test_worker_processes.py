@@ -62,6 +62,20 @@ def test_one_worker_process_processes_the_mail_and_stops_with_sigterm(tmp_path, 
     assert db_rows(tmp_path) == ([(1, "processed")], [(1, "sent")])
 
 
+def test_sigterm_lets_the_worker_process_finish_the_message_in_hand(tmp_path, judge_runner):
+    judge = judge_runner.start(tmp_path, {**PID_ECHO, "JUDGE_WORKER_PROCESSES": "1",
+                                          "JUDGE_WORKER_PAUSE_BEFORE_COMMIT_SECONDS": "1.5"})
+    send(judge.smtp_port, make_mail(subject="in hand"))
+    judge.wait_for_log("pausing")
+    [child] = child_pids(judge.log)
+    started = time.monotonic()
+    assert judge.terminate() == 0
+    assert time.monotonic() - started >= 1.0  # it waited for the child's commit
+    assert gone(child)
+    inbound, outbox = db_rows(tmp_path)
+    assert inbound == [(1, "processed")] and [row[0] for row in outbox] == [1]
+
+
 def test_no_worker_process_with_zero(tmp_path, judge_runner):
     judge = judge_runner.start(tmp_path, {**PID_ECHO, "JUDGE_WORKER_PROCESSES": "0"})
     send(judge.smtp_port, make_mail(subject="first"))
