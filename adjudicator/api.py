@@ -96,19 +96,45 @@ def _parse_in(board: Board, power: str, text: str) -> tuple[Order, str | None]:
         order = _canonical_adjustment_order(board, power, text.split())
     if order is None:
         order = _understand(board.variant, position, power, text, board.units)
-    elif (
-        type(order) is Hold
-        or (
-            type(order) is Move
-            and not order.via_convoy  # type: ignore[union-attr]
-            and order.destination in _steps(board.tables, order.unit)  # type: ignore[union-attr]
-        )
-    ) and order.unit.power == power:  # type: ignore[union-attr]  (Build and Waive have no unit)
-        return order, canonical  # obviously legal (own unit holding, or moving to a neighbour)
+    elif _plainly_legal(board.tables, power, order):
+        return order, canonical
     reason = illegality(board.tables, position, power, order, board.units, board.fleet_seas)
     if reason is not None:
         raise IllegalOrder(text.strip(), reason)
     return order, canonical
+
+
+def _plainly_legal(tables: Tables, power: str, order: Order) -> bool:
+    """Is ``order``, built by a fast path (so its units stand where it names them), legal on
+    its face: an own unit holding, moving to a neighbour, or supporting into a province it
+    could move to?  A few set lookups instead of ``illegality``; an order that fails here
+    goes there, for the reason to give."""
+    cls = type(order)
+    if cls is Hold:
+        return order.unit.power == power  # type: ignore[union-attr]
+    if cls is Move:
+        return (
+            not order.via_convoy  # type: ignore[union-attr]
+            and order.unit.power == power  # type: ignore[union-attr]
+            and order.destination in _steps(tables, order.unit)  # type: ignore[union-attr]
+        )
+    if cls is SupportMove:
+        origin = tables.prov_of[order.supported.location]  # type: ignore[union-attr]
+        target = tables.prov_of[order.supported_to]  # type: ignore[union-attr]
+        if target == origin:
+            return False
+    elif cls is SupportHold:
+        origin = target = tables.prov_of[order.supported.location]  # type: ignore[union-attr]
+    else:
+        return False
+    unit = order.unit  # type: ignore[union-attr]
+    # A unit never reaches its own province, so reaching the target also rules out
+    # supporting into it; the origin is checked apart (a unit cannot support its own move).
+    return (
+        unit.power == power
+        and target in tables.reach[unit.kind].get(unit.location, ())
+        and origin != tables.prov_of[unit.location]
+    )
 
 
 def _steps(tables: Tables, unit: Unit) -> frozenset[str]:

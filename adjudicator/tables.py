@@ -13,7 +13,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from adjudicator.types import Terrain, Variant, province_of
+from adjudicator.types import Terrain, UnitKind, Variant, province_of
 
 
 @dataclass(frozen=True, eq=False)
@@ -31,6 +31,9 @@ class Tables:
     homes: Mapping[str, frozenset[str]]  # power -> home centres
     province_names: Mapping[str, str]  # province -> full name (for tie-breaks)
     prov_of: Mapping[str, str]  # every location (coasts too) -> its province
+    # unit kind -> location -> provinces a unit of that kind there could move to without a
+    # convoy (coasts ignored): the provinces it may support into, a set lookup per support.
+    reach: Mapping[UnitKind, Mapping[str, frozenset[str]]]
     _components: dict[frozenset[str], dict[str, int]] = field(default_factory=dict, repr=False)
 
     def reachable(self, location: str, is_fleet: bool) -> frozenset[str]:
@@ -124,4 +127,5 @@ def _build(variant: Variant) -> Tables:
         homes={power.name: frozenset(power.home_centers) for power in variant.powers},
         province_names={p: d.name for p, d in provinces.items()},
         prov_of={**{p: p for p in provinces}, **{loc: province_of(loc) for loc in fleet_adj}},
+        reach={UnitKind.ARMY: army_adj, UnitKind.FLEET: fleet_reach},
     )
