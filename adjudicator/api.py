@@ -23,7 +23,7 @@ from adjudicator.legality import IllegalOrder, illegality
 from adjudicator.notation import OrderSyntaxError
 from adjudicator.notation import parse_order as _understand
 from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Order, Remove, Retreat, SupportHold, SupportMove, Waive
-from adjudicator.resolve import PARADOX_RULES, RULES, resolve_movement
+from adjudicator.resolve import PARADOX_RULES, RULES, MovementResolution, resolve_movement
 from adjudicator.results import Adjudication, OrderResult, ParsedOrders, Requirement
 from adjudicator.retreats import dislodged_units, resolve_retreats
 from adjudicator.tables import Tables, tables_for
@@ -335,9 +335,29 @@ def _unit_province(order: Order) -> str | None:
 
 
 def _movement(board: Board, orders: Mapping[str, GivenOrders], rules: frozenset[str]) -> Adjudication:
-    tables, index, position = board.tables, board.index, board.position
-    prov_of = tables.prov_of
-    units = position.units
+    tables, position = board.tables, board.position
+    chosen, texts, void, stray = _orders_by_unit(board, orders)
+    legal = chosen if not void else [None if i in void else o for i, o in enumerate(chosen)]
+    outcome = resolve_movement(tables, position.units, legal, rules, board.provinces, board.index)
+    results = _movement_results(board, chosen, texts, void, outcome)
+    results.extend(stray)
+    dislodged = dislodged_units(tables, position.units, outcome) if any(d >= 0 for d in outcome.dislodged_by) else ()
+    following = progress.after_movement(tables, position.phase, _units_after(position.units, outcome), position.centers, dislodged)
+    return Adjudication(
+        results=tuple(results),
+        position=following,
+        dislodged=dislodged,
+        contested=tuple(sorted(outcome.contested)),
+        winner=progress.winner(tables, following.centers),
+    )
+
+
+def _orders_by_unit(
+    board: Board, orders: Mapping[str, GivenOrders]
+) -> tuple[list[Order | None], list[str | None], dict[int, str], list[OrderResult]]:
+    """Each unit's order and its canonical text when known (indexed like the units; the last
+    order for a unit counts), the illegal ones (index -> reason), and results for strays."""
+    index, prov_of, units = board.index, board.tables.prov_of, board.position.units
     chosen: list[Order | None] = [None] * len(units)
     texts: list[str | None] = [None] * len(units)
     void: dict[int, str] = {}
@@ -349,44 +369,45 @@ def _movement(board: Board, orders: Mapping[str, GivenOrders], rules: frozenset[
             if i is None or units[i].power != power:
                 stray.append(OrderResult(power, order.canonical(), "void", reason or "not an order for one of your units"))
                 continue
-            chosen[i] = order  # the last order for a unit counts
+            chosen[i] = order
             texts[i] = text
-            if reason is None:
-                void.pop(i, None)
-            else:
+            if reason is not None:
                 void[i] = reason
-    legal = chosen if not void else [None if i in void else o for i, o in enumerate(chosen)]
-    outcome = resolve_movement(tables, units, legal, rules, board.provinces, index)
-    results: list[OrderResult] = []
-    after: list[Unit] = []
-    status, reasons, destination, dislodged_by = outcome.status, outcome.reasons, outcome.destination, outcome.dislodged_by
-    for i, unit in enumerate(units):
-        shown = chosen[i]
-        text = texts[i]
-        if text is None:
-            text = f"{unit.kind._value_} {unit.location} H" if shown is None else shown.canonical()
-        code = status[i]
-        reason = reasons[i]
-        if i in void:
-            reason = void[i]
-            if code != "dislodged":
-                code = "void"
-        results.append(OrderResult(unit.power, text, code, reason))
-        if dislodged_by[i] < 0:
-            where = destination[i]
-            after.append(unit if where == unit.location else Unit(where, unit.kind, unit.power))
+            elif void:  # usually empty: skip the pop
+                void.pop(i, None)
+    return chosen, texts, void, stray
+
+
+def _movement_results(
+    board: Board, chosen: list[Order | None], texts: list[str | None], void: dict[int, str], outcome: MovementResolution
+) -> list[OrderResult]:
+    """One result per unit, sorted by power (stable: by location within a power)."""
+    units = board.position.units
+    for i, text in enumerate(texts):
+        if text is None:  # no text from the parser: an unordered unit, or orders given as values
+            shown = chosen[i]
+            texts[i] = f"{units[i].kind._value_} {units[i].location} H" if shown is None else shown.canonical()
+    status, reasons = outcome.status, outcome.reasons
+    if void:
+        status, reasons = list(status), list(reasons)
+        for i, reason in void.items():
+            reasons[i] = reason
+            if status[i] != "dislodged":
+                status[i] = "void"
+    results = list(map(OrderResult, board.powers, texts, status, reasons))
     results.sort(key=_by_power)
-    results.extend(stray)
+    return results
+
+
+def _units_after(units: tuple[Unit, ...], outcome: MovementResolution) -> tuple[Unit, ...]:
+    """The units left on the board after the moves (dislodged ones taken off), by location."""
+    after = [
+        unit if where == unit.location else Unit(where, unit.kind, unit.power)
+        for unit, where, by in zip(units, outcome.destination, outcome.dislodged_by)
+        if by < 0
+    ]
     after.sort(key=_by_location)
-    dislodged = dislodged_units(tables, units, outcome) if any(d >= 0 for d in dislodged_by) else ()
-    following = progress.after_movement(tables, position.phase, tuple(after), position.centers, dislodged)
-    return Adjudication(
-        results=tuple(results),
-        position=following,
-        dislodged=dislodged,
-        contested=tuple(sorted(outcome.contested)),
-        winner=progress.winner(tables, following.centers),
-    )
+    return tuple(after)
 
 
 _by_power = attrgetter("power")

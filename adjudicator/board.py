@@ -30,6 +30,7 @@ class Board:
     fleet_seas: frozenset[str]  # sea provinces holding a fleet (convoy legality)
     provinces: tuple[str, ...]  # the province of each of position.units, in order
     index: Mapping[str, int]  # province -> its unit's index in position.units
+    powers: tuple[str, ...]  # the power of each of position.units, in order
 
     def unit_at(self, location: str) -> Unit | None:
         """The unit in the province of ``location`` (coast ignored), if any."""
@@ -47,4 +48,5 @@ def prepare(variant: Variant, position: Position) -> Board:
     fleet = UnitKind.FLEET
     fleet_seas = frozenset([p for p, u in by_province.items() if u.kind is fleet and p in sea])
     index = {p: i for i, p in enumerate(provinces)}
-    return Board(variant, position, tables, by_province, fleet_seas, provinces, index)
+    powers = tuple([u.power for u in units])
+    return Board(variant, position, tables, by_province, fleet_seas, provinces, index, powers)

@@ -12,17 +12,21 @@ from adjudicator.types import Dislodged, Phase, PhaseKind, Position, Season, Uni
 
 def updated_centers(tables: Tables, centers: Mapping[str, frozenset[str]], units: Sequence[Unit]) -> dict[str, frozenset[str]]:
     """Ownership after a Fall: an occupied centre belongs to the occupier, others keep their owner."""
-    owner = {c: p for p, owned in centers.items() for c in owned}
     supply = tables.supply_centers
     prov_of = tables.prov_of
+    gained: dict[str, set[str]] = {}  # power -> centres it takes over (few: most stand on their own)
+    taken: set[str] = set()
     for unit in units:
         province = prov_of.get(unit.location) or province_of(unit.location)
-        if province in supply:
-            owner[province] = unit.power
-    result: dict[str, set[str]] = {p: set() for p in centers}
-    for center, power in owner.items():
-        result.setdefault(power, set()).add(center)
-    return {p: frozenset(c) for p, c in sorted(result.items())}
+        if province in supply and province not in centers.get(unit.power, ()):
+            gained.setdefault(unit.power, set()).add(province)
+            taken.add(province)
+    if not taken:
+        return dict(sorted(centers.items()))
+    result = {power: owned if owned.isdisjoint(taken) else owned.difference(taken) for power, owned in centers.items()}
+    for power, won in gained.items():
+        result[power] = result.get(power, frozenset()).union(won)
+    return dict(sorted(result.items()))
 
 
 def winner(tables: Tables, centers: Mapping[str, frozenset[str]]) -> str | None:
@@ -37,9 +41,10 @@ def needs_adjustment(tables: Tables, position: Position) -> bool:
     """Does any power have to remove a unit, or may it build somewhere?"""
     units: dict[str, int] = {}
     occupied = set()
+    prov_of = tables.prov_of  # a dict lookup: province_of parses the text
     for unit in position.units:
         units[unit.power] = units.get(unit.power, 0) + 1
-        occupied.add(province_of(unit.location))
+        occupied.add(prov_of.get(unit.location) or province_of(unit.location))
     for power in set(position.centers) | set(units):
         owned = position.centers.get(power, frozenset())
         surplus = len(owned) - units.get(power, 0)

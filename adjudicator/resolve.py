@@ -43,6 +43,7 @@ class MovementResolution:
     ``destination[i]`` is where unit ``i`` ends (its own location unless it moved).
     ``dislodged_by[i]`` is the index of the unit that dislodged it, or -1.
     ``convoyed_attack[i]`` tells whether unit ``i`` arrived by convoy.
+    ``occupied`` is computed here once, for the standoffs and the retreats alike.
     """
 
     status: tuple[str, ...]
@@ -51,6 +52,7 @@ class MovementResolution:
     dislodged_by: tuple[int, ...]
     convoyed_attack: tuple[bool, ...]
     contested: frozenset[str]
+    occupied: frozenset[str]  # provinces holding a unit after the moves (dislodged units left out)
 
 
 def resolve_movement(
@@ -481,11 +483,10 @@ class _Resolver:
                 code, reason = self._status(i)
                 status.append(code)
                 reasons.append(reason)
+        occupied = frozenset([dest[i] if moved[i] else prov[i] for i in range(n) if dislodged_by[i] < 0])
         contested: frozenset[str] = frozenset()
         crowded = [p for p, movers in self.moves_into.items() if len(movers) > 1]
         if crowded:
-            prov_of = self.tables.prov_of
-            occupied = {prov_of.get(destination[i]) or province_of(destination[i]) for i in range(n) if dislodged_by[i] < 0}
             contested = frozenset(
                 province
                 for province in crowded
@@ -498,6 +499,7 @@ class _Resolver:
             dislodged_by=tuple(dislodged_by),
             convoyed_attack=tuple(self.convoyed),
             contested=contested,
+            occupied=occupied,
         )
 
     def _status(self, i: int) -> tuple[str, str | None]:

@@ -31,11 +31,7 @@ def dislodged_units(tables: Tables, units: Sequence[Unit], resolution: MovementR
     Excluded: provinces occupied after the moves, provinces left empty by a
     standoff, and the attacker's origin unless the attacker came by convoy.
     """
-    occupied = {
-        tables.prov_of.get(resolution.destination[i]) or province_of(resolution.destination[i])
-        for i in range(len(units))
-        if resolution.dislodged_by[i] < 0
-    }
+    occupied = resolution.occupied
     found: list[Dislodged] = []
     for i, attacker in enumerate(resolution.dislodged_by):
         if attacker < 0:
