@@ -116,7 +116,7 @@ def _plainly_legal(tables: Tables, power: str, order: Order) -> bool:
         return (
             not order.via_convoy  # type: ignore[union-attr]
             and order.unit.power == power  # type: ignore[union-attr]
-            and order.destination in _steps(tables, order.unit)  # type: ignore[union-attr]
+            and order.destination in tables.steps[order.unit.kind].get(order.unit.location, ())  # type: ignore[union-attr]
         )
     if cls is SupportMove:
         origin = tables.prov_of[order.supported.location]  # type: ignore[union-attr]
@@ -135,13 +135,6 @@ def _plainly_legal(tables: Tables, power: str, order: Order) -> bool:
         and target in tables.reach[unit.kind].get(unit.location, ())
         and origin != tables.prov_of[unit.location]
     )
-
-
-def _steps(tables: Tables, unit: Unit) -> frozenset[str]:
-    """Where ``unit`` may move without a convoy, as locations (armies: provinces)."""
-    if unit.kind is UnitKind.FLEET:
-        return tables.fleet_adj.get(unit.location, frozenset())
-    return tables.army_adj.get(unit.location, frozenset())
 
 
 def _canonical_movement_order(board: Board, words: list[str]) -> Order | None:

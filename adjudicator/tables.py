@@ -34,6 +34,8 @@ class Tables:
     # unit kind -> location -> provinces a unit of that kind there could move to without a
     # convoy (coasts ignored): the provinces it may support into, a set lookup per support.
     reach: Mapping[UnitKind, Mapping[str, frozenset[str]]]
+    # unit kind -> location -> locations it may move to without a convoy (army_adj or fleet_adj)
+    steps: Mapping[UnitKind, Mapping[str, frozenset[str]]]
     _components: dict[frozenset[str], dict[str, int]] = field(default_factory=dict, repr=False)
 
     def reachable(self, location: str, is_fleet: bool) -> frozenset[str]:
@@ -128,4 +130,5 @@ def _build(variant: Variant) -> Tables:
         province_names={p: d.name for p, d in provinces.items()},
         prov_of={**{p: p for p in provinces}, **{loc: province_of(loc) for loc in fleet_adj}},
         reach={UnitKind.ARMY: army_adj, UnitKind.FLEET: fleet_reach},
+        steps={UnitKind.ARMY: army_adj, UnitKind.FLEET: fleet_adj},
     )
