@@ -331,7 +331,7 @@ def _movement(board: Board, orders: Mapping[str, GivenOrders], rules: frozenset[
     tables, position = board.tables, board.position
     chosen, texts, void, stray = _orders_by_unit(board, orders)
     legal = chosen if not void else [None if i in void else o for i, o in enumerate(chosen)]
-    outcome = resolve_movement(tables, position.units, legal, rules, board.provinces, board.index)
+    outcome = resolve_movement(tables, position.units, legal, rules, board.provinces, board.index, board.powers)
     results = _movement_results(board, chosen, texts, void, outcome)
     results.extend(stray)
     dislodged = dislodged_units(tables, position.units, outcome) if any(d >= 0 for d in outcome.dislodged_by) else ()

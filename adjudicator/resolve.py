@@ -15,7 +15,7 @@ All resolution state lives in the ``_Resolver`` object; positions stay frozen.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from adjudicator.orders import Convoy, Move, Order, SupportHold, SupportMove
 from adjudicator.tables import Tables
@@ -61,14 +61,16 @@ def resolve_movement(
     orders: Sequence[Order | None],
     rules: frozenset[str] = frozenset(),
     provinces: Sequence[str] | None = None,
-    index: dict[str, int] | None = None,
+    index: Mapping[str, int] | None = None,
+    powers: Sequence[str] | None = None,
 ) -> MovementResolution:
     """Resolve legal movement ``orders``: ``orders[i]`` is unit ``i``'s order, ``None`` for a hold.
 
-    Callers that have them may pass ``provinces[i]`` (unit ``i``'s province) and
-    ``index`` (province -> unit index); they are not modified.
+    Callers that have them (a ``Board`` does) may pass ``provinces[i]`` (unit ``i``'s
+    province), ``index`` (province -> unit index) and ``powers[i]`` (unit ``i``'s power);
+    they are read, never modified.
     """
-    return _Resolver(tables, units, orders, rules, provinces, index).run()
+    return _Resolver(tables, units, orders, rules, provinces, index, powers).run()
 
 
 class _Resolver:
@@ -85,7 +87,8 @@ class _Resolver:
         orders: Sequence[Order | None],
         rules: frozenset[str],
         provinces: Sequence[str] | None,
-        index: dict[str, int] | None = None,
+        index: Mapping[str, int] | None = None,
+        powers: Sequence[str] | None = None,
     ) -> None:
         n = len(units)
         self.tables = tables
@@ -96,9 +99,9 @@ class _Resolver:
         self.dpjudge = PARADOX_1982_DPJUDGE in rules
         self.no_beleaguered = NO_BELEAGUERED_CONVOY in rules
         prov_of = tables.prov_of
-        prov = list(provinces) if provinces is not None else [prov_of.get(u.location) or province_of(u.location) for u in units]
+        prov = provinces if provinces is not None else [prov_of.get(u.location) or province_of(u.location) for u in units]
         self.prov = prov
-        self.power = power = [u.power for u in units]
+        self.power = power = powers if powers is not None else [u.power for u in units]
         at = index if index is not None else {p: i for i, p in enumerate(prov)}
         self.at = at
         kind = [HOLD] * n
