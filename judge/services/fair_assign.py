@@ -36,18 +36,15 @@ from judge.services.fair_players import Ctx, claim_game, judge_keyring, numbered
 from judge.services.signing import FileAttachment
 from judge.services.games import (
     as_utc,
-    deadline_text,
     has_rule,
     observers,
-    position_of,
-    timing_of,
     touch_schedule,
     variant_of,
 )
 from judge.services.registry import Needs, handles, intercepts
 from judge.services.rules import add_rule
 from judge.services.start import DEFERRERS, start_game
-from judge.turns import extend_only, next_deadline
+from judge.services.turnstate import fresh_deadline_for_newcomer
 from judge.store.models_fair import ASSIGNED, ASSIGNING, REVEALING_LISTS, FairAssignment, FairLottery, FairPreference
 from judge.store.models_game import ACTIVE, FORMING, MEMBER_ACTIVE, PLAYER, PREPARATION, RESIGNED, Game, Membership
 from mailcmds import Commit, CommitSha256, Reveal, SetPreference
@@ -464,7 +461,7 @@ def _seat_reserve(ctx: Ctx, game: Game, label: str, power: str) -> None:
                         password_hash=reserve.password_hash, joined_at=ctx.now)
     ctx.session.add(member)
     ctx.session.flush()
-    later = _deadline_for_reserve(ctx, game)
+    later = fresh_deadline_for_newcomer(game, ctx.now)
     touch_schedule(game, ctx.now)
     text = (f"{power} is now played by the reserve {label} ({reserve.name or 'observer'}); "
             f"it signs on with SIGNON {power.lower()}@{game.name} and its observer password.")
@@ -472,17 +469,6 @@ def _seat_reserve(ctx: Ctx, game: Game, label: str, power: str) -> None:
         text += f" The deadline passed before the reserve came in: it is now {later}."
     ctx.send(broadcast(ctx.session, game, ctx.judge, subject=f"{game.name}: {power} taken by a reserve",
                        body=render("power_changed.j2", game=game.name, text=text), kind="power_changed"))
-
-
-def _deadline_for_reserve(ctx: Ctx, game: Game) -> str | None:
-    """A reserve seated after the deadline (a late player dismissed after grace) would be late
-    at once and dismissed by the next pass: the deadline moves to a fresh phase length from now
-    (never earlier).  The new deadline in words, or None when it did not move."""
-    if game.status != ACTIVE or game.deadline is None or as_utc(game.deadline) > ctx.now:
-        return None
-    fresh = next_deadline(timing_of(game), position_of(game).phase.kind, ctx.now)
-    game.deadline = extend_only(as_utc(game.deadline), fresh)
-    return deadline_text(game, None, ctx.now)
 
 
 def on_reserve_decided(ctx: Ctx, game: Game, row: FairLottery, contest: Contest, number: int) -> None:

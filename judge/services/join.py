@@ -21,6 +21,7 @@ from judge.services.games import (
 from judge.services.registry import handles
 from judge.services.signon import MASTER_TOKENS, check_password
 from judge.services.start import start_game
+from judge.services.turnstate import fresh_deadline_for_newcomer
 from judge.store.models_game import (
     ACTIVE,
     DUMMY,
@@ -152,9 +153,13 @@ def takeover(ctx: MailContext, command: Takeover) -> None:
     _refuse_second_place(ctx, game)
     member = _new_member(ctx, game, PLAYER, command.password, power=power, name=ctx.sender_name or None)
     ctx.sign_on(game, member, command.source.number)
+    later = fresh_deadline_for_newcomer(game, ctx.now)
     touch_schedule(game, ctx.now)
-    ctx.done(command, f"you now play {power} in game '{game.name}'")
-    body = render("power_changed.j2", game=game.name, text=f"{power} has been taken over by a new player.")
+    text = f"{power} has been taken over by a new player."
+    if later:
+        text += f" The deadline passed before {power} was taken over: it is now {later}."
+    ctx.done(command, f"you now play {power} in game '{game.name}'" + (f"; the deadline is now {later}" if later else ""))
+    body = render("power_changed.j2", game=game.name, text=text)
     ctx.send(broadcast(ctx.session, game, ctx.judge, subject=f"{game.name}: {power} taken over", body=body,
                        kind="power_changed", exclude=[ctx.sender]))
 

@@ -24,10 +24,19 @@ from sqlalchemy.orm import Session
 
 from adjudicator.api import requirements
 from adjudicator.types import PhaseKind, Position, Variant
-from judge.services.games import as_utc, position_of, rules_of, timing_of, touch_schedule, variant_of
+from judge.services.games import as_utc, deadline_text, position_of, rules_of, timing_of, touch_schedule, variant_of
 from judge.store.models_game import ACTIVE, DUMMY, MEMBER_ACTIVE, PAUSED, PLAYER, Game, Membership, OrderSet
 from judge.store.models_turns import TurnProgress
-from judge.turns import Absence, TurnState, apply_absences, delay_after_orders, grace_end, next_deadline, next_due
+from judge.turns import (
+    Absence,
+    TurnState,
+    apply_absences,
+    delay_after_orders,
+    extend_only,
+    grace_end,
+    next_deadline,
+    next_due,
+)
 
 __all__ = [
     "PowerSeats",
@@ -225,3 +234,14 @@ def late_powers(session: Session, game: Game, now: datetime) -> frozenset[str]:
     state = turn_state(session, game, now)
     return state.missing if state.past_deadline else frozenset()
 
+
+def fresh_deadline_for_newcomer(game: Game, now: datetime) -> str | None:
+    """A player seated after the deadline (a reserve or a TAKEOVER of a power dismissed after
+    grace) would be late at once and dismissed by the next pass: the deadline moves to a fresh
+    phase length from now (never earlier).  The new deadline in words, or None when it did not
+    move.  The caller reschedules (touch_schedule) and tells the list."""
+    if game.status != ACTIVE or game.deadline is None or as_utc(game.deadline) > now:
+        return None
+    fresh = next_deadline(timing_of(game), position_of(game).phase.kind, now)
+    game.deadline = extend_only(as_utc(game.deadline), fresh)
+    return deadline_text(game, None, now)
