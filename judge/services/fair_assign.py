@@ -46,7 +46,7 @@ from judge.services.rules import add_rule
 from judge.services.start import DEFERRERS, start_game
 from judge.services.turnstate import fresh_deadline_for_newcomer
 from judge.store.models_fair import ASSIGNED, ASSIGNING, REVEALING_LISTS, FairAssignment, FairLottery, FairPreference
-from judge.store.models_game import ACTIVE, FORMING, MEMBER_ACTIVE, PLAYER, PREPARATION, RESIGNED, Game, Membership
+from judge.store.models_game import FORMING, MEMBER_ACTIVE, PLAYER, PREPARATION, RESIGNED, Game, Membership
 from mailcmds import Commit, CommitSha256, Reveal, SetPreference
 
 add_rule("PREFERENCES", "powers are assigned from SET PREFERENCE lists, contests decided by email lotteries")
