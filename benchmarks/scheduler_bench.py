@@ -28,20 +28,12 @@ from typing import Sequence
 
 from sqlalchemy import insert
 
+from benchmarks.openings import SPRING_1901
 from adjudicator.api import initial_position
 from adjudicator.jsonio import position_to_json
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
 FAKE_HASH = "scrypt$16384$8$1$00$00"
-HOLDS = {
-    "AUSTRIA": ["A VIE - GAL", "A BUD - SER", "F TRI - ALB"],
-    "ENGLAND": ["F LON - NTH", "F EDI - NWG", "A LVP - YOR"],
-    "FRANCE": ["A PAR - BUR", "A MAR - SPA", "F BRE - MAO"],
-    "GERMANY": ["A BER - KIE", "A MUN - RUH", "F KIE - DEN"],
-    "ITALY": ["A VEN H", "A ROM - APU", "F NAP - ION"],
-    "RUSSIA": ["A MOS - UKR", "A WAR - GAL", "F SEV - BLA", "F STP/SC - BOT"],
-    "TURKEY": ["A CON - BUL", "A SMY - CON", "F ANK - BLA"],
-}
 
 
 def populate(url: str, games: int, due: int, *, batch: int = 2000) -> None:
@@ -81,7 +73,7 @@ def populate(url: str, games: int, due: int, *, batch: int = 2000) -> None:
                                         address=f"p{index}@g{number}.test", password_hash=FAKE_HASH,
                                         status="active", wait=False, absences=[], grace_used=0, joined_at=NOW))
                     if number < due:
-                        orders.append(dict(game_id=game_id, phase="S1901M", power=power, orders=HOLDS[power],
+                        orders.append(dict(game_id=game_id, phase="S1901M", power=power, orders=SPRING_1901[power],
                                            submitted_at=NOW))
             connection.execute(insert(Membership), members)
             if orders:

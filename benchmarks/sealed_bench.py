@@ -36,18 +36,11 @@ from email.policy import default as default_policy
 from pathlib import Path
 from typing import Callable, Sequence
 
+from benchmarks.openings import SPRING_1901
+
 START = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
 POWERS = ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY")
 MASTER = "gm@example.net"
-SPRING = {
-    "AUSTRIA": ["A VIE - GAL", "A BUD - SER", "F TRI - ALB"],
-    "ENGLAND": ["F LON - NTH", "F EDI - NWG", "A LVP - YOR"],
-    "FRANCE": ["F BRE - MAO", "A PAR - BUR", "A MAR - SPA"],
-    "GERMANY": ["F KIE - DEN", "A BER - KIE", "A MUN - RUH"],
-    "ITALY": ["F NAP - ION", "A ROM - APU", "A VEN H"],
-    "RUSSIA": ["F STP/SC - BOT", "A MOS - UKR", "A WAR - GAL", "F SEV - BLA"],
-    "TURKEY": ["F ANK - BLA", "A CON - BUL", "A SMY - CON"],
-}
 
 
 @dataclass(frozen=True)
@@ -99,7 +92,7 @@ def reveal_throughput(players: Sequence[Player], count: int) -> dict[str, float]
     try:
         with Keyring(home) as ring:
             ring.import_key_bundle("".join(p.public_key for p in players))
-            files = {p.name: orders_file(p.name, SPRING[p.name]) for p in players}
+            files = {p.name: orders_file(p.name, SPRING_1901[p.name]) for p in players}
             signatures = {p.name: sign(p, files[p.name]) for p in players}
             verify_reveal(ring, signatures[players[0].name], files[players[0].name], players[0].fingerprint)  # warm
             figures: dict[str, float] = {}
@@ -217,7 +210,7 @@ def play_phase(players: Sequence[Player], sealed: bool) -> PhaseTiming:
         if not sealed:
             for power in POWERS:
                 index, _ = player_of[address_of[power]]
-                mails += judge.send(address_of[power], f"SIGNON {power.lower()}@b1 pw{index}\n" + "\n".join(SPRING[power]))
+                mails += judge.send(address_of[power], f"SIGNON {power.lower()}@b1 pw{index}\n" + "\n".join(SPRING_1901[power]))
             processing = 0.0
             for _ in range(3):  # DELAY 1 after the last orders: the second pass processes
                 judge.now += timedelta(minutes=20)
@@ -229,7 +222,7 @@ def play_phase(players: Sequence[Player], sealed: bool) -> PhaseTiming:
             signed = {}
             for power in POWERS:
                 index, player = player_of[address_of[power]]
-                data = orders_file(power, SPRING[power])
+                data = orders_file(power, SPRING_1901[power])
                 signature = sign(player, data)  # the player's own work, not timed
                 signed[power] = (index, data)
                 mails += judge.send(address_of[power], f"SIGNON {power.lower()}@b1 pw{index}\nCOMMIT\n",
