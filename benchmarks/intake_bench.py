@@ -198,37 +198,10 @@ class Sender:
 
 def send_closed_loop(port: int, mails: Sequence[BenchMail], senders: int) -> list[Sent]:
     """``senders`` connections, each sending its next mail as soon as the last one is acked."""
-    work: queue.SimpleQueue[BenchMail] = queue.SimpleQueue()
+    work: queue.SimpleQueue[tuple[float | None, BenchMail] | None] = queue.SimpleQueue()
     for mail in mails:
-        work.put(mail)
-    results: list[Sent] = []
-    errors: list[BaseException] = []
-    lock = threading.Lock()
-
-    def run() -> None:
-        sender = Sender(port)
-        try:
-            while True:
-                try:
-                    mail = work.get_nowait()
-                except queue.Empty:
-                    return
-                sent = sender.send(mail)
-                with lock:
-                    results.append(sent)
-        except BaseException as problem:  # reported by the caller
-            errors.append(problem)
-        finally:
-            sender.close()
-
-    threads = [threading.Thread(target=run, name=f"sender{n}") for n in range(senders)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise RuntimeError(f"{len(errors)} senders failed: {errors[0]!r}") from errors[0]
-    return results
+        work.put((None, mail))
+    return _run_senders(port, work, senders, "sender")
 
 
 def send_at_rate(port: int, mails: Iterator[BenchMail], rate: float, seconds: float,
@@ -236,11 +209,18 @@ def send_at_rate(port: int, mails: Iterator[BenchMail], rate: float, seconds: fl
     """Open load: mail i is due at start + i / rate, whoever is free sends it."""
     total = int(rate * seconds)
     start = time.monotonic() + 0.5
-    work: queue.SimpleQueue[tuple[float, BenchMail] | None] = queue.SimpleQueue()
+    work: queue.SimpleQueue[tuple[float | None, BenchMail] | None] = queue.SimpleQueue()
     for index in range(total):
         work.put((start + index / rate, next(mails)))
+    return _run_senders(port, work, connections, "paced")
+
+
+def _run_senders(port: int, work: "queue.SimpleQueue[tuple[float | None, BenchMail] | None]",
+                 connections: int, name: str) -> list[Sent]:
+    """``connections`` threads, each with its own SMTP connection, sending the queued mails
+    (each at its due time when it has one) until the queue runs dry."""
     for _ in range(connections):
-        work.put(None)
+        work.put(None)  # one end marker per thread
     results: list[Sent] = []
     errors: list[BaseException] = []
     lock = threading.Lock()
@@ -250,19 +230,19 @@ def send_at_rate(port: int, mails: Iterator[BenchMail], rate: float, seconds: fl
         try:
             while (item := work.get()) is not None:
                 due, mail = item
-                delay = due - time.monotonic()
-                if delay > 0:
+                if due is not None and (delay := due - time.monotonic()) > 0:
                     time.sleep(delay)
                 sent = sender.send(mail)
-                sent.scheduled = due
+                if due is not None:
+                    sent.scheduled = due
                 with lock:
                     results.append(sent)
-        except BaseException as problem:
+        except BaseException as problem:  # reported by the caller
             errors.append(problem)
         finally:
             sender.close()
 
-    threads = [threading.Thread(target=run, name=f"paced{n}") for n in range(connections)]
+    threads = [threading.Thread(target=run, name=f"{name}{n}") for n in range(connections)]
     for thread in threads:
         thread.start()
     for thread in threads:
