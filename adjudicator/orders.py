@@ -7,13 +7,13 @@ position (type and coast as on the board, whatever the player wrote).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Union
 
 from adjudicator.types import Unit, UnitKind
+from adjudicator.values import value
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class Hold:
     unit: Unit
 
@@ -21,7 +21,7 @@ class Hold:
         return f"{self.unit} H"
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class Move:
     unit: Unit
     destination: str  # location; with a coast for fleets moving to split-coast provinces
@@ -33,7 +33,7 @@ class Move:
         return text + " VIA CONVOY" if self.via_convoy else text
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class SupportHold:
     unit: Unit
     supported: Unit  # the supported unit as it stands on the board
@@ -42,7 +42,7 @@ class SupportHold:
         return f"{self.unit} S {self.supported.kind.value} {self.supported.province}"
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class SupportMove:
     unit: Unit
     supported: Unit  # the supported unit as it stands on the board
@@ -52,7 +52,7 @@ class SupportMove:
         return f"{self.unit} S {self.supported.kind.value} {self.supported.province} - {self.supported_to}"
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class Convoy:
     unit: Unit
     army_from: str
@@ -62,7 +62,7 @@ class Convoy:
         return f"{self.unit} C A {self.army_from} - {self.army_to}"
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class Retreat:
     unit: Unit
     destination: str
@@ -71,7 +71,7 @@ class Retreat:
         return f"{self.unit} R {self.destination}"
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class Disband:
     unit: Unit
 
@@ -79,7 +79,7 @@ class Disband:
         return f"{self.unit} D"
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class Build:
     power: str
     kind: UnitKind
@@ -89,7 +89,7 @@ class Build:
         return f"{self.kind.value} {self.location} B"
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class Remove:
     unit: Unit
 
@@ -97,7 +97,7 @@ class Remove:
         return f"{self.unit} D"
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class Waive:
     power: str
 

@@ -14,12 +14,12 @@ All resolution state lives in the ``_Resolver`` object; positions stay frozen.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from adjudicator.orders import Convoy, Move, Order, SupportHold, SupportMove
 from adjudicator.tables import Tables
 from adjudicator.types import Unit, UnitKind, coast_of, province_of
+from adjudicator.values import value
 
 # Optional rules (names a game may switch on).
 PARADOX_SZYKMAN = "PARADOX_SZYKMAN"  # default: the convoys of a paradox fail, their armies stay
@@ -34,7 +34,7 @@ HOLD, MOVE, SUPPORT_HOLD, SUPPORT_MOVE, CONVOY = range(5)
 _UNRESOLVED, _GUESSING, _RESOLVED = 0, 1, 2
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class MovementResolution:
     """Outcome of resolving one movement phase, indexed like the input units.
 

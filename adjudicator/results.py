@@ -8,6 +8,7 @@ from typing import NamedTuple
 from adjudicator.board import Board
 from adjudicator.orders import Order
 from adjudicator.types import Dislodged, PhaseKind, Position, Unit
+from adjudicator.values import value
 
 # The result codes of shared/contracts/adjudicate.md.
 MOVES = "moves"
@@ -40,7 +41,7 @@ class OrderResult(NamedTuple):
     reason: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class Adjudication:
     """The outcome of one phase.
 
@@ -73,7 +74,7 @@ class Requirement:
     removals: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class ParsedOrders:
     """The outcome of parsing a power's order lines: good orders and (line, reason) errors.
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
+from adjudicator.values import value
+
 
 def province_of(location: str) -> str:
     """``"SPA/NC"`` -> ``"SPA"``; a location without coast is its own province."""
@@ -133,7 +135,7 @@ class Variant:
         return frozenset(p.abbrev for p in self.provinces.values() if p.supply_center)
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@value(order=True)
 class Unit:
     location: str
     kind: UnitKind = field(compare=False)
@@ -147,7 +149,7 @@ class Unit:
         return f"{self.kind._value_} {self.location}"  # _value_: plain attribute, faster than .value
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class Dislodged:
     """A unit dislodged in a movement phase, waiting for its retreat order."""
 
