@@ -19,11 +19,21 @@ from typing import Iterable, Mapping, Sequence, Union, overload
 from adjudicator import progress
 from adjudicator.adjustments import resolve_adjustments
 from adjudicator.board import Board, prepare
+from adjudicator.forms import Form
 from adjudicator.legality import IllegalOrder, illegality
 from adjudicator.notation import OrderSyntaxError
 from adjudicator.notation import parse_order as _understand
 from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Order, Remove, Retreat, SupportHold, SupportMove, Waive
-from adjudicator.resolve import PARADOX_RULES, RULES, MovementResolution, resolve_movement
+from adjudicator.resolve import (
+    HOLD,
+    MOVE,
+    PARADOX_RULES,
+    RULES,
+    SUPPORT_HOLD,
+    MovementResolution,
+    order_shape,
+    resolve_movement,
+)
 from adjudicator.results import Adjudication, OrderResult, ParsedOrders, Requirement
 from adjudicator.retreats import dislodged_units, resolve_retreats
 from adjudicator.tables import Tables, tables_for
@@ -229,7 +239,21 @@ def parse_orders(first: Board | Variant, *rest: object) -> ParsedOrders:  # noqa
     orders: list[Order] = []
     texts: list[str] = []
     errors: list[tuple[str, str]] = []
+    notes: list[tuple[int, int, str]] = []
+    movement = board.position.phase.kind is PhaseKind.MOVEMENT
+    # Canonical lines of plainly legal orders are looked up (adjudicator.forms); in other
+    # phases nothing is, and every line goes through _parse_in.
+    forms = board.forms if movement else {}
+    units, index, prov_of = board.units, board.index, board.tables.prov_of
     for line in lines:  # type: ignore[attr-defined]
+        form = forms.get(line)
+        if form is not None:
+            order = _order_of_form(form, units, power)
+            if order is not None:
+                orders.append(order)
+                texts.append(line)
+                notes.append((index[form[1]], form[0], form[4]))
+                continue
         if not line.strip():
             continue
         try:
@@ -239,7 +263,28 @@ def parse_orders(first: Board | Variant, *rest: object) -> ParsedOrders:  # noqa
             continue
         orders.append(order)
         texts.append(order.canonical() if text is None else text)
-    return ParsedOrders(tuple(orders), tuple(errors), power, board, tuple(texts))  # type: ignore[arg-type]
+        if movement:
+            notes.append((index[prov_of[order.unit.location]], *order_shape(order, prov_of)))  # type: ignore[union-attr]
+    return ParsedOrders(tuple(orders), tuple(errors), power, board, tuple(texts), tuple(notes))  # type: ignore[arg-type]
+
+
+def _order_of_form(form: Form, units: Mapping[str, Unit], power: str) -> Order | None:
+    """The order a canonical form gives ``power`` on this board: ``None`` unless the units
+    stand exactly as the text names them and the ordered one is ``power``'s (the lenient
+    parser and the legality check then say what is wrong, or what was meant)."""
+    unit = units.get(form[1])
+    if unit is None or unit.location != form[2] or unit.kind is not form[3] or unit.power != power:
+        return None
+    shape = form[0]
+    if shape == MOVE:
+        return Move(unit, form[5])
+    if shape == HOLD:
+        return Hold(unit)
+    if shape == SUPPORT_HOLD:
+        other = units.get(form[4])
+        return None if other is None or other.kind is not form[5] else SupportHold(unit, other)
+    other = units.get(form[6])
+    return None if other is None or other.kind is not form[5] else SupportMove(unit, other, form[7])
 
 
 @overload
@@ -329,9 +374,9 @@ def _unit_province(order: Order) -> str | None:
 
 def _movement(board: Board, orders: Mapping[str, GivenOrders], rules: frozenset[str]) -> Adjudication:
     tables, position = board.tables, board.position
-    chosen, texts, void, stray = _orders_by_unit(board, orders)
+    chosen, texts, void, stray, shapes = _orders_by_unit(board, orders)
     legal = chosen if not void else [None if i in void else o for i, o in enumerate(chosen)]
-    outcome = resolve_movement(tables, position.units, legal, rules, board.provinces, board.index, board.powers)
+    outcome = resolve_movement(tables, position.units, legal, rules, board.provinces, board.index, board.powers, shapes)
     results = _movement_results(board, chosen, texts, void, outcome)
     results.extend(stray)
     dislodged = dislodged_units(tables, position.units, outcome) if any(d >= 0 for d in outcome.dislodged_by) else ()
@@ -347,15 +392,29 @@ def _movement(board: Board, orders: Mapping[str, GivenOrders], rules: frozenset[
 
 def _orders_by_unit(
     board: Board, orders: Mapping[str, GivenOrders]
-) -> tuple[list[Order | None], list[str | None], dict[int, str], list[OrderResult]]:
+) -> tuple[list[Order | None], list[str | None], dict[int, str], list[OrderResult], tuple[list[int], list[str]]]:
     """Each unit's order and its canonical text when known (indexed like the units; the last
-    order for a unit counts), the illegal ones (index -> reason), and results for strays."""
+    order for a unit counts), the illegal ones (index -> reason), results for strays, and
+    the shapes of the legal orders for the resolver (``resolve.order_shape``: kinds, targets)."""
     index, prov_of, units = board.index, board.tables.prov_of, board.position.units
-    chosen: list[Order | None] = [None] * len(units)
-    texts: list[str | None] = [None] * len(units)
+    count = len(units)
+    chosen: list[Order | None] = [None] * count
+    texts: list[str | None] = [None] * count
+    kinds = [HOLD] * count
+    targets = [""] * count
     void: dict[int, str] = {}
     stray: list[OrderResult] = []  # orders for no unit of the ordering power
     for power, given in orders.items():
+        if type(given) is ParsedOrders and given.board is board and given.power == power and given.notes:
+            # parse_orders checked these and noted where their units stand and their shapes
+            for order, text, (i, kind, target) in zip(given.orders, given.canonical, given.notes):
+                chosen[i] = order
+                texts[i] = text
+                kinds[i] = kind
+                targets[i] = target
+                if void:
+                    void.pop(i, None)
+            continue
         for order, reason, text in _checked(board, power, given):
             unit = getattr(order, "unit", None)
             i = None if unit is None else index.get(prov_of.get(unit.location) or province_of(unit.location))
@@ -366,9 +425,12 @@ def _orders_by_unit(
             texts[i] = text
             if reason is not None:
                 void[i] = reason
-            elif void:  # usually empty: skip the pop
-                void.pop(i, None)
-    return chosen, texts, void, stray
+                kinds[i], targets[i] = HOLD, ""
+            else:
+                kinds[i], targets[i] = order_shape(order, prov_of)
+                if void:  # usually empty: skip the pop
+                    void.pop(i, None)
+    return chosen, texts, void, stray, (kinds, targets)
 
 
 def _movement_results(

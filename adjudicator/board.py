@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
+from adjudicator.forms import Form, forms_for
 from adjudicator.tables import Tables, tables_for
 from adjudicator.types import Position, Unit, UnitKind, Variant, province_of
 
@@ -31,6 +32,7 @@ class Board:
     provinces: tuple[str, ...]  # the province of each of position.units, in order
     index: Mapping[str, int]  # province -> its unit's index in position.units
     powers: tuple[str, ...]  # the power of each of position.units, in order
+    forms: Mapping[str, Form]  # forms_for(variant): the map's canonical movement orders
 
     def unit_at(self, location: str) -> Unit | None:
         """The unit in the province of ``location`` (coast ignored), if any."""
@@ -49,4 +51,4 @@ def prepare(variant: Variant, position: Position) -> Board:
     fleet_seas = frozenset([p for p, u in by_province.items() if u.kind is fleet and p in sea])
     index = {p: i for i, p in enumerate(provinces)}
     powers = tuple([u.power for u in units])
-    return Board(variant, position, tables, by_province, fleet_seas, provinces, index, powers)
+    return Board(variant, position, tables, by_province, fleet_seas, provinces, index, powers, forms_for(variant))

@@ -32,6 +32,9 @@ RULES = frozenset(PARADOX_RULES | {NO_BELEAGUERED_CONVOY})
 # Order kinds, as small ints for speed.
 HOLD, MOVE, SUPPORT_HOLD, SUPPORT_MOVE, CONVOY = range(5)
 _UNRESOLVED, _GUESSING, _RESOLVED = 0, 1, 2
+_HOLDS, _MOVES = "holds", "moves"
+_UNMATCHED_CONVOY = "no army makes that move by convoy"
+_UNMATCHED_SUPPORT = "the supported unit was not ordered to do that"
 
 
 @value()
@@ -63,14 +66,31 @@ def resolve_movement(
     provinces: Sequence[str] | None = None,
     index: Mapping[str, int] | None = None,
     powers: Sequence[str] | None = None,
+    shapes: tuple[Sequence[int], Sequence[str]] | None = None,
 ) -> MovementResolution:
     """Resolve legal movement ``orders``: ``orders[i]`` is unit ``i``'s order, ``None`` for a hold.
 
     Callers that have them (a ``Board`` does) may pass ``provinces[i]`` (unit ``i``'s
     province), ``index`` (province -> unit index) and ``powers[i]`` (unit ``i``'s power);
-    they are read, never modified.
+    they are read, never modified; likewise ``shapes``, ``(kinds, targets)`` with
+    ``order_shape`` of each unit's order (``(HOLD, "")`` for none), when the caller has them.
     """
-    return _Resolver(tables, units, orders, rules, provinces, index, powers).run()
+    return _Resolver(tables, units, orders, rules, provinces, index, powers, shapes).run()
+
+
+def order_shape(order: Order, prov_of: Mapping[str, str]) -> tuple[int, str]:
+    """What the resolver needs to know of a legal movement order at first: its kind (HOLD,
+    MOVE, ...) and its target province (a move's destination, where a support is given)."""
+    cls = type(order)
+    if cls is Move:
+        return MOVE, prov_of.get(order.destination) or province_of(order.destination)  # type: ignore[union-attr]
+    if cls is SupportMove:
+        return SUPPORT_MOVE, prov_of.get(order.supported_to) or province_of(order.supported_to)  # type: ignore[union-attr]
+    if cls is SupportHold:
+        return SUPPORT_HOLD, order.supported.province  # type: ignore[union-attr]
+    if cls is Convoy:
+        return CONVOY, ""
+    return HOLD, ""
 
 
 class _Resolver:
@@ -89,6 +109,7 @@ class _Resolver:
         provinces: Sequence[str] | None,
         index: Mapping[str, int] | None = None,
         powers: Sequence[str] | None = None,
+        shapes: tuple[Sequence[int], Sequence[str]] | None = None,
     ) -> None:
         n = len(units)
         self.tables = tables
@@ -104,31 +125,26 @@ class _Resolver:
         self.power = power = powers if powers is not None else [u.power for u in units]
         at = index if index is not None else {p: i for i, p in enumerate(prov)}
         self.at = at
-        kind = [HOLD] * n
-        dest: list[str] = [""] * n  # MOVE: destination province
-        support_at: list[str] = [""] * n  # supports: the province the support is given into
+        if shapes is None:
+            kind = [HOLD] * n
+            target = [""] * n
+            for i, order in enumerate(orders):
+                if order is not None:
+                    kind[i], target[i] = order_shape(order, prov_of)
+        else:
+            kind, target = shapes
+        # target: a move's destination province, or the province a support is given into
+        dest = support_at = target
         moves: list[int] = []
         supports: list[int] = []
         convoys: list[int] = []
-        for i, order in enumerate(orders):
-            if order is None:
-                continue
-            cls = type(order)
-            if cls is Move:
-                kind[i] = MOVE
-                dest[i] = prov_of.get(order.destination) or province_of(order.destination)  # type: ignore[union-attr]
+        for i, k in enumerate(kind):
+            if k == MOVE:
                 moves.append(i)
-            elif cls is SupportMove:
-                kind[i] = SUPPORT_MOVE
-                support_at[i] = prov_of.get(order.supported_to) or province_of(order.supported_to)  # type: ignore[union-attr]
-                supports.append(i)
-            elif cls is SupportHold:
-                kind[i] = SUPPORT_HOLD
-                support_at[i] = order.supported.province  # type: ignore[union-attr]
-                supports.append(i)
-            elif cls is Convoy:
-                kind[i] = CONVOY
+            elif k == CONVOY:
                 convoys.append(i)
+            elif k != HOLD:
+                supports.append(i)
         self.kind = kind
         self.dest = dest
         self.support_at = support_at
@@ -445,77 +461,68 @@ class _Resolver:
                 result[i] = True
                 state[i] = _RESOLVED
         prov = self.prov
-        for i in range(n):
+        helpers = [i for i, matched in enumerate(self.matched) if matched]  # matched supports and convoys
+        for i in helpers:
             # Supports and convoys nobody attacks stand: settle them without the machinery.
-            if self.matched[i] and prov[i] not in moves_into:
+            if prov[i] not in moves_into:
                 result[i] = True
                 state[i] = _RESOLVED
         for i in moves:
             if state[i] != _RESOLVED:
                 resolve(i)
-        matched = self.matched
-        for i in range(n):
-            if matched[i] and state[i] != _RESOLVED:
+        for i in helpers:
+            if state[i] != _RESOLVED:
                 resolve(i)
         units = self.units
-        moved = [False] * n
         dislodged_by = [-1] * n
         destination = [u.location for u in units]
+        where = list(prov)  # each unit's province after the moves
+        # Holds hold and moves move; the moves that did not, and the supports and convoys, below.
+        status = [_HOLDS if k == HOLD else _MOVES for k in kind]
+        reasons: list[str | None] = [None] * n
+        army = UnitKind.ARMY
+        orders = self.orders
         for k in moves:
             if result[k]:
-                moved[k] = True
-                destination[k] = dest[k] if units[k].kind is UnitKind.ARMY else self.orders[k].destination  # type: ignore[union-attr]
-        for k in moves:
-            if moved[k]:
-                j = at.get(dest[k])
-                if j is not None and not moved[j]:
-                    dislodged_by[j] = k
-        status: list[str] = []
-        reasons: list[str | None] = []
-        for i in range(n):
-            if dislodged_by[i] >= 0:
-                status.append("dislodged")
-                reasons.append(None)
-            elif kind[i] == HOLD:
-                status.append("holds")
-                reasons.append(None)
-            elif moved[i]:
-                status.append("moves")
-                reasons.append(None)
+                where[k] = dest[k]
+                destination[k] = dest[k] if units[k].kind is army else orders[k].destination  # type: ignore[union-attr]
             else:
-                code, reason = self._status(i)
-                status.append(code)
-                reasons.append(reason)
-        occupied = frozenset([dest[i] if moved[i] else prov[i] for i in range(n) if dislodged_by[i] < 0])
+                status[k] = "no_convoy" if convoyed[k] and not self._path(k) else "bounce"
+        for k in moves:
+            if result[k]:
+                j = at.get(dest[k])
+                if j is not None and not (kind[j] == MOVE and result[j]):
+                    dislodged_by[j] = k
+                    status[j] = "dislodged"
+        matched = self.matched
+        for i, k in enumerate(kind):
+            if k > MOVE and dislodged_by[i] < 0:
+                if not matched[i]:
+                    status[i] = "void"
+                    reasons[i] = _UNMATCHED_CONVOY if k == CONVOY else _UNMATCHED_SUPPORT
+                elif k == CONVOY:
+                    if not result[i]:
+                        status[i], reasons[i] = "no_convoy", "the convoy was disrupted"
+                    else:
+                        status[i] = "convoys"
+                else:
+                    status[i] = "supports" if result[i] else "cut"
+        occupied = frozenset([p for p, by in zip(where, dislodged_by) if by < 0])
         contested: frozenset[str] = frozenset()
-        crowded = [p for p, movers in self.moves_into.items() if len(movers) > 1]
+        crowded = [p for p, movers in moves_into.items() if len(movers) > 1]
         if crowded:
             contested = frozenset(
                 province
                 for province in crowded
-                if province not in occupied and sum(1 for k in self.moves_into[province] if self._prevent(k) > 0) >= 2
+                if province not in occupied and sum(1 for k in moves_into[province] if self._prevent(k) > 0) >= 2
             )
         return MovementResolution(
             status=tuple(status),
             reasons=tuple(reasons),
             destination=tuple(destination),
             dislodged_by=tuple(dislodged_by),
-            convoyed_attack=tuple(self.convoyed),
+            convoyed_attack=tuple(convoyed),
             contested=contested,
             occupied=occupied,
         )
 
-    def _status(self, i: int) -> tuple[str, str | None]:
-        """The result code of an order that neither moved nor was dislodged."""
-        kind = self.kind[i]
-        if kind == MOVE:
-            if self.convoyed[i] and not self._path(i):
-                return "no_convoy", None
-            return "bounce", None
-        if not self.matched[i]:
-            if kind == CONVOY:
-                return "void", "no army makes that move by convoy"
-            return "void", "the supported unit was not ordered to do that"
-        if kind == CONVOY:
-            return ("convoys", None) if self.result[i] else ("no_convoy", "the convoy was disrupted")
-        return ("supports", None) if self.result[i] else ("cut", None)

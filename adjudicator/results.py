@@ -88,3 +88,6 @@ class ParsedOrders:
     power: str = ""
     board: Board | None = field(default=None, repr=False, compare=False)
     canonical: tuple[str, ...] = ()  # canonical text of each of ``orders`` (when made by parse_orders)
+    # per order, when made by parse_orders in a movement phase: (the unit's index on the board,
+    # adjudicator.resolve.order_shape of the order), so that adjudicate need not work them out again
+    notes: tuple[tuple[int, int, str], ...] = field(default=(), repr=False, compare=False)

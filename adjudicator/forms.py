@@ -1,0 +1,96 @@
+"""Canonical order forms: every plainly legal movement order of a map, as text, worked out once.
+
+Most order lines a judge receives are already canonical (``A PAR - BUR``,
+``F NTH S A LON - BEL``: what its own replies show and what client programs
+write).  For such a line the parser's work is only to find the units it names
+and to check the order's geography, and the geography does not depend on the
+position.  So for each variant this module lists, once, the canonical text of
+every hold, move (without convoy) and support whose geography is legal for a unit
+standing where the text says, with what the parser would read from it: looking
+a line up replaces splitting it and asking the tables.  The units are still
+found on the board, per phase (``adjudicator.api``); a line that is not listed
+(other spellings, convoys, supports of moves the supported unit could not make
+by itself, anything illegal) goes through the lenient parser and the legality
+check as before, so the forms change how fast, never what, is understood.
+
+A form is a plain tuple, cheapest to unpack; it starts with the order's shape (the
+resolver's kind codes), the ordered unit's province, location and kind, and the
+order's target province (``adjudicator.resolve.order_shape``):
+``(HOLD, province, location, kind, "")``,
+``(MOVE, province, location, kind, target, destination)``,
+``(SUPPORT_HOLD, province, location, kind, target, supported kind)`` (the supported unit
+stands in the target),
+``(SUPPORT_MOVE, province, location, kind, target, supported kind, supported province, supported_to)``.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Mapping
+
+from adjudicator.resolve import HOLD, MOVE, SUPPORT_HOLD, SUPPORT_MOVE
+from adjudicator.tables import Tables, tables_for
+from adjudicator.types import UnitKind, Variant, province_of
+
+Form = tuple  # one of the shapes in the module docstring
+
+_FORMS: "weakref.WeakKeyDictionary[Variant, Mapping[str, Form]]" = weakref.WeakKeyDictionary()
+
+
+def forms_for(variant: Variant) -> Mapping[str, Form]:
+    """Canonical text -> form, for every plainly legal hold, move and support of ``variant``
+    (memoised per variant, like ``tables_for``: derived from immutable data only)."""
+    found = _FORMS.get(variant)
+    if found is None:
+        found = _FORMS[variant] = _build(tables_for(variant))
+    return found
+
+
+def _stands(tables: Tables) -> list[tuple[UnitKind, str]]:
+    """Every (kind, location) a unit may stand on."""
+    armies = [(UnitKind.ARMY, p) for p in tables.army_adj if p not in tables.sea]
+    fleets = [(UnitKind.FLEET, loc) for loc in sorted(tables.fleet_locations)]
+    return armies + fleets
+
+
+def _targets(tables: Tables, kind: UnitKind, province: str) -> dict[str, str]:
+    """Where a unit of ``kind`` in ``province`` could move by itself, as a supporter may
+    write it -> the province: provinces, and for fleets also the coasts they reach."""
+    if kind is UnitKind.ARMY:
+        return {p: p for p in tables.army_adj.get(province, ())}
+    found: dict[str, str] = {}
+    for location in tables.fleet_locations:
+        if tables.prov_of[location] == province:
+            for step in tables.fleet_adj[location]:
+                found[step] = found[province_of(step)] = province_of(step)
+    return found
+
+
+def _build(tables: Tables) -> dict[str, Form]:
+    forms: dict[str, Form] = {}
+    stands = _stands(tables)
+    # who may stand in a province (a supported unit is named by its province)
+    kinds_in: dict[str, set[UnitKind]] = {}
+    for kind, location in stands:
+        kinds_in.setdefault(tables.prov_of[location], set()).add(kind)
+    # target province -> (origin, kind, the target as written) of every move a unit could make by itself
+    movers_into: dict[str, list[tuple[str, UnitKind, str]]] = {}
+    for origin, origin_kinds in kinds_in.items():
+        for other_kind in origin_kinds:
+            for written, target in _targets(tables, other_kind, origin).items():
+                movers_into.setdefault(target, []).append((origin, other_kind, written))
+    for kind, location in stands:
+        province = tables.prov_of[location]
+        head = f"{kind.value} {location}"
+        forms[f"{head} H"] = (HOLD, province, location, kind, "")
+        for step in tables.steps[kind].get(location, ()):
+            forms[f"{head} - {step}"] = (MOVE, province, location, kind, tables.prov_of[step], step)
+        for target in tables.reach[kind].get(location, ()):
+            for other_kind in kinds_in.get(target, ()):
+                forms[f"{head} S {other_kind.value} {target}"] = (
+                    SUPPORT_HOLD, province, location, kind, target, other_kind)
+            for origin, other_kind, written in movers_into.get(target, ()):
+                if origin != province:
+                    forms[f"{head} S {other_kind.value} {origin} - {written}"] = (
+                        SUPPORT_MOVE, province, location, kind, target, other_kind, origin, written)
+    return forms
