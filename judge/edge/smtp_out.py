@@ -4,7 +4,8 @@ A row is leased before sending (its ``next_attempt_at`` moves forward), sent out
 transaction, then marked sent; a failed attempt is retried with exponential backoff and
 given up (status ``failed``) after ``max_attempts`` or on a permanent (5xx) refusal.
 Delivery is at least once: a crash between sending and marking sends the mail again
-after the lease expires, which is better than losing it.
+after the lease expires, which is better than losing it.  The rows leased together (up
+to ``BATCH``) are marked in one transaction after they have all been attempted.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Protocol, Sequence
 
-from sqlalchemy import select
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
 
 from judge.config import OutboundSettings
 from judge.store.engine import Store
@@ -98,9 +100,15 @@ class MaildirTransport:
     directory: Path
 
     def deliver(self, mail_from: str, recipients: Sequence[str], raw: bytes, row_id: int) -> None:
-        for sub in ("tmp", "new", "cur"):
-            (self.directory / sub).mkdir(parents=True, exist_ok=True)
         name = f"{time.time_ns()}.M{row_id}P{os.getpid()}.{socket.gethostname()}.eml"
+        try:
+            self._write(name, raw)
+        except FileNotFoundError:  # the first mail, or the folders were removed: make them
+            for sub in ("tmp", "new", "cur"):
+                (self.directory / sub).mkdir(parents=True, exist_ok=True)
+            self._write(name, raw)
+
+    def _write(self, name: str, raw: bytes) -> None:
         tmp = self.directory / "tmp" / name
         with open(tmp, "wb") as handle:
             handle.write(raw)
@@ -145,8 +153,9 @@ class OutboxSender:
             return [(r.id, r.mail_from, list(r.recipients), r.raw) for r in rows]
 
     def send_due(self) -> int:
-        """Attempt every due row once; the number delivered."""
-        delivered = 0
+        """Attempt every due row once; the number delivered.  The outcomes are recorded
+        together, in one transaction (one write turn instead of one per mail)."""
+        outcomes: list[tuple[int, list[str], DeliveryError | None]] = []
         for row_id, mail_from, recipients, raw in self._lease_due():
             error: DeliveryError | None = None
             try:
@@ -155,31 +164,40 @@ class OutboxSender:
                 error = exc
             except Exception as exc:  # a transport bug must not stop the other rows
                 error = DeliveryError(f"{type(exc).__name__}: {exc}")
-            self._record(row_id, error)
-            delivered += error is None
-        return delivered
+            outcomes.append((row_id, recipients, error))
+        if outcomes:
+            self._record(outcomes)
+        return sum(error is None for _, _, error in outcomes)
 
-    def _record(self, row_id: int, error: DeliveryError | None) -> None:
+    def _record(self, outcomes: Sequence[tuple[int, list[str], DeliveryError | None]]) -> None:
         now = self.clock()
         with self.store.unit_of_work() as session:
-            row = session.get(OutboxMessage, row_id)
-            if row is None:
-                return
-            row.attempts += 1
-            if error is None:
-                row.status = SENT
-                row.sent_at = now
-                row.last_error = None
-                log.info("outbox #%d sent to %s", row_id, ", ".join(row.recipients))
-                return
-            row.last_error = str(error)
-            if error.permanent or row.attempts >= self.max_attempts:
-                row.status = FAILED
-                log.error("outbox #%d failed for good after %d attempts: %s", row_id, row.attempts, error)
-                return
-            delay = backoff_seconds(row.attempts, self.retry_base_seconds)
-            row.next_attempt_at = now + timedelta(seconds=delay)
-            log.warning("outbox #%d attempt %d failed (%s); retry in %.0f s", row_id, row.attempts, error, delay)
+            sent = [row_id for row_id, _, error in outcomes if error is None]
+            if sent:
+                session.execute(
+                    update(OutboxMessage).where(OutboxMessage.id.in_(sent)).values(
+                        attempts=OutboxMessage.attempts + 1, status=SENT, sent_at=now, last_error=None),
+                    execution_options={"synchronize_session": False},
+                )
+            for row_id, recipients, error in outcomes:
+                if error is None:
+                    log.info("outbox #%d sent to %s", row_id, ", ".join(recipients))
+                else:
+                    self._record_failure(session, row_id, error, now)
+
+    def _record_failure(self, session: Session, row_id: int, error: DeliveryError, now: datetime) -> None:
+        row = session.get(OutboxMessage, row_id)
+        if row is None:
+            return
+        row.attempts += 1
+        row.last_error = str(error)
+        if error.permanent or row.attempts >= self.max_attempts:
+            row.status = FAILED
+            log.error("outbox #%d failed for good after %d attempts: %s", row_id, row.attempts, error)
+            return
+        delay = backoff_seconds(row.attempts, self.retry_base_seconds)
+        row.next_attempt_at = now + timedelta(seconds=delay)
+        log.warning("outbox #%d attempt %d failed (%s); retry in %.0f s", row_id, row.attempts, error, delay)
 
     def run(self, stop: threading.Event, wake: threading.Event, poll_seconds: float = 1.0) -> None:
         while not stop.is_set():

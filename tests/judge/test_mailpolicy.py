@@ -51,3 +51,28 @@ def test_each_header_class_is_built_once() -> None:
     registry = POLICY.header_factory
     assert registry["Subject"] is registry["subject"] is registry["SUBJECT"]
     assert default.header_factory["Subject"] is not default.header_factory["Subject"]  # why this exists
+
+
+def test_a_header_value_is_parsed_once_and_reads_the_same() -> None:
+    first = email.message_from_bytes(RAW, policy=POLICY)
+    second = email.message_from_bytes(RAW, policy=POLICY)
+    assert first["Content-Type"] is second["Content-Type"] is first["Content-Type"]
+    assert first["Content-Type"].params == default.header_factory("Content-Type", "text/plain; charset=utf-8").params
+    built = EmailMessage(policy=POLICY)
+    built["Content-Type"] = "text/plain; charset=utf-8"
+    assert built["Content-Type"] is first["Content-Type"]  # stored values share the memo too
+    assert built.get_content_charset() == "utf-8"
+
+
+def test_the_memo_is_bounded_and_parses_non_string_values_anew() -> None:
+    from email.headerregistry import Address
+
+    from judge.mailpolicy import MEMO_LIMIT, CachingHeaderRegistry
+
+    registry = CachingHeaderRegistry()
+    for number in range(MEMO_LIMIT + 10):
+        registry("Subject", f"subject {number}")
+    assert len(registry._parsed) <= MEMO_LIMIT
+    address = Address("Judge", "judge", "example.org")
+    made = registry("From", address)
+    assert str(made) == "Judge <judge@example.org>" and registry("From", address) is not made

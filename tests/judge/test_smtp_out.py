@@ -186,3 +186,33 @@ def test_relay_with_starttls_verifies_the_certificate(store, tmp_path, monkeypat
     finally:
         controller.stop()
     assert len(sink.messages) == 1
+
+
+class _RefusingOne:
+    """Writes to a Maildir, except for one row, which it refuses for good."""
+
+    def __init__(self, directory, refused_row):
+        self.maildir = MaildirTransport(directory)
+        self.refused_row = refused_row
+
+    def deliver(self, mail_from, recipients, raw, row_id):
+        from judge.edge.smtp_out import DeliveryError
+
+        if row_id == self.refused_row:
+            raise DeliveryError("550 no such user", permanent=True)
+        self.maildir.deliver(mail_from, recipients, raw, row_id)
+
+
+def test_a_batch_is_recorded_in_one_transaction_each_row_with_its_own_outcome(store, tmp_path):
+    from sqlalchemy import event
+
+    first, refused, third = (queue(store, f"p{n}@example.net") for n in range(3))
+    sender = OutboxSender(store, _RefusingOne(tmp_path / "out", refused), clock=Clock(START))
+    begins: list[str] = []
+    event.listen(store.engine, "begin", lambda _connection: begins.append("begin"))
+    assert sender.send_due() == 2
+    rows = outbox(store)
+    assert [(rows[i].status, rows[i].attempts, rows[i].sent_at) for i in (first, third)] == [("sent", 1, START)] * 2
+    assert (rows[refused].status, rows[refused].attempts, rows[refused].last_error) == ("failed", 1, "550 no such user")
+    assert len(begins) == 1 + 1 + 1  # lease, record, and outbox() reading back
+    assert len(list((tmp_path / "out" / "new").iterdir())) == 2

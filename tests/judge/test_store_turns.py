@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from datetime import datetime, timezone
+from pathlib import Path
 
 from sqlalchemy import event, text
 
+from judge.store import engine as engine_module
+from judge.store.engine import Store
 from judge.store.inbound import store_inbound
 from judge.store.models_mail import InboundMessage
 from tests.judge.storage import make_mail, migrated_store
@@ -55,19 +59,50 @@ def test_a_nested_unit_of_work_of_the_same_thread_does_not_wait_for_itself(tmp_p
     assert nested
 
 
-def test_intake_commits_with_full_sync_and_other_work_with_normal(tmp_path) -> None:
+def test_intake_is_synced_to_disk_after_its_commit_outside_the_write_turn(tmp_path, monkeypatch) -> None:
+    """WAL file: commit with NORMAL, then fsync the -wal file without holding the write turn."""
     store = migrated_store(tmp_path)
+    with store.unit_of_work() as session:
+        normal_level = session.execute(text("PRAGMA synchronous")).scalar()
+    events: list[str] = []
+    real_fsync = engine_module.os.fsync
+
+    def recording_fsync(descriptor: int) -> None:
+        path = os.readlink(f"/proc/self/fd/{descriptor}")
+        holder = store._turns._owner  # type: ignore[union-attr]
+        events.append(f"fsync {Path(path).name} turn held: {holder == threading.get_ident()}")
+        real_fsync(descriptor)
+
+    monkeypatch.setattr(engine_module.os, "fsync", recording_fsync)
+    event.listen(store.engine, "before_cursor_execute",
+                 lambda _c, _cur, statement, *_rest: events.append(statement))
+    event.listen(store.engine, "commit", lambda _c: events.append("COMMIT"))
+    stored = store_inbound(store, make_mail(), mail_from="a@x", rcpt_to=["judge@example.org"],
+                           source="smtp", now=NOW)
+    database_name = Path(store.engine.url.database or "").name
+    assert events[:2] == ["PRAGMA synchronous=NORMAL", "BEGIN IMMEDIATE"]
+    assert events[-2:] == ["COMMIT", f"fsync {database_name}-wal turn held: False"]
+    with store.unit_of_work() as session:
+        assert session.get(InboundMessage, stored.inbound_id) is not None
+    store.dispose()
+    assert normal_level == 1  # NORMAL
+
+
+def test_without_a_wal_file_a_durable_unit_commits_with_full_sync() -> None:
+    store = Store("sqlite://")  # in memory: no WAL to sync
     with store.unit_of_work(durable=True) as session:
         durable_level = session.execute(text("PRAGMA synchronous")).scalar()
     with store.unit_of_work() as session:
         normal_level = session.execute(text("PRAGMA synchronous")).scalar()
-    statements: list[str] = []
-    event.listen(store.engine, "before_cursor_execute",
-                 lambda _c, _cur, statement, *_rest: statements.append(statement))
-    stored = store_inbound(store, make_mail(), mail_from="a@x", rcpt_to=["judge@example.org"],
-                           source="smtp", now=NOW)
-    assert statements[:2] == ["PRAGMA synchronous=FULL", "BEGIN IMMEDIATE"]
-    with store.unit_of_work() as session:
-        assert session.get(InboundMessage, stored.inbound_id) is not None
     store.dispose()
     assert (durable_level, normal_level) == (2, 1)  # FULL, NORMAL
+
+
+def test_a_removed_wal_means_the_database_file_is_synced(tmp_path, monkeypatch) -> None:
+    database = tmp_path / "judge.db"
+    database.write_bytes(b"")
+    synced: list[str] = []
+    monkeypatch.setattr(engine_module.os, "fsync",
+                        lambda descriptor: synced.append(os.readlink(f"/proc/self/fd/{descriptor}")))
+    engine_module.sync_wal(tmp_path / "judge.db-wal")
+    assert synced == [str(database)]
