@@ -19,17 +19,15 @@ from typing import Iterable, Mapping, Sequence, Union, overload
 from adjudicator import progress
 from adjudicator.adjustments import resolve_adjustments
 from adjudicator.board import Board, prepare
-from adjudicator.forms import Form
+from adjudicator.canonical_lines import Note, read_canonical
 from adjudicator.legality import IllegalOrder, illegality
 from adjudicator.notation import OrderSyntaxError
 from adjudicator.notation import parse_order as _understand
 from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Order, Remove, Retreat, SupportHold, SupportMove, Waive
 from adjudicator.resolve import (
     HOLD,
-    MOVE,
     PARADOX_RULES,
     RULES,
-    SUPPORT_HOLD,
     MovementResolution,
     order_shape,
     resolve_movement,
@@ -239,20 +237,16 @@ def parse_orders(first: Board | Variant, *rest: object) -> ParsedOrders:  # noqa
     orders: list[Order] = []
     texts: list[str] = []
     errors: list[tuple[str, str]] = []
-    notes: list[tuple[int, int, str]] = []
+    notes: list[Note] = []
     movement = board.position.phase.kind is PhaseKind.MOVEMENT
-    # Canonical lines of plainly legal orders are looked up (adjudicator.forms); in other
-    # phases nothing is, and every line goes through _parse_in.
-    forms = board.forms if movement else {}
-    units, index, prov_of = board.units, board.index, board.tables.prov_of
+    index, prov_of = board.index, board.tables.prov_of
     for line in lines:  # type: ignore[attr-defined]
-        form = forms.get(line)
-        if form is not None:
-            order = _order_of_form(form, units, power)
-            if order is not None:
-                orders.append(order)
-                texts.append(line)
-                notes.append((index[form[1]], form[0], form[4]))
+        if movement:
+            found = read_canonical(board, power, line)  # type: ignore[arg-type]
+            if found is not None:
+                orders.append(found[0])
+                texts.append(line)  # type: ignore[arg-type]
+                notes.append(found[1])
                 continue
         if not line.strip():
             continue
@@ -266,25 +260,6 @@ def parse_orders(first: Board | Variant, *rest: object) -> ParsedOrders:  # noqa
         if movement:
             notes.append((index[prov_of[order.unit.location]], *order_shape(order, prov_of)))  # type: ignore[union-attr]
     return ParsedOrders(tuple(orders), tuple(errors), power, board, tuple(texts), tuple(notes))  # type: ignore[arg-type]
-
-
-def _order_of_form(form: Form, units: Mapping[str, Unit], power: str) -> Order | None:
-    """The order a canonical form gives ``power`` on this board: ``None`` unless the units
-    stand exactly as the text names them and the ordered one is ``power``'s (the lenient
-    parser and the legality check then say what is wrong, or what was meant)."""
-    unit = units.get(form[1])
-    if unit is None or unit.location != form[2] or unit.kind is not form[3] or unit.power != power:
-        return None
-    shape = form[0]
-    if shape == MOVE:
-        return Move(unit, form[5])
-    if shape == HOLD:
-        return Hold(unit)
-    if shape == SUPPORT_HOLD:
-        other = units.get(form[4])
-        return None if other is None or other.kind is not form[5] else SupportHold(unit, other)
-    other = units.get(form[6])
-    return None if other is None or other.kind is not form[5] else SupportMove(unit, other, form[7])
 
 
 @overload
@@ -449,7 +424,7 @@ def _movement_results(
             reasons[i] = reason
             if status[i] != "dislodged":
                 status[i] = "void"
-    results = list(map(OrderResult, board.powers, texts, status, reasons))
+    results = list(map(_result_of, zip(board.powers, texts, status, reasons)))
     results.sort(key=_by_power)
     return results
 
@@ -466,6 +441,7 @@ def _units_after(units: tuple[Unit, ...], outcome: MovementResolution) -> tuple[
 
 
 _by_power = attrgetter("power")
+_result_of = OrderResult._make  # from a (power, order, result, reason) tuple, without a Python-level __new__
 _by_location = attrgetter("location")
 
 

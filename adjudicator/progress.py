@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Mapping, Sequence
 
 from adjudicator.adjustments import balance, builds_allowed
@@ -10,19 +11,23 @@ from adjudicator.tables import Tables
 from adjudicator.types import Dislodged, Phase, PhaseKind, Position, Season, Unit, province_of
 
 
-def updated_centers(tables: Tables, centers: Mapping[str, frozenset[str]], units: Sequence[Unit]) -> dict[str, frozenset[str]]:
-    """Ownership after a Fall: an occupied centre belongs to the occupier, others keep their owner."""
-    supply = tables.supply_centers
-    prov_of = tables.prov_of
+def occupants(tables: Tables, units: Sequence[Unit]) -> dict[str, str]:
+    """Province -> the power of the unit standing there."""
+    prov_of = tables.prov_of  # a dict lookup: province_of parses the text
+    return {prov_of.get(unit.location) or province_of(unit.location): unit.power for unit in units}
+
+
+def updated_centers(tables: Tables, centers: Mapping[str, frozenset[str]], occupant: Mapping[str, str]) -> dict[str, frozenset[str]]:
+    """Ownership after a Fall: an occupied centre belongs to the occupier, others keep their owner.
+    ``occupant``: province -> power of the unit there (``occupants``)."""
     gained: dict[str, set[str]] = {}  # power -> centres it takes over (few: most stand on their own)
-    taken: set[str] = set()
-    for unit in units:
-        province = prov_of.get(unit.location) or province_of(unit.location)
-        if province in supply and province not in centers.get(unit.power, ()):
-            gained.setdefault(unit.power, set()).add(province)
-            taken.add(province)
-    if not taken:
+    for province in tables.supply_centers.intersection(occupant):
+        power = occupant[province]
+        if province not in centers.get(power, ()):
+            gained.setdefault(power, set()).add(province)
+    if not gained:
         return dict(sorted(centers.items()))
+    taken = set().union(*gained.values())
     result = {power: owned if owned.isdisjoint(taken) else owned.difference(taken) for power, owned in centers.items()}
     for power, won in gained.items():
         result[power] = result.get(power, frozenset()).union(won)
@@ -31,26 +36,25 @@ def updated_centers(tables: Tables, centers: Mapping[str, frozenset[str]], units
 
 def winner(tables: Tables, centers: Mapping[str, frozenset[str]]) -> str | None:
     """The power holding at least the map's victory count of centres, if any."""
-    best = max(centers.items(), key=lambda item: len(item[1]), default=None)
-    if best is not None and len(best[1]) >= tables.variant.victory_centers:
-        return best[0]
-    return None
+    needed = tables.variant.victory_centers
+    best: str | None = None
+    for power, owned in centers.items():
+        if len(owned) >= needed:
+            needed = len(owned) + 1  # a map may set a count that two powers reach: the most wins
+            best = power
+    return best
 
 
-def needs_adjustment(tables: Tables, position: Position) -> bool:
-    """Does any power have to remove a unit, or may it build somewhere?"""
-    units: dict[str, int] = {}
-    occupied = set()
-    prov_of = tables.prov_of  # a dict lookup: province_of parses the text
-    for unit in position.units:
-        units[unit.power] = units.get(unit.power, 0) + 1
-        occupied.add(prov_of.get(unit.location) or province_of(unit.location))
-    for power in set(position.centers) | set(units):
-        owned = position.centers.get(power, frozenset())
+def needs_adjustment(tables: Tables, centers: Mapping[str, frozenset[str]], occupant: Mapping[str, str]) -> bool:
+    """Does any power have to remove a unit, or may it build somewhere?  ``occupant`` as for
+    ``updated_centers`` (one unit per province: its values count each power's units)."""
+    units = Counter(occupant.values())
+    for power in set(centers).union(units):
+        owned = centers.get(power, frozenset())
         surplus = len(owned) - units.get(power, 0)
         if surplus < 0:
             return True
-        if surplus > 0 and any(c in owned and c not in occupied for c in tables.homes.get(power, ())):
+        if surplus > 0 and any(c in owned and c not in occupant for c in tables.homes.get(power, ())):
             return True
     return False
 
@@ -59,9 +63,10 @@ def after_season(tables: Tables, phase: Phase, units: tuple[Unit, ...], centers:
     """The position after a season's movement (and retreats) are over, skipping an idle winter."""
     if phase.season is Season.SPRING:
         return Position(Phase(phase.year, Season.FALL, PhaseKind.MOVEMENT), units, centers)
-    new_centers = updated_centers(tables, centers, units)
+    occupant = occupants(tables, units)
+    new_centers = updated_centers(tables, centers, occupant)
     winter = Position(Phase(phase.year, Season.WINTER, PhaseKind.ADJUSTMENT), units, new_centers)
-    if needs_adjustment(tables, winter):
+    if needs_adjustment(tables, new_centers, occupant):
         return winter
     return next_spring(winter)
 

@@ -306,19 +306,36 @@ class _Resolver:
     # -- decisions ----------------------------------------------------------------------
 
     def _move_succeeds(self, i: int) -> bool:
-        if self.convoyed[i] and not self._path(i):
+        # The strengths of the Math of Adjudication (see _attack, _hold, _defend, _prevent),
+        # worked out in line: this is the resolver's innermost decision.
+        convoyed = self.convoyed
+        if convoyed[i] and not self._path(i):
             return False
-        attack = self._attack(i)
-        if attack == 0:
-            return False
-        opponent = self.h2h[i]
-        if opponent >= 0:
-            if attack <= self._defend(opponent):
+        target = self.dest[i]
+        kind = self.kind
+        h2h = self.h2h
+        supporters = self.supporters
+        j = self.at.get(target)
+        if j is None or (kind[j] == MOVE and h2h[i] != j and self._resolve(j)):
+            attack = 1 + self._support_count(i) if i in supporters else 1
+        else:
+            defender = self.power[j]
+            if defender == self.power[i]:
+                return False  # no unit dislodges one of its own power
+            attack = 1 + self._support_count(i, defender) if i in supporters else 1
+        if j is not None:
+            if h2h[i] == j or kind[j] != MOVE:  # the defend strength, or the hold strength of a unit staying
+                if attack <= (1 + self._support_count(j) if j in supporters else 1):
+                    return False
+            elif attack == 1 and not self._resolve(j):  # a unit failing to leave holds with strength 1
                 return False
-        elif attack <= self._hold(self.dest[i]):
-            return False
-        for k in self.moves_into[self.dest[i]]:
-            if k != i and attack <= self._prevent(k):
+        for k in self.moves_into[target]:
+            if k == i or (convoyed[k] and not self._path(k)):
+                continue  # a convoyed army without its convoy prevents nothing
+            opponent = h2h[k]
+            if opponent >= 0 and self._resolve(opponent):
+                continue  # beaten in its head-to-head battle: prevents nothing
+            if attack <= (1 + self._support_count(k) if k in supporters else 1):
                 return False
         return True
 
