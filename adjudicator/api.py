@@ -19,7 +19,7 @@ from typing import Iterable, Mapping, Sequence, Union, overload
 from adjudicator import progress
 from adjudicator.adjustments import resolve_adjustments
 from adjudicator.board import Board, prepare
-from adjudicator.canonical_lines import Note, read_canonical
+from adjudicator.canonical_lines import parse_lines
 from adjudicator.legality import IllegalOrder, illegality
 from adjudicator.notation import OrderSyntaxError
 from adjudicator.notation import parse_order as _understand
@@ -234,31 +234,7 @@ def parse_orders(first: Board | Variant, *rest: object) -> ParsedOrders:  # noqa
     ``(line, reason)`` in ``.errors``.  Called as ``parse_orders(board, power, lines)`` or
     ``parse_orders(variant, position, power, lines)``."""
     board, (power, lines) = _board(first, rest, "parse_orders({}, power, lines)")
-    orders: list[Order] = []
-    texts: list[str] = []
-    errors: list[tuple[str, str]] = []
-    notes: list[Note] = []
-    movement = board.position.phase.kind is PhaseKind.MOVEMENT
-    index, prov_of = board.index, board.tables.prov_of
-    for line in lines:  # type: ignore[attr-defined]
-        if movement:
-            found = read_canonical(board, power, line)  # type: ignore[arg-type]
-            if found is not None:
-                orders.append(found[0])
-                texts.append(line)  # type: ignore[arg-type]
-                notes.append(found[1])
-                continue
-        if not line.strip():
-            continue
-        try:
-            order, text = _parse_in(board, power, line)  # type: ignore[arg-type]
-        except (OrderSyntaxError, IllegalOrder) as problem:
-            errors.append((line, problem.reason))
-            continue
-        orders.append(order)
-        texts.append(order.canonical() if text is None else text)
-        if movement:
-            notes.append((index[prov_of[order.unit.location]], *order_shape(order, prov_of)))  # type: ignore[union-attr]
+    orders, texts, errors, notes = parse_lines(board, power, lines, _parse_in)  # type: ignore[arg-type]
     return ParsedOrders(tuple(orders), tuple(errors), power, board, tuple(texts), tuple(notes))  # type: ignore[arg-type]
 
 

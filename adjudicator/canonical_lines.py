@@ -1,25 +1,30 @@
 """Movement order lines already in canonical form, read and checked without the lenient parser.
 
-``read_canonical(board, power, line)`` gives what ``notation.parse_order`` followed by
-``legality.illegality`` would give for the line (the same order, legal), or ``None``
-when the line is not a canonical, legal order of ``power`` it knows: the caller then
-takes the long way, which also finds the reason for an error.  It knows
+``parse_lines(board, power, lines, slow)`` reads a power's order lines.  For a line
+it knows it gives what ``notation.parse_order`` followed by ``legality.illegality``
+would give (the same order, legal); any other line (not canonical, not legal, not
+``power``'s) takes the long way, ``slow``, which also finds the reason for an error.
+It knows
 
 * the map's canonical holds, moves and supports (``adjudicator.forms``): one lookup;
 * convoys, ``F NTH C A LON - NWY``, and moves by convoy, ``A LON - NWY VIA CONVOY``,
   whose legality depends on which seas hold fleets: the unit is found through the
   form of its hold, the rest is a few set lookups and the sea-path check of legality.
 
-Along with the order comes its note for the resolver, ``(unit index, kind, target)``
+Along with the order come its canonical text and its note for the resolver, ``(unit index, kind, target)``
 (``adjudicator.resolve.order_shape``).
 """
 
 from __future__ import annotations
 
+from typing import Callable, Iterable
+
 from adjudicator.board import Board
+from adjudicator.legality import IllegalOrder
+from adjudicator.notation import OrderSyntaxError
 from adjudicator.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove
-from adjudicator.resolve import CONVOY, HOLD, MOVE, SUPPORT_HOLD
-from adjudicator.types import UnitKind
+from adjudicator.resolve import CONVOY, HOLD, MOVE, SUPPORT_HOLD, order_shape
+from adjudicator.types import PhaseKind, UnitKind
 
 Note = tuple[int, int, str]
 
@@ -27,30 +32,70 @@ _CONVOY_WORD = " C A "
 _BY_CONVOY = " VIA CONVOY"
 
 
-def read_canonical(board: Board, power: str, line: str) -> tuple[Order, Note] | None:
-    """The legal order ``line`` gives ``power`` on ``board`` and its note, or ``None``."""
-    form = board.forms.get(line)
-    units = board.units
-    if form is None:
-        if line.endswith(_BY_CONVOY):
-            return _move_by_convoy(board, power, line)
-        if _CONVOY_WORD in line:
-            return _convoy(board, power, line)
-        return None
-    unit = units.get(form[1])
-    if unit is None or unit.location != form[2] or unit.kind is not form[3] or unit.power != power:
-        return None
-    shape = form[0]
-    note = (board.index[form[1]], shape, form[4])
-    if shape == MOVE:
-        return Move(unit, form[5]), note
-    if shape == HOLD:
-        return Hold(unit), note
-    if shape == SUPPORT_HOLD:
-        other = units.get(form[4])
-        return None if other is None or other.kind is not form[5] else (SupportHold(unit, other), note)
-    other = units.get(form[6])
-    return None if other is None or other.kind is not form[5] else (SupportMove(unit, other, form[7]), note)
+SlowParse = Callable[[Board, str, str], tuple[Order, "str | None"]]
+
+
+def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse) -> tuple[
+        list[Order], list[str], list[tuple[str, str]], list[Note]]:
+    """Every non-blank line of ``power`` read: the orders, their canonical texts, the
+    ``(line, reason)`` errors and, in a movement phase, the notes of the orders.
+
+    Canonical movement lines are read here; the others go to ``slow`` (the lenient parser
+    with the legality check: ``(order, canonical text or None)``, or ``OrderSyntaxError`` /
+    ``IllegalOrder``).  Lines are taken in their order: a later order for a unit counts."""
+    orders: list[Order] = []
+    texts: list[str] = []
+    errors: list[tuple[str, str]] = []
+    notes: list[Note] = []
+    movement = board.position.phase.kind is PhaseKind.MOVEMENT
+    forms = board.forms if movement else {}
+    units, index, prov_of = board.units, board.index, board.tables.prov_of
+    for line in lines:
+        form = forms.get(line)
+        if form is not None:
+            # The innermost loop of parsing: the form's reading, in line (see the module docstring).
+            unit = units.get(form[1])
+            if unit is not None and unit.location == form[2] and unit.kind is form[3] and unit.power == power:
+                shape = form[0]
+                order: Order | None = None
+                text = line
+                if shape == MOVE:
+                    order = Move(unit, form[5])
+                elif shape == HOLD:
+                    order = Hold(unit)
+                elif shape == SUPPORT_HOLD:
+                    other = units.get(form[4])
+                    if other is not None and other.kind is form[5]:
+                        order, text = SupportHold(unit, other), form[6]
+                else:
+                    other = units.get(form[6])
+                    if other is not None and other.kind is form[5]:
+                        order, text = SupportMove(unit, other, form[7]), form[8]
+                if order is not None:
+                    orders.append(order)
+                    texts.append(text)
+                    notes.append((index[form[1]], shape, form[4]))
+                    continue
+        elif movement:
+            found = _move_by_convoy(board, power, line) if line.endswith(_BY_CONVOY) else (
+                _convoy(board, power, line) if _CONVOY_WORD in line else None)
+            if found is not None:
+                orders.append(found[0])
+                texts.append(line)
+                notes.append(found[1])
+                continue
+        if not line.strip():
+            continue
+        try:
+            order, canonical = slow(board, power, line)
+        except (OrderSyntaxError, IllegalOrder) as problem:
+            errors.append((line, problem.reason))
+            continue
+        orders.append(order)
+        texts.append(order.canonical() if canonical is None else canonical)
+        if movement:
+            notes.append((index[prov_of[order.unit.location]], *order_shape(order, prov_of)))  # type: ignore[union-attr]
+    return orders, texts, errors, notes
 
 
 def _own_unit(board: Board, power: str, head: str, kind: UnitKind) -> tuple[str, int] | None:

@@ -18,9 +18,11 @@ resolver's kind codes), the ordered unit's province, location and kind, and the
 order's target province (``adjudicator.resolve.order_shape``):
 ``(HOLD, province, location, kind, "")``,
 ``(MOVE, province, location, kind, target, destination)``,
-``(SUPPORT_HOLD, province, location, kind, target, supported kind)`` (the supported unit
-stands in the target),
-``(SUPPORT_MOVE, province, location, kind, target, supported kind, supported province, supported_to)``.
+``(SUPPORT_HOLD, province, location, kind, target, supported kind, canonical text)`` (the
+supported unit stands in the target),
+``(SUPPORT_MOVE, province, location, kind, target, supported kind, supported province, supported_to,
+canonical text)``.  A support may name a supported fleet by its coast (``F BLA S F BUL/EC -
+CON``), so its canonical text is kept with it; for holds and moves it is the key.
 """
 
 from __future__ import annotations
@@ -87,10 +89,23 @@ def _build(tables: Tables) -> dict[str, Form]:
             forms[f"{head} - {step}"] = (MOVE, province, location, kind, tables.prov_of[step], step)
         for target in tables.reach[kind].get(location, ()):
             for other_kind in kinds_in.get(target, ()):
-                forms[f"{head} S {other_kind.value} {target}"] = (
-                    SUPPORT_HOLD, province, location, kind, target, other_kind)
+                canonical = f"{head} S {other_kind.value} {target}"
+                form = (SUPPORT_HOLD, province, location, kind, target, other_kind, canonical)
+                for written in _names_of(tables, target, other_kind):
+                    forms[f"{head} S {other_kind.value} {written}"] = form
             for origin, other_kind, written in movers_into.get(target, ()):
                 if origin != province:
-                    forms[f"{head} S {other_kind.value} {origin} - {written}"] = (
-                        SUPPORT_MOVE, province, location, kind, target, other_kind, origin, written)
+                    canonical = f"{head} S {other_kind.value} {origin} - {written}"
+                    form = (SUPPORT_MOVE, province, location, kind, target, other_kind, origin, written, canonical)
+                    for origin_written in _names_of(tables, origin, other_kind):
+                        forms[f"{head} S {other_kind.value} {origin_written} - {written}"] = form
     return forms
+
+
+def _names_of(tables: Tables, province: str, kind: UnitKind) -> list[str]:
+    """How a supported unit of ``kind`` in ``province`` may be written: the province, and a
+    fleet also by the coast it stands on (the canonical text names the province only; the
+    supported unit is whatever stands there, as for the lenient parser)."""
+    if kind is UnitKind.ARMY:
+        return [province]
+    return [province] + sorted(loc for loc in tables.fleet_locations if loc != province and tables.prov_of[loc] == province)

@@ -96,7 +96,7 @@ def order_shape(order: Order, prov_of: Mapping[str, str]) -> tuple[int, str]:
 class _Resolver:
     __slots__ = (
         "tables", "units", "orders", "n", "prov", "power", "kind", "dest", "at", "convoyed",
-        "convoy_fleets", "h2h", "moves_into", "supporters", "support_at", "matched",
+        "convoy_fleets", "h2h", "moves_into", "supporters", "support_at", "matched", "others",
         "state", "result", "deps", "all_fail", "dpjudge", "no_beleaguered", "moves",
     )
 
@@ -149,6 +149,7 @@ class _Resolver:
         self.dest = dest
         self.support_at = support_at
         self.moves = moves
+        self.others = supports + convoys
         self.matched = matched = [False] * n
 
         convoyed = [False] * n
@@ -494,37 +495,40 @@ class _Resolver:
         dislodged_by = [-1] * n
         destination = [u.location for u in units]
         where = list(prov)  # each unit's province after the moves
-        # Holds hold and moves move; the moves that did not, and the supports and convoys, below.
-        status = [_HOLDS if k == HOLD else _MOVES for k in kind]
+        status = [_HOLDS] * n  # holds hold; moves, supports and convoys below
         reasons: list[str | None] = [None] * n
         army = UnitKind.ARMY
         orders = self.orders
+        beaten = []
         for k in moves:
             if result[k]:
-                where[k] = dest[k]
-                destination[k] = dest[k] if units[k].kind is army else orders[k].destination  # type: ignore[union-attr]
-            else:
-                status[k] = "no_convoy" if convoyed[k] and not self._path(k) else "bounce"
-        for k in moves:
-            if result[k]:
-                j = at.get(dest[k])
+                status[k] = _MOVES
+                target = where[k] = dest[k]
+                destination[k] = target if units[k].kind is army else orders[k].destination  # type: ignore[union-attr]
+                j = at.get(target)
                 if j is not None and not (kind[j] == MOVE and result[j]):
                     dislodged_by[j] = k
-                    status[j] = "dislodged"
+                    beaten.append(j)
+            else:
+                status[k] = "no_convoy" if convoyed[k] and not self._path(k) else "bounce"
         matched = self.matched
-        for i, k in enumerate(kind):
-            if k > MOVE and dislodged_by[i] < 0:
-                if not matched[i]:
-                    status[i] = "void"
-                    reasons[i] = _UNMATCHED_CONVOY if k == CONVOY else _UNMATCHED_SUPPORT
-                elif k == CONVOY:
-                    if not result[i]:
-                        status[i], reasons[i] = "no_convoy", "the convoy was disrupted"
-                    else:
-                        status[i] = "convoys"
+        for i in self.others:
+            k = kind[i]
+            if not matched[i]:
+                status[i] = "void"
+                reasons[i] = _UNMATCHED_CONVOY if k == CONVOY else _UNMATCHED_SUPPORT
+            elif k == CONVOY:
+                if result[i]:
+                    status[i] = "convoys"
                 else:
-                    status[i] = "supports" if result[i] else "cut"
-        occupied = frozenset([p for p, by in zip(where, dislodged_by) if by < 0])
+                    status[i], reasons[i] = "no_convoy", "the convoy was disrupted"
+            else:
+                status[i] = "supports" if result[i] else "cut"
+        for j in beaten:
+            status[j] = "dislodged"
+            reasons[j] = None
+        # A dislodged unit's province holds its attacker: the provinces after the moves are all occupied.
+        occupied = frozenset(where)
         contested: frozenset[str] = frozenset()
         crowded = [p for p, movers in moves_into.items() if len(movers) > 1]
         if crowded:
