@@ -20,7 +20,7 @@ from email.headerregistry import BaseHeader, HeaderRegistry
 from email.policy import EmailPolicy, default
 
 #: Parsed headers kept; the whole memo is dropped when it grows past this.
-MEMO_LIMIT = 4096
+MEMO_LIMIT = 512
 
 
 class CachingHeaderRegistry(HeaderRegistry):

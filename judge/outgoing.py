@@ -15,6 +15,7 @@ from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 from typing import Sequence
 
+from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings
@@ -101,22 +102,24 @@ def queue_outgoing(session: Session, mail: OutgoingMail, judge: JudgeSettings, n
     return _add_row(session, mail, build_message(mail, judge, now).as_bytes(), judge, now, inbound_id)
 
 
+def _row_values(mail: OutgoingMail, raw: bytes, judge: JudgeSettings, now: datetime,
+                inbound_id: int | None) -> dict[str, object]:
+    return {
+        "mail_from": judge.address, "recipients": list(mail.recipients), "raw": raw, "kind": mail.kind,
+        "game_id": mail.game_id, "inbound_id": inbound_id, "status": QUEUED, "attempts": 0,
+        "next_attempt_at": now, "created_at": now,
+    }
+
+
 def _add_row(session: Session, mail: OutgoingMail, raw: bytes, judge: JudgeSettings, now: datetime,
              inbound_id: int | None) -> OutboxMessage:
-    row = OutboxMessage(
-        mail_from=judge.address,
-        recipients=list(mail.recipients),
-        raw=raw,
-        kind=mail.kind,
-        game_id=mail.game_id,
-        inbound_id=inbound_id,
-        status=QUEUED,
-        attempts=0,
-        next_attempt_at=now,
-        created_at=now,
-    )
+    row = OutboxMessage(**_row_values(mail, raw, judge, now, inbound_id))
     session.add(row)
     return row
+
+
+# Core, built once: queue_all runs for every processed mail.
+_INSERT_OUTBOX = insert(OutboxMessage.__table__)
 
 
 def _copy_key(mail: OutgoingMail) -> tuple[object, ...] | None:
@@ -147,10 +150,11 @@ def _readdressed(prototype: bytes, old: str, new: str, judge: JudgeSettings) -> 
 
 
 def queue_all(session: Session, mails: Sequence[OutgoingMail], judge: JudgeSettings,
-              now: datetime, *, inbound_id: int | None = None) -> list[OutboxMessage]:
-    """Queue every mail.  The copies of a broadcast are built once: the other copies are the
-    first one's bytes with their own To and Message-ID (building a MIME message is the
-    dominant cost of a scheduler pass that processes many games)."""
+              now: datetime, *, inbound_id: int | None = None) -> int:
+    """Queue every mail (one INSERT of all the rows); the number queued.  The copies of a
+    broadcast are built once: the other copies are the first one's bytes with their own To
+    and Message-ID (building a MIME message is the dominant cost of a scheduler pass that
+    processes many games)."""
     rows = []
     built: dict[tuple[object, ...], tuple[str, bytes]] = {}
     for mail in mails:
@@ -163,5 +167,8 @@ def queue_all(session: Session, mails: Sequence[OutgoingMail], judge: JudgeSetti
             raw = build_message(mail, judge, now).as_bytes()
             if key is not None and key not in built:
                 built[key] = (mail.recipients[0], raw)
-        rows.append(_add_row(session, mail, raw, judge, now, inbound_id))
-    return rows
+        rows.append(_row_values(mail, raw, judge, now, inbound_id))
+    if rows:
+        session.flush()  # the rows they refer to (a game made in this transaction) first
+        session.connection().execute(_INSERT_OUTBOX, rows)
+    return len(rows)

@@ -8,9 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Sequence
 
-from sqlalchemy import insert, or_, select
+from sqlalchemy import Connection, bindparam, insert, or_, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
 
 from judge.store.engine import Store
 from judge.store.models_mail import RECEIVED, InboundMessage
@@ -71,11 +70,23 @@ def content_digest(raw: bytes) -> str:
     return digest.hexdigest()
 
 
-def _find_existing(session: Session, message_id: str | None, digest: str) -> int | None:
-    condition = InboundMessage.digest == digest
-    if message_id is not None:
-        condition = or_(InboundMessage.message_id == message_id, condition)
-    return session.execute(select(InboundMessage.id).where(condition).limit(1)).scalar_one_or_none()
+# Plain Core statements on the table, built once: intake runs for every mail and shares
+# the process (and its GIL) with the worker; the ORM's statement handling costs more than
+# the two statements themselves.
+_INBOUND = InboundMessage.__table__
+_BY_DIGEST = select(_INBOUND.c.id).where(_INBOUND.c.digest == bindparam("digest")).limit(1)
+_BY_MESSAGE_ID_OR_DIGEST = select(_INBOUND.c.id).where(
+    or_(_INBOUND.c.message_id == bindparam("message_id"), _INBOUND.c.digest == bindparam("digest"))
+).limit(1)
+_INSERT = insert(_INBOUND)
+
+
+def _find_existing(connection: Connection, message_id: str | None, digest: str) -> int | None:
+    if message_id is None:
+        return connection.execute(_BY_DIGEST, {"digest": digest}).scalar_one_or_none()
+    return connection.execute(
+        _BY_MESSAGE_ID_OR_DIGEST, {"message_id": message_id, "digest": digest}
+    ).scalar_one_or_none()
 
 
 def store_inbound(store: Store, raw: bytes, *, mail_from: str | None, rcpt_to: Sequence[str],
@@ -88,20 +99,19 @@ def store_inbound(store: Store, raw: bytes, *, mail_from: str | None, rcpt_to: S
     digest = content_digest(raw)
     try:
         with store.unit_of_work(durable=True) as session:
-            existing = _find_existing(session, message_id, digest)
+            connection = session.connection()
+            existing = _find_existing(connection, message_id, digest)
             if existing is not None:
                 return Stored(existing, new=False)
-            inbound_id = session.execute(
-                insert(InboundMessage).values(
-                    message_id=message_id, digest=digest, mail_from=mail_from,
-                    rcpt_to=list(rcpt_to), source=source, raw=raw, received_at=now,
-                    status=RECEIVED,
-                )
-            ).inserted_primary_key[0]
+            inbound_id = connection.execute(_INSERT, {
+                "message_id": message_id, "digest": digest, "mail_from": mail_from,
+                "rcpt_to": list(rcpt_to), "source": source, "raw": raw, "received_at": now,
+                "status": RECEIVED,
+            }).inserted_primary_key[0]
     except IntegrityError:
         # Another connection (PostgreSQL, another daemon) stored the same mail meanwhile.
         with store.sessions() as session:
-            existing = _find_existing(session, message_id, digest)
+            existing = _find_existing(session.connection(), message_id, digest)
         if existing is None:
             raise
         return Stored(existing, new=False)
