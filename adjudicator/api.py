@@ -233,7 +233,10 @@ def parse_orders(first: Board | Variant, *rest: object) -> ParsedOrders:  # noqa
     """Parse each non-blank line; good orders in ``.orders`` (their texts in ``.canonical``),
     ``(line, reason)`` in ``.errors``.  Called as ``parse_orders(board, power, lines)`` or
     ``parse_orders(variant, position, power, lines)``."""
-    board, (power, lines) = _board(first, rest, "parse_orders({}, power, lines)")
+    if type(first) is Board and len(rest) == 2:
+        board, (power, lines) = first, rest
+    else:
+        board, (power, lines) = _board(first, rest, "parse_orders({}, power, lines)")
     orders, texts, errors, notes = parse_lines(board, power, lines, _parse_in)  # type: ignore[arg-type]
     return ParsedOrders(tuple(orders), tuple(errors), power, board, tuple(texts), tuple(notes))  # type: ignore[arg-type]
 
@@ -290,12 +293,16 @@ def adjudicate(first: Board | Variant, *rest: object, **keywords: object) -> Adj
     rules)``; ``orders`` maps a power to its orders or to the ``ParsedOrders`` of
     ``parse_orders(board, power, ...)``, whose orders need no second check.
     """
-    board, rest = _board(first, rest, "adjudicate({}, orders, rules)")
-    return _adjudicate(board, *rest, **keywords)  # type: ignore[arg-type]
+    if type(first) is not Board:
+        first, rest = _board(first, rest, "adjudicate({}, orders, rules)")
+    return _adjudicate(first, *rest, **keywords)  # type: ignore[arg-type]
+
+
+_NO_RULES: frozenset[str] = frozenset()
 
 
 def _adjudicate(board: Board, orders: Mapping[str, GivenOrders], rules: Iterable[str] = frozenset()) -> Adjudication:
-    checked_rules = check_rules(frozenset(rules))
+    checked_rules = check_rules(frozenset(rules)) if rules else _NO_RULES
     kind = board.position.phase.kind
     if kind is PhaseKind.MOVEMENT:
         return _movement(board, orders, checked_rules)
@@ -330,13 +337,13 @@ def _movement(board: Board, orders: Mapping[str, GivenOrders], rules: frozenset[
     outcome = resolve_movement(tables, position.units, legal, rules, board.provinces, board.index, board.powers, shapes)
     results = _movement_results(board, chosen, texts, void, outcome)
     results.extend(stray)
-    dislodged = dislodged_units(tables, position.units, outcome) if any(d >= 0 for d in outcome.dislodged_by) else ()
+    dislodged = dislodged_units(tables, position.units, outcome) if outcome.dislodged else ()
     following = progress.after_movement(tables, position.phase, _units_after(position.units, outcome), position.centers, dislodged)
     return Adjudication(
         results=tuple(results),
         position=following,
         dislodged=dislodged,
-        contested=tuple(sorted(outcome.contested)),
+        contested=tuple(sorted(outcome.contested)) if outcome.contested else (),
         winner=progress.winner(tables, following.centers),
     )
 
@@ -389,10 +396,11 @@ def _movement_results(
 ) -> list[OrderResult]:
     """One result per unit, sorted by power (stable: by location within a power)."""
     units = board.position.units
-    for i, text in enumerate(texts):
-        if text is None:  # no text from the parser: an unordered unit, or orders given as values
-            shown = chosen[i]
-            texts[i] = f"{units[i].kind._value_} {units[i].location} H" if shown is None else shown.canonical()
+    if None in texts:  # no text from the parser: an unordered unit, or orders given as values
+        for i, text in enumerate(texts):
+            if text is None:
+                shown = chosen[i]
+                texts[i] = f"{units[i].kind._value_} {units[i].location} H" if shown is None else shown.canonical()
     status, reasons = outcome.status, outcome.reasons
     if void:
         status, reasons = list(status), list(reasons)
@@ -407,11 +415,15 @@ def _movement_results(
 
 def _units_after(units: tuple[Unit, ...], outcome: MovementResolution) -> tuple[Unit, ...]:
     """The units left on the board after the moves (dislodged ones taken off), by location."""
-    after = [
-        unit if where == unit.location else Unit(where, unit.kind, unit.power)
-        for unit, where, by in zip(units, outcome.destination, outcome.dislodged_by)
-        if by < 0
-    ]
+    if outcome.dislodged:
+        after = [
+            unit if where == unit.location else Unit(where, unit.kind, unit.power)
+            for unit, where, by in zip(units, outcome.destination, outcome.dislodged_by)
+            if by < 0
+        ]
+    else:
+        after = [unit if where == unit.location else Unit(where, unit.kind, unit.power)
+                 for unit, where in zip(units, outcome.destination)]
     after.sort(key=_by_location)
     return tuple(after)
 

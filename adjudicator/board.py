@@ -14,15 +14,15 @@ may be shared, kept or dropped freely.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Mapping
 
 from adjudicator.forms import Form, forms_for
 from adjudicator.tables import Tables, tables_for
 from adjudicator.types import Position, Unit, UnitKind, Variant, province_of
+from adjudicator.values import value
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@value(eq=False)
 class Board:
     variant: Variant
     position: Position

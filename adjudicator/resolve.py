@@ -47,6 +47,7 @@ class MovementResolution:
     ``dislodged_by[i]`` is the index of the unit that dislodged it, or -1.
     ``convoyed_attack[i]`` tells whether unit ``i`` arrived by convoy.
     ``occupied`` is computed here once, for the standoffs and the retreats alike.
+    ``dislodged`` lists the indexes of the dislodged units.
     """
 
     status: tuple[str, ...]
@@ -56,6 +57,7 @@ class MovementResolution:
     convoyed_attack: tuple[bool, ...]
     contested: frozenset[str]
     occupied: frozenset[str]  # provinces holding a unit after the moves (dislodged units left out)
+    dislodged: tuple[int, ...] = ()
 
 
 def resolve_movement(
@@ -545,5 +547,6 @@ class _Resolver:
             convoyed_attack=tuple(convoyed),
             contested=contested,
             occupied=occupied,
+            dislodged=tuple(beaten),
         )
 

@@ -20,9 +20,8 @@ def retreat_options(
         candidates: Collection[str] = tables.fleet_adj.get(unit.location, frozenset())
     else:
         candidates = tables.army_adj.get(unit.province, frozenset())
-    return tuple(
-        sorted(loc for loc in candidates if province_of(loc) not in occupied and province_of(loc) not in excluded)
-    )
+    prov_of = tables.prov_of
+    return tuple(sorted([loc for loc in candidates if prov_of[loc] not in occupied and prov_of[loc] not in excluded]))
 
 
 def dislodged_units(tables: Tables, units: Sequence[Unit], resolution: MovementResolution) -> tuple[Dislodged, ...]:
