@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import partial
 from itertools import repeat
 from operator import attrgetter
 from typing import Iterable, Mapping, Sequence, Union, overload
@@ -238,7 +239,7 @@ def parse_orders(first: Board | Variant, *rest: object) -> ParsedOrders:  # noqa
     else:
         board, (power, lines) = _board(first, rest, "parse_orders({}, power, lines)")
     orders, texts, errors, notes = parse_lines(board, power, lines, _parse_in)  # type: ignore[arg-type]
-    return ParsedOrders(tuple(orders), tuple(errors), power, board, tuple(texts), tuple(notes))  # type: ignore[arg-type]
+    return _parsed((tuple(orders), tuple(errors), power, board, tuple(texts), tuple(notes)))
 
 
 @overload
@@ -429,7 +430,9 @@ def _units_after(units: tuple[Unit, ...], outcome: MovementResolution) -> tuple[
 
 
 _by_power = attrgetter("power")
-_result_of = OrderResult._make  # from a (power, order, result, reason) tuple, without a Python-level __new__
+# Named tuples made from a plain tuple, with no Python-level __new__ on the way.
+_result_of = partial(tuple.__new__, OrderResult)
+_parsed = partial(tuple.__new__, ParsedOrders)
 _by_location = attrgetter("location")
 
 

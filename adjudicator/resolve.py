@@ -14,12 +14,12 @@ All resolution state lives in the ``_Resolver`` object; positions stay frozen.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from functools import partial
+from typing import Mapping, NamedTuple, Sequence
 
 from adjudicator.orders import Convoy, Move, Order, SupportHold, SupportMove
 from adjudicator.tables import Tables
 from adjudicator.types import Unit, UnitKind, coast_of, province_of
-from adjudicator.values import value
 
 # Optional rules (names a game may switch on).
 PARADOX_SZYKMAN = "PARADOX_SZYKMAN"  # default: the convoys of a paradox fail, their armies stay
@@ -37,8 +37,7 @@ _UNMATCHED_CONVOY = "no army makes that move by convoy"
 _UNMATCHED_SUPPORT = "the supported unit was not ordered to do that"
 
 
-@value()
-class MovementResolution:
+class MovementResolution(NamedTuple):
     """Outcome of resolving one movement phase, indexed like the input units.
 
     ``status[i]`` is one of the contract's result codes for unit ``i``'s order as
@@ -58,6 +57,9 @@ class MovementResolution:
     contested: frozenset[str]
     occupied: frozenset[str]  # provinces holding a unit after the moves (dislodged units left out)
     dislodged: tuple[int, ...] = ()
+
+
+_resolution = partial(tuple.__new__, MovementResolution)  # no Python-level __new__ on the way
 
 
 def resolve_movement(
@@ -99,7 +101,7 @@ class _Resolver:
     __slots__ = (
         "tables", "units", "orders", "n", "prov", "power", "kind", "dest", "at", "convoyed",
         "convoy_fleets", "h2h", "moves_into", "supporters", "support_at", "matched", "others",
-        "state", "result", "deps", "all_fail", "dpjudge", "no_beleaguered", "moves",
+        "state", "result", "deps", "paths", "all_fail", "dpjudge", "no_beleaguered", "moves",
     )
 
     def __init__(
@@ -226,6 +228,7 @@ class _Resolver:
         self.state = [_UNRESOLVED] * n
         self.result = [False] * n
         self.deps: list[int] = []
+        self.paths: dict[int, bool] = {}  # convoyed army -> has a path, once all its fleets are resolved
 
     # -- the guess / backtrack machinery ------------------------------------------------
 
@@ -441,26 +444,34 @@ class _Resolver:
 
     def _path(self, i: int) -> bool:
         """Is there a chain of fleets, each still convoying, carrying army ``i``?"""
+        known = self.paths.get(i)
+        if known is not None:
+            return known
         fleets = self.convoy_fleets[i]
         if not fleets:
             return False
         prov = self.prov
+        state = self.state
         by_sea = {prov[f]: f for f in fleets}
         touching = self.tables.sea_touching
         goal = touching[self.dest[i]]
         frontier = [s for s in touching[prov[i]] if s in by_sea]
         seen = set(frontier)
+        found = False
         while frontier:
             sea = frontier.pop()
             if not self._resolve(by_sea[sea]):
                 continue
             if sea in goal:
-                return True
+                found = True
+                break
             for nxt in touching[sea]:
                 if nxt in by_sea and nxt not in seen:
                     seen.add(nxt)
                     frontier.append(nxt)
-        return False
+        if all(state[f] == _RESOLVED for f in fleets):
+            self.paths[i] = found  # settled: every fleet's decision is final
+        return found
 
     # -- outcome ------------------------------------------------------------------------
 
@@ -539,14 +550,14 @@ class _Resolver:
                 for province in crowded
                 if province not in occupied and sum(1 for k in moves_into[province] if self._prevent(k) > 0) >= 2
             )
-        return MovementResolution(
-            status=tuple(status),
-            reasons=tuple(reasons),
-            destination=tuple(destination),
-            dislodged_by=tuple(dislodged_by),
-            convoyed_attack=tuple(convoyed),
-            contested=contested,
-            occupied=occupied,
-            dislodged=tuple(beaten),
-        )
+        return _resolution((  # the fields of MovementResolution, in order
+            tuple(status),
+            tuple(reasons),
+            tuple(destination),
+            tuple(dislodged_by),
+            tuple(convoyed),
+            contested,
+            occupied,
+            tuple(beaten),
+        ))
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from adjudicator.board import Board
@@ -74,20 +74,23 @@ class Requirement:
     removals: int = 0
 
 
-@value()
-class ParsedOrders:
+class ParsedOrders(NamedTuple):
     """The outcome of parsing a power's order lines: good orders and (line, reason) errors.
 
     ``api.parse_orders(board, power, lines)`` also records ``power``, the ``board`` the
     orders were checked against and the canonical text of each order, so that
-    ``api.adjudicate(board, {power: parsed})`` need not check them again.
+    ``api.adjudicate(board, {power: parsed})`` need not check them again.  (A named tuple,
+    like ``OrderResult``: one is made per power and phase, and this is the cheaper value.)
     """
 
     orders: tuple[Order, ...]
     errors: tuple[tuple[str, str], ...]
     power: str = ""
-    board: Board | None = field(default=None, repr=False, compare=False)
+    board: Board | None = None
     canonical: tuple[str, ...] = ()  # canonical text of each of ``orders`` (when made by parse_orders)
     # per order, when made by parse_orders in a movement phase: (the unit's index on the board,
     # adjudicator.resolve.order_shape of the order), so that adjudicate need not work them out again
-    notes: tuple[tuple[int, int, str], ...] = field(default=(), repr=False, compare=False)
+    notes: tuple[tuple[int, int, str], ...] = ()
+
+    def __repr__(self) -> str:  # the board and the notes would drown the orders
+        return f"ParsedOrders(orders={self.orders!r}, errors={self.errors!r}, power={self.power!r})"
