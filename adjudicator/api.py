@@ -366,7 +366,8 @@ def _orders_by_unit(
     for power, given in orders.items():
         if type(given) is ParsedOrders and given.board is board and given.power == power and given.notes:
             # parse_orders checked these and noted where their units stand and their shapes
-            for order, text, (i, kind, target) in zip(given.orders, given.canonical, given.notes):
+            for order, text, (province, kind, target) in zip(given.orders, given.canonical, given.notes):
+                i = index[province]
                 chosen[i] = order
                 texts[i] = text
                 kinds[i] = kind

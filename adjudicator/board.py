@@ -14,6 +14,7 @@ may be shared, kept or dropped freely.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Mapping
 
 from adjudicator.forms import Form, forms_for
@@ -39,16 +40,22 @@ class Board:
         return self.units.get(self.tables.prov_of.get(location) or province_of(location))
 
 
+_location = attrgetter("location")
+_power = attrgetter("power")
+
+
 def prepare(variant: Variant, position: Position) -> Board:
     """The board of ``position`` on ``variant``: derived lookup tables, computed once."""
     tables = tables_for(variant)
     prov_of = tables.prov_of
     units = position.units
-    provinces = tuple([prov_of.get(u.location) or province_of(u.location) for u in units])
+    try:
+        provinces = tuple(map(prov_of.__getitem__, map(_location, units)))  # no Python loop: C-level maps
+    except KeyError:  # a location the map does not know (the engine reports it later)
+        provinces = tuple([prov_of.get(u.location) or province_of(u.location) for u in units])
     by_province = dict(zip(provinces, units))
-    sea = tables.sea
     fleet = UnitKind.FLEET
-    fleet_seas = frozenset([p for p, u in by_province.items() if u.kind is fleet and p in sea])
-    index = {p: i for i, p in enumerate(provinces)}
-    powers = tuple([u.power for u in units])
+    fleet_seas = frozenset([p for p in tables.sea.intersection(provinces) if by_province[p].kind is fleet])
+    index = dict(zip(provinces, range(len(provinces))))
+    powers = tuple(map(_power, units))
     return Board(variant, position, tables, by_province, fleet_seas, provinces, index, powers, forms_for(variant))

@@ -11,8 +11,8 @@ It knows
   whose legality depends on which seas hold fleets: the unit is found through the
   form of its hold, the rest is a few set lookups and the sea-path check of legality.
 
-Along with the order come its canonical text and its note for the resolver, ``(unit index, kind, target)``
-(``adjudicator.resolve.order_shape``).
+Along with the order come its canonical text and its note for the resolver,
+``(the ordered unit's province, kind, target)`` (``adjudicator.resolve.order_shape``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from adjudicator.orders import Convoy, Hold, Move, Order, SupportHold, SupportMo
 from adjudicator.resolve import CONVOY, HOLD, MOVE, SUPPORT_HOLD, order_shape
 from adjudicator.types import PhaseKind, UnitKind
 
-Note = tuple[int, int, str]
+Note = tuple[str, int, str]
 
 _CONVOY_WORD = " C A "
 _BY_CONVOY = " VIA CONVOY"
@@ -49,7 +49,7 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
     notes: list[Note] = []
     movement = board.position.phase.kind is PhaseKind.MOVEMENT
     forms = board.forms if movement else {}
-    units, index, prov_of = board.units, board.index, board.tables.prov_of
+    units, prov_of = board.units, board.tables.prov_of
     for line in lines:
         form = forms.get(line)
         if form is not None:
@@ -74,7 +74,7 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
                 if order is not None:
                     orders.append(order)
                     texts.append(text)
-                    notes.append((index[form[1]], shape, form[4]))
+                    notes.append(form[-1])
                     continue
         elif movement:
             found = _move_by_convoy(board, power, line) if line.endswith(_BY_CONVOY) else (
@@ -94,27 +94,26 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
         orders.append(order)
         texts.append(order.canonical() if canonical is None else canonical)
         if movement:
-            notes.append((index[prov_of[order.unit.location]], *order_shape(order, prov_of)))  # type: ignore[union-attr]
+            notes.append((prov_of[order.unit.location], *order_shape(order, prov_of)))  # type: ignore[union-attr]
     return orders, texts, errors, notes
 
 
-def _own_unit(board: Board, power: str, head: str, kind: UnitKind) -> tuple[str, int] | None:
-    """(province, index) of ``power``'s unit of ``kind`` written canonically as ``head``."""
+def _own_unit(board: Board, power: str, head: str, kind: UnitKind) -> str | None:
+    """The province of ``power``'s unit of ``kind`` written canonically as ``head``."""
     form = board.forms.get(head + " H")
     if form is None or form[3] is not kind:
         return None
     unit = board.units.get(form[1])
     if unit is None or unit.location != form[2] or unit.kind is not kind or unit.power != power:
         return None
-    return form[1], board.index[form[1]]
+    return form[1]
 
 
 def _move_by_convoy(board: Board, power: str, line: str) -> tuple[Order, Note] | None:
     head, dash, destination = line[: -len(_BY_CONVOY)].partition(" - ")
-    found = _own_unit(board, power, head, UnitKind.ARMY) if dash else None
-    if found is None:
+    province = _own_unit(board, power, head, UnitKind.ARMY) if dash else None
+    if province is None:
         return None
-    province, i = found
     tables = board.tables
     if destination == province or destination not in tables.prov_of or "/" in destination:
         return None
@@ -123,16 +122,15 @@ def _move_by_convoy(board: Board, power: str, line: str) -> tuple[Order, Note] |
         and tables.sea_path_exists(province, destination, board.fleet_seas)
     ):
         return None
-    return Move(board.units[province], destination, True), (i, MOVE, destination)
+    return Move(board.units[province], destination, True), (province, MOVE, destination)
 
 
 def _convoy(board: Board, power: str, line: str) -> tuple[Order, Note] | None:
     head, _, route = line.partition(_CONVOY_WORD)
     army_from, dash, army_to = route.partition(" - ")
-    found = _own_unit(board, power, head, UnitKind.FLEET) if dash else None
-    if found is None:
+    province = _own_unit(board, power, head, UnitKind.FLEET) if dash else None
+    if province is None:
         return None
-    province, i = found
     tables = board.tables
     army = board.units.get(army_from)
     if (
@@ -145,4 +143,4 @@ def _convoy(board: Board, power: str, line: str) -> tuple[Order, Note] | None:
         or not tables.sea_path_exists(army_from, army_to, board.fleet_seas, through=province)
     ):
         return None
-    return Convoy(board.units[province], army_from, army_to), (i, CONVOY, "")
+    return Convoy(board.units[province], army_from, army_to), (province, CONVOY, "")

@@ -15,6 +15,8 @@ All resolution state lives in the ``_Resolver`` object; positions stay frozen.
 from __future__ import annotations
 
 from functools import partial
+from itertools import compress
+from operator import attrgetter
 from typing import Mapping, NamedTuple, Sequence
 
 from adjudicator.orders import Convoy, Move, Order, SupportHold, SupportMove
@@ -33,6 +35,9 @@ RULES = frozenset(PARADOX_RULES | {NO_BELEAGUERED_CONVOY})
 HOLD, MOVE, SUPPORT_HOLD, SUPPORT_MOVE, CONVOY = range(5)
 _UNRESOLVED, _GUESSING, _RESOLVED = 0, 1, 2
 _HOLDS, _MOVES = "holds", "moves"
+_IS_MOVE = MOVE.__eq__
+_IS_CONVOY = CONVOY.__eq__
+_IS_SUPPORT = frozenset({SUPPORT_HOLD, SUPPORT_MOVE}).__contains__
 _UNMATCHED_CONVOY = "no army makes that move by convoy"
 _UNMATCHED_SUPPORT = "the supported unit was not ordered to do that"
 
@@ -59,6 +64,7 @@ class MovementResolution(NamedTuple):
     dislodged: tuple[int, ...] = ()
 
 
+_location = attrgetter("location")
 _resolution = partial(tuple.__new__, MovementResolution)  # no Python-level __new__ on the way
 
 
@@ -100,7 +106,7 @@ def order_shape(order: Order, prov_of: Mapping[str, str]) -> tuple[int, str]:
 class _Resolver:
     __slots__ = (
         "tables", "units", "orders", "n", "prov", "power", "kind", "dest", "at", "convoyed",
-        "convoy_fleets", "h2h", "moves_into", "supporters", "support_at", "matched", "others",
+        "convoy_fleets", "h2h", "moves_into", "supporters", "support_at", "matched", "others", "crowded",
         "state", "result", "deps", "paths", "all_fail", "dpjudge", "no_beleaguered", "moves",
     )
 
@@ -139,16 +145,11 @@ class _Resolver:
             kind, target = shapes
         # target: a move's destination province, or the province a support is given into
         dest = support_at = target
-        moves: list[int] = []
-        supports: list[int] = []
-        convoys: list[int] = []
-        for i, k in enumerate(kind):
-            if k == MOVE:
-                moves.append(i)
-            elif k == CONVOY:
-                convoys.append(i)
-            elif k != HOLD:
-                supports.append(i)
+        # the units of each kind of order, by index (C-level filters: no Python loop)
+        everyone = range(n)
+        moves = list(compress(everyone, map(_IS_MOVE, kind)))
+        supports = list(compress(everyone, map(_IS_SUPPORT, kind)))
+        convoys = list(compress(everyone, map(_IS_CONVOY, kind))) if CONVOY in kind else []
         self.kind = kind
         self.dest = dest
         self.support_at = support_at
@@ -169,10 +170,15 @@ class _Resolver:
             if j is not None and kind[j] == MOVE and dest[j] == province_of(order.army_to):  # type: ignore[union-attr]
                 candidates.setdefault(j, []).append(f)
         moves_into: dict[str, list[int]] = {}
+        crowded: list[str] = []  # provinces two or more units move into
+        self.crowded = crowded
         for i in moves:
             target = dest[i]
             if target in moves_into:
-                moves_into[target].append(i)
+                movers = moves_into[target]
+                movers.append(i)
+                if len(movers) == 2:
+                    crowded.append(target)
             else:
                 moves_into[target] = [i]
             if units[i].kind is not army or target in army_adj[prov[i]]:
@@ -492,7 +498,7 @@ class _Resolver:
                 result[i] = True
                 state[i] = _RESOLVED
         prov = self.prov
-        helpers = [i for i, matched in enumerate(self.matched) if matched]  # matched supports and convoys
+        helpers = list(compress(range(n), self.matched))  # matched supports and convoys
         for i in helpers:
             # Supports and convoys nobody attacks stand: settle them without the machinery.
             if prov[i] not in moves_into:
@@ -506,7 +512,7 @@ class _Resolver:
                 resolve(i)
         units = self.units
         dislodged_by = [-1] * n
-        destination = [u.location for u in units]
+        destination = list(map(_location, units))
         where = list(prov)  # each unit's province after the moves
         status = [_HOLDS] * n  # holds hold; moves, supports and convoys below
         reasons: list[str | None] = [None] * n
@@ -543,7 +549,7 @@ class _Resolver:
         # A dislodged unit's province holds its attacker: the provinces after the moves are all occupied.
         occupied = frozenset(where)
         contested: frozenset[str] = frozenset()
-        crowded = [p for p, movers in moves_into.items() if len(movers) > 1]
+        crowded = self.crowded
         if crowded:
             contested = frozenset(
                 province

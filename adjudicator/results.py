@@ -88,9 +88,9 @@ class ParsedOrders(NamedTuple):
     power: str = ""
     board: Board | None = None
     canonical: tuple[str, ...] = ()  # canonical text of each of ``orders`` (when made by parse_orders)
-    # per order, when made by parse_orders in a movement phase: (the unit's index on the board,
+    # per order, when made by parse_orders in a movement phase: (the ordered unit's province,
     # adjudicator.resolve.order_shape of the order), so that adjudicate need not work them out again
-    notes: tuple[tuple[int, int, str], ...] = ()
+    notes: tuple[tuple[str, int, str], ...] = ()
 
     def __repr__(self) -> str:  # the board and the notes would drown the orders
         return f"ParsedOrders(orders={self.orders!r}, errors={self.errors!r}, power={self.power!r})"
