@@ -11,8 +11,8 @@ from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Iterable
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import event, select
+from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
 
 import maps
 from adjudicator.jsonio import position_from_json
@@ -93,14 +93,63 @@ def find_game(session: Session, name: str, *, lock: bool = False) -> Game:
     return game
 
 
+# A game's membership rows, read once per session and kept until they may change.  A mail
+# asked for them two to nine times (SIGNON, the turn state after orders, PRESS to each
+# power, the reply), each an ORM query loading every row again.  The memo is dropped
+# whenever a flush writes a Membership, any DML statement runs through the session, or a
+# transaction or savepoint rolls back or the transaction ends; before it is used, pending changes are flushed as
+# the query's autoflush would.
+_MEMBERS_MEMO = "judge.game_members"
+
+
+def game_members(session: Session, game: Game) -> list[Membership]:
+    """Every membership row of ``game`` (any role or status), in id order."""
+    if session.autoflush:
+        session.flush()  # what the query's autoflush would do; may drop the memo
+    memo: dict[int, list[Membership]] = session.info.setdefault(_MEMBERS_MEMO, {})
+    rows = memo.get(game.id)
+    if rows is None:
+        rows = memo[game.id] = list(session.execute(
+            select(Membership).where(Membership.game_id == game.id).order_by(Membership.id)
+        ).scalars())
+    return list(rows)
+
+
+def _forget_members(session: Session) -> None:
+    session.info.pop(_MEMBERS_MEMO, None)
+
+
+@event.listens_for(Session, "after_flush")
+def _members_flushed(session: Session, _context: object) -> None:
+    if _MEMBERS_MEMO in session.info and any(
+        isinstance(row, Membership) for row in (*session.new, *session.dirty, *session.deleted)
+    ):
+        _forget_members(session)
+
+
+@event.listens_for(Session, "do_orm_execute")
+def _members_statement(state: ORMExecuteState) -> None:
+    if not state.is_select:
+        _forget_members(state.session)
+
+
+@event.listens_for(Session, "after_soft_rollback")
+def _members_rolled_back(session: Session, _previous: object) -> None:
+    _forget_members(session)
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _members_transaction_ended(session: Session, transaction: SessionTransaction) -> None:
+    if transaction.parent is None:  # another transaction of this session reads afresh
+        _forget_members(session)
+
+
 def members(session: Session, game: Game, *, role: str | None = None,
             active_only: bool = True) -> list[Membership]:
-    query = select(Membership).where(Membership.game_id == game.id)
-    if role is not None:
-        query = query.where(Membership.role == role)
-    if active_only:
-        query = query.where(Membership.status == MEMBER_ACTIVE)
-    return list(session.execute(query.order_by(Membership.id)).scalars())
+    return [
+        row for row in game_members(session, game)
+        if (role is None or row.role == role) and (not active_only or row.status == MEMBER_ACTIVE)
+    ]
 
 
 def players(session: Session, game: Game) -> list[Membership]:

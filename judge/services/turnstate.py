@@ -24,7 +24,16 @@ from sqlalchemy.orm import Session
 
 from adjudicator.api import requirements
 from adjudicator.types import PhaseKind, Position, Variant
-from judge.services.games import as_utc, deadline_text, position_of, rules_of, timing_of, touch_schedule, variant_of
+from judge.services.games import (
+    as_utc,
+    deadline_text,
+    game_members,
+    position_of,
+    rules_of,
+    timing_of,
+    touch_schedule,
+    variant_of,
+)
 from judge.store.models_game import ACTIVE, DUMMY, MEMBER_ACTIVE, PAUSED, PLAYER, Game, Membership, OrderSet
 from judge.store.models_turns import TurnProgress
 from judge.turns import (
@@ -66,12 +75,9 @@ class PowerSeats:
 
 
 def seats(session: Session, game: Game, variant: Variant) -> PowerSeats:
-    rows = session.execute(
-        select(Membership).where(Membership.game_id == game.id, Membership.role == PLAYER).order_by(Membership.id)
-    ).scalars()
     latest: dict[str, Membership] = {}
-    for row in rows:
-        if row.power:
+    for row in game_members(session, game):
+        if row.role == PLAYER and row.power:
             latest[row.power] = row  # later rows replace earlier ones (TAKEOVER)
     players = {p: m for p, m in latest.items() if m.status == MEMBER_ACTIVE}
     dummies = frozenset(p for p, m in latest.items() if m.status == DUMMY)
