@@ -492,11 +492,18 @@ class _Resolver:
         state = self.state
         result = self.result
         convoyed = self.convoyed
+        supporters = self.supporters
         for i in moves:
-            if not convoyed[i] and dest[i] not in at and len(moves_into[dest[i]]) == 1:
-                # Fast path: alone into an empty province, it cannot fail.
-                result[i] = True
-                state[i] = _RESOLVED
+            # Fast paths, decided without the machinery: alone into an empty province, a move
+            # cannot fail; unsupported against a unit that stays, it cannot succeed (1 against
+            # a hold strength of at least 1, or against its own power's unit).
+            j = at.get(dest[i])
+            if j is None:
+                if not convoyed[i] and len(moves_into[dest[i]]) == 1:
+                    result[i] = True
+                    state[i] = _RESOLVED
+            elif kind[j] != MOVE and i not in supporters:
+                state[i] = _RESOLVED  # result[i] is False already
         prov = self.prov
         helpers = list(compress(range(n), self.matched))  # matched supports and convoys
         for i in helpers:
