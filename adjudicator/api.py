@@ -238,8 +238,7 @@ def parse_orders(first: Board | Variant, *rest: object) -> ParsedOrders:  # noqa
         board, (power, lines) = first, rest
     else:
         board, (power, lines) = _board(first, rest, "parse_orders({}, power, lines)")
-    orders, texts, errors, notes = parse_lines(board, power, lines, _parse_in)  # type: ignore[arg-type]
-    return _parsed((tuple(orders), tuple(errors), power, board, tuple(texts), tuple(notes)))
+    return parse_lines(board, power, lines, _parse_in)  # type: ignore[arg-type]
 
 
 @overload
@@ -431,9 +430,8 @@ def _units_after(units: tuple[Unit, ...], outcome: MovementResolution) -> tuple[
 
 
 _by_power = attrgetter("power")
-# Named tuples made from a plain tuple, with no Python-level __new__ on the way.
+# A named tuple made from a plain tuple, with no Python-level __new__ on the way.
 _result_of = partial(tuple.__new__, OrderResult)
-_parsed = partial(tuple.__new__, ParsedOrders)
 _by_location = attrgetter("location")
 
 

@@ -17,6 +17,7 @@ Along with the order come its canonical text and its note for the resolver,
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable, Iterable
 
 from adjudicator.board import Board
@@ -24,9 +25,11 @@ from adjudicator.legality import IllegalOrder
 from adjudicator.notation import OrderSyntaxError
 from adjudicator.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove
 from adjudicator.resolve import CONVOY, HOLD, MOVE, SUPPORT_HOLD, order_shape
+from adjudicator.results import ParsedOrders
 from adjudicator.types import PhaseKind, UnitKind
 
 Note = tuple[str, int, str]
+_parsed = partial(tuple.__new__, ParsedOrders)  # from its fields in order, no Python-level __new__
 
 _CONVOY_WORD = " C A "
 _BY_CONVOY = " VIA CONVOY"
@@ -35,10 +38,9 @@ _BY_CONVOY = " VIA CONVOY"
 SlowParse = Callable[[Board, str, str], tuple[Order, "str | None"]]
 
 
-def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse) -> tuple[
-        list[Order], list[str], list[tuple[str, str]], list[Note]]:
-    """Every non-blank line of ``power`` read: the orders, their canonical texts, the
-    ``(line, reason)`` errors and, in a movement phase, the notes of the orders.
+def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse) -> ParsedOrders:
+    """Every non-blank line of ``power`` read: the orders, the ``(line, reason)`` errors,
+    the canonical texts of the orders and, in a movement phase, their notes.
 
     Canonical movement lines are read here; the others go to ``slow`` (the lenient parser
     with the legality check: ``(order, canonical text or None)``, or ``OrderSyntaxError`` /
@@ -95,7 +97,7 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
         texts.append(order.canonical() if canonical is None else canonical)
         if movement:
             notes.append((prov_of[order.unit.location], *order_shape(order, prov_of)))  # type: ignore[union-attr]
-    return orders, texts, errors, notes
+    return _parsed((tuple(orders), tuple(errors), power, board, tuple(texts), tuple(notes)))
 
 
 def _own_unit(board: Board, power: str, head: str, kind: UnitKind) -> str | None:
