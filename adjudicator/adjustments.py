@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from operator import attrgetter, countOf
 from typing import Mapping, Sequence
 
 from adjudicator.civil_disorder import disorder_removals
 from adjudicator.orders import Build, Order, Remove, Waive
 from adjudicator.tables import Tables
 from adjudicator.types import Position, Unit, province_of
+from adjudicator.values import value
 
 
-@dataclass(frozen=True, slots=True)
+_location = attrgetter("location")
+_power = attrgetter("power")
+
+
+@value()
 class AdjustmentOutcome:
     power: str
     order: Order
@@ -22,13 +27,15 @@ class AdjustmentOutcome:
 def free_home_centres(tables: Tables, position: Position, power: str) -> tuple[str, ...]:
     """Owned, unoccupied home centres of ``power``: where it may build."""
     owned = position.centers.get(power, frozenset())
-    occupied = {province_of(u.location) for u in position.units}
-    return tuple(sorted(c for c in tables.homes.get(power, ()) if c in owned and c not in occupied))
+    free = tables.homes.get(power, frozenset()) & owned
+    if free:
+        free = free.difference(map(tables.prov_of.__getitem__, map(_location, position.units)))
+    return tuple(sorted(free))
 
 
 def balance(position: Position, power: str) -> int:
     """Centres owned minus units: > 0 builds allowed, < 0 removals required."""
-    return len(position.centers.get(power, ())) - sum(1 for u in position.units if u.power == power)
+    return len(position.centers.get(power, ())) - countOf(map(_power, position.units), power)  # C-level count
 
 
 def builds_allowed(tables: Tables, position: Position, power: str) -> int:
@@ -47,7 +54,7 @@ def resolve_adjustments(
     outcomes: list[AdjustmentOutcome] = []
     removed: set[str] = set()
     built: list[Unit] = []
-    powers = sorted(set(orders) | {u.power for u in position.units} | set(position.centers))
+    powers = sorted(set(orders).union(map(_power, position.units), position.centers))
     for power in powers:
         surplus = balance(position, power)
         used_sites: set[str] = set()
@@ -86,5 +93,7 @@ def resolve_adjustments(
             for unit in disorder_removals(tables, remaining, -surplus):
                 removed.add(unit.province)
                 outcomes.append(AdjustmentOutcome(power, Remove(unit), "removes", "civil disorder"))
-    units = tuple(sorted([u for u in position.units if u.province not in removed] + built))
+    prov_of = tables.prov_of
+    kept = [u for u in position.units if prov_of[u.location] not in removed] if removed else list(position.units)
+    units = tuple(sorted(kept + built, key=_location))
     return tuple(outcomes), units

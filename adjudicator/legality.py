@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from adjudicator.adjustments import balance
 from adjudicator.orders import (
     Build,
     Convoy,
@@ -214,26 +215,16 @@ def retreat_location(entry: Dislodged, destination: str) -> str | None:
     return None
 
 
-def adjustment_balance(tables: Tables, position: Position, power: str) -> int:
-    """Centres owned minus units on the board: > 0 builds, < 0 removals."""
-    owned = len(position.centers.get(power, ()))
-    units = 0
-    for unit in position.units:
-        if unit.power == power:
-            units += 1
-    return owned - units
-
-
 def _adjustment(tables: Tables, position: Position, power: str, order: Order, board: UnitsByProvince) -> str | None:
-    balance = adjustment_balance(tables, position, power)
+    surplus = balance(position, power)
     if isinstance(order, Remove):
         unit, problem = _own_unit(power, order.unit, board)
         if unit is None:
             return problem
-        if balance >= 0:
+        if surplus >= 0:
             return f"{power} has no units to remove"
         return None
-    if balance <= 0:
+    if surplus <= 0:
         return f"{power} has no builds"
     if isinstance(order, Waive):
         return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from operator import attrgetter
 from typing import Mapping, Sequence
 
 from adjudicator.adjustments import balance, builds_allowed
@@ -11,10 +12,17 @@ from adjudicator.tables import Tables
 from adjudicator.types import Dislodged, Phase, PhaseKind, Position, Season, Unit, province_of
 
 
+_location = attrgetter("location")
+_power = attrgetter("power")
+
+
 def occupants(tables: Tables, units: Sequence[Unit]) -> dict[str, str]:
     """Province -> the power of the unit standing there."""
     prov_of = tables.prov_of  # a dict lookup: province_of parses the text
-    return {prov_of.get(unit.location) or province_of(unit.location): unit.power for unit in units}
+    try:
+        return dict(zip(map(prov_of.__getitem__, map(_location, units)), map(_power, units)))  # C-level maps
+    except KeyError:  # a location the map does not know
+        return {prov_of.get(unit.location) or province_of(unit.location): unit.power for unit in units}
 
 
 def updated_centers(tables: Tables, centers: Mapping[str, frozenset[str]], occupant: Mapping[str, str]) -> dict[str, frozenset[str]]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from adjudicator.board import Board
@@ -58,7 +57,7 @@ class Adjudication:
     winner: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class Requirement:
     """What one power must order in a position.
 

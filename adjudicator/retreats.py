@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Collection, Mapping, Sequence
 
 from adjudicator.legality import retreat_location
@@ -10,6 +9,7 @@ from adjudicator.orders import Disband, Retreat
 from adjudicator.resolve import MovementResolution
 from adjudicator.tables import Tables
 from adjudicator.types import Dislodged, Unit, UnitKind, province_of
+from adjudicator.values import value
 
 
 def retreat_options(
@@ -43,7 +43,7 @@ def dislodged_units(tables: Tables, units: Sequence[Unit], resolution: MovementR
     return tuple(found)
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class RetreatOutcome:
     dislodged: Dislodged
     order: Retreat | Disband
