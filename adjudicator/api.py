@@ -371,8 +371,9 @@ def _orders_by_unit(
                 texts[i] = text
                 kinds[i] = kind
                 targets[i] = target
-                if void:
-                    void.pop(i, None)
+            if void:  # an earlier void order for a unit these orders replace
+                for province, _, _ in given.notes:
+                    void.pop(index[province], None)
             continue
         for order, reason, text in _checked(board, power, given):
             unit = getattr(order, "unit", None)
@@ -416,15 +417,13 @@ def _movement_results(
 
 def _units_after(units: tuple[Unit, ...], outcome: MovementResolution) -> tuple[Unit, ...]:
     """The units left on the board after the moves (dislodged ones taken off), by location."""
-    if outcome.dislodged:
-        after = [
-            unit if where == unit.location else Unit(where, unit.kind, unit.power)
-            for unit, where, by in zip(units, outcome.destination, outcome.dislodged_by)
-            if by < 0
-        ]
-    else:
-        after = [unit if where == unit.location else Unit(where, unit.kind, unit.power)
-                 for unit, where in zip(units, outcome.destination)]
+    after = list(units)
+    destination = outcome.destination
+    for k in outcome.moved:
+        unit = units[k]
+        after[k] = Unit(destination[k], unit.kind, unit.power)
+    for j in sorted(outcome.dislodged, reverse=True):  # from the back: the indexes ahead stay valid
+        del after[j]
     after.sort(key=_by_location)
     return tuple(after)
 

@@ -51,7 +51,7 @@ class MovementResolution(NamedTuple):
     ``dislodged_by[i]`` is the index of the unit that dislodged it, or -1.
     ``convoyed_attack[i]`` tells whether unit ``i`` arrived by convoy.
     ``occupied`` is computed here once, for the standoffs and the retreats alike.
-    ``dislodged`` lists the indexes of the dislodged units.
+    ``dislodged`` and ``moved`` list the indexes of the dislodged units and of those that moved.
     """
 
     status: tuple[str, ...]
@@ -62,6 +62,7 @@ class MovementResolution(NamedTuple):
     contested: frozenset[str]
     occupied: frozenset[str]  # provinces holding a unit after the moves (dislodged units left out)
     dislodged: tuple[int, ...] = ()
+    moved: tuple[int, ...] = ()  # the indexes of the units that moved
 
 
 _location = attrgetter("location")
@@ -106,7 +107,7 @@ def order_shape(order: Order, prov_of: Mapping[str, str]) -> tuple[int, str]:
 class _Resolver:
     __slots__ = (
         "tables", "units", "orders", "n", "prov", "power", "kind", "dest", "at", "convoyed",
-        "convoy_fleets", "h2h", "moves_into", "supporters", "support_at", "matched", "others", "crowded",
+        "convoy_fleets", "h2h", "moves_into", "supporters", "support_at", "matched", "others", "crowded", "facing",
         "state", "result", "deps", "paths", "all_fail", "dpjudge", "no_beleaguered", "moves",
     )
 
@@ -170,6 +171,8 @@ class _Resolver:
             if j is not None and kind[j] == MOVE and dest[j] == province_of(order.army_to):  # type: ignore[union-attr]
                 candidates.setdefault(j, []).append(f)
         moves_into: dict[str, list[int]] = {}
+        facing = [-1] * n  # a move's index -> the index of the unit standing in its target, or -1
+        self.facing = facing
         crowded: list[str] = []  # provinces two or more units move into
         self.crowded = crowded
         for i in moves:
@@ -181,6 +184,13 @@ class _Resolver:
                     crowded.append(target)
             else:
                 moves_into[target] = [i]
+            j = at.get(target)
+            if j is not None:
+                facing[i] = j
+            if not candidates:  # no convoy order in play: only an army that cannot walk is convoyed (and fails)
+                if units[i].kind is army and target not in army_adj[prov[i]]:
+                    convoyed[i] = True
+                continue
             if units[i].kind is not army or target in army_adj[prov[i]]:
                 fleets = candidates.get(i)
                 if not fleets or units[i].kind is not army:
@@ -202,10 +212,9 @@ class _Resolver:
 
         h2h = [-1] * n
         for i in moves:
-            if not convoyed[i]:
-                j = at.get(dest[i])
-                if j is not None and kind[j] == MOVE and dest[j] == prov[i] and not convoyed[j]:
-                    h2h[i] = j
+            j = facing[i]
+            if j >= 0 and kind[j] == MOVE and dest[j] == prov[i] and not convoyed[i] and not convoyed[j]:
+                h2h[i] = j
         self.h2h = h2h
         self.moves_into = moves_into
 
@@ -327,15 +336,15 @@ class _Resolver:
         kind = self.kind
         h2h = self.h2h
         supporters = self.supporters
-        j = self.at.get(target)
-        if j is None or (kind[j] == MOVE and h2h[i] != j and self._resolve(j)):
+        j = self.facing[i]
+        if j < 0 or (kind[j] == MOVE and h2h[i] != j and self._resolve(j)):
             attack = 1 + self._support_count(i) if i in supporters else 1
         else:
             defender = self.power[j]
             if defender == self.power[i]:
                 return False  # no unit dislodges one of its own power
             attack = 1 + self._support_count(i, defender) if i in supporters else 1
-        if j is not None:
+        if j >= 0:
             if h2h[i] == j or kind[j] != MOVE:  # the defend strength, or the hold strength of a unit staying
                 if attack <= (1 + self._support_count(j) if j in supporters else 1):
                     return False
@@ -489,6 +498,7 @@ class _Resolver:
         at = self.at
         dest = self.dest
         moves_into = self.moves_into
+        facing = self.facing
         state = self.state
         result = self.result
         convoyed = self.convoyed
@@ -497,8 +507,8 @@ class _Resolver:
             # Fast paths, decided without the machinery: alone into an empty province, a move
             # cannot fail; unsupported against a unit that stays, it cannot succeed (1 against
             # a hold strength of at least 1, or against its own power's unit).
-            j = at.get(dest[i])
-            if j is None:
+            j = facing[i]
+            if j < 0:
                 if not convoyed[i] and len(moves_into[dest[i]]) == 1:
                     result[i] = True
                     state[i] = _RESOLVED
@@ -526,13 +536,15 @@ class _Resolver:
         army = UnitKind.ARMY
         orders = self.orders
         beaten = []
+        moved = []
         for k in moves:
             if result[k]:
+                moved.append(k)
                 status[k] = _MOVES
                 target = where[k] = dest[k]
                 destination[k] = target if units[k].kind is army else orders[k].destination  # type: ignore[union-attr]
-                j = at.get(target)
-                if j is not None and not (kind[j] == MOVE and result[j]):
+                j = facing[k]
+                if j >= 0 and not (kind[j] == MOVE and result[j]):
                     dislodged_by[j] = k
                     beaten.append(j)
             else:
@@ -572,5 +584,6 @@ class _Resolver:
             contested,
             occupied,
             tuple(beaten),
+            tuple(moved),
         ))
 
