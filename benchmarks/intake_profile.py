@@ -42,6 +42,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=35)
     parser.add_argument("--sort", default="cumulative", help="pstats sort key (cumulative, tottime)")
     parser.add_argument("--no-profile", action="store_true", help="time only")
+    parser.add_argument("--interleave", action="store_true",
+                        help="store each mail just before processing it (over another connection, as "
+                             "the daemon's intake does) instead of all of them first")
     args = parser.parse_args(argv)
     population = Population.from_json(args.database, json.loads(Path(f"{args.database}.population.json").read_text()))
 
@@ -56,22 +59,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             source.backup(target)
         judge = JudgeSettings(address=JUDGE_ADDRESS, domain="bench.example", data_dir=scratch)
         store = Store(f"sqlite:///{copy}")
+        intake = Store(f"sqlite:///{copy}")  # its own connections, as the daemon's intake threads
         worker = Worker(store, judge, process_mail)
         if not args.cold:
             _store_all(store, one_per_seat(population.seats, 7, "warm"))
             worker.process_pending()
         stream = mail_stream(population.seats, 1, "profile")
         mails = [next(stream) for _ in range(args.mails)]
-        _store_all(store, mails)
+        if not args.interleave:
+            _store_all(store, mails)
         profile = cProfile.Profile()
-        cpu_started = time.thread_time()
-        started = time.perf_counter()
-        if not args.no_profile:
-            profile.enable()
-        done = worker.process_pending()
-        profile.disable()
-        elapsed = time.perf_counter() - started
-        cpu = time.thread_time() - cpu_started
+        cpu = elapsed = 0.0
+        done = 0
+        for batch in ([[mail] for mail in mails] if args.interleave else [[]]):
+            _store_all(intake, batch)
+            cpu_started = time.thread_time()
+            started = time.perf_counter()
+            if not args.no_profile:
+                profile.enable()
+            done += worker.process_pending()
+            profile.disable()
+            elapsed += time.perf_counter() - started
+            cpu += time.thread_time() - cpu_started
+        intake.dispose()
         store.dispose()
     print(f"{done} mails in {elapsed:.2f} s: {done / elapsed:.1f} mails/s, {elapsed / done * 1000:.2f} ms each; "
           f"worker thread CPU {cpu / done * 1000:.2f} ms each" + ("" if args.no_profile else " (under cProfile)"))
