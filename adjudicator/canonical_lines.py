@@ -29,7 +29,12 @@ from adjudicator.results import ParsedOrders
 from adjudicator.types import PhaseKind, UnitKind
 
 Note = tuple[str, int, str]
-_parsed = partial(tuple.__new__, ParsedOrders)  # from its fields in order, no Python-level __new__
+# Named tuples built from their fields in order, with no Python-level __new__ on the way.
+_parsed = partial(tuple.__new__, ParsedOrders)
+_move = partial(tuple.__new__, Move)
+_hold = partial(tuple.__new__, Hold)
+_support_hold = partial(tuple.__new__, SupportHold)
+_support_move = partial(tuple.__new__, SupportMove)
 
 _CONVOY_WORD = " C A "
 _BY_CONVOY = " VIA CONVOY"
@@ -62,17 +67,17 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
                 order: Order | None = None
                 text = line
                 if shape == MOVE:
-                    order = Move(unit, form[5])
+                    order = _move((unit, form[5], False, ()))
                 elif shape == HOLD:
-                    order = Hold(unit)
+                    order = _hold((unit,))
                 elif shape == SUPPORT_HOLD:
                     other = units.get(form[4])
                     if other is not None and other.kind is form[5]:
-                        order, text = SupportHold(unit, other), form[6]
+                        order, text = _support_hold((unit, other)), form[6]
                 else:
                     other = units.get(form[6])
                     if other is not None and other.kind is form[5]:
-                        order, text = SupportMove(unit, other, form[7]), form[8]
+                        order, text = _support_move((unit, other, form[7])), form[8]
                 if order is not None:
                     orders.append(order)
                     texts.append(text)

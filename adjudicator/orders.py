@@ -3,26 +3,48 @@
 Orders are produced by ``adjudicator.notation`` from what players type; the
 engine never sees raw strings.  ``unit`` is the ordered unit as it stands in the
 position (type and coast as on the board, whatever the player wrote).
+
+Orders are named tuples (immutable, fields read by name): a movement phase builds
+dozens of them, and a tuple is the cheapest frozen value to build.  Unlike plain
+tuples, two orders are equal only if they are of the same kind (``Hold(u)`` is not
+``Disband(u)``), which ``distinct`` sees to.
 """
 
 from __future__ import annotations
 
-from typing import Union
+from typing import NamedTuple, TypeVar, Union
 
 from adjudicator.types import Unit, UnitKind
-from adjudicator.values import value
+
+T = TypeVar("T")
 
 
-@value()
-class Hold:
+def distinct(cls: type[T]) -> type[T]:
+    """Equality for a named-tuple order: same kind of order and same fields (a plain tuple
+    compares fields only)."""
+
+    def __eq__(self: tuple, other: object) -> bool:  # noqa: N807
+        return type(self) is type(other) and tuple.__eq__(self, other)  # type: ignore[arg-type]
+
+    def __ne__(self: tuple, other: object) -> bool:  # noqa: N807
+        return not __eq__(self, other)
+
+    cls.__eq__ = __eq__  # type: ignore[method-assign,assignment]
+    cls.__ne__ = __ne__  # type: ignore[method-assign,assignment]
+    cls.__hash__ = tuple.__hash__  # type: ignore[method-assign,assignment]
+    return cls
+
+
+@distinct
+class Hold(NamedTuple):
     unit: Unit
 
     def canonical(self) -> str:
         return f"{self.unit} H"
 
 
-@value()
-class Move:
+@distinct
+class Move(NamedTuple):
     unit: Unit
     destination: str  # location; with a coast for fleets moving to split-coast provinces
     via_convoy: bool = False  # the player asked for a convoy ("via convoy" or a route)
@@ -33,8 +55,8 @@ class Move:
         return text + " VIA CONVOY" if self.via_convoy else text
 
 
-@value()
-class SupportHold:
+@distinct
+class SupportHold(NamedTuple):
     unit: Unit
     supported: Unit  # the supported unit as it stands on the board
 
@@ -42,8 +64,8 @@ class SupportHold:
         return f"{self.unit} S {self.supported.kind.value} {self.supported.province}"
 
 
-@value()
-class SupportMove:
+@distinct
+class SupportMove(NamedTuple):
     unit: Unit
     supported: Unit  # the supported unit as it stands on the board
     supported_to: str  # province it moves to; a fleet's coast when written (DATC 6.B.9: the wrong coast does not match)
@@ -52,8 +74,8 @@ class SupportMove:
         return f"{self.unit} S {self.supported.kind.value} {self.supported.province} - {self.supported_to}"
 
 
-@value()
-class Convoy:
+@distinct
+class Convoy(NamedTuple):
     unit: Unit
     army_from: str
     army_to: str
@@ -62,8 +84,8 @@ class Convoy:
         return f"{self.unit} C A {self.army_from} - {self.army_to}"
 
 
-@value()
-class Retreat:
+@distinct
+class Retreat(NamedTuple):
     unit: Unit
     destination: str
 
@@ -71,16 +93,16 @@ class Retreat:
         return f"{self.unit} R {self.destination}"
 
 
-@value()
-class Disband:
+@distinct
+class Disband(NamedTuple):
     unit: Unit
 
     def canonical(self) -> str:
         return f"{self.unit} D"
 
 
-@value()
-class Build:
+@distinct
+class Build(NamedTuple):
     power: str
     kind: UnitKind
     location: str
@@ -89,16 +111,16 @@ class Build:
         return f"{self.kind.value} {self.location} B"
 
 
-@value()
-class Remove:
+@distinct
+class Remove(NamedTuple):
     unit: Unit
 
     def canonical(self) -> str:
         return f"{self.unit} D"
 
 
-@value()
-class Waive:
+@distinct
+class Waive(NamedTuple):
     power: str
 
     def canonical(self) -> str:
