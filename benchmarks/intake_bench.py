@@ -93,13 +93,12 @@ class Daemon:
         raise TimeoutError(f"judge serve not listening after {timeout} s; see {self.log_path}")
 
     def memory_kib(self) -> dict[str, int]:
-        """VmRSS and VmHWM (peak RSS) of the daemon, in KiB."""
-        found = {}
-        with open(f"/proc/{self.process.pid}/status", encoding="ascii") as status:
-            for line in status:
-                name, _, value = line.partition(":")
-                if name in ("VmRSS", "VmHWM"):
-                    found[name] = int(value.split()[0])
+        """VmRSS and VmHWM (peak RSS) of the daemon, in KiB; with worker processes, also the
+        sum over the daemon and its children (``VmRSS+children``, shared pages counted twice)."""
+        found = _memory_of(self.process.pid)
+        children = _children(self.process.pid)
+        if children:
+            found["VmRSS+children"] = found["VmRSS"] + sum(_memory_of(c)["VmRSS"] for c in children)
         return found
 
     def stop(self) -> int:
@@ -109,6 +108,24 @@ class Daemon:
             return self.process.wait(timeout=60)
         finally:
             self._log.close()
+
+
+def _memory_of(pid: int) -> dict[str, int]:
+    found = {}
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        for line in status:
+            name, _, value = line.partition(":")
+            if name in ("VmRSS", "VmHWM"):
+                found[name] = int(value.split()[0])
+    return found
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as listed:
+            return [int(child) for child in listed.read().split()]
+    except OSError:
+        return []
 
 
 # -- observing committed replies -------------------------------------------------------------
@@ -346,7 +363,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     report: dict[str, Any] = {"machine": machine(), "games": population.games, "seats": len(population.seats),
                               "phases": [], "memory_kib": {}}
     print("machine: " + ", ".join(f"{k} {v}" for k, v in report["machine"].items()), flush=True)
-    daemon = Daemon(workdir, database)
+    daemon = Daemon(workdir, database, {"JUDGE_WORKER_PROCESSES": str(args.worker_processes)})
     observer = ReplyObserver(database, args.poll_ms / 1000)
     try:
         daemon.wait_ready()
@@ -383,8 +400,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         report["observer_polls"] = observer.polls
         memory = report["memory_kib"]
         for when, values in memory.items():
+            together = (f", with its worker processes VmRSS {values['VmRSS+children'] / 1024:.1f} MiB"
+                        if "VmRSS+children" in values else "")
             print(f"memory of judge serve {when}: VmRSS {values['VmRSS'] / 1024:.1f} MiB, "
-                  f"VmHWM {values['VmHWM'] / 1024:.1f} MiB", flush=True)
+                  f"VmHWM {values['VmHWM'] / 1024:.1f} MiB{together}", flush=True)
     finally:
         observer.stopping.set()
         code = daemon.stop()
@@ -410,6 +429,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="then this many LIST mails (every stored game), one at a time")
     parser.add_argument("--poll-ms", type=float, default=2.0, help="outbox polling interval")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--worker-processes", type=int, default=0,
+                        help="[worker] processes of the daemon (0: the worker is a thread)")
     parser.add_argument("--json", type=Path, help="write the figures here too")
     args = parser.parse_args(argv)
     report = run(args)

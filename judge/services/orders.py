@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from sqlalchemy import select
 
 from adjudicator.api import Board, IllegalOrder, OrderSyntaxError, parse_order, prepare, requirements
 from adjudicator.results import Requirement
@@ -17,7 +16,7 @@ from adjudicator.types import PhaseKind, Position, Variant, province_of
 from judge.services.context import CommandRefused, MailContext, ReplyLine, SignedOn
 from judge.services.games import as_utc, position_of, variant_of
 from judge.services.registry import Needs, handles
-from judge.services.turnstate import after_orders
+from judge.services.turnstate import after_orders, stored_order_set
 from judge.store.models_game import ACTIVE, PAUSED, Game, OrderSet
 from judge.turns import may_submit_empty
 from mailcmds import Clear, OrderLines
@@ -71,9 +70,7 @@ def orders_complete(need: Requirement, orders: Sequence[str]) -> bool:
 
 
 def _order_set(ctx: MailContext, game: Game, power: str) -> OrderSet:
-    row = ctx.session.execute(
-        select(OrderSet).where(OrderSet.game_id == game.id, OrderSet.phase == game.phase, OrderSet.power == power)
-    ).scalar_one_or_none()
+    row = stored_order_set(ctx.session, game, power)
     if row is None:
         row = OrderSet(game_id=game.id, phase=game.phase, power=power, orders=[], submitted_at=ctx.now)
         ctx.session.add(row)

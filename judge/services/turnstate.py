@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Mapping
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from adjudicator.api import requirements
@@ -57,6 +57,7 @@ __all__ = [
     "progress_of",
     "reschedule",
     "seats",
+    "stored_order_set",
     "submitted_powers",
     "survivors",
     "turn_state",
@@ -104,14 +105,29 @@ def active_powers(variant: Variant, position: Position, dummies: frozenset[str] 
     return frozenset(needed - dummies)
 
 
+# Built once with bound parameters (hot path: every mail with orders, every reply).
+_ORDERS_IN_PHASE = select(OrderSet.power, OrderSet.orders).where(
+    OrderSet.game_id == bindparam("game_id"), OrderSet.phase == bindparam("phase"))
+_ORDER_SET_OF_POWER = select(OrderSet).where(
+    OrderSet.game_id == bindparam("game_id"), OrderSet.phase == bindparam("phase"), OrderSet.power == bindparam("power"))
+
+
 def orders_in(session: Session, game: Game) -> dict[str, list[str]]:
     """power -> its stored (canonical) orders for the current phase."""
-    if game.phase is None:
+    if game.phase is None or game.id is None:
         return {}
-    rows = session.execute(
-        select(OrderSet.power, OrderSet.orders).where(OrderSet.game_id == game.id, OrderSet.phase == game.phase)
-    ).all()
+    rows = session.execute(_ORDERS_IN_PHASE, {"game_id": game.id, "phase": game.phase}).all()
     return {power: list(lines or ()) for power, lines in rows}
+
+
+def stored_order_set(session: Session, game: Game, power: str) -> OrderSet | None:
+    """The power's order set for the game's current phase, if one is stored."""
+    if game.phase is None or game.id is None:  # (compared with NULL: as the query built per call did)
+        return session.execute(select(OrderSet).where(
+            OrderSet.game_id == game.id, OrderSet.phase == game.phase, OrderSet.power == power)).scalar_one_or_none()
+    return session.execute(
+        _ORDER_SET_OF_POWER, {"game_id": game.id, "phase": game.phase, "power": power}
+    ).scalar_one_or_none()
 
 
 def submitted_powers(variant: Variant, position: Position, orders: Mapping[str, list[str]]) -> frozenset[str]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from adjudicator.types import Position, Variant
@@ -25,6 +24,7 @@ from judge.services.games import (
     variant_of,
 )
 from judge.services.orders import units_without_orders
+from judge.services.turnstate import stored_order_set
 from judge.store.models_game import (
     ACTIVE,
     DUMMY,
@@ -37,7 +37,6 @@ from judge.store.models_game import (
     PREPARATION,
     Game,
     Membership,
-    OrderSet,
 )
 from judge.turns import format_timing
 
@@ -71,9 +70,7 @@ def current_orders(session: Session, game: Game, power: str) -> list[str]:
     """The power's stored orders for the game's current phase, canonical."""
     if game.phase is None:
         return []
-    row = session.execute(
-        select(OrderSet).where(OrderSet.game_id == game.id, OrderSet.phase == game.phase, OrderSet.power == power)
-    ).scalar_one_or_none()
+    row = stored_order_set(session, game, power)
     return list(row.orders) if row is not None else []
 
 
