@@ -62,8 +62,10 @@ def _free_port() -> int:
 class Daemon:
     """``judge serve`` on the population's database; stderr goes to ``serve.log``."""
 
-    def __init__(self, workdir: Path, database: Path, extra_env: dict[str, str] | None = None) -> None:
+    def __init__(self, workdir: Path, database: Path, extra_env: dict[str, str] | None = None,
+                 worker_processes: int = 0) -> None:
         self.port = _free_port()
+        self.worker_processes = worker_processes
         env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
         env.update({
             "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")])),
@@ -96,9 +98,9 @@ class Daemon:
         """VmRSS and VmHWM (peak RSS) of the daemon, in KiB; with worker processes, also the
         sum over the daemon and its children (``VmRSS+children``, shared pages counted twice)."""
         found = _memory_of(self.process.pid)
-        children = _children(self.process.pid)
+        children = _children(self.process.pid) if self.worker_processes else []
         if children:
-            found["VmRSS+children"] = found["VmRSS"] + sum(_memory_of(c)["VmRSS"] for c in children)
+            found["VmRSS+children"] = found["VmRSS"] + sum(_memory_of(c).get("VmRSS", 0) for c in children)
         return found
 
     def stop(self) -> int:
@@ -363,7 +365,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     report: dict[str, Any] = {"machine": machine(), "games": population.games, "seats": len(population.seats),
                               "phases": [], "memory_kib": {}}
     print("machine: " + ", ".join(f"{k} {v}" for k, v in report["machine"].items()), flush=True)
-    daemon = Daemon(workdir, database, {"JUDGE_WORKER_PROCESSES": str(args.worker_processes)})
+    daemon = Daemon(workdir, database, {"JUDGE_WORKER_PROCESSES": str(args.worker_processes)},
+                    worker_processes=args.worker_processes)
     observer = ReplyObserver(database, args.poll_ms / 1000)
     try:
         daemon.wait_ready()

@@ -63,7 +63,7 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     engine = create_engine(url, **kwargs)
 
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+    def _on_connect(dbapi_connection: Any, record: Any) -> None:
         # Let SQLAlchemy's "begin" event below emit BEGIN, not the sqlite3 module.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
@@ -72,12 +72,17 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA synchronous={DEFAULT_SYNCHRONOUS}")
         cursor.close()
+        record.info[SYNCHRONOUS_OPTION] = DEFAULT_SYNCHRONOUS
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
-        # The level cannot change inside a transaction: set it for this one first.
+        # The level cannot change inside a transaction: set it for this one first (only
+        # when it differs from the connection's current level: a statement per transaction).
         level = connection.get_execution_options().get(SYNCHRONOUS_OPTION, DEFAULT_SYNCHRONOUS)
-        connection.exec_driver_sql(f"PRAGMA synchronous={level}")
+        current = connection.connection.info
+        if current.get(SYNCHRONOUS_OPTION) != level:
+            connection.exec_driver_sql(f"PRAGMA synchronous={level}")
+            current[SYNCHRONOUS_OPTION] = level
         connection.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine
