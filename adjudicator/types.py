@@ -57,7 +57,7 @@ _SEASON_RANK = {Season.SPRING: 0, Season.FALL: 1, Season.WINTER: 2}
 _KIND_RANK = {PhaseKind.MOVEMENT: 0, PhaseKind.RETREAT: 1, PhaseKind.ADJUSTMENT: 2}
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@value(order=True)
 class Phase:
     """A phase such as ``S1901M``; ordering follows play order."""
 
@@ -158,7 +158,7 @@ class Dislodged:
     retreats: tuple[str, ...]  # locations it may retreat to, already net of all exclusions
 
 
-@dataclass(frozen=True, eq=False)
+@value(eq=False)
 class Position:
     """The board at the start of ``phase``.  ``centers`` maps power -> owned centres."""
 

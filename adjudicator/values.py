@@ -19,8 +19,8 @@ _MISSING = dataclasses.MISSING
 
 
 def value(*, order: bool = False, eq: bool = True) -> Callable[[type[T]], type[T]]:
-    """``@dataclass(frozen=True, slots=True, order=..., eq=...)`` with the quick ``__init__``.
-    For classes without ``__post_init__`` or default factories (plain values)."""
+    """``@dataclass(frozen=True, slots=True, order=..., eq=...)`` with the quick ``__init__``
+    (which calls ``__post_init__`` last, as the dataclass's does).  Not for default factories."""
 
     def make(cls: type[T]) -> type[T]:
         made = dataclasses.dataclass(frozen=True, slots=True, order=order, eq=eq)(cls)
@@ -31,8 +31,6 @@ def value(*, order: bool = False, eq: bool = True) -> Callable[[type[T]], type[T
 
 
 def _quick_init(cls: type) -> Callable[..., None]:
-    if hasattr(cls, "__post_init__"):
-        raise TypeError(f"{cls.__name__} has __post_init__: use dataclasses.dataclass")
     fields = dataclasses.fields(cls)
     namespace: dict[str, Any] = {}
     parameters: list[str] = []
@@ -47,6 +45,8 @@ def _quick_init(cls: type) -> Callable[..., None]:
             parameters.append(f"{field.name}=_default_{number}")
         namespace[f"_store_{number}"] = cls.__dict__[field.name].__set__  # the slot's member descriptor
         body.append(f"    _store_{number}(self, {field.name})")
+    if hasattr(cls, "__post_init__"):
+        body.append("    self.__post_init__()")
     source = f"def __init__(self, {', '.join(parameters)}):\n" + ("\n".join(body) or "    pass") + "\n"
     exec(source, namespace)  # the same technique dataclasses uses to write __init__
     init = namespace["__init__"]

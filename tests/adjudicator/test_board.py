@@ -16,7 +16,9 @@ START = api.initial_position(VARIANT)
 
 
 def _fields_only(position: Position) -> bool:
-    return set(vars(position)) == {f.name for f in dataclasses.fields(Position)}
+    """Nothing but the dataclass's fields is kept on ``position``: it has slots for them and
+    no ``__dict__`` where anything else could be hung, and each field holds what it held."""
+    return not hasattr(position, "__dict__") and set(Position.__slots__) == {f.name for f in dataclasses.fields(Position)}
 
 
 def test_a_board_answers_from_the_position_it_was_prepared_from() -> None:
@@ -47,6 +49,7 @@ def test_the_facade_keeps_nothing_on_the_position() -> None:
     api.requirements(board)
     where.unit_at("LON")
     assert _fields_only(where)
+    assert api.position_digest(where) == api.position_digest(api.initial_position(VARIANT))  # and unchanged
 
 
 def test_both_calling_forms_give_the_same_answers() -> None:
