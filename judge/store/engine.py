@@ -39,7 +39,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -191,9 +191,10 @@ class Store:
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
         is_sqlite = self.engine.dialect.name == "sqlite"
         self._wal_file = wal_file(self.engine) if is_sqlite else None
-        self._durable_sessions = sessionmaker(
-            self.engine.execution_options(**{SYNCHRONOUS_OPTION: DURABLE_SYNCHRONOUS}), expire_on_commit=False,
-        ) if is_sqlite and self._wal_file is None else self.sessions
+        self._durable_engine = self.engine.execution_options(
+            **{SYNCHRONOUS_OPTION: DURABLE_SYNCHRONOUS}) if is_sqlite and self._wal_file is None else self.engine
+        self._durable_sessions = sessionmaker(self._durable_engine, expire_on_commit=False) \
+            if self._durable_engine is not self.engine else self.sessions
         self._turns = WriteTurns(writer_lock) if is_sqlite else None
 
     @property
@@ -201,21 +202,34 @@ class Store:
         return self.engine.dialect.name
 
     @contextmanager
+    def _write_turn(self, durable: bool) -> Iterator[None]:
+        """This thread's SQLite write turn around a transaction; a durable one is synced
+        after the turn is given back (other writers go on meanwhile)."""
+        if self._turns is None:
+            yield
+            return
+        with self._turns.turn():
+            yield
+        if durable and self._wal_file is not None:
+            sync_wal(self._wal_file)
+
+    @contextmanager
     def unit_of_work(self, *, durable: bool = False) -> Iterator[Session]:
         """One transaction; ``durable``: synced to disk when this returns, even on SQLite
         (for what an edge is about to acknowledge)."""
         factory = self._durable_sessions if durable else self.sessions
-        if self._turns is None:
+        with self._write_turn(durable):
             with factory() as session:
                 with session.begin():
                     yield session
-            return
-        with self._turns.turn():
-            with factory() as session:
-                with session.begin():
-                    yield session
-        if durable and self._wal_file is not None:
-            sync_wal(self._wal_file)  # after the turn: other writers go on meanwhile
+
+    @contextmanager
+    def core_unit_of_work(self, *, durable: bool = False) -> Iterator[Connection]:
+        """``unit_of_work`` on a plain Core connection, without an ORM session (intake's two
+        statements per mail: the session's own bookkeeping cost as much as they did)."""
+        with self._write_turn(durable):
+            with (self._durable_engine if durable else self.engine).begin() as connection:
+                yield connection
 
     def dispose(self) -> None:
         self.engine.dispose()

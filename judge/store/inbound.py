@@ -98,8 +98,7 @@ def store_inbound(store: Store, raw: bytes, *, mail_from: str | None, rcpt_to: S
     message_id = header_message_id(raw)
     digest = content_digest(raw)
     try:
-        with store.unit_of_work(durable=True) as session:
-            connection = session.connection()
+        with store.core_unit_of_work(durable=True) as connection:
             existing = _find_existing(connection, message_id, digest)
             if existing is not None:
                 return Stored(existing, new=False)
@@ -110,8 +109,8 @@ def store_inbound(store: Store, raw: bytes, *, mail_from: str | None, rcpt_to: S
             }).inserted_primary_key[0]
     except IntegrityError:
         # Another connection (PostgreSQL, another daemon) stored the same mail meanwhile.
-        with store.sessions() as session:
-            existing = _find_existing(session.connection(), message_id, digest)
+        with store.engine.connect() as connection:
+            existing = _find_existing(connection, message_id, digest)
         if existing is None:
             raise
         return Stored(existing, new=False)
