@@ -338,7 +338,13 @@ def _movement(board: Board, orders: Mapping[str, GivenOrders], rules: frozenset[
     results = _movement_results(board, chosen, texts, void, outcome)
     results.extend(stray)
     dislodged = dislodged_units(tables, position.units, outcome) if outcome.dislodged else ()
-    following = progress.after_movement(tables, position.phase, _units_after(position.units, outcome), position.centers, dislodged)
+    occupant = None
+    if position.phase.season is Season.FALL:  # centres may change hands: who stands where after the moves
+        occupant = dict(zip(outcome.where, board.powers))
+        for j in outcome.dislodged:  # its province is its attacker's now
+            occupant[outcome.where[j]] = board.powers[outcome.dislodged_by[j]]
+    following = progress.after_movement(
+        tables, position.phase, _units_after(position.units, outcome), position.centers, dislodged, occupant)
     return Adjudication(
         results=tuple(results),
         position=following,

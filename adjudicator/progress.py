@@ -29,12 +29,14 @@ def updated_centers(tables: Tables, centers: Mapping[str, frozenset[str]], occup
     """Ownership after a Fall: an occupied centre belongs to the occupier, others keep their owner.
     ``occupant``: province -> power of the unit there (``occupants``)."""
     gained: dict[str, set[str]] = {}  # power -> centres it takes over (few: most stand on their own)
+    owned_by = dict(centers)  # plain dict lookups below, not through a mapping proxy
+    nothing: frozenset[str] = frozenset()
     for province in tables.supply_centers.intersection(occupant):
         power = occupant[province]
-        if province not in centers.get(power, ()):
+        if province not in owned_by.get(power, nothing):
             gained.setdefault(power, set()).add(province)
     if not gained:
-        return dict(sorted(centers.items()))
+        return dict(sorted(owned_by.items()))
     taken = set().union(*gained.values())
     result = {power: owned if owned.isdisjoint(taken) else owned.difference(taken) for power, owned in centers.items()}
     for power, won in gained.items():
@@ -67,11 +69,16 @@ def needs_adjustment(tables: Tables, centers: Mapping[str, frozenset[str]], occu
     return False
 
 
-def after_season(tables: Tables, phase: Phase, units: tuple[Unit, ...], centers: Mapping[str, frozenset[str]]) -> Position:
-    """The position after a season's movement (and retreats) are over, skipping an idle winter."""
+def after_season(
+    tables: Tables, phase: Phase, units: tuple[Unit, ...], centers: Mapping[str, frozenset[str]],
+    occupant: Mapping[str, str] | None = None,
+) -> Position:
+    """The position after a season's movement (and retreats) are over, skipping an idle winter.
+    ``occupant`` (``occupants(tables, units)``) may be passed by a caller that has it."""
     if phase.season is Season.SPRING:
         return Position(Phase(phase.year, Season.FALL, PhaseKind.MOVEMENT), units, centers)
-    occupant = occupants(tables, units)
+    if occupant is None:
+        occupant = occupants(tables, units)
     new_centers = updated_centers(tables, centers, occupant)
     winter = Position(Phase(phase.year, Season.WINTER, PhaseKind.ADJUSTMENT), units, new_centers)
     if needs_adjustment(tables, new_centers, occupant):
@@ -84,13 +91,14 @@ def next_spring(position: Position) -> Position:
 
 
 def after_movement(
-    tables: Tables, phase: Phase, units: tuple[Unit, ...], centers: Mapping[str, frozenset[str]], dislodged: tuple[Dislodged, ...]
+    tables: Tables, phase: Phase, units: tuple[Unit, ...], centers: Mapping[str, frozenset[str]],
+    dislodged: tuple[Dislodged, ...], occupant: Mapping[str, str] | None = None,
 ) -> Position:
     """The next position after a movement phase: a retreat phase only if some unit can retreat."""
-    waiting = tuple(d for d in dislodged if d.retreats)
+    waiting = tuple(d for d in dislodged if d.retreats) if dislodged else ()
     if waiting:
         return Position(Phase(phase.year, phase.season, PhaseKind.RETREAT), units, centers, waiting)
-    return after_season(tables, phase, units, centers)
+    return after_season(tables, phase, units, centers, occupant)
 
 
 def requirements(tables: Tables, position: Position) -> dict[str, Requirement]:

@@ -63,6 +63,7 @@ class MovementResolution(NamedTuple):
     occupied: frozenset[str]  # provinces holding a unit after the moves (dislodged units left out)
     dislodged: tuple[int, ...] = ()
     moved: tuple[int, ...] = ()  # the indexes of the units that moved
+    where: tuple[str, ...] = ()  # the province of each unit after the moves (a dislodged unit's: its attacker's)
 
 
 _location = attrgetter("location")
@@ -167,8 +168,8 @@ class _Resolver:
         candidates: dict[int, list[int]] = {}
         for f in convoys:
             order = orders[f]
-            j = at.get(province_of(order.army_from))  # type: ignore[union-attr]
-            if j is not None and kind[j] == MOVE and dest[j] == province_of(order.army_to):  # type: ignore[union-attr]
+            j = at.get(prov_of.get(order.army_from) or province_of(order.army_from))  # type: ignore[union-attr]
+            if j is not None and kind[j] == MOVE and dest[j] == (prov_of.get(order.army_to) or province_of(order.army_to)):  # type: ignore[union-attr]
                 candidates.setdefault(j, []).append(f)
         moves_into: dict[str, list[int]] = {}
         facing = [-1] * n  # a move's index -> the index of the unit standing in its target, or -1
@@ -226,10 +227,10 @@ class _Resolver:
                     continue
             else:
                 order = orders[s]
-                j = at.get(order.supported.province)  # type: ignore[union-attr]
+                j = at.get(prov_of.get(order.supported.location) or province_of(order.supported.location))  # type: ignore[union-attr]
                 if j is None or kind[j] != MOVE or dest[j] != support_at[s]:
                     continue
-                wanted = coast_of(order.supported_to)  # type: ignore[union-attr]
+                wanted = coast_of(order.supported_to) if "/" in order.supported_to else None  # type: ignore[union-attr]
                 if wanted is not None and units[j].kind is UnitKind.FLEET:
                     actual = coast_of(orders[j].destination)  # type: ignore[union-attr]
                     if actual is not None and actual != wanted:
@@ -585,5 +586,6 @@ class _Resolver:
             occupied,
             tuple(beaten),
             tuple(moved),
+            tuple(where),
         ))
 
