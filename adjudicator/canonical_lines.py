@@ -35,6 +35,7 @@ _move = partial(tuple.__new__, Move)
 _hold = partial(tuple.__new__, Hold)
 _support_hold = partial(tuple.__new__, SupportHold)
 _support_move = partial(tuple.__new__, SupportMove)
+_convoy_order = partial(tuple.__new__, Convoy)
 
 _CONVOY_WORD = " C A "
 _BY_CONVOY = " VIA CONVOY"
@@ -129,7 +130,7 @@ def _move_by_convoy(board: Board, power: str, line: str) -> tuple[Order, Note] |
         and tables.sea_path_exists(province, destination, board.fleet_seas)
     ):
         return None
-    return Move(board.units[province], destination, True), (province, MOVE, destination)
+    return _move((board.units[province], destination, True, ())), (province, MOVE, destination)
 
 
 def _convoy(board: Board, power: str, line: str) -> tuple[Order, Note] | None:
@@ -150,4 +151,4 @@ def _convoy(board: Board, power: str, line: str) -> tuple[Order, Note] | None:
         or not tables.sea_path_exists(army_from, army_to, board.fleet_seas, through=province)
     ):
         return None
-    return Convoy(board.units[province], army_from, army_to), (province, CONVOY, "")
+    return _convoy_order((board.units[province], army_from, army_to)), (province, CONVOY, "")

@@ -53,8 +53,9 @@ class PhaseKind(enum.Enum):
     ADJUSTMENT = "A"
 
 
-_SEASON_RANK = {Season.SPRING: 0, Season.FALL: 1, Season.WINTER: 2}
-_KIND_RANK = {PhaseKind.MOVEMENT: 0, PhaseKind.RETREAT: 1, PhaseKind.ADJUSTMENT: 2}
+# Keyed by the members' values: an Enum member hashes through a Python-level __hash__.
+_SEASON_RANK = {Season.SPRING.value: 0, Season.FALL.value: 1, Season.WINTER.value: 2}
+_KIND_RANK = {PhaseKind.MOVEMENT.value: 0, PhaseKind.RETREAT.value: 1, PhaseKind.ADJUSTMENT.value: 2}
 
 
 @value(order=True)
@@ -67,7 +68,7 @@ class Phase:
     _rank: int = field(default=0, repr=False, compare=True)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_rank", _SEASON_RANK[self.season] * 3 + _KIND_RANK[self.kind])
+        object.__setattr__(self, "_rank", _SEASON_RANK[self.season._value_] * 3 + _KIND_RANK[self.kind._value_])
 
     @classmethod
     def parse(cls, text: str) -> "Phase":
