@@ -95,7 +95,7 @@ def after_movement(
     dislodged: tuple[Dislodged, ...], occupant: Mapping[str, str] | None = None,
 ) -> Position:
     """The next position after a movement phase: a retreat phase only if some unit can retreat."""
-    waiting = tuple(d for d in dislodged if d.retreats) if dislodged else ()
+    waiting = tuple([d for d in dislodged if d.retreats]) if dislodged else ()
     if waiting:
         return Position(Phase(phase.year, phase.season, PhaseKind.RETREAT), units, centers, waiting)
     return after_season(tables, phase, units, centers, occupant)

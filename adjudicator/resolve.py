@@ -485,7 +485,7 @@ class _Resolver:
                 if nxt in by_sea and nxt not in seen:
                     seen.add(nxt)
                     frontier.append(nxt)
-        if all(state[f] == _RESOLVED for f in fleets):
+        if min(map(state.__getitem__, fleets)) == _RESOLVED:  # the highest state: all resolved
             self.paths[i] = found  # settled: every fleet's decision is final
         return found
 

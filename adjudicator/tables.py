@@ -52,15 +52,15 @@ class Tables:
         """
         component = self.sea_components(seas)
         touching = self.sea_touching
+        label = component.get  # a sea's group, None for a sea without a fleet (C-level maps below)
         if through is not None:
-            wanted = component.get(through)
+            wanted = label(through)
             if wanted is None:
                 return False
-            return any(component.get(s) == wanted for s in touching.get(start, ())) and any(
-                component.get(s) == wanted for s in touching.get(end, ())
-            )
-        starts = {component[s] for s in touching.get(start, ()) if s in component}
-        return bool(starts) and any(component.get(s) in starts for s in touching.get(end, ()))
+            return wanted in map(label, touching.get(start, ())) and wanted in map(label, touching.get(end, ()))
+        starts = set(map(label, touching.get(start, ())))
+        starts.discard(None)
+        return bool(starts) and not starts.isdisjoint(map(label, touching.get(end, ())))
 
     def sea_components(self, seas: frozenset[str]) -> dict[str, int]:
         """Each sea of ``seas`` -> the number of its connected group (within ``seas``)."""
