@@ -28,25 +28,20 @@ CON``), so its canonical text is kept with it; for holds and moves it is the key
 
 from __future__ import annotations
 
-import weakref
 from typing import Mapping
 
+from adjudicator.memo import per_variant
 from adjudicator.resolve import HOLD, MOVE, SUPPORT_HOLD, SUPPORT_MOVE
 from adjudicator.tables import Tables, tables_for
 from adjudicator.types import UnitKind, Variant, province_of
 
 Form = tuple  # one of the shapes in the module docstring
 
-_FORMS: "weakref.WeakKeyDictionary[Variant, Mapping[str, Form]]" = weakref.WeakKeyDictionary()
-
-
+@per_variant
 def forms_for(variant: Variant) -> Mapping[str, Form]:
     """Canonical text -> form, for every plainly legal hold, move and support of ``variant``
     (memoised per variant, like ``tables_for``: derived from immutable data only)."""
-    found = _FORMS.get(variant)
-    if found is None:
-        found = _FORMS[variant] = _build(tables_for(variant))
-    return found
+    return _build(tables_for(variant))
 
 
 def _stands(tables: Tables) -> list[tuple[UnitKind, str]]:

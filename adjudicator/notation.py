@@ -44,9 +44,9 @@ What the parser fills in from the position (notes for the resolver):
 from __future__ import annotations
 
 import re
-import weakref
 from typing import Callable, Mapping
 
+from adjudicator.memo import per_variant
 from adjudicator.orders import (
     Build,
     Convoy,
@@ -434,15 +434,10 @@ class OrderParser:
         return Remove(unit)
 
 
-_PARSERS: "weakref.WeakKeyDictionary[Variant, OrderParser]" = weakref.WeakKeyDictionary()
-
-
+@per_variant
 def parser_for(variant: Variant) -> OrderParser:
     """The ``OrderParser`` of ``variant``, built on first use and kept while the variant lives."""
-    parser = _PARSERS.get(variant)
-    if parser is None:
-        parser = _PARSERS[variant] = OrderParser(variant)
-    return parser
+    return OrderParser(variant)
 
 
 def parse_order(variant: Variant, position: Position, power: str, text: str,

@@ -9,10 +9,10 @@ function pure (same inputs, same outputs).
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from adjudicator.memo import per_variant
 from adjudicator.types import Terrain, UnitKind, Variant, province_of
 
 
@@ -86,16 +86,10 @@ class Tables:
         return found
 
 
-_MEMO: "weakref.WeakKeyDictionary[Variant, Tables]" = weakref.WeakKeyDictionary()
-
-
+@per_variant
 def tables_for(variant: Variant) -> Tables:
     """The tables of ``variant`` (memoised: derived from immutable data only)."""
-    found = _MEMO.get(variant)
-    if found is None:
-        found = _build(variant)
-        _MEMO[variant] = found
-    return found
+    return _build(variant)
 
 
 def _build(variant: Variant) -> Tables:
