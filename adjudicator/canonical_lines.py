@@ -55,42 +55,40 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
     texts: list[str] = []
     errors: list[tuple[str, str]] = []
     notes: list[Note] = []
+    add_order, add_text, add_note = orders.append, texts.append, notes.append
     movement = board.position.phase.kind is PhaseKind.MOVEMENT
     forms = board.forms if movement else {}
     units, prov_of = board.units, board.tables.prov_of
     for line in lines:
         form = forms.get(line)
         if form is not None:
-            # The innermost loop of parsing: the form's reading, in line (see the module docstring).
+            # The innermost loop of parsing: a form's reading, written out (see adjudicator.forms).
             unit = units.get(form[1])
             if unit is not None and unit.location == form[2] and unit.kind is form[3] and unit.power == power:
                 shape = form[0]
-                order: Order | None = None
-                text = line
                 if shape == MOVE:
-                    order = _move((unit, form[5], False, ()))
+                    add_order(_move((unit, form[7], False, ())))
                 elif shape == HOLD:
-                    order = _hold((unit,))
-                elif shape == SUPPORT_HOLD:
-                    other = units.get(form[4])
-                    if other is not None and other.kind is form[5]:
-                        order, text = _support_hold((unit, other)), form[6]
+                    add_order(_hold((unit,)))
                 else:
-                    other = units.get(form[6])
-                    if other is not None and other.kind is form[5]:
-                        order, text = _support_move((unit, other, form[7])), form[8]
-                if order is not None:
-                    orders.append(order)
-                    texts.append(text)
-                    notes.append(form[-1])
+                    other = units.get(form[4] if shape == SUPPORT_HOLD else form[8])
+                    if other is None or other.kind is not form[7]:
+                        form = None  # the supported unit is not as written: the long way, below
+                    elif shape == SUPPORT_HOLD:
+                        add_order(_support_hold((unit, other)))
+                    else:
+                        add_order(_support_move((unit, other, form[9])))
+                if form is not None:
+                    add_text(form[5])
+                    add_note(form[6])
                     continue
         elif movement:
             found = _move_by_convoy(board, power, line) if line.endswith(_BY_CONVOY) else (
                 _convoy(board, power, line) if _CONVOY_WORD in line else None)
             if found is not None:
-                orders.append(found[0])
-                texts.append(line)
-                notes.append(found[1])
+                add_order(found[0])
+                add_text(line)
+                add_note(found[1])
                 continue
         if not line.strip():
             continue
@@ -99,10 +97,10 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
         except (OrderSyntaxError, IllegalOrder) as problem:
             errors.append((line, problem.reason))
             continue
-        orders.append(order)
-        texts.append(order.canonical() if canonical is None else canonical)
+        add_order(order)
+        add_text(order.canonical() if canonical is None else canonical)
         if movement:
-            notes.append((prov_of[order.unit.location], *order_shape(order, prov_of)))  # type: ignore[union-attr]
+            add_note((prov_of[order.unit.location], *order_shape(order, prov_of)))  # type: ignore[union-attr]
     return _parsed((tuple(orders), tuple(errors), power, board, tuple(texts), tuple(notes)))
 
 

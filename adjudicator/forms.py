@@ -13,17 +13,19 @@ found on the board, per phase (``adjudicator.api``); a line that is not listed
 by itself, anything illegal) goes through the lenient parser and the legality
 check as before, so the forms change how fast, never what, is understood.
 
-A form is a plain tuple, cheapest to unpack; it starts with the order's shape (the
-resolver's kind codes), the ordered unit's province, location and kind, and the
-order's target province (``adjudicator.resolve.order_shape``):
-``(HOLD, province, location, kind, "", note)``,
-``(MOVE, province, location, kind, target, destination, note)``,
-``(SUPPORT_HOLD, province, location, kind, target, supported kind, canonical text, note)`` (the
+A form is a plain tuple, cheapest to read: it starts with the order's shape (the
+resolver's kind codes), the ordered unit's province, location and kind, the order's
+target province (``adjudicator.resolve.order_shape``), its canonical text (the key for
+holds and moves; a support may name a supported fleet by its coast, ``F BLA S F BUL/EC -
+CON``, while its canonical text names the province) and the note the parser hands the
+resolver, ``(province, shape, target)`` (``adjudicator.canonical_lines``); then what the
+shape needs:
+``(HOLD, province, location, kind, "", canonical, note)``,
+``(MOVE, province, location, kind, target, canonical, note, destination)``,
+``(SUPPORT_HOLD, province, location, kind, target, canonical, note, supported kind)`` (the
 supported unit stands in the target),
-``(SUPPORT_MOVE, province, location, kind, target, supported kind, supported province, supported_to,
-canonical text, note)``, where the note, last, is what the parser hands the resolver:
-``(province, shape, target)`` (``adjudicator.canonical_lines``).  A support may name a supported fleet by its coast (``F BLA S F BUL/EC -
-CON``), so its canonical text is kept with it; for holds and moves it is the key.
+``(SUPPORT_MOVE, province, location, kind, target, canonical, note, supported kind, supported
+province, supported_to)``.
 """
 
 from __future__ import annotations
@@ -80,22 +82,24 @@ def _build(tables: Tables) -> dict[str, Form]:
     for kind, location in stands:
         province = tables.prov_of[location]
         head = f"{kind.value} {location}"
-        forms[f"{head} H"] = (HOLD, province, location, kind, "", (province, HOLD, ""))
+        hold = f"{head} H"
+        forms[hold] = (HOLD, province, location, kind, "", hold, (province, HOLD, ""))
         for step in tables.steps[kind].get(location, ()):
             there = tables.prov_of[step]
-            forms[f"{head} - {step}"] = (MOVE, province, location, kind, there, step, (province, MOVE, there))
+            move = f"{head} - {step}"
+            forms[move] = (MOVE, province, location, kind, there, move, (province, MOVE, there), step)
         for target in tables.reach[kind].get(location, ()):
             for other_kind in kinds_in.get(target, ()):
                 canonical = f"{head} S {other_kind.value} {target}"
-                form = (SUPPORT_HOLD, province, location, kind, target, other_kind, canonical,
-                        (province, SUPPORT_HOLD, target))
+                form = (SUPPORT_HOLD, province, location, kind, target, canonical, (province, SUPPORT_HOLD, target),
+                        other_kind)
                 for written in _names_of(tables, target, other_kind):
                     forms[f"{head} S {other_kind.value} {written}"] = form
             for origin, other_kind, written in movers_into.get(target, ()):
                 if origin != province:
                     canonical = f"{head} S {other_kind.value} {origin} - {written}"
-                    form = (SUPPORT_MOVE, province, location, kind, target, other_kind, origin, written, canonical,
-                            (province, SUPPORT_MOVE, target))
+                    form = (SUPPORT_MOVE, province, location, kind, target, canonical,
+                            (province, SUPPORT_MOVE, target), other_kind, origin, written)
                     for origin_written in _names_of(tables, origin, other_kind):
                         forms[f"{head} S {other_kind.value} {origin_written} - {written}"] = form
     return forms
