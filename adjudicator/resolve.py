@@ -338,18 +338,19 @@ class _Resolver:
         h2h = self.h2h
         supporters = self.supporters
         j = self.facing[i]
-        if j < 0 or (kind[j] == MOVE and h2h[i] != j and self._resolve(j)):
+        if j < 0:
             attack = 1 + self._support_count(i) if i in supporters else 1
+        elif kind[j] == MOVE and h2h[i] != j and self._resolve(j):
+            attack = 1 + self._support_count(i) if i in supporters else 1  # the target empties
         else:
             defender = self.power[j]
             if defender == self.power[i]:
                 return False  # no unit dislodges one of its own power
             attack = 1 + self._support_count(i, defender) if i in supporters else 1
-        if j >= 0:
-            if h2h[i] == j or kind[j] != MOVE:  # the defend strength, or the hold strength of a unit staying
+            if kind[j] != MOVE or h2h[i] == j:  # the hold strength of a unit staying, or the defend strength
                 if attack <= (1 + self._support_count(j) if j in supporters else 1):
                     return False
-            elif attack == 1 and not self._resolve(j):  # a unit failing to leave holds with strength 1
+            elif attack == 1:  # a unit failing to leave holds with strength 1
                 return False
         for k in self.moves_into[target]:
             if k == i or (convoyed[k] and not self._path(k)):
