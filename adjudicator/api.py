@@ -345,13 +345,8 @@ def _movement(board: Board, orders: Mapping[str, GivenOrders], rules: frozenset[
             occupant[outcome.where[j]] = board.powers[outcome.dislodged_by[j]]
     following = progress.after_movement(
         tables, position.phase, _units_after(position.units, outcome), position.centers, dislodged, occupant)
-    return Adjudication(
-        results=tuple(results),
-        position=following,
-        dislodged=dislodged,
-        contested=tuple(sorted(outcome.contested)) if outcome.contested else (),
-        winner=progress.winner(tables, following.centers),
-    )
+    contested = tuple(sorted(outcome.contested)) if outcome.contested else ()
+    return Adjudication(tuple(results), following, dislodged, contested, progress.winner(tables, following.centers))
 
 
 def _orders_by_unit(
