@@ -176,6 +176,7 @@ class _Resolver:
         self.facing = facing
         crowded: list[str] = []  # provinces two or more units move into
         self.crowded = crowded
+        h2h = [-1] * n  # a move's index -> the unit it swaps places with, head to head, or -1
         for i in moves:
             target = dest[i]
             if target in moves_into:
@@ -185,37 +186,24 @@ class _Resolver:
                     crowded.append(target)
             else:
                 moves_into[target] = [i]
+            if candidates:  # convoy orders in play
+                fleets = candidates.get(i)
+                if self._goes_by_convoy(i, target, fleets):
+                    convoyed[i] = True
+                    if fleets:
+                        convoy_fleets[i] = tuple(fleets)
+                        for f in fleets:
+                            matched[f] = True
+            elif units[i].kind is army and target not in army_adj[prov[i]]:
+                convoyed[i] = True  # it cannot walk, and nobody convoys it: it fails
             j = at.get(target)
             if j is not None:
                 facing[i] = j
-            if not candidates:  # no convoy order in play: only an army that cannot walk is convoyed (and fails)
-                if units[i].kind is army and target not in army_adj[prov[i]]:
-                    convoyed[i] = True
-                continue
-            if units[i].kind is not army or target in army_adj[prov[i]]:
-                fleets = candidates.get(i)
-                if not fleets or units[i].kind is not army:
-                    continue
-                order = orders[i]
-                if not (order.via_convoy or order.route or any(power[f] == power[i] for f in fleets)):  # type: ignore[union-attr]
-                    continue
-                # DATC 4.A.3: an army that could walk goes by convoy when asked to ("via
-                # convoy") or when its own power convoys it, if a convoy is possible at all.
-                if not tables.sea_path_exists(prov[i], target, frozenset(prov[f] for f in fleets)):
-                    continue
-            else:
-                fleets = candidates.get(i)  # not adjacent: by convoy or not at all
-            convoyed[i] = True
-            if fleets:
-                convoy_fleets[i] = tuple(fleets)
-                for f in fleets:
-                    matched[f] = True
-
-        h2h = [-1] * n
-        for i in moves:
-            j = facing[i]
-            if j >= 0 and kind[j] == MOVE and dest[j] == prov[i] and not convoyed[i] and not convoyed[j]:
-                h2h[i] = j
+                # a head-to-head battle, seen from the second unit of the pair (the first one's
+                # convoy decision is made by then): neither unit may go by convoy
+                if j < i and kind[j] == MOVE and dest[j] == prov[i] and not convoyed[i] and not convoyed[j]:
+                    h2h[i] = j
+                    h2h[j] = i
         self.h2h = h2h
         self.moves_into = moves_into
 
@@ -245,6 +233,23 @@ class _Resolver:
         self.result = [False] * n
         self.deps: list[int] = []
         self.paths: dict[int, bool] = {}  # convoyed army -> has a path, once all its fleets are resolved
+
+    def _goes_by_convoy(self, i: int, target: str, fleets: list[int] | None) -> bool:
+        """Does army move ``i`` go by convoy (``fleets``: the fleets ordered to convoy it)?"""
+        if self.units[i].kind is not UnitKind.ARMY:
+            return False
+        prov = self.prov
+        if target not in self.tables.army_adj[prov[i]]:
+            return True  # not adjacent: by convoy or not at all
+        if not fleets:
+            return False
+        order = self.orders[i]
+        power = self.power
+        if not (order.via_convoy or order.route or any(power[f] == power[i] for f in fleets)):  # type: ignore[union-attr]
+            return False
+        # DATC 4.A.3: an army that could walk goes by convoy when asked to ("via convoy") or
+        # when its own power convoys it, if a convoy is possible at all.
+        return self.tables.sea_path_exists(prov[i], target, frozenset(prov[f] for f in fleets))
 
     # -- the guess / backtrack machinery ------------------------------------------------
 
