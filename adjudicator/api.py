@@ -419,10 +419,9 @@ def _movement_results(
 def _units_after(units: tuple[Unit, ...], outcome: MovementResolution) -> tuple[Unit, ...]:
     """The units left on the board after the moves (dislodged ones taken off), by location."""
     after = list(units)
-    destination = outcome.destination
-    for k in outcome.moved:
+    for k, arrival in zip(outcome.moved, outcome.arrivals):
         unit = units[k]
-        after[k] = Unit(destination[k], unit.kind, unit.power)
+        after[k] = Unit(arrival, unit.kind, unit.power)
     for j in sorted(outcome.dislodged, reverse=True):  # from the back: the indexes ahead stay valid
         del after[j]
     after.sort(key=_by_location)

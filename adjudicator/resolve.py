@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from functools import partial
 from itertools import compress
-from operator import attrgetter
 from typing import Mapping, NamedTuple, Sequence
 
 from adjudicator.orders import Convoy, Move, Order, SupportHold, SupportMove
@@ -47,16 +46,15 @@ class MovementResolution(NamedTuple):
 
     ``status[i]`` is one of the contract's result codes for unit ``i``'s order as
     the resolver saw it; ``reasons[i]`` explains failures that need it.
-    ``destination[i]`` is where unit ``i`` ends (its own location unless it moved).
     ``dislodged_by[i]`` is the index of the unit that dislodged it, or -1.
     ``convoyed_attack[i]`` tells whether unit ``i`` arrived by convoy.
     ``occupied`` is computed here once, for the standoffs and the retreats alike.
-    ``dislodged`` and ``moved`` list the indexes of the dislodged units and of those that moved.
+    ``dislodged`` and ``moved`` list the indexes of the dislodged units and of those that moved;
+    ``arrivals[m]`` is the location unit ``moved[m]`` arrived at (a fleet's with its coast).
     """
 
     status: tuple[str, ...]
     reasons: tuple[str | None, ...]
-    destination: tuple[str, ...]
     dislodged_by: tuple[int, ...]
     convoyed_attack: tuple[bool, ...]
     contested: frozenset[str]
@@ -64,9 +62,9 @@ class MovementResolution(NamedTuple):
     dislodged: tuple[int, ...] = ()
     moved: tuple[int, ...] = ()  # the indexes of the units that moved
     where: tuple[str, ...] = ()  # the province of each unit after the moves (a dislodged unit's: its attacker's)
+    arrivals: tuple[str, ...] = ()
 
 
-_location = attrgetter("location")
 _resolution = partial(tuple.__new__, MovementResolution)  # no Python-level __new__ on the way
 
 
@@ -536,7 +534,6 @@ class _Resolver:
                 resolve(i)
         units = self.units
         dislodged_by = [-1] * n
-        destination = list(map(_location, units))
         where = list(prov)  # each unit's province after the moves
         status = [_HOLDS] * n  # holds hold; moves, supports and convoys below
         reasons: list[str | None] = [None] * n
@@ -544,12 +541,13 @@ class _Resolver:
         orders = self.orders
         beaten = []
         moved = []
+        arrivals = []
         for k in moves:
             if result[k]:
                 moved.append(k)
                 status[k] = _MOVES
                 target = where[k] = dest[k]
-                destination[k] = target if units[k].kind is army else orders[k].destination  # type: ignore[union-attr]
+                arrivals.append(target if units[k].kind is army else orders[k].destination)  # type: ignore[union-attr]
                 j = facing[k]
                 if j >= 0 and not (kind[j] == MOVE and result[j]):
                     dislodged_by[j] = k
@@ -585,7 +583,6 @@ class _Resolver:
         return _resolution((  # the fields of MovementResolution, in order
             tuple(status),
             tuple(reasons),
-            tuple(destination),
             tuple(dislodged_by),
             tuple(convoyed),
             contested,
@@ -593,5 +590,6 @@ class _Resolver:
             tuple(beaten),
             tuple(moved),
             tuple(where),
+            tuple(arrivals),
         ))
 
