@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from types import MappingProxyType
 from operator import attrgetter
 from typing import Mapping, Sequence
 
@@ -25,9 +26,10 @@ def occupants(tables: Tables, units: Sequence[Unit]) -> dict[str, str]:
         return {prov_of.get(unit.location) or province_of(unit.location): unit.power for unit in units}
 
 
-def updated_centers(tables: Tables, centers: Mapping[str, frozenset[str]], occupant: Mapping[str, str]) -> dict[str, frozenset[str]]:
+def updated_centers(tables: Tables, centers: Mapping[str, frozenset[str]], occupant: Mapping[str, str]) -> Mapping[str, frozenset[str]]:
     """Ownership after a Fall: an occupied centre belongs to the occupier, others keep their owner.
-    ``occupant``: province -> power of the unit there (``occupants``)."""
+    ``occupant``: province -> power of the unit there (``occupants``).  Read-only, by power, as
+    a ``Position`` keeps it (so the position takes it as it is)."""
     gained: dict[str, set[str]] = {}  # power -> centres it takes over (few: most stand on their own)
     owned_by = dict(centers)  # plain dict lookups below, not through a mapping proxy
     nothing: frozenset[str] = frozenset()
@@ -36,12 +38,12 @@ def updated_centers(tables: Tables, centers: Mapping[str, frozenset[str]], occup
         if province not in owned_by.get(power, nothing):
             gained.setdefault(power, set()).add(province)
     if not gained:
-        return dict(sorted(owned_by.items()))
+        return MappingProxyType(dict(sorted(owned_by.items())))
     taken = set().union(*gained.values())
     result = {power: owned if owned.isdisjoint(taken) else owned.difference(taken) for power, owned in centers.items()}
     for power, won in gained.items():
         result[power] = result.get(power, frozenset()).union(won)
-    return dict(sorted(result.items()))
+    return MappingProxyType(dict(sorted(result.items())))
 
 
 def winner(tables: Tables, centers: Mapping[str, frozenset[str]]) -> str | None:
@@ -64,8 +66,8 @@ def needs_adjustment(tables: Tables, centers: Mapping[str, frozenset[str]], occu
         surplus = len(owned) - units.get(power, 0)
         if surplus < 0:
             return True
-        if surplus > 0 and any(c in owned and c not in occupant for c in tables.homes.get(power, ())):
-            return True
+        if surplus > 0 and owned.intersection(tables.homes.get(power, ())).difference(occupant):
+            return True  # a free home centre it owns: it builds
     return False
 
 
