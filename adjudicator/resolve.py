@@ -184,16 +184,15 @@ class _Resolver:
                     crowded.append(target)
             else:
                 moves_into[target] = [i]
-            if candidates:  # convoy orders in play
-                fleets = candidates.get(i)
-                if self._goes_by_convoy(i, target, fleets):
+            if units[i].kind is army:
+                fleets = candidates.get(i) if candidates else None  # the fleets ordered to convoy it
+                # Not adjacent: by convoy or not at all.  Adjacent: by convoy only if it prefers to.
+                if target not in army_adj[prov[i]] or (fleets and self._prefers_convoy(i, target, fleets)):
                     convoyed[i] = True
                     if fleets:
                         convoy_fleets[i] = tuple(fleets)
                         for f in fleets:
                             matched[f] = True
-            elif units[i].kind is army and target not in army_adj[prov[i]]:
-                convoyed[i] = True  # it cannot walk, and nobody convoys it: it fails
             j = at.get(target)
             if j is not None:
                 facing[i] = j
@@ -232,21 +231,15 @@ class _Resolver:
         self.deps: list[int] = []
         self.paths: dict[int, bool] = {}  # convoyed army -> has a path, once all its fleets are resolved
 
-    def _goes_by_convoy(self, i: int, target: str, fleets: list[int] | None) -> bool:
-        """Does army move ``i`` go by convoy (``fleets``: the fleets ordered to convoy it)?"""
-        if self.units[i].kind is not UnitKind.ARMY:
-            return False
-        prov = self.prov
-        if target not in self.tables.army_adj[prov[i]]:
-            return True  # not adjacent: by convoy or not at all
-        if not fleets:
-            return False
+    def _prefers_convoy(self, i: int, target: str, fleets: list[int]) -> bool:
+        """DATC 4.A.3: army ``i``, which could walk to ``target``, goes by convoy (the
+        ``fleets`` ordered to convoy it) when asked to ("via convoy") or when its own power
+        convoys it, if a convoy is possible at all."""
         order = self.orders[i]
         power = self.power
         if not (order.via_convoy or order.route or any(power[f] == power[i] for f in fleets)):  # type: ignore[union-attr]
             return False
-        # DATC 4.A.3: an army that could walk goes by convoy when asked to ("via convoy") or
-        # when its own power convoys it, if a convoy is possible at all.
+        prov = self.prov
         return self.tables.sea_path_exists(prov[i], target, frozenset(prov[f] for f in fleets))
 
     # -- the guess / backtrack machinery ------------------------------------------------
