@@ -13,6 +13,7 @@ from adjudicator import api
 from adjudicator.orders import Order
 from adjudicator.legality import illegality
 from adjudicator.results import RESULT_CODES
+from adjudicator.forms import forms_for
 from adjudicator.tables import tables_for
 from adjudicator.types import Phase, PhaseKind, Position, Season, Terrain, Unit, UnitKind, province_of
 
@@ -285,6 +286,55 @@ def test_the_canonical_fast_path_reads_orders_as_the_lenient_parser_does(board_s
         assert parsed.canonical == (parsed.orders[0].canonical(),), text  # the text the fast path kept is canonical
         outcome = api.adjudicate(board, {power: parsed})
         assert parsed.canonical[0] in [r.order for r in outcome.results], text
+
+
+def _canonical_texts(rng: random.Random, where: Position) -> list[str]:
+    """Lines in canonical form for the units of ``where``: forms of the map (holds, moves,
+    supports, some naming a supported fleet by its coast), with units of the wrong kind or
+    place, and convoys and moves by convoy (``VIA CONVOY``)."""
+    forms = sorted(forms_for(VARIANT))
+    texts = []
+    for unit in where.units:
+        head = f"{unit.kind.value} {unit.location} "
+        own = [text for text in forms if text.startswith(head)]
+        texts += rng.sample(own, min(4, len(own)))
+        wrong = f"{'F' if unit.kind is UnitKind.ARMY else 'A'} {unit.location} "
+        texts += rng.sample([t for t in forms if t.startswith(wrong)] or [head + "H"], 1)
+        if unit.kind is UnitKind.ARMY and unit.province in TABLES.coastal:
+            texts.append(f"{unit} - {rng.choice(sorted(TABLES.coastal))} VIA CONVOY")
+        if unit.province in TABLES.sea:
+            texts.append(f"{unit} C A {rng.choice(sorted(TABLES.coastal))} - {rng.choice(sorted(TABLES.coastal))}")
+    return texts
+
+
+@SETTINGS
+@given(st.integers(0, 2**32), st.integers(1, 34), st.integers(0, 2**32))
+def test_canonical_lines_are_read_as_the_lenient_parser_and_the_full_check_read_them(
+    board_seed: int, count: int, text_seed: int
+) -> None:
+    """adjudicator.canonical_lines (map forms, convoy lines) against the long way, line by line,
+    for every power: the same order (or the same error and reason), canonical text and note."""
+    from adjudicator.api import _parse_in
+    from adjudicator.resolve import order_shape
+
+    where = _board(board_seed, count, MOVEMENT)
+    rng = random.Random(text_seed)
+    units = list(where.units)
+    texts = _canonical_texts(rng, where) + [t for _, t in _planned_texts(rng, where)]
+    texts += [_order_text(rng, u, units) for u in units]
+    board = api.prepare(VARIANT, where)
+    prov_of = TABLES.prov_of
+    for text in filter(str.strip, texts):  # parse_orders skips blank lines
+        for power in POWERS:
+            parsed = api.parse_orders(board, power, [text])
+            try:
+                order, canonical = _parse_in(board, power, text)
+            except (api.OrderSyntaxError, api.IllegalOrder) as problem:
+                assert (parsed.orders, parsed.errors) == ((), ((text, problem.reason),)), (text, power)
+                continue
+            assert repr(parsed.orders) == repr((order,)) and parsed.errors == (), (text, power)
+            assert parsed.canonical == (canonical or order.canonical(),) == (order.canonical(),), (text, power)
+            assert parsed.notes == ((prov_of[order.unit.location], *order_shape(order, prov_of)),), (text, power)
 
 
 @SETTINGS
