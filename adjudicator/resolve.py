@@ -34,9 +34,6 @@ RULES = frozenset(PARADOX_RULES | {NO_BELEAGUERED_CONVOY})
 HOLD, MOVE, SUPPORT_HOLD, SUPPORT_MOVE, CONVOY = range(5)
 _UNRESOLVED, _GUESSING, _RESOLVED = 0, 1, 2
 _HOLDS, _MOVES = "holds", "moves"
-_IS_MOVE = MOVE.__eq__
-_IS_CONVOY = CONVOY.__eq__
-_IS_SUPPORT = frozenset({SUPPORT_HOLD, SUPPORT_MOVE}).__contains__
 _UNMATCHED_CONVOY = "no army makes that move by convoy"
 _UNMATCHED_SUPPORT = "the supported unit was not ordered to do that"
 
@@ -145,11 +142,16 @@ class _Resolver:
             kind, target = shapes
         # target: a move's destination province, or the province a support is given into
         dest = support_at = target
-        # the units of each kind of order, by index (C-level filters: no Python loop)
-        everyone = range(n)
-        moves = list(compress(everyone, map(_IS_MOVE, kind)))
-        supports = list(compress(everyone, map(_IS_SUPPORT, kind)))
-        convoys = list(compress(everyone, map(_IS_CONVOY, kind))) if CONVOY in kind else []
+        moves: list[int] = []  # the units of each kind of order, by index
+        supports: list[int] = []
+        convoys: list[int] = []
+        for i, k in enumerate(kind):
+            if k == MOVE:
+                moves.append(i)
+            elif k == CONVOY:
+                convoys.append(i)
+            elif k:  # not HOLD (0): a support
+                supports.append(i)
         self.kind = kind
         self.dest = dest
         self.support_at = support_at
