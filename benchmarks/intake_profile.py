@@ -1,11 +1,13 @@
 """Where the worker's time goes: the benchmark's mails processed in this process, profiled.
 
     python -m benchmarks.intake_profile /tmp/dipjudge-intake-bench/intake-10000.db --mails 400
+    python -m benchmarks.intake_profile /tmp/dipjudge-intake-bench/intake-10000.db --mails 400 --interleave
 
 Works on a copy of the database.  The mails are stored first (not timed), then the worker
 processes them under cProfile; the warm-up round (one mail per seat) runs before, untimed,
-unless ``--cold``.  The worker thread's CPU time is printed with the wall time: on a
-shared, busy machine it is the steadier figure.
+unless ``--cold``; ``--interleave`` stores each mail just before the worker takes it, over
+another store's connections, as the daemon's intake does.  The worker thread's CPU time is
+printed with the wall time: on a shared, busy machine it is the steadier figure.
 """
 
 from __future__ import annotations

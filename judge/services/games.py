@@ -100,9 +100,9 @@ def find_game(session: Session, name: str, *, lock: bool = False) -> Game:
 # A game's membership rows, read once per session and kept until they may change.  A mail
 # asked for them two to nine times (SIGNON, the turn state after orders, PRESS to each
 # power, the reply), each an ORM query loading every row again.  The memo is dropped
-# whenever a flush writes a Membership, any DML statement runs through the session, or a
-# transaction or savepoint rolls back or the transaction ends; before it is used, pending changes are flushed as
-# the query's autoflush would.
+# whenever a flush writes a Membership, any DML statement runs through the session, a
+# transaction or savepoint rolls back, or the transaction ends; before it is used,
+# pending changes are flushed as the query's autoflush would.
 _MEMBERS_MEMO = "judge.game_members"
 
 
