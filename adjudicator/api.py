@@ -14,7 +14,7 @@ import hashlib
 import json
 from functools import partial
 from itertools import repeat
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Iterable, Mapping, Sequence, Union, overload
 
 from adjudicator import progress
@@ -421,16 +421,17 @@ def _units_after(units: tuple[Unit, ...], outcome: MovementResolution) -> tuple[
     after = list(units)
     for k, arrival in zip(outcome.moved, outcome.arrivals):
         unit = units[k]
-        after[k] = Unit(arrival, unit.kind, unit.power)
+        after[k] = _unit((arrival, unit.kind, unit.power))
     for j in sorted(outcome.dislodged, reverse=True):  # from the back: the indexes ahead stay valid
         del after[j]
     after.sort(key=_by_location)
     return tuple(after)
 
 
-_by_power = attrgetter("power")
+_by_power = itemgetter(0)  # OrderResult.power
 # A named tuple made from a plain tuple, with no Python-level __new__ on the way.
 _result_of = partial(tuple.__new__, OrderResult)
+_unit = partial(tuple.__new__, Unit)
 _by_location = attrgetter("location")
 
 

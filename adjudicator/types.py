@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from adjudicator.values import value
 
@@ -136,11 +136,14 @@ class Variant:
         return frozenset(p.abbrev for p in self.provinces.values() if p.supply_center)
 
 
-@value(order=True)
-class Unit:
+class Unit(NamedTuple):
+    """A unit on the board.  Units compare, order and hash by location only (at most one unit
+    stands in a place).  A named tuple: the engine builds some in every phase, and a tuple is
+    the cheapest frozen value to build; ``by_location`` makes the comparisons."""
+
     location: str
-    kind: UnitKind = field(compare=False)
-    power: str = field(compare=False)
+    kind: UnitKind
+    power: str
 
     @property
     def province(self) -> str:
@@ -148,6 +151,30 @@ class Unit:
 
     def __str__(self) -> str:
         return f"{self.kind._value_} {self.location}"  # _value_: plain attribute, faster than .value
+
+
+def _by_location(cls: type) -> type:
+    """Equality, ordering and hashing of ``cls`` (a named tuple whose first field is the
+    location) by location alone, as a frozen dataclass with the other fields left out of the
+    comparison would have them; never equal to, nor ordered against, anything else."""
+    location = tuple.__getitem__
+
+    def same_kind(other: object) -> bool:
+        return type(other) is cls
+
+    cls.__eq__ = lambda self, other: same_kind(other) and location(self, 0) == location(other, 0)  # type: ignore[method-assign,assignment]
+    cls.__ne__ = lambda self, other: not (same_kind(other) and location(self, 0) == location(other, 0))  # type: ignore[method-assign,assignment]
+    cls.__hash__ = lambda self: hash((location(self, 0),))  # type: ignore[method-assign,assignment]
+    for name, test in (("__lt__", str.__lt__), ("__le__", str.__le__), ("__gt__", str.__gt__), ("__ge__", str.__ge__)):
+        def compare(self: tuple, other: object, test: object = test) -> bool:
+            if not same_kind(other):
+                return NotImplemented
+            return test(location(self, 0), location(other, 0))  # type: ignore[operator]
+        setattr(cls, name, compare)
+    return cls
+
+
+_by_location(Unit)
 
 
 @value()
