@@ -293,22 +293,29 @@ def adjudicate(first: Board | Variant, *rest: object, **keywords: object) -> Adj
     rules)``; ``orders`` maps a power to its orders or to the ``ParsedOrders`` of
     ``parse_orders(board, power, ...)``, whose orders need no second check.
     """
-    if type(first) is not Board:
-        first, rest = _board(first, rest, "adjudicate({}, orders, rules)")
-    return _adjudicate(first, *rest, **keywords)  # type: ignore[arg-type]
+    if type(first) is Board and not keywords and 1 <= len(rest) <= 2:
+        board, orders, rules = first, rest[0], (rest[1] if len(rest) == 2 else ())
+    else:
+        if type(first) is not Board:
+            first, rest = _board(first, rest, "adjudicate({}, orders, rules)")
+        board, orders, rules = _arguments(first, *rest, **keywords)  # type: ignore[arg-type]
+    kind = board.position.phase.kind
+    if kind is PhaseKind.MOVEMENT:
+        return _movement(board, orders, check_rules(frozenset(rules)) if rules else _NO_RULES)  # type: ignore[arg-type]
+    if rules:
+        check_rules(frozenset(rules))  # type: ignore[arg-type]
+    if kind is PhaseKind.RETREAT:
+        return _retreats(board, orders)  # type: ignore[arg-type]
+    return _adjustments(board, orders)  # type: ignore[arg-type]
 
 
 _NO_RULES: frozenset[str] = frozenset()
 
 
-def _adjudicate(board: Board, orders: Mapping[str, GivenOrders], rules: Iterable[str] = frozenset()) -> Adjudication:
-    checked_rules = check_rules(frozenset(rules)) if rules else _NO_RULES
-    kind = board.position.phase.kind
-    if kind is PhaseKind.MOVEMENT:
-        return _movement(board, orders, checked_rules)
-    if kind is PhaseKind.RETREAT:
-        return _retreats(board, orders)
-    return _adjustments(board, orders)
+def _arguments(board: Board, orders: Mapping[str, GivenOrders], rules: Iterable[str] = frozenset()) -> tuple[
+        Board, Mapping[str, GivenOrders], Iterable[str]]:
+    """``adjudicate``'s arguments after the board, as Python binds them (keywords too)."""
+    return board, orders, rules
 
 
 def _checked(board: Board, power: str, given: GivenOrders) -> Iterable[tuple[Order, str | None, str | None]]:
@@ -399,11 +406,10 @@ def _movement_results(
 ) -> list[OrderResult]:
     """One result per unit, sorted by power (stable: by location within a power)."""
     units = board.position.units
-    if None in texts:  # no text from the parser: an unordered unit, or orders given as values
-        for i, text in enumerate(texts):
-            if text is None:
-                shown = chosen[i]
-                texts[i] = f"{units[i].kind._value_} {units[i].location} H" if shown is None else shown.canonical()
+    while None in texts:  # no text from the parser: an unordered unit, or orders given as values
+        i = texts.index(None)
+        shown = chosen[i]
+        texts[i] = f"{units[i].kind._value_} {units[i].location} H" if shown is None else shown.canonical()
     status, reasons = outcome.status, outcome.reasons
     if void:
         status, reasons = list(status), list(reasons)
