@@ -35,10 +35,16 @@ def engine_available() -> str | None:
 
 @functools.cache
 def load_variant() -> Any:
-    """The standard map, loaded once: map loading is part of no phase, for either engine."""
+    """The standard map, loaded once: map loading is part of no phase, for either engine.
+    Loading includes the map's derived tables (lookup tables, canonical order forms: about
+    6 ms, once per map and process, as a judge builds them at its first phase), as the
+    peer's map loading builds its own."""
     import maps
+    from adjudicator import api
 
-    return maps.load("standard")
+    variant = maps.load("standard")
+    api.prepare(variant, api.initial_position(variant))  # builds the per-map memos
+    return variant
 
 
 @dataclass(frozen=True)
