@@ -35,6 +35,7 @@ from __future__ import annotations
 import fcntl
 import os
 import threading
+from collections import deque
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -115,32 +116,47 @@ def sync_wal(wal: Path) -> None:
 
 class WriteTurns:
     """A first-come-first-served lock, re-entrant per thread (a nested unit of work of the
-    same thread must not wait for itself)."""
+    same thread must not wait for itself).
+
+    Each waiter blocks on a gate of its own, and the owner giving the turn back opens only
+    the next one: a condition variable's notify_all woke every waiting thread (up to six
+    intake threads, the worker and the sender) at each turn, each taking the GIL only to
+    wait again.
+    """
 
     def __init__(self, lock_path: Path | None = None) -> None:
         # One open file per process: flock excludes other open files, including the
         # other processes' (and a second Store's in this process).
         self._lock_fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600) if lock_path is not None else None
-        self._changed = threading.Condition(threading.Lock())
-        self._next_ticket = 0
-        self._serving = 0
+        self._guard = threading.Lock()
+        self._waiting: deque[tuple[int, threading.Lock]] = deque()  # (thread, its closed gate)
         self._owner: int | None = None
         self._depth = 0
+
+    @property
+    def waiting(self) -> int:
+        """How many threads wait for a turn."""
+        with self._guard:
+            return len(self._waiting)
 
     @contextmanager
     def turn(self) -> Iterator[None]:
         me = threading.get_ident()
-        with self._changed:
+        gate: threading.Lock | None = None
+        with self._guard:
             if self._owner == me:
                 self._depth += 1
                 nested = True
             else:
                 nested = False
-                ticket = self._next_ticket
-                self._next_ticket += 1
-                while self._serving != ticket:
-                    self._changed.wait()
-                self._owner, self._depth = me, 1
+                if self._owner is None and not self._waiting:
+                    self._owner, self._depth = me, 1
+                else:
+                    gate = threading.Lock()
+                    gate.acquire()
+                    self._waiting.append((me, gate))
+        if gate is not None:
+            gate.acquire()  # opened by the previous owner, who made this thread the owner
         if not nested and self._lock_fd is not None:
             try:
                 fcntl.flock(self._lock_fd, fcntl.LOCK_EX)  # waits without the GIL
@@ -152,19 +168,19 @@ class WriteTurns:
         finally:
             if not nested and self._lock_fd is not None:
                 fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
-            if nested:
-                with self._changed:
-                    self._depth -= 1
-            else:
-                self._release()
+            self._release()
 
     def _release(self) -> None:
-        with self._changed:
+        with self._guard:
             self._depth -= 1
-            if self._depth == 0:
+            if self._depth > 0:
+                return
+            if self._waiting:
+                self._owner, gate = self._waiting.popleft()
+                self._depth = 1
+                gate.release()
+            else:
                 self._owner = None
-                self._serving += 1
-                self._changed.notify_all()
 
     def close(self) -> None:
         if self._lock_fd is not None:

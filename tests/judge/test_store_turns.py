@@ -39,7 +39,7 @@ def test_a_waiting_writer_goes_before_a_thread_that_begins_again(tmp_path) -> No
         holding.set()
         intake_waiting.wait()
         # Let the intake thread reach its turn request before this transaction ends.
-        while store._turns is not None and store._turns._next_ticket < 2:
+        while store._turns is not None and store._turns.waiting < 1:
             threading.Event().wait(0.001)
     with store.unit_of_work() as session:
         order.append("worker 2")
@@ -106,3 +106,29 @@ def test_a_removed_wal_means_the_database_file_is_synced(tmp_path, monkeypatch) 
                         lambda descriptor: synced.append(os.readlink(f"/proc/self/fd/{descriptor}")))
     engine_module.sync_wal(tmp_path / "judge.db-wal")
     assert synced == [str(database)]
+
+
+def test_turns_exclude_each_other_and_hand_over_to_every_waiter(tmp_path) -> None:
+    from judge.store.engine import WriteTurns
+
+    turns = WriteTurns()
+    inside: list[int] = []
+    counter = [0]
+
+    def writer() -> None:
+        for _ in range(200):
+            with turns.turn():
+                with turns.turn():  # nested: the same thread does not wait for itself
+                    inside.append(threading.get_ident())
+                    seen = counter[0]
+                    threading.Event().wait(0)  # let another thread run, if it could get in
+                    counter[0] = seen + 1
+                    assert inside.pop() == threading.get_ident() and not inside
+
+    threads = [threading.Thread(target=writer) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert not any(thread.is_alive() for thread in threads)
+    assert counter[0] == 8 * 200 and turns.waiting == 0
