@@ -36,14 +36,16 @@ def engine_available() -> str | None:
 @functools.cache
 def load_variant() -> Any:
     """The standard map, loaded once: map loading is part of no phase, for either engine.
-    Loading includes the map's derived tables (lookup tables, canonical order forms: about
-    6 ms, once per map and process, as a judge builds them at its first phase), as the
+    Loading includes the map's derived tables (lookup tables, canonical order forms, the
+    lenient parser's names: about 10 ms, once per map and process, as a judge builds them at its first phase), as the
     peer's map loading builds its own."""
     import maps
     from adjudicator import api
+    from adjudicator.notation import parser_for
 
     variant = maps.load("standard")
-    api.prepare(variant, api.initial_position(variant))  # builds the per-map memos
+    api.prepare(variant, api.initial_position(variant))  # builds the per-map tables and forms
+    parser_for(variant)  # and the lenient parser's name tables
     return variant
 
 
