@@ -15,11 +15,12 @@ may be shared, kept or dropped freely.
 from __future__ import annotations
 
 from operator import attrgetter
+from types import MappingProxyType
 from typing import Mapping
 
 from adjudicator.forms import Form, forms_for
 from adjudicator.tables import Tables, tables_for
-from adjudicator.types import Position, Unit, UnitKind, Variant, province_of
+from adjudicator.types import PhaseKind, Position, Unit, UnitKind, Variant, province_of
 from adjudicator.values import value
 
 
@@ -29,8 +30,9 @@ class Board:
     position: Position
     tables: Tables  # tables_for(variant)
     units: Mapping[str, Unit]  # province -> the (not dislodged) unit standing there
-    fleet_seas: frozenset[str]  # sea provinces holding a fleet (convoy legality)
     provinces: tuple[str, ...]  # the province of each of position.units, in order
+    # Asked only in a movement phase (empty on the board of a retreat or adjustment phase):
+    fleet_seas: frozenset[str]  # sea provinces holding a fleet (convoy legality)
     index: Mapping[str, int]  # province -> its unit's index in position.units
     powers: tuple[str, ...]  # the power of each of position.units, in order
     forms: Mapping[str, Form]  # forms_for(variant): the map's canonical movement orders
@@ -54,8 +56,15 @@ def prepare(variant: Variant, position: Position) -> Board:
     except KeyError:  # a location the map does not know (the engine reports it later)
         provinces = tuple([prov_of.get(u.location) or province_of(u.location) for u in units])
     by_province = dict(zip(provinces, units))
+    if position.phase.kind is not PhaseKind.MOVEMENT:
+        return Board(variant, position, tables, by_province, provinces, _NO_SEAS, _NO_INDEX, (), _NO_FORMS)
     fleet = UnitKind.FLEET
     fleet_seas = frozenset([p for p in tables.sea.intersection(provinces) if by_province[p].kind is fleet])
     index = dict(zip(provinces, range(len(provinces))))
     powers = tuple(map(_power, units))
-    return Board(variant, position, tables, by_province, fleet_seas, provinces, index, powers, forms_for(variant))
+    return Board(variant, position, tables, by_province, provinces, fleet_seas, index, powers, forms_for(variant))
+
+
+_NO_SEAS: frozenset[str] = frozenset()
+_NO_INDEX: Mapping[str, int] = MappingProxyType({})
+_NO_FORMS: Mapping[str, Form] = MappingProxyType({})

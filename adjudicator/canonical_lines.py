@@ -57,7 +57,7 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
     notes: list[Note] = []
     add_order, add_text, add_note = orders.append, texts.append, notes.append
     movement = board.position.phase.kind is PhaseKind.MOVEMENT
-    forms = board.forms if movement else {}
+    forms = board.forms  # empty unless in a movement phase
     units, prov_of = board.units, board.tables.prov_of
     for line in lines:
         form = forms.get(line)

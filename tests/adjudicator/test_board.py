@@ -9,7 +9,7 @@ import pytest
 
 import maps
 from adjudicator import api
-from adjudicator.types import Position, Unit, UnitKind
+from adjudicator.types import Phase, PhaseKind, Position, Season, Unit, UnitKind
 
 VARIANT = maps.load("standard")
 START = api.initial_position(VARIANT)
@@ -109,3 +109,15 @@ def test_the_lenient_parser_reads_the_same_with_or_without_the_boards_units() ->
     ]:
         units = board.units if where is START else api.prepare(VARIANT, where).units
         assert repr(lenient(VARIANT, where, power, text, units)) == repr(lenient(VARIANT, where, power, text))
+
+
+def test_a_board_outside_movement_holds_only_what_those_phases_ask() -> None:
+    winter = Position(Phase(1901, Season.WINTER, PhaseKind.ADJUSTMENT), START.units, START.centers)
+    board = api.prepare(VARIANT, winter)
+    assert board.unit_at("STP/NC") == Unit("STP/SC", UnitKind.FLEET, "RUSSIA")
+    assert board.provinces == api.prepare(VARIANT, START).provinces
+    # the movement phase's lookups (legality of convoys, the resolver's indexes, the forms) are left empty
+    assert (board.fleet_seas, dict(board.index), board.powers, dict(board.forms)) == (frozenset(), {}, (), {})
+    parsed = api.parse_orders(board, "FRANCE", ["WAIVE", "A PAR D"])
+    assert parsed.errors == (("WAIVE", "FRANCE has no builds"), ("A PAR D", "FRANCE has no units to remove"))
+    assert str(api.adjudicate(board, {"FRANCE": parsed}).position.phase) == "S1902M"
