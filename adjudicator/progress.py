@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from types import MappingProxyType
 from operator import attrgetter
 from typing import Mapping, Sequence
@@ -59,16 +58,17 @@ def winner(tables: Tables, centers: Mapping[str, frozenset[str]]) -> str | None:
 
 def needs_adjustment(tables: Tables, centers: Mapping[str, frozenset[str]], occupant: Mapping[str, str]) -> bool:
     """Does any power have to remove a unit, or may it build somewhere?  ``occupant`` as for
-    ``updated_centers`` (one unit per province: its values count each power's units)."""
-    units = Counter(occupant.values())
-    for power in set(centers).union(units):
-        owned = centers.get(power, frozenset())
-        surplus = len(owned) - units.get(power, 0)
+    ``updated_centers`` (one unit per province: its values count each power's units).
+    Stops at the first such power: after most Falls the first power whose centres changed."""
+    holders = list(occupant.values())
+    homes = tables.homes
+    for power, owned in centers.items():
+        surplus = len(owned) - holders.count(power)  # a C-level count
         if surplus < 0:
             return True
-        if surplus > 0 and owned.intersection(tables.homes.get(power, ())).difference(occupant):
+        if surplus > 0 and owned.intersection(homes.get(power, ())).difference(occupant):
             return True  # a free home centre it owns: it builds
-    return False
+    return not set(holders).issubset(centers)  # units of a power without centres: removals
 
 
 def after_season(
