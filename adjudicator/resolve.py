@@ -326,8 +326,8 @@ class _Resolver:
     # -- decisions ----------------------------------------------------------------------
 
     def _move_succeeds(self, i: int) -> bool:
-        # The strengths of the Math of Adjudication (see _attack, _hold, _defend, _prevent),
-        # worked out in line: this is the resolver's innermost decision.
+        # The strengths of the Math of Adjudication (attack, hold, defend, prevent; see _attack,
+        # _hold and _prevent), worked out in line: this is the resolver's innermost decision.
         convoyed = self.convoyed
         if convoyed[i] and not self._path(i):
             return False
@@ -429,9 +429,6 @@ class _Resolver:
             return 0
         if self.kind[j] == MOVE:
             return 0 if self._resolve(j) else 1
-        return 1 + self._support_count(j)
-
-    def _defend(self, j: int) -> int:
         return 1 + self._support_count(j)
 
     def _prevent(self, k: int) -> int:
