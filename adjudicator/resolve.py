@@ -487,6 +487,77 @@ class _Resolver:
 
     # -- outcome ------------------------------------------------------------------------
 
+    def _settle_plain_cases(self, helpers: list[int]) -> None:
+        """Decide, without the guess machinery, the moves and the supports and convoys
+        (``helpers``) whose decision follows from the orders alone or from decisions
+        settled here before them; each gets what ``_resolve`` would give it (a test
+        runs the resolver without this step and compares)."""
+        kind = self.kind
+        moves_into = self.moves_into
+        facing = self.facing
+        state = self.state
+        result = self.result
+        convoyed = self.convoyed
+        supporters = self.supporters
+        dest = self.dest
+        power = self.power
+        h2h = self.h2h
+        moves = self.moves
+        # Fast paths: moves decided without the machinery (each gives what _move_succeeds would).
+        # A move into a province whose unit is moving away waits for that move to be decided;
+        # a chain is settled from its free end, one pass per link.
+        pending = moves
+        while pending:
+            waiting = []
+            for i in pending:
+                j = facing[i]
+                if j >= 0 and (kind[j] != MOVE or h2h[i] == j):
+                    # against a unit that stays, or head to head: an unsupported move is 1 against
+                    # a hold or defend strength of at least 1 (or against its own power's unit)
+                    if i not in supporters:
+                        state[i] = _RESOLVED  # result[i] is False already
+                    continue
+                if j >= 0:  # into the province of a unit moving elsewhere
+                    if state[j] != _RESOLVED:
+                        waiting.append(i)
+                        continue
+                    if not result[j]:  # it stays, holding with strength 1
+                        if i not in supporters or power[j] == power[i]:
+                            state[i] = _RESOLVED
+                        continue
+                if convoyed[i]:
+                    continue
+                # the target is empty, or emptied: only the other moves into it can stop this one
+                movers = moves_into[dest[i]]
+                if len(movers) == 1:
+                    result[i] = True
+                    state[i] = _RESOLVED
+                elif i not in supporters:
+                    for k in movers:  # one that prevents with strength 1 or more stops an unsupported move
+                        if k != i and not convoyed[k] and h2h[k] < 0:
+                            state[i] = _RESOLVED
+                            break
+            if len(waiting) == len(pending):
+                break  # a circle of moves: for the machinery
+            pending = waiting
+        prov = self.prov
+        support_at = self.support_at
+        for i in helpers:
+            attackers = moves_into.get(prov[i])
+            if attackers is None:
+                # Supports and convoys nobody attacks stand.
+                result[i] = True
+                state[i] = _RESOLVED
+            elif kind[i] != CONVOY:
+                # A support attacked by another power's unit, neither convoyed nor coming from
+                # where the support is given, is cut whatever happens (as _support_given finds).
+                own = power[i]
+                spared = support_at[i] if kind[i] == SUPPORT_MOVE else ""
+                for k in attackers:
+                    if power[k] != own and not convoyed[k] and prov[k] != spared:
+                        state[i] = _RESOLVED  # result[i] is False already
+                        break
+
     def run(self) -> MovementResolution:
         n = self.n
         kind = self.kind
@@ -499,25 +570,8 @@ class _Resolver:
         state = self.state
         result = self.result
         convoyed = self.convoyed
-        supporters = self.supporters
-        for i in moves:
-            # Fast paths, decided without the machinery: alone into an empty province, a move
-            # cannot fail; unsupported against a unit that stays, it cannot succeed (1 against
-            # a hold strength of at least 1, or against its own power's unit).
-            j = facing[i]
-            if j < 0:
-                if not convoyed[i] and len(moves_into[dest[i]]) == 1:
-                    result[i] = True
-                    state[i] = _RESOLVED
-            elif kind[j] != MOVE and i not in supporters:
-                state[i] = _RESOLVED  # result[i] is False already
-        prov = self.prov
         helpers = list(compress(range(n), self.matched))  # matched supports and convoys
-        for i in helpers:
-            # Supports and convoys nobody attacks stand: settle them without the machinery.
-            if prov[i] not in moves_into:
-                result[i] = True
-                state[i] = _RESOLVED
+        self._settle_plain_cases(helpers)
         for i in moves:
             if state[i] != _RESOLVED:
                 resolve(i)
@@ -525,6 +579,7 @@ class _Resolver:
             if state[i] != _RESOLVED:
                 resolve(i)
         units = self.units
+        prov = self.prov
         dislodged_by = [-1] * n
         where = list(prov)  # each unit's province after the moves
         status = [_HOLDS] * n  # holds hold; moves, supports and convoys below

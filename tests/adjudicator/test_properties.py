@@ -12,6 +12,7 @@ import maps
 from adjudicator import api
 from adjudicator.orders import Order
 from adjudicator.legality import illegality
+from adjudicator.resolve import _Resolver
 from adjudicator.results import RESULT_CODES
 from adjudicator.forms import forms_for
 from adjudicator.tables import tables_for
@@ -387,3 +388,33 @@ def test_canonical_retreat_and_adjustment_orders_read_as_the_lenient_parser_read
     for where_now, power, text, fast in checked:
         if fast is not None:
             assert repr(fast) == repr(lenient(VARIANT, where_now, power, text)), text
+
+
+class _MachineryOnly(_Resolver):
+    """The resolver with every decision left to the guess machinery (no plain cases settled first)."""
+
+    __slots__ = ()
+
+    def _settle_plain_cases(self, helpers: list[int]) -> None:
+        pass
+
+
+@SETTINGS
+@given(st.integers(0, 2**32), st.integers(1, 40), st.integers(0, 2**32))
+def test_the_plain_cases_settled_first_are_decided_as_the_guess_machinery_decides_them(
+    board_seed: int, count: int, order_seed: int
+) -> None:
+    """resolve._Resolver._settle_plain_cases (moves, cut supports, unattacked helpers decided
+    without the machinery) against the machinery alone, under every rule choice."""
+    where = _board(board_seed, count, MOVEMENT)
+    orders = _orders(order_seed, where)
+    board = api.prepare(VARIANT, where)
+    chosen: list[Order | None] = [None] * len(where.units)
+    for power, given in orders.items():
+        for order in given:
+            if order.unit.power == power and illegality(TABLES, where, power, order, board.units, board.fleet_seas) is None:
+                chosen[board.index[order.unit.province]] = order
+    for rules in (_rules(order_seed), frozenset({"PARADOX_1982_DPJUDGE", "NO_BELEAGUERED_CONVOY"}), frozenset({"PARADOX_ALL_FAIL"})):
+        settled = _Resolver(TABLES, where.units, chosen, rules, None).run()
+        alone = _MachineryOnly(TABLES, where.units, chosen, rules, None).run()
+        assert settled == alone, (where.units, chosen, rules)

@@ -277,3 +277,25 @@ def test_a_fleet_cannot_be_convoyed(variant: Variant) -> None:
     outcome = api.adjudicate(variant, start, {"ENGLAND": [Move(fleet, "NTH", via_convoy=True)]})
     assert result_of(outcome, "F LON - NTH VIA CONVOY").result == "void"
     assert "ENGLAND F LON" in board(outcome)
+
+
+def test_a_unit_beaten_head_to_head_does_not_stop_a_third_move_into_the_province_emptied(variant: Variant) -> None:
+    # Burgundy wins its head-to-head with Paris and leaves; Paris, beaten, prevents nothing,
+    # so Munich's unsupported move into the emptied Burgundy succeeds.
+    units = {"FRANCE": ["A PAR"], "GERMANY": ["A BUR", "A PIC", "A MUN"]}
+    orders = {"FRANCE": ["A PAR - BUR"], "GERMANY": ["A BUR - PAR", "A PIC S A BUR - PAR", "A MUN - BUR"]}
+    outcome = play(variant, _spring(variant, units), orders)
+    assert result_of(outcome, "A MUN - BUR").result == "moves"
+    assert result_of(outcome, "A BUR - PAR").result == "moves"
+    assert [str(d.unit) for d in outcome.dislodged] == ["A PAR"]
+    assert board(outcome) == {"GERMANY A PAR", "GERMANY A BUR", "GERMANY A PIC"}
+
+
+def test_moves_along_a_chain_into_a_province_left_empty_all_succeed_and_a_blocked_chain_all_fails(variant: Variant) -> None:
+    free = {"GERMANY": ["A KIE", "A BER", "A MUN"]}
+    moved = play(variant, _spring(variant, free), {"GERMANY": ["A KIE - BER", "A BER - MUN", "A MUN - BOH"]})
+    assert board(moved) == {"GERMANY A BER", "GERMANY A MUN", "GERMANY A BOH"}
+    blocked = {"GERMANY": ["A KIE", "A BER", "A MUN"], "AUSTRIA": ["A BOH"]}
+    held = play(variant, _spring(variant, blocked), {"GERMANY": ["A KIE - BER", "A BER - MUN", "A MUN - BOH"]})
+    assert board(held) == {f"{p} {u}" for p, listed in blocked.items() for u in listed}
+    assert {result_of(held, o).result for o in ("A KIE - BER", "A BER - MUN", "A MUN - BOH")} == {"bounce"}
