@@ -230,14 +230,13 @@ def _canonical_adjustment_order(board: Board, power: str, words: list[str]) -> O
 def parse_orders(board: Board, power: str, lines: Sequence[str], /) -> ParsedOrders: ...
 @overload
 def parse_orders(variant: Variant, position: Position, power: str, lines: Sequence[str], /) -> ParsedOrders: ...
-def parse_orders(first: Board | Variant, *rest: object) -> ParsedOrders:  # noqa: E302
+def parse_orders(first: Board | Variant, second: object, third: object, *rest: object) -> ParsedOrders:  # noqa: E302
     """Parse each non-blank line; good orders in ``.orders`` (their texts in ``.canonical``),
     ``(line, reason)`` in ``.errors``.  Called as ``parse_orders(board, power, lines)`` or
     ``parse_orders(variant, position, power, lines)``."""
-    if type(first) is Board and len(rest) == 2:
-        board, (power, lines) = first, rest
-    else:
-        board, (power, lines) = _board(first, rest, "parse_orders({}, power, lines)")
+    if type(first) is Board and not rest:  # the board form, once per power and phase: no packing
+        return parse_lines(first, second, third, _parse_in)  # type: ignore[arg-type]
+    board, (power, lines) = _board(first, (second, third, *rest), "parse_orders({}, power, lines)")
     return parse_lines(board, power, lines, _parse_in)  # type: ignore[arg-type]
 
 

@@ -56,9 +56,9 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
     errors: list[tuple[str, str]] = []
     notes: list[Note] = []
     add_order, add_text, add_note = orders.append, texts.append, notes.append
-    movement = board.position.phase.kind is PhaseKind.MOVEMENT
     forms = board.forms  # empty unless in a movement phase
-    units, prov_of = board.units, board.tables.prov_of
+    units = board.units
+    movement = None  # is it a movement phase? Asked only of lines the forms do not know
     for line in lines:
         form = forms.get(line)
         if form is not None:
@@ -82,7 +82,7 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
                     add_text(form[5])
                     add_note(form[6])
                     continue
-        elif movement:
+        elif movement or (movement is None and (movement := board.position.phase.kind is PhaseKind.MOVEMENT)):
             found = _move_by_convoy(board, power, line) if line.endswith(_BY_CONVOY) else (
                 _convoy(board, power, line) if _CONVOY_WORD in line else None)
             if found is not None:
@@ -99,7 +99,8 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
             continue
         add_order(order)
         add_text(order.canonical() if canonical is None else canonical)
-        if movement:
+        if board.position.phase.kind is PhaseKind.MOVEMENT:
+            prov_of = board.tables.prov_of
             add_note((prov_of[order.unit.location], *order_shape(order, prov_of)))  # type: ignore[union-attr]
     return _parsed((tuple(orders), tuple(errors), power, board, tuple(texts), tuple(notes)))
 
