@@ -63,24 +63,25 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
         form = forms.get(line)
         if form is not None:
             # The innermost loop of parsing: a form's reading, written out (see adjudicator.forms).
-            unit = units.get(form[1])
-            if unit is not None and unit.location == form[2] and unit.kind is form[3] and unit.power == power:
-                shape = form[0]
+            shape, province, location, kind, text, note, destination, supported_kind, supported_at, supported_to = form
+            unit = units.get(province)
+            if unit is not None and unit.location == location and unit.kind is kind and unit.power == power:
                 if shape == MOVE:
-                    add_order(_move((unit, form[7], False, ())))
+                    order = _move((unit, destination, False, ()))
                 elif shape == HOLD:
-                    add_order(_hold((unit,)))
+                    order = _hold((unit,))
                 else:
-                    other = units.get(form[4] if shape == SUPPORT_HOLD else form[8])
-                    if other is None or other.kind is not form[7]:
-                        form = None  # the supported unit is not as written: the long way, below
+                    other = units.get(supported_at)
+                    if other is None or other.kind is not supported_kind:
+                        order = None  # the supported unit is not as written: the long way, below
                     elif shape == SUPPORT_HOLD:
-                        add_order(_support_hold((unit, other)))
+                        order = _support_hold((unit, other))
                     else:
-                        add_order(_support_move((unit, other, form[9])))
-                if form is not None:
-                    add_text(form[5])
-                    add_note(form[6])
+                        order = _support_move((unit, other, supported_to))
+                if order is not None:
+                    add_order(order)
+                    add_text(text)
+                    add_note(note)
                     continue
         elif movement or (movement is None and (movement := board.position.phase.kind is PhaseKind.MOVEMENT)):
             found = _move_by_convoy(board, power, line) if line.endswith(_BY_CONVOY) else (
