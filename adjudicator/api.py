@@ -372,15 +372,15 @@ def _orders_by_unit(
     for power, given in orders.items():
         if type(given) is ParsedOrders and given.board is board and given.power == power and given.notes:
             # parse_orders checked these and noted where their units stand and their shapes
-            for order, text, (province, kind, target) in zip(given.orders, given.canonical, given.notes):
-                i = index[province]
+            for order, text, note in zip(given.orders, given.canonical, given.notes):
+                i = index[note[0]]  # a note starts (province, kind, target)
                 chosen[i] = order
                 texts[i] = text
-                kinds[i] = kind
-                targets[i] = target
+                kinds[i] = note[1]
+                targets[i] = note[2]
             if void:  # an earlier void order for a unit these orders replace
-                for province, _, _ in given.notes:
-                    void.pop(index[province], None)
+                for note in given.notes:
+                    void.pop(index[note[0]], None)
             continue
         for order, reason, text in _checked(board, power, given):
             unit = getattr(order, "unit", None)

@@ -11,8 +11,9 @@ It knows
   whose legality depends on which seas hold fleets: the unit is found through the
   form of its hold, the rest is a few set lookups and the sea-path check of legality.
 
-Along with the order come its canonical text and its note for the resolver,
-``(the ordered unit's province, kind, target)`` (``adjudicator.resolve.order_shape``).
+Along with the order come its canonical text and its note for the resolver, a tuple
+that starts ``(the ordered unit's province, kind, target)`` (``adjudicator.resolve.order_shape``):
+for a line of the forms, the form itself (which starts so); otherwise just those three.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from adjudicator.resolve import CONVOY, HOLD, MOVE, SUPPORT_HOLD, order_shape
 from adjudicator.results import ParsedOrders
 from adjudicator.types import PhaseKind, UnitKind
 
-Note = tuple[str, int, str]
+Note = tuple  # starts (province, kind, target); may go on (a form)
 # Named tuples built from their fields in order, with no Python-level __new__ on the way.
 _parsed = partial(tuple.__new__, ParsedOrders)
 _move = partial(tuple.__new__, Move)
@@ -63,7 +64,7 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
         form = forms.get(line)
         if form is not None:
             # The innermost loop of parsing: a form's reading, written out (see adjudicator.forms).
-            shape, province, location, kind, text, note, destination, supported_kind, supported_at, supported_to = form
+            province, shape, _, location, kind, text, destination, supported_kind, supported_at, supported_to = form
             unit = units.get(province)
             if unit is not None and unit.location == location and unit.kind is kind and unit.power == power:
                 if shape == MOVE:
@@ -81,7 +82,7 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
                 if order is not None:
                     add_order(order)
                     add_text(text)
-                    add_note(note)
+                    add_note(form)  # the form starts with the order's note (adjudicator.forms)
                     continue
         elif movement or (movement is None and (movement := board.position.phase.kind is PhaseKind.MOVEMENT)):
             found = _move_by_convoy(board, power, line) if line.endswith(_BY_CONVOY) else (
@@ -109,12 +110,12 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
 def _own_unit(board: Board, power: str, head: str, kind: UnitKind) -> str | None:
     """The province of ``power``'s unit of ``kind`` written canonically as ``head``."""
     form = board.forms.get(head + " H")
-    if form is None or form[3] is not kind:
+    if form is None or form[4] is not kind:
         return None
-    unit = board.units.get(form[1])
-    if unit is None or unit.location != form[2] or unit.kind is not kind or unit.power != power:
+    unit = board.units.get(form[0])
+    if unit is None or unit.location != form[3] or unit.kind is not kind or unit.power != power:
         return None
-    return form[1]
+    return form[0]
 
 
 def _move_by_convoy(board: Board, power: str, line: str) -> tuple[Order, Note] | None:

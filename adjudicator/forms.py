@@ -14,17 +14,18 @@ by itself, anything illegal) goes through the lenient parser and the legality
 check as before, so the forms change how fast, never what, is understood.
 
 A form is a plain tuple of ten fields, the same for every shape so that a reader takes
-it apart in one step: ``(shape, province, location, kind, canonical, note, destination,
-supported_kind, supported_province, supported_to)``.  ``shape`` is the resolver's kind code
-(HOLD, MOVE, SUPPORT_HOLD, SUPPORT_MOVE); ``province``, ``location`` and ``kind`` are the
-ordered unit's; ``canonical`` is the order's canonical text (the key for holds and moves; a
-support may name a supported fleet by its coast, ``F BLA S F BUL/EC - CON``, while its
-canonical text names the province); ``note`` is what the parser hands the resolver,
-``(province, shape, target)`` with the target of ``adjudicator.resolve.order_shape``.  A
-move's ``destination`` is its destination as written; a support's ``supported_kind`` and
-``supported_province`` say what must stand where (a hold's supported unit stands in the
-target) and a support of a move has its ``supported_to`` as written.  Fields a shape does
-not use are ``None``.
+it apart in one step: ``(province, shape, target, location, kind, canonical, destination,
+supported_kind, supported_province, supported_to)``.  Its first three fields are the note
+the parser hands the resolver, ``(province, shape, target)`` (``adjudicator.canonical_lines``):
+the ordered unit's province, the resolver's kind code (HOLD, MOVE, SUPPORT_HOLD,
+SUPPORT_MOVE) and the target of ``adjudicator.resolve.order_shape``; the form itself serves
+as that note, so a phase's notes are objects already in memory.  ``location`` and ``kind``
+are the ordered unit's; ``canonical`` is the order's canonical text (the key for holds and
+moves; a support may name a supported fleet by its coast, ``F BLA S F BUL/EC - CON``, while
+its canonical text names the province).  A move's ``destination`` is its destination as
+written; a support's ``supported_kind`` and ``supported_province`` say what must stand
+where (a hold's supported unit stands in the target) and a support of a move has its
+``supported_to`` as written.  Fields a shape does not use are ``None``.
 """
 
 from __future__ import annotations
@@ -82,23 +83,21 @@ def _build(tables: Tables) -> dict[str, Form]:
         province = tables.prov_of[location]
         head = f"{kind.value} {location}"
         hold = f"{head} H"
-        forms[hold] = (HOLD, province, location, kind, hold, (province, HOLD, ""), None, None, None, None)
+        forms[hold] = (province, HOLD, "", location, kind, hold, None, None, None, None)
         for step in tables.steps[kind].get(location, ()):
             there = tables.prov_of[step]
             move = f"{head} - {step}"
-            forms[move] = (MOVE, province, location, kind, move, (province, MOVE, there), step, None, None, None)
+            forms[move] = (province, MOVE, there, location, kind, move, step, None, None, None)
         for target in tables.reach[kind].get(location, ()):
             for other_kind in kinds_in.get(target, ()):
                 canonical = f"{head} S {other_kind.value} {target}"
-                form = (SUPPORT_HOLD, province, location, kind, canonical, (province, SUPPORT_HOLD, target),
-                        None, other_kind, target, None)
+                form = (province, SUPPORT_HOLD, target, location, kind, canonical, None, other_kind, target, None)
                 for written in _names_of(tables, target, other_kind):
                     forms[f"{head} S {other_kind.value} {written}"] = form
             for origin, other_kind, written in movers_into.get(target, ()):
                 if origin != province:
                     canonical = f"{head} S {other_kind.value} {origin} - {written}"
-                    form = (SUPPORT_MOVE, province, location, kind, canonical, (province, SUPPORT_MOVE, target),
-                            None, other_kind, origin, written)
+                    form = (province, SUPPORT_MOVE, target, location, kind, canonical, None, other_kind, origin, written)
                     for origin_written in _names_of(tables, origin, other_kind):
                         forms[f"{head} S {other_kind.value} {origin_written} - {written}"] = form
     return forms

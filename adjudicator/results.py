@@ -87,9 +87,10 @@ class ParsedOrders(NamedTuple):
     power: str = ""
     board: Board | None = None
     canonical: tuple[str, ...] = ()  # canonical text of each of ``orders`` (when made by parse_orders)
-    # per order, when made by parse_orders in a movement phase: (the ordered unit's province,
-    # adjudicator.resolve.order_shape of the order), so that adjudicate need not work them out again
-    notes: tuple[tuple[str, int, str], ...] = ()
+    # per order, when made by parse_orders in a movement phase, a tuple that starts (the ordered
+    # unit's province, adjudicator.resolve.order_shape of the order), so that adjudicate need not
+    # work them out again (adjudicator.canonical_lines: it may go on, being the order's form)
+    notes: tuple[tuple, ...] = ()
 
     def __repr__(self) -> str:  # the board and the notes would drown the orders
         return f"ParsedOrders(orders={self.orders!r}, errors={self.errors!r}, power={self.power!r})"
