@@ -45,7 +45,6 @@ class MovementResolution(NamedTuple):
     the resolver saw it; ``reasons[i]`` explains failures that need it.
     ``dislodged_by[i]`` is the index of the unit that dislodged it, or -1.
     ``convoyed_attack[i]`` tells whether unit ``i`` arrived by convoy.
-    ``occupied`` is computed here once, for the standoffs and the retreats alike.
     ``dislodged`` and ``moved`` list the indexes of the dislodged units and of those that moved;
     ``arrivals[m]`` is the location unit ``moved[m]`` arrived at (a fleet's with its coast).
     """
@@ -55,10 +54,11 @@ class MovementResolution(NamedTuple):
     dislodged_by: tuple[int, ...]
     convoyed_attack: tuple[bool, ...]
     contested: frozenset[str]
-    occupied: frozenset[str]  # provinces holding a unit after the moves (dislodged units left out)
     dislodged: tuple[int, ...] = ()
     moved: tuple[int, ...] = ()  # the indexes of the units that moved
-    where: tuple[str, ...] = ()  # the province of each unit after the moves (a dislodged unit's: its attacker's)
+    # the province of each unit after the moves (a dislodged unit's: its attacker's), so the
+    # provinces holding a unit after the moves are the distinct values of ``where``
+    where: tuple[str, ...] = ()
     arrivals: tuple[str, ...] = ()
 
 
@@ -617,11 +617,11 @@ class _Resolver:
         for j in beaten:
             status[j] = "dislodged"
             reasons[j] = None
-        # A dislodged unit's province holds its attacker: the provinces after the moves are all occupied.
-        occupied = frozenset(where)
         contested: frozenset[str] = frozenset()
         crowded = self.crowded
         if crowded:
+            # A dislodged unit's province holds its attacker: the provinces after the moves are all occupied.
+            occupied = set(where)
             contested = frozenset(
                 province
                 for province in crowded
@@ -633,7 +633,6 @@ class _Resolver:
             tuple(dislodged_by),
             tuple(convoyed),
             contested,
-            occupied,
             tuple(beaten),
             tuple(moved),
             tuple(where),

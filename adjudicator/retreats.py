@@ -30,12 +30,12 @@ def dislodged_units(tables: Tables, units: Sequence[Unit], resolution: MovementR
     Excluded: provinces occupied after the moves, provinces left empty by a
     standoff, and the attacker's origin unless the attacker came by convoy.
     """
-    occupied = resolution.occupied
+    occupied = frozenset(resolution.where)
+    prov_of = tables.prov_of
     found: list[Dislodged] = []
-    for i, attacker in enumerate(resolution.dislodged_by):
-        if attacker < 0:
-            continue
-        origin = units[attacker].province
+    for i in sorted(resolution.dislodged):  # by position on the board
+        attacker = resolution.dislodged_by[i]
+        origin = prov_of.get(units[attacker].location) or units[attacker].province
         excluded = set(resolution.contested)
         if not resolution.convoyed_attack[attacker]:
             excluded.add(origin)
