@@ -48,6 +48,8 @@ def updated_centers(tables: Tables, centers: Mapping[str, frozenset[str]], occup
 def winner(tables: Tables, centers: Mapping[str, frozenset[str]]) -> str | None:
     """The power holding at least the map's victory count of centres, if any."""
     needed = tables.variant.victory_centers
+    if not centers or max(map(len, centers.values())) < needed:  # nearly always: no power is that big
+        return None
     best: str | None = None
     for power, owned in centers.items():
         if len(owned) >= needed:
