@@ -186,15 +186,19 @@ class _Resolver:
                     crowded.append(target)
             else:
                 moves_into[target] = [i]
-            if units[i].kind is army:
-                fleets = candidates.get(i) if candidates else None  # the fleets ordered to convoy it
-                # Not adjacent: by convoy or not at all.  Adjacent: by convoy only if it prefers to.
-                if target not in army_adj[prov[i]] or (fleets and self._prefers_convoy(i, target, fleets)):
-                    convoyed[i] = True
-                    if fleets:
-                        convoy_fleets[i] = tuple(fleets)
-                        for f in fleets:
-                            matched[f] = True
+            # An army not adjacent to its target goes by convoy or not at all; an adjacent one, by
+            # convoy only if fleets are ordered to carry it and it prefers to.
+            if candidates:
+                if units[i].kind is army:
+                    fleets = candidates.get(i)  # the fleets ordered to convoy it
+                    if target not in army_adj[prov[i]] or (fleets and self._prefers_convoy(i, target, fleets)):
+                        convoyed[i] = True
+                        if fleets:
+                            convoy_fleets[i] = tuple(fleets)
+                            for f in fleets:
+                                matched[f] = True
+            elif target not in army_adj[prov[i]] and units[i].kind is army:  # no convoy orders at all
+                convoyed[i] = True
             j = at.get(target)
             if j is not None:
                 facing[i] = j
