@@ -20,7 +20,7 @@ from typing import Mapping
 
 from adjudicator.forms import Form, forms_for
 from adjudicator.tables import Tables, tables_for
-from adjudicator.types import PhaseKind, Position, Unit, UnitKind, Variant, province_of
+from adjudicator.types import PhaseKind, Position, Unit, Variant, province_of
 from adjudicator.values import value
 
 
@@ -58,8 +58,9 @@ def prepare(variant: Variant, position: Position) -> Board:
     by_province = dict(zip(provinces, units))
     if position.phase.kind is not PhaseKind.MOVEMENT:
         return Board(variant, position, tables, by_province, provinces, _NO_SEAS, _NO_INDEX, (), _NO_FORMS)
-    fleet = UnitKind.FLEET
-    fleet_seas = frozenset([p for p in tables.sea.intersection(provinces) if by_province[p].kind is fleet])
+    # Only a fleet stands at sea (an army there is refused wherever a position is read), so the
+    # seas holding a fleet are the seas holding a unit.
+    fleet_seas = tables.sea.intersection(provinces)
     index = dict(zip(provinces, range(len(provinces))))
     powers = tuple(map(_power, units))
     return Board(variant, position, tables, by_province, provinces, fleet_seas, index, powers, forms_for(variant))

@@ -41,6 +41,10 @@ _UNMATCHED_SUPPORT = "the supported unit was not ordered to do that"
 class MovementResolution(NamedTuple):
     """Outcome of resolving one movement phase, indexed like the input units.
 
+    An intermediate of ``api.adjudicate``, which reads it once and keeps none of it: its
+    sequences are the resolver's own lists, handed over without a copy, and nothing
+    writes to them afterwards.
+
     ``status[i]`` is one of the contract's result codes for unit ``i``'s order as
     the resolver saw it; ``reasons[i]`` explains failures that need it.
     ``dislodged_by[i]`` is the index of the unit that dislodged it, or -1.
@@ -49,17 +53,17 @@ class MovementResolution(NamedTuple):
     ``arrivals[m]`` is the location unit ``moved[m]`` arrived at (a fleet's with its coast).
     """
 
-    status: tuple[str, ...]
-    reasons: tuple[str | None, ...]
-    dislodged_by: tuple[int, ...]
-    convoyed_attack: tuple[bool, ...]
+    status: Sequence[str]
+    reasons: Sequence[str | None]
+    dislodged_by: Sequence[int]
+    convoyed_attack: Sequence[bool]
     contested: frozenset[str]
-    dislodged: tuple[int, ...] = ()
-    moved: tuple[int, ...] = ()  # the indexes of the units that moved
+    dislodged: Sequence[int] = ()
+    moved: Sequence[int] = ()  # the indexes of the units that moved
     # the province of each unit after the moves (a dislodged unit's: its attacker's), so the
     # provinces holding a unit after the moves are the distinct values of ``where``
-    where: tuple[str, ...] = ()
-    arrivals: tuple[str, ...] = ()
+    where: Sequence[str] = ()
+    arrivals: Sequence[str] = ()
 
 
 _resolution = partial(tuple.__new__, MovementResolution)  # no Python-level __new__ on the way
@@ -631,15 +635,6 @@ class _Resolver:
                 for province in crowded
                 if province not in occupied and sum(1 for k in moves_into[province] if self._prevent(k) > 0) >= 2
             )
-        return _resolution((  # the fields of MovementResolution, in order
-            tuple(status),
-            tuple(reasons),
-            tuple(dislodged_by),
-            tuple(convoyed),
-            contested,
-            tuple(beaten),
-            tuple(moved),
-            tuple(where),
-            tuple(arrivals),
-        ))
+        # the fields of MovementResolution, in order: the lists as they are (see its docstring)
+        return _resolution((status, reasons, dislodged_by, convoyed, contested, beaten, moved, where, arrivals))
 
