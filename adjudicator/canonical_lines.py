@@ -59,15 +59,18 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
     add_order, add_text, add_note = orders.append, texts.append, notes.append
     forms = board.forms  # empty unless in a movement phase
     units = board.units
+    ordinal = board.tables.power_ordinal.get(power)  # where the forms keep this power's orders
     movement = None  # is it a movement phase? Asked only of lines the forms do not know
     for line in lines:
         form = forms.get(line)
         if form is not None:
             # The innermost loop of parsing: a form's reading, written out (see adjudicator.forms).
-            province, shape, _, location, kind, text, destination, supported_kind, supported_at, supported_to = form
+            province, shape, _, location, kind, text, destination, supported_kind, supported_at, supported_to, made = form
             unit = units.get(province)
             if unit is not None and unit.location == location and unit.kind is kind and unit.power == power:
-                if shape == MOVE:
+                if made is not None and ordinal is not None:  # a hold or a move: made once per map
+                    order = made[ordinal]
+                elif shape == MOVE:
                     order = _move((unit, destination, False, ()))
                 elif shape == HOLD:
                     order = _hold((unit,))

@@ -13,9 +13,9 @@ found on the board, per phase (``adjudicator.api``); a line that is not listed
 by itself, anything illegal) goes through the lenient parser and the legality
 check as before, so the forms change how fast, never what, is understood.
 
-A form is a plain tuple of ten fields, the same for every shape so that a reader takes
+A form is a plain tuple of eleven fields, the same for every shape so that a reader takes
 it apart in one step: ``(province, shape, target, location, kind, canonical, destination,
-supported_kind, supported_province, supported_to)``.  Its first three fields are the note
+supported_kind, supported_province, supported_to, orders)``.  Its first three fields are the note
 the parser hands the resolver, ``(province, shape, target)`` (``adjudicator.canonical_lines``):
 the ordered unit's province, the resolver's kind code (HOLD, MOVE, SUPPORT_HOLD,
 SUPPORT_MOVE) and the target of ``adjudicator.resolve.order_shape``; the form itself serves
@@ -25,7 +25,10 @@ moves; a support may name a supported fleet by its coast, ``F BLA S F BUL/EC - C
 its canonical text names the province).  A move's ``destination`` is its destination as
 written; a support's ``supported_kind`` and ``supported_province`` say what must stand
 where (a hold's supported unit stands in the target) and a support of a move has its
-``supported_to`` as written.  Fields a shape does not use are ``None``.
+``supported_to`` as written.  A hold or a move is the same order in every position where
+its unit stands as written, so its form carries that order already made for each power of
+the map, ``orders[tables.power_ordinal[power]]`` (orders are values: equal to one made
+anew, and a phase need not build them).  Fields a shape does not use are ``None``.
 """
 
 from __future__ import annotations
@@ -33,9 +36,10 @@ from __future__ import annotations
 from typing import Mapping
 
 from adjudicator.memo import per_variant
+from adjudicator.orders import Hold, Move
 from adjudicator.resolve import HOLD, MOVE, SUPPORT_HOLD, SUPPORT_MOVE
 from adjudicator.tables import Tables, tables_for
-from adjudicator.types import UnitKind, Variant, province_of
+from adjudicator.types import Unit, UnitKind, Variant, province_of
 
 Form = tuple  # one of the shapes in the module docstring
 
@@ -68,6 +72,7 @@ def _targets(tables: Tables, kind: UnitKind, province: str) -> dict[str, str]:
 
 def _build(tables: Tables) -> dict[str, Form]:
     forms: dict[str, Form] = {}
+    powers = sorted(tables.power_ordinal, key=tables.power_ordinal.__getitem__)
     stands = _stands(tables)
     # who may stand in a province (a supported unit is named by its province)
     kinds_in: dict[str, set[UnitKind]] = {}
@@ -83,21 +88,23 @@ def _build(tables: Tables) -> dict[str, Form]:
         province = tables.prov_of[location]
         head = f"{kind.value} {location}"
         hold = f"{head} H"
-        forms[hold] = (province, HOLD, "", location, kind, hold, None, None, None, None)
+        units = [Unit(location, kind, power) for power in powers]  # in the order of power_ordinal
+        forms[hold] = (province, HOLD, "", location, kind, hold, None, None, None, None, tuple(map(Hold, units)))
         for step in tables.steps[kind].get(location, ()):
             there = tables.prov_of[step]
             move = f"{head} - {step}"
-            forms[move] = (province, MOVE, there, location, kind, move, step, None, None, None)
+            forms[move] = (province, MOVE, there, location, kind, move, step, None, None, None,
+                           tuple(Move(unit, step) for unit in units))
         for target in tables.reach[kind].get(location, ()):
             for other_kind in kinds_in.get(target, ()):
                 canonical = f"{head} S {other_kind.value} {target}"
-                form = (province, SUPPORT_HOLD, target, location, kind, canonical, None, other_kind, target, None)
+                form = (province, SUPPORT_HOLD, target, location, kind, canonical, None, other_kind, target, None, None)
                 for written in _names_of(tables, target, other_kind):
                     forms[f"{head} S {other_kind.value} {written}"] = form
             for origin, other_kind, written in movers_into.get(target, ()):
                 if origin != province:
                     canonical = f"{head} S {other_kind.value} {origin} - {written}"
-                    form = (province, SUPPORT_MOVE, target, location, kind, canonical, None, other_kind, origin, written)
+                    form = (province, SUPPORT_MOVE, target, location, kind, canonical, None, other_kind, origin, written, None)
                     for origin_written in _names_of(tables, origin, other_kind):
                         forms[f"{head} S {other_kind.value} {origin_written} - {written}"] = form
     return forms

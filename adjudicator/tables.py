@@ -36,6 +36,7 @@ class Tables:
     reach: Mapping[UnitKind, Mapping[str, frozenset[str]]]
     # unit kind -> location -> locations it may move to without a convoy (army_adj or fleet_adj)
     steps: Mapping[UnitKind, Mapping[str, frozenset[str]]]
+    power_ordinal: Mapping[str, int]  # power -> its place in variant.powers
     _components: dict[frozenset[str], dict[str, int]] = field(default_factory=dict, repr=False)
 
     def reachable(self, location: str, is_fleet: bool) -> frozenset[str]:
@@ -125,4 +126,5 @@ def _build(variant: Variant) -> Tables:
         prov_of={**{p: p for p in provinces}, **{loc: province_of(loc) for loc in fleet_adj}},
         reach={UnitKind.ARMY: army_adj, UnitKind.FLEET: fleet_reach},
         steps={UnitKind.ARMY: army_adj, UnitKind.FLEET: fleet_adj},
+        power_ordinal={power.name: number for number, power in enumerate(variant.powers)},
     )
