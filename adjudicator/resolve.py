@@ -175,7 +175,7 @@ class _Resolver:
             j = at.get(prov_of.get(order.army_from) or province_of(order.army_from))  # type: ignore[union-attr]
             if j is not None and kind[j] == MOVE and dest[j] == (prov_of.get(order.army_to) or province_of(order.army_to)):  # type: ignore[union-attr]
                 candidates.setdefault(j, []).append(f)
-        moves_into: dict[str, list[int]] = {}
+        moves_into: dict[str, tuple[int, ...]] = {}  # tuples: nearly all hold one move, a tuple of one is cheapest
         facing = [-1] * n  # a move's index -> the index of the unit standing in its target, or -1
         self.facing = facing
         crowded: list[str] = []  # provinces two or more units move into
@@ -183,13 +183,13 @@ class _Resolver:
         h2h = [-1] * n  # a move's index -> the unit it swaps places with, head to head, or -1
         for i in moves:
             target = dest[i]
-            if target in moves_into:
-                movers = moves_into[target]
-                movers.append(i)
-                if len(movers) == 2:
-                    crowded.append(target)
+            movers = moves_into.get(target)
+            if movers is None:
+                moves_into[target] = (i,)
             else:
-                moves_into[target] = [i]
+                if len(movers) == 1:
+                    crowded.append(target)
+                moves_into[target] = movers + (i,)
             # An army not adjacent to its target goes by convoy or not at all; an adjacent one, by
             # convoy only if fleets are ordered to carry it and it prefers to.
             if candidates:
@@ -214,7 +214,7 @@ class _Resolver:
         self.h2h = h2h
         self.moves_into = moves_into
 
-        supporters: dict[int, list[int]] = {}
+        supporters: dict[int, tuple[int, ...]] = {}
         for s in supports:
             if kind[s] == SUPPORT_HOLD:
                 j = at.get(support_at[s])
@@ -230,10 +230,7 @@ class _Resolver:
                     actual = coast_of(orders[j].destination)  # type: ignore[union-attr]
                     if actual is not None and actual != wanted:
                         continue  # DATC 6.B.9: a support naming the other coast does not match
-            if j in supporters:
-                supporters[j].append(s)
-            else:
-                supporters[j] = [s]
+            supporters[j] = supporters[j] + (s,) if j in supporters else (s,)
             matched[s] = True
         self.supporters = supporters
         self.state = [_UNRESOLVED] * n
@@ -334,8 +331,10 @@ class _Resolver:
     # -- decisions ----------------------------------------------------------------------
 
     def _move_succeeds(self, i: int) -> bool:
-        # The strengths of the Math of Adjudication (attack, hold, defend, prevent; see _attack,
-        # _hold and _prevent), worked out in line: this is the resolver's innermost decision.
+        # The strengths of the Math of Adjudication (attack, hold, defend, prevent; see _attack
+        # and _hold), worked out in line: this is the resolver's innermost decision.  A move's
+        # prevent strength is 0 when it is convoyed without a path or beaten head to head,
+        # else 1 plus its supports.
         convoyed = self.convoyed
         if convoyed[i] and not self._path(i):
             return False
@@ -438,14 +437,6 @@ class _Resolver:
         if self.kind[j] == MOVE:
             return 0 if self._resolve(j) else 1
         return 1 + self._support_count(j)
-
-    def _prevent(self, k: int) -> int:
-        if self.convoyed[k] and not self._path(k):
-            return 0
-        opponent = self.h2h[k]
-        if opponent >= 0 and self._resolve(opponent):
-            return 0
-        return 1 + self._support_count(k)
 
     def _beleaguered(self, province: str) -> bool:
         """Attacked by two or more equally strong units that would each dislodge it."""
@@ -571,13 +562,13 @@ class _Resolver:
         kind = self.kind
         resolve = self._resolve
         moves = self.moves
-        at = self.at
         dest = self.dest
         moves_into = self.moves_into
         facing = self.facing
         state = self.state
         result = self.result
         convoyed = self.convoyed
+        h2h = self.h2h
         helpers = list(compress(range(n), self.matched))  # matched supports and convoys
         self._settle_plain_cases(helpers)
         for i in moves:
@@ -630,11 +621,18 @@ class _Resolver:
         if crowded:
             # A dislodged unit's province holds its attacker: the provinces after the moves are all occupied.
             occupied = set(where)
-            contested = frozenset(
-                province
-                for province in crowded
-                if province not in occupied and sum(1 for k in moves_into[province] if self._prevent(k) > 0) >= 2
-            )
+            standoffs = []
+            for province in crowded:
+                if province in occupied:
+                    continue
+                preventing = 0  # moves into it with a prevent strength above 0 (see _move_succeeds)
+                for k in moves_into[province]:
+                    if (convoyed[k] and not self._path(k)) or (h2h[k] >= 0 and result[h2h[k]]):
+                        continue
+                    preventing += 1
+                if preventing >= 2:
+                    standoffs.append(province)
+            contested = frozenset(standoffs)
         # the fields of MovementResolution, in order: the lists as they are (see its docstring)
         return _resolution((status, reasons, dislodged_by, convoyed, contested, beaten, moved, where, arrivals))
 
