@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from functools import partial
 from itertools import repeat
 from operator import attrgetter, itemgetter
 from typing import Iterable, Mapping, Sequence, Union, overload
@@ -37,6 +36,7 @@ from adjudicator.results import Adjudication, OrderResult, ParsedOrders, Require
 from adjudicator.retreats import dislodged_units, resolve_retreats
 from adjudicator.tables import Tables, tables_for
 from adjudicator.types import Phase, PhaseKind, Position, Season, Unit, UnitKind, Variant, province_of
+from adjudicator.values import made
 
 __all__ = [
     "RULES",
@@ -416,7 +416,7 @@ def _movement_results(
             reasons[i] = reason
             if status[i] != "dislodged":
                 status[i] = "void"
-    results = list(map(_result_of, zip(board.powers, texts, status, reasons)))
+    results = list(map(made, repeat(OrderResult), zip(board.powers, texts, status, reasons)))
     results.sort(key=_by_power)
     return results
 
@@ -426,7 +426,7 @@ def _units_after(units: tuple[Unit, ...], outcome: MovementResolution) -> tuple[
     after = list(units)
     for k, arrival in zip(outcome.moved, outcome.arrivals):
         unit = units[k]
-        after[k] = _unit((arrival, unit.kind, unit.power))
+        after[k] = made(Unit, (arrival, unit.kind, unit.power))
     for j in sorted(outcome.dislodged, reverse=True):  # from the back: the indexes ahead stay valid
         del after[j]
     after.sort(key=_by_location)
@@ -434,9 +434,6 @@ def _units_after(units: tuple[Unit, ...], outcome: MovementResolution) -> tuple[
 
 
 _by_power = itemgetter(0)  # OrderResult.power
-# A named tuple made from a plain tuple, with no Python-level __new__ on the way.
-_result_of = partial(tuple.__new__, OrderResult)
-_unit = partial(tuple.__new__, Unit)
 _by_location = attrgetter("location")
 
 

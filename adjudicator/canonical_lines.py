@@ -18,7 +18,6 @@ for a line of the forms, the form itself (which starts so); otherwise just those
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Callable, Iterable
 
 from adjudicator.board import Board
@@ -28,15 +27,9 @@ from adjudicator.orders import Convoy, Hold, Move, Order, SupportHold, SupportMo
 from adjudicator.resolve import CONVOY, HOLD, MOVE, SUPPORT_HOLD, order_shape
 from adjudicator.results import ParsedOrders
 from adjudicator.types import PhaseKind, UnitKind
+from adjudicator.values import made
 
 Note = tuple  # starts (province, kind, target); may go on (a form)
-# Named tuples built from their fields in order, with no Python-level __new__ on the way.
-_parsed = partial(tuple.__new__, ParsedOrders)
-_move = partial(tuple.__new__, Move)
-_hold = partial(tuple.__new__, Hold)
-_support_hold = partial(tuple.__new__, SupportHold)
-_support_move = partial(tuple.__new__, SupportMove)
-_convoy_order = partial(tuple.__new__, Convoy)
 
 _CONVOY_WORD = " C A "
 _BY_CONVOY = " VIA CONVOY"
@@ -65,23 +58,23 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
         form = forms.get(line)
         if form is not None:
             # The innermost loop of parsing: a form's reading, written out (see adjudicator.forms).
-            province, shape, _, location, kind, text, destination, supported_kind, supported_at, supported_to, made = form
+            province, shape, _, location, kind, text, destination, supported_kind, supported_at, supported_to, ready = form
             unit = units.get(province)
             if unit is not None and unit.location == location and unit.kind is kind and unit.power == power:
-                if made is not None and ordinal is not None:  # a hold or a move: made once per map
-                    order = made[ordinal]
+                if ready is not None and ordinal is not None:  # a hold or a move: made once per map
+                    order = ready[ordinal]
                 elif shape == MOVE:
-                    order = _move((unit, destination, False, ()))
+                    order = made(Move, (unit, destination, False, ()))
                 elif shape == HOLD:
-                    order = _hold((unit,))
+                    order = made(Hold, (unit,))
                 else:
                     other = units.get(supported_at)
                     if other is None or other.kind is not supported_kind:
                         order = None  # the supported unit is not as written: the long way, below
                     elif shape == SUPPORT_HOLD:
-                        order = _support_hold((unit, other))
+                        order = made(SupportHold, (unit, other))
                     else:
-                        order = _support_move((unit, other, supported_to))
+                        order = made(SupportMove, (unit, other, supported_to))
                 if order is not None:
                     add_order(order)
                     add_text(text)
@@ -107,7 +100,7 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
         if board.position.phase.kind is PhaseKind.MOVEMENT:
             prov_of = board.tables.prov_of
             add_note((prov_of[order.unit.location], *order_shape(order, prov_of)))  # type: ignore[union-attr]
-    return _parsed((tuple(orders), tuple(errors), power, board, tuple(texts), tuple(notes)))
+    return made(ParsedOrders, (tuple(orders), tuple(errors) if errors else (), power, board, tuple(texts), tuple(notes)))
 
 
 def _own_unit(board: Board, power: str, head: str, kind: UnitKind) -> str | None:
@@ -134,7 +127,7 @@ def _move_by_convoy(board: Board, power: str, line: str) -> tuple[Order, Note] |
         and tables.sea_path_exists(province, destination, board.fleet_seas)
     ):
         return None
-    return _move((board.units[province], destination, True, ())), (province, MOVE, destination)
+    return made(Move, (board.units[province], destination, True, ())), (province, MOVE, destination)
 
 
 def _convoy(board: Board, power: str, line: str) -> tuple[Order, Note] | None:
@@ -155,4 +148,4 @@ def _convoy(board: Board, power: str, line: str) -> tuple[Order, Note] | None:
         or not tables.sea_path_exists(army_from, army_to, board.fleet_seas, through=province)
     ):
         return None
-    return _convoy_order((board.units[province], army_from, army_to)), (province, CONVOY, "")
+    return made(Convoy, (board.units[province], army_from, army_to)), (province, CONVOY, "")

@@ -14,13 +14,13 @@ All resolution state lives in the ``_Resolver`` object; positions stay frozen.
 
 from __future__ import annotations
 
-from functools import partial
 from itertools import compress
 from typing import Mapping, NamedTuple, Sequence
 
 from adjudicator.orders import Convoy, Move, Order, SupportHold, SupportMove
 from adjudicator.tables import Tables
 from adjudicator.types import Unit, UnitKind, coast_of, province_of
+from adjudicator.values import made
 
 # Optional rules (names a game may switch on).
 PARADOX_SZYKMAN = "PARADOX_SZYKMAN"  # default: the convoys of a paradox fail, their armies stay
@@ -66,7 +66,6 @@ class MovementResolution(NamedTuple):
     arrivals: Sequence[str] = ()
 
 
-_resolution = partial(tuple.__new__, MovementResolution)  # no Python-level __new__ on the way
 
 
 def resolve_movement(
@@ -634,5 +633,5 @@ class _Resolver:
                     standoffs.append(province)
             contested = frozenset(standoffs)
         # the fields of MovementResolution, in order: the lists as they are (see its docstring)
-        return _resolution((status, reasons, dislodged_by, convoyed, contested, beaten, moved, where, arrivals))
+        return made(MovementResolution, (status, reasons, dislodged_by, convoyed, contested, beaten, moved, where, arrivals))
 
