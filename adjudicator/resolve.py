@@ -14,7 +14,6 @@ All resolution state lives in the ``_Resolver`` object; positions stay frozen.
 
 from __future__ import annotations
 
-from itertools import compress
 from typing import Mapping, NamedTuple, Sequence
 
 from adjudicator.orders import Convoy, Move, Order, SupportHold, SupportMove
@@ -107,7 +106,7 @@ class _Resolver:
     __slots__ = (
         "tables", "units", "orders", "n", "prov", "power", "kind", "dest", "at", "convoyed",
         "convoy_fleets", "h2h", "moves_into", "supporters", "support_at", "matched", "others", "crowded", "facing",
-        "state", "result", "deps", "paths", "all_fail", "dpjudge", "no_beleaguered", "moves",
+        "helpers", "state", "result", "deps", "paths", "all_fail", "dpjudge", "no_beleaguered", "moves",
     )
 
     def __init__(
@@ -180,6 +179,7 @@ class _Resolver:
         crowded: list[str] = []  # provinces two or more units move into
         self.crowded = crowded
         h2h = [-1] * n  # a move's index -> the unit it swaps places with, head to head, or -1
+        carrying: list[int] = []  # the convoys matched to an army they carry
         for i in moves:
             target = dest[i]
             movers = moves_into.get(target)
@@ -200,6 +200,7 @@ class _Resolver:
                             convoy_fleets[i] = tuple(fleets)
                             for f in fleets:
                                 matched[f] = True
+                            carrying += fleets
             elif target not in army_adj[prov[i]] and units[i].kind is army:  # no convoy orders at all
                 convoyed[i] = True
             j = at.get(target)
@@ -214,6 +215,7 @@ class _Resolver:
         self.moves_into = moves_into
 
         supporters: dict[int, tuple[int, ...]] = {}
+        helpers: list[int] = []  # matched supports and convoys, by index
         for s in supports:
             if kind[s] == SUPPORT_HOLD:
                 j = at.get(support_at[s])
@@ -231,7 +233,9 @@ class _Resolver:
                         continue  # DATC 6.B.9: a support naming the other coast does not match
             supporters[j] = supporters[j] + (s,) if j in supporters else (s,)
             matched[s] = True
+            helpers.append(s)
         self.supporters = supporters
+        self.helpers = sorted(helpers + carrying) if carrying else helpers
         self.state = [_UNRESOLVED] * n
         self.result = [False] * n
         self.deps: list[int] = []
@@ -568,7 +572,7 @@ class _Resolver:
         result = self.result
         convoyed = self.convoyed
         h2h = self.h2h
-        helpers = list(compress(range(n), self.matched))  # matched supports and convoys
+        helpers = self.helpers
         self._settle_plain_cases(helpers)
         for i in moves:
             if state[i] != _RESOLVED:
@@ -618,14 +622,15 @@ class _Resolver:
         contested: frozenset[str] = frozenset()
         crowded = self.crowded
         if crowded:
-            # A dislodged unit's province holds its attacker: the provinces after the moves are all occupied.
-            occupied = set(where)
+            at = self.at
             standoffs = []
             for province in crowded:
-                if province in occupied:
-                    continue
+                movers = moves_into[province]
+                j = at.get(province)
+                if (j is not None and not (kind[j] == MOVE and result[j])) or any(map(result.__getitem__, movers)):
+                    continue  # its unit stays (or is dislodged, and its attacker stands there), or a move came in
                 preventing = 0  # moves into it with a prevent strength above 0 (see _move_succeeds)
-                for k in moves_into[province]:
+                for k in movers:
                     if (convoyed[k] and not self._path(k)) or (h2h[k] >= 0 and result[h2h[k]]):
                         continue
                     preventing += 1
