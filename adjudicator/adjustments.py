@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from operator import attrgetter, countOf
 from typing import Mapping, Sequence
 
@@ -38,25 +39,38 @@ def balance(position: Position, power: str) -> int:
     return len(position.centers.get(power, ())) - countOf(map(_power, position.units), power)  # C-level count
 
 
+def balances(position: Position) -> dict[str, int]:
+    """``balance`` of every power with centres or units, counted in one pass over the units."""
+    units = Counter(map(_power, position.units))  # C-level count
+    found = {power: len(owned) - units[power] for power, owned in position.centers.items()}
+    for power, count in units.items():
+        if power not in found:
+            found[power] = -count
+    return found
+
+
 def builds_allowed(tables: Tables, position: Position, power: str) -> int:
     return max(0, min(balance(position, power), len(free_home_centres(tables, position, power))))
 
 
 def resolve_adjustments(
-    tables: Tables, position: Position, orders: Mapping[str, Sequence[Order]]
+    tables: Tables, position: Position, orders: Mapping[str, Sequence[Order]],
+    surpluses: Mapping[str, int] | None = None,
 ) -> tuple[tuple[AdjustmentOutcome, ...], tuple[Unit, ...]]:
     """Apply the (individually legal) adjustment orders in the order given.
 
     Returns the outcomes and the units on the board afterwards.  Builds beyond the
     allowance or into an already used centre are void; missing removals are made
-    by the civil-disorder rule.
+    by the civil-disorder rule.  ``surpluses`` (``balances(position)``) may be passed
+    by a caller that has it.
     """
     outcomes: list[AdjustmentOutcome] = []
     removed: set[str] = set()
     built: list[Unit] = []
-    powers = sorted(set(orders).union(map(_power, position.units), position.centers))
-    for power in powers:
-        surplus = balance(position, power)
+    if surpluses is None:
+        surpluses = balances(position)
+    for power in sorted(set(orders).union(surpluses)):
+        surplus = surpluses.get(power, 0)
         used_sites: set[str] = set()
         for order in orders.get(power, ()):
             if isinstance(order, Build):

@@ -107,7 +107,7 @@ def _parse_in(board: Board, power: str, text: str) -> tuple[Order, str | None]:
         order = _understand(board.variant, position, power, text, board.units)
     elif _plainly_legal(board.tables, power, order):
         return order, canonical
-    reason = illegality(board.tables, position, power, order, board.units, board.fleet_seas)
+    reason = illegality(board.tables, position, power, order, board.units, board.fleet_seas, board.surpluses)
     if reason is not None:
         raise IllegalOrder(text.strip(), reason)
     return order, canonical
@@ -217,7 +217,7 @@ def _canonical_adjustment_order(board: Board, power: str, words: list[str]) -> O
     if words[2] == "B":
         if words[0] == "A" and "/" in words[1]:
             return None
-        return Build(power, UnitKind(words[0]), words[1])
+        return made(Build, (power, _UNIT_KINDS[words[0]], words[1]))
     if words[2] == "D":
         unit = board.units.get(board.tables.prov_of[words[1]])
         if unit is None or unit.location != words[1] or unit.kind._value_ != words[0]:
@@ -327,8 +327,8 @@ def _checked(board: Board, power: str, given: GivenOrders) -> Iterable[tuple[Ord
         if given.board is board and given.power == power:
             return zip(given.orders, repeat(None), given.canonical)
         given = given.orders
-    tables, position, units, seas = board.tables, board.position, board.units, board.fleet_seas
-    return [(order, illegality(tables, position, power, order, units, seas), None) for order in given]
+    tables, position, units, seas, surpluses = board.tables, board.position, board.units, board.fleet_seas, board.surpluses
+    return [(order, illegality(tables, position, power, order, units, seas, surpluses), None) for order in given]
 
 
 def _unit_province(order: Order) -> str | None:
@@ -434,6 +434,7 @@ def _units_after(units: tuple[Unit, ...], outcome: MovementResolution) -> tuple[
 
 
 _by_power = itemgetter(0)  # OrderResult.power
+_UNIT_KINDS = {kind._value_: kind for kind in UnitKind}  # "A" -> UnitKind.ARMY: a dict lookup, not the Enum's call
 _by_location = attrgetter("location")
 
 
@@ -485,8 +486,8 @@ def _adjustments(board: Board, orders: Mapping[str, GivenOrders]) -> Adjudicatio
                 legal.setdefault(power, []).append(order)
             else:
                 results.append(OrderResult(power, order.canonical(), "void", reason))
-    outcomes, units = resolve_adjustments(tables, position, legal)
-    results.extend(OrderResult(o.power, o.order.canonical(), o.result, o.reason) for o in outcomes)
+    outcomes, units = resolve_adjustments(tables, position, legal, board.surpluses)
+    results.extend([made(OrderResult, (o.power, o.order.canonical(), o.result, o.reason)) for o in outcomes])
     results.sort(key=_by_power)
     following = progress.next_spring(Position(position.phase, units, position.centers))
     return Adjudication(tuple(results), following, winner=progress.winner(tables, following.centers))

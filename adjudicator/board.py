@@ -18,6 +18,7 @@ from operator import attrgetter
 from types import MappingProxyType
 from typing import Mapping
 
+from adjudicator.adjustments import balances
 from adjudicator.forms import Form, forms_for
 from adjudicator.tables import Tables, tables_for
 from adjudicator.types import PhaseKind, Position, Unit, Variant, province_of
@@ -36,6 +37,9 @@ class Board:
     index: Mapping[str, int]  # province -> its unit's index in position.units
     powers: tuple[str, ...]  # the power of each of position.units, in order
     forms: Mapping[str, Form]  # forms_for(variant): the map's canonical movement orders
+    # Asked only in an adjustment phase (empty otherwise): adjustments.balances(position),
+    # centres minus units of every power, for the check of each build and removal.
+    surpluses: Mapping[str, int]
 
     def unit_at(self, location: str) -> Unit | None:
         """The unit in the province of ``location`` (coast ignored), if any."""
@@ -56,16 +60,19 @@ def prepare(variant: Variant, position: Position) -> Board:
     except KeyError:  # a location the map does not know (the engine reports it later)
         provinces = tuple([prov_of.get(u.location) or province_of(u.location) for u in units])
     by_province = dict(zip(provinces, units))
-    if position.phase.kind is not PhaseKind.MOVEMENT:
-        return Board(variant, position, tables, by_province, provinces, _NO_SEAS, _NO_INDEX, (), _NO_FORMS)
+    kind = position.phase.kind
+    if kind is not PhaseKind.MOVEMENT:
+        surpluses = balances(position) if kind is PhaseKind.ADJUSTMENT else _NO_SURPLUSES
+        return Board(variant, position, tables, by_province, provinces, _NO_SEAS, _NO_INDEX, (), _NO_FORMS, surpluses)
     # Only a fleet stands at sea (an army there is refused wherever a position is read), so the
     # seas holding a fleet are the seas holding a unit.
     fleet_seas = tables.sea.intersection(provinces)
     index = dict(zip(provinces, range(len(provinces))))
     powers = tuple(map(_power, units))
-    return Board(variant, position, tables, by_province, provinces, fleet_seas, index, powers, forms_for(variant))
+    return Board(variant, position, tables, by_province, provinces, fleet_seas, index, powers, forms_for(variant), _NO_SURPLUSES)
 
 
 _NO_SEAS: frozenset[str] = frozenset()
 _NO_INDEX: Mapping[str, int] = MappingProxyType({})
 _NO_FORMS: Mapping[str, Form] = MappingProxyType({})
+_NO_SURPLUSES: Mapping[str, int] = MappingProxyType({})

@@ -55,11 +55,13 @@ def illegality(
     order: Order,
     board: UnitsByProvince | None = None,
     fleet_seas: frozenset[str] | None = None,
+    surpluses: Mapping[str, int] | None = None,
 ) -> str | None:
     """``None`` if ``power`` may give ``order`` in ``position``, else the reason it may not.
 
-    ``board`` and ``fleet_seas`` (sea provinces holding a fleet) may be passed in
-    by callers that check many orders against one position.
+    ``board``, ``fleet_seas`` (sea provinces holding a fleet) and, in an adjustment
+    phase, ``surpluses`` (``adjustments.balances``) may be passed in by callers that
+    check many orders against one position.
     """
     kind = position.phase.kind
     if kind is PhaseKind.MOVEMENT:
@@ -76,7 +78,8 @@ def illegality(
         return f"{_what(order)} orders are not allowed in an adjustment phase (build, remove or waive only)"
     if board is None:
         board = board_of(position)
-    return _adjustment(tables, position, power, order, board)
+    surplus = surpluses.get(power, 0) if surpluses is not None else balance(position, power)
+    return _adjustment(tables, position, power, order, board, surplus)
 
 
 def _what(order: Order) -> str:
@@ -215,8 +218,9 @@ def retreat_location(entry: Dislodged, destination: str) -> str | None:
     return None
 
 
-def _adjustment(tables: Tables, position: Position, power: str, order: Order, board: UnitsByProvince) -> str | None:
-    surplus = balance(position, power)
+def _adjustment(
+    tables: Tables, position: Position, power: str, order: Order, board: UnitsByProvince, surplus: int
+) -> str | None:
     if isinstance(order, Remove):
         unit, problem = _own_unit(power, order.unit, board)
         if unit is None:

@@ -118,6 +118,25 @@ def test_a_board_outside_movement_holds_only_what_those_phases_ask() -> None:
     assert board.provinces == api.prepare(VARIANT, START).provinces
     # the movement phase's lookups (legality of convoys, the resolver's indexes, the forms) are left empty
     assert (board.fleet_seas, dict(board.index), board.powers, dict(board.forms)) == (frozenset(), {}, (), {})
+    # and the adjustment phase's count (centres minus units) is made once, for every power
+    assert dict(board.surpluses) == {power.name: 0 for power in VARIANT.powers}
+    assert dict(api.prepare(VARIANT, START).surpluses) == {}
     parsed = api.parse_orders(board, "FRANCE", ["WAIVE", "A PAR D"])
     assert parsed.errors == (("WAIVE", "FRANCE has no builds"), ("A PAR D", "FRANCE has no units to remove"))
     assert str(api.adjudicate(board, {"FRANCE": parsed}).position.phase) == "S1902M"
+
+
+def test_the_surpluses_counted_once_are_each_powers_balance() -> None:
+    from adjudicator.adjustments import balance, balances
+
+    # France took Belgium and Spain; England lost London to a German army, which Germany
+    # cannot build for; Italy has no centres but one unit left; Austria is gone.
+    units = tuple(sorted([u for u in START.units if u.power not in ("ITALY", "AUSTRIA")] + [Unit("VEN", UnitKind.ARMY, "ITALY")]))
+    centers = {p: set(c) for p, c in START.centers.items() if p not in ("ITALY", "AUSTRIA")}
+    centers["FRANCE"] |= {"BEL", "SPA"}
+    centers["ENGLAND"].discard("LON")
+    centers["GERMANY"].add("LON")
+    winter = Position(Phase(1901, Season.WINTER, PhaseKind.ADJUSTMENT), units, {p: frozenset(c) for p, c in centers.items()})
+    counted = api.prepare(VARIANT, winter).surpluses
+    assert dict(counted) == {p: balance(winter, p) for p in {*centers, "ITALY"}} == balances(winter)
+    assert (counted["FRANCE"], counted["ENGLAND"], counted["GERMANY"], counted["ITALY"]) == (2, -1, 1, -1)
