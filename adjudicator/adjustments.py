@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from operator import attrgetter, countOf
 from typing import Mapping, Sequence
 
@@ -41,11 +40,10 @@ def balance(position: Position, power: str) -> int:
 
 def balances(position: Position) -> dict[str, int]:
     """``balance`` of every power with centres or units, counted in one pass over the units."""
-    units = Counter(map(_power, position.units))  # C-level count
-    found = {power: len(owned) - units[power] for power, owned in position.centers.items()}
-    for power, count in units.items():
-        if power not in found:
-            found[power] = -count
+    holders = list(map(_power, position.units))  # C-level counts below (a Counter counts in Python)
+    found = {power: len(owned) - holders.count(power) for power, owned in position.centers.items()}
+    for power in set(holders).difference(found):
+        found[power] = -holders.count(power)
     return found
 
 
