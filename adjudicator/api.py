@@ -331,11 +331,6 @@ def _checked(board: Board, power: str, given: GivenOrders) -> Iterable[tuple[Ord
     return [(order, illegality(tables, position, power, order, units, seas, surpluses), None) for order in given]
 
 
-def _unit_province(order: Order) -> str | None:
-    unit = getattr(order, "unit", None)
-    return None if unit is None else province_of(unit.location)
-
-
 def _movement(board: Board, orders: Mapping[str, GivenOrders], rules: frozenset[str]) -> Adjudication:
     tables, position = board.tables, board.position
     chosen, texts, void, stray, shapes = _orders_by_unit(board, orders)
@@ -436,17 +431,20 @@ def _units_after(units: tuple[Unit, ...], outcome: MovementResolution) -> tuple[
 _by_power = itemgetter(0)  # OrderResult.power
 _UNIT_KINDS = {kind._value_: kind for kind in UnitKind}  # "A" -> UnitKind.ARMY: a dict lookup, not the Enum's call
 _by_location = attrgetter("location")
+_power = attrgetter("power")
 
 
 def _retreats(board: Board, orders: Mapping[str, GivenOrders]) -> Adjudication:
     tables, position = board.tables, board.position
-    owner = {d.unit.province: d.unit.power for d in position.dislodged}
+    prov_of = tables.prov_of
+    owner = {prov_of.get(d.unit.location) or d.unit.province: d.unit.power for d in position.dislodged}
     chosen: dict[str, Retreat | Disband | None] = {}
     void: dict[str, tuple[Order, str]] = {}
     stray: list[OrderResult] = []
     for power, given in orders.items():
         for order, reason, _ in _checked(board, power, given):
-            province = _unit_province(order)
+            unit = getattr(order, "unit", None)
+            province = None if unit is None else prov_of.get(unit.location) or province_of(unit.location)
             if province is None or owner.get(province) != power:
                 stray.append(OrderResult(power, order.canonical(), "void", reason or "not an order for one of your dislodged units"))
                 continue
@@ -472,7 +470,10 @@ def _retreats(board: Board, orders: Mapping[str, GivenOrders]) -> Adjudication:
     results.sort(key=_by_power)
     results.extend(stray)
     units = tuple(sorted(position.units + tuple(placed), key=_by_location))
-    following = progress.after_season(tables, position.phase, units, position.centers)
+    occupant = dict(zip(board.provinces, map(_power, position.units)))  # who stands where, for the centres after a Fall
+    for unit in placed:
+        occupant[prov_of.get(unit.location) or province_of(unit.location)] = unit.power
+    following = progress.after_season(tables, position.phase, units, position.centers, occupant)
     return Adjudication(tuple(results), following, winner=progress.winner(tables, following.centers))
 
 
