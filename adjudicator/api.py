@@ -470,9 +470,11 @@ def _retreats(board: Board, orders: Mapping[str, GivenOrders]) -> Adjudication:
     results.sort(key=_by_power)
     results.extend(stray)
     units = tuple(sorted(position.units + tuple(placed), key=_by_location))
-    occupant = dict(zip(board.provinces, map(_power, position.units)))  # who stands where, for the centres after a Fall
-    for unit in placed:
-        occupant[prov_of.get(unit.location) or province_of(unit.location)] = unit.power
+    occupant = None
+    if position.phase.season is Season.FALL:  # who stands where, for the centres: from the board's provinces
+        occupant = dict(zip(board.provinces, map(_power, position.units)))
+        for unit in placed:
+            occupant[prov_of.get(unit.location) or province_of(unit.location)] = unit.power
     following = progress.after_season(tables, position.phase, units, position.centers, occupant)
     return Adjudication(tuple(results), following, winner=progress.winner(tables, following.centers))
 
