@@ -78,6 +78,7 @@ class ImapSettings:
     username: str = ""
     password: str = ""
     ssl: bool = False
+    ca_file: str = ""  # PEM certificates to trust for ssl (empty: the system's); the host name is checked
     folder: str = "INBOX"
     idle: bool = False
     poll_seconds: float = 60.0

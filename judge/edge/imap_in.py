@@ -8,6 +8,7 @@ recognises it (Message-ID or digest) and the poller just flags it.
 from __future__ import annotations
 
 import logging
+import ssl
 import threading
 from typing import Callable
 
@@ -37,7 +38,9 @@ class ImapPoller:
 
     def connect(self) -> IMAPClient:
         s = self.settings
-        client = IMAPClient(s.host, port=s.port, ssl=s.ssl, timeout=self.timeout)
+        # Implicit TLS verifies the server's certificate and host name, against ca_file when set.
+        context = ssl.create_default_context(cafile=s.ca_file or None) if s.ssl else None
+        client = IMAPClient(s.host, port=s.port, ssl=s.ssl, ssl_context=context, timeout=self.timeout)
         client.login(s.username, s.password)
         client.select_folder(s.folder)
         if s.move_to and not client.folder_exists(s.move_to):

@@ -129,3 +129,33 @@ def test_daemon_with_imap_idle_processes_and_answers(tmp_path, dovecot_server, i
     assert [o.recipients for o in sent] == [["anna@example.net"]]
     assert b"In-Reply-To: <i1@example.net>" in sent[0].raw
     assert mailbox(imap_account) == {"via imap": {b"\\Seen"}, "bounce": {b"\\Seen"}}
+
+
+def test_poll_over_implicit_tls_trusting_the_servers_certificate(store, dovecot_server, imap_account):
+    """[imap] ssl with ca_file: the poller talks TLS to Dovecot's IMAPS port and verifies the
+    self-signed certificate (and the host name) against the file it is given."""
+    dovecot_server.deliver(imap_account, make_mail(subject="over tls"), sender="anna@example.net")
+    settings = imap_settings(imap_account, port=dovecot_server.ssl_port, ssl=True,
+                             ca_file=str(dovecot_server.ca_file))
+    poller = ImapPoller(settings, store, clock=lambda: NOW, timeout=10)
+    client = poller.connect()
+    try:
+        assert client._imap.sock.version() in ("TLSv1.2", "TLSv1.3")  # the socket is TLS, not plain
+        assert poller.poll_once(client) == 1
+    finally:
+        client.logout()
+    assert b"Subject: over tls" in stored(store)[0].raw
+    assert mailbox(imap_account) == {"over tls": {b"\\Seen"}}
+
+
+def test_a_certificate_the_poller_does_not_trust_is_refused(store, dovecot_server, imap_account):
+    """Without ca_file the system's CAs are trusted, which do not include the test server's
+    self-signed certificate: no login, nothing stored, the mail stays unseen."""
+    import ssl
+
+    dovecot_server.deliver(imap_account, make_mail(subject="untrusted"))
+    settings = imap_settings(imap_account, port=dovecot_server.ssl_port, ssl=True)
+    with pytest.raises(ssl.SSLCertVerificationError):
+        ImapPoller(settings, store, clock=lambda: NOW, timeout=10).poll_once()
+    assert stored(store) == []
+    assert b"\\Seen" not in mailbox(imap_account)["untrusted"]
