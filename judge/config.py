@@ -63,6 +63,7 @@ class OutboundSettings:
     username: str = ""
     password: str = ""
     starttls: bool = False
+    ca_file: str = ""  # PEM certificates to trust for STARTTLS (empty: the system's)
     outbox_dir: str = "outbox"
     retry_base_seconds: float = 60.0
     max_attempts: int = 12

@@ -77,6 +77,7 @@ class RelayTransport:
     username: str = ""
     password: str = ""
     starttls: bool = False
+    ca_file: str = ""  # PEM certificates to trust for STARTTLS (empty: the system's)
     timeout: float = 60.0
 
     def deliver(self, mail_from: str, recipients: Sequence[str], raw: bytes, row_id: int) -> None:
@@ -85,7 +86,7 @@ class RelayTransport:
                               local_hostname=socket.gethostname()) as client:
                 client.ehlo()
                 if self.starttls:
-                    client.starttls(context=ssl.create_default_context())
+                    client.starttls(context=ssl.create_default_context(cafile=self.ca_file or None))
                     client.ehlo()
                 if self.username:
                     client.login(self.username, self.password)
@@ -137,7 +138,7 @@ class MaildirTransport:
 def transport_for(settings: OutboundSettings, outbox_dir: Path) -> Transport:
     if settings.relay_host:
         return RelayTransport(settings.relay_host, settings.relay_port, settings.username,
-                              settings.password, settings.starttls)
+                              settings.password, settings.starttls, settings.ca_file)
     return MaildirTransport(outbox_dir)
 
 

@@ -5,8 +5,8 @@ from email.policy import default
 import pytest
 from sqlalchemy import select
 
-from judge.config import JudgeSettings
-from judge.edge.smtp_out import MaildirTransport, OutboxSender, RelayTransport, backoff_seconds
+from judge.config import JudgeSettings, OutboundSettings
+from judge.edge.smtp_out import MaildirTransport, OutboxSender, RelayTransport, backoff_seconds, transport_for
 from judge.outgoing import OutgoingMail, queue_outgoing
 from judge.store.models_mail import OutboxMessage
 
@@ -147,8 +147,8 @@ def test_relay_login(store):
 
 
 def test_relay_with_starttls_verifies_the_certificate(store, tmp_path, monkeypatch):
-    """STARTTLS against a relay whose certificate the judge trusts (via SSL_CERT_FILE),
-    and a refusal to send in clear when the certificate is not trusted."""
+    """STARTTLS against a relay whose certificate the judge trusts ([outbound] ca_file, or
+    SSL_CERT_FILE), and a refusal to send in clear when the certificate is not trusted."""
     import shutil
     import ssl
     import subprocess
@@ -179,13 +179,22 @@ def test_relay_with_starttls_verifies_the_certificate(store, tmp_path, monkeypat
         assert row.status == "queued" and "CERTIFICATE_VERIFY_FAILED" in row.last_error
         assert sink.messages == []
 
+        # [outbound] ca_file: the relay's certificate trusted from the configuration
+        settings = OutboundSettings(relay_host="localhost", relay_port=sink.port, starttls=True, ca_file=str(cert))
+        configured = OutboxSender(store, transport_for(settings, tmp_path / "unused"),
+                                  clock=Clock(START + timedelta(hours=1)))
+        assert configured.send_due() == 1
+        assert len(sink.messages) == 1
+
+        # or from the process's environment (SSL_CERT_FILE), as for any OpenSSL client
+        queue(store, "bert@example.net")
         monkeypatch.setenv("SSL_CERT_FILE", str(cert))
         trusted = OutboxSender(store, RelayTransport("localhost", sink.port, starttls=True),
-                               clock=Clock(START + timedelta(hours=1)))
+                               clock=Clock(START + timedelta(hours=2)))
         assert trusted.send_due() == 1
     finally:
         controller.stop()
-    assert len(sink.messages) == 1
+    assert len(sink.messages) == 2
 
 
 class _RefusingOne:
