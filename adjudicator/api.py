@@ -431,7 +431,6 @@ def _units_after(units: tuple[Unit, ...], outcome: MovementResolution) -> tuple[
 _by_power = itemgetter(0)  # OrderResult.power
 _UNIT_KINDS = {kind._value_: kind for kind in UnitKind}  # "A" -> UnitKind.ARMY: a dict lookup, not the Enum's call
 _by_location = attrgetter("location")
-_power = attrgetter("power")
 
 
 def _retreats(board: Board, orders: Mapping[str, GivenOrders]) -> Adjudication:
@@ -470,12 +469,7 @@ def _retreats(board: Board, orders: Mapping[str, GivenOrders]) -> Adjudication:
     results.sort(key=_by_power)
     results.extend(stray)
     units = tuple(sorted(position.units + tuple(placed), key=_by_location))
-    occupant = None
-    if position.phase.season is Season.FALL:  # who stands where, for the centres: from the board's provinces
-        occupant = dict(zip(board.provinces, map(_power, position.units)))
-        for unit in placed:
-            occupant[prov_of.get(unit.location) or province_of(unit.location)] = unit.power
-    following = progress.after_season(tables, position.phase, units, position.centers, occupant)
+    following = progress.after_season(tables, position.phase, units, position.centers)
     return Adjudication(tuple(results), following, winner=progress.winner(tables, following.centers))
 
 
