@@ -23,8 +23,8 @@ from typing import Callable, Iterable
 from adjudicator.board import Board
 from adjudicator.legality import IllegalOrder
 from adjudicator.notation import OrderSyntaxError
-from adjudicator.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove
-from adjudicator.resolve import CONVOY, HOLD, MOVE, SUPPORT_HOLD, order_shape
+from adjudicator.orders import Convoy, Move, Order, SupportHold, SupportMove
+from adjudicator.resolve import CONVOY, MOVE, SUPPORT_HOLD, order_shape
 from adjudicator.results import ParsedOrders
 from adjudicator.types import PhaseKind, UnitKind
 from adjudicator.values import made
@@ -58,15 +58,12 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
         form = forms.get(line)
         if form is not None:
             # The innermost loop of parsing: a form's reading, written out (see adjudicator.forms).
-            province, shape, _, location, kind, text, destination, supported_kind, supported_at, supported_to, ready = form
+            province, shape, _, location, kind, text, supported_kind, supported_at, supported_to, ready = form
             unit = units.get(province)
             if unit is not None and unit.location == location and unit.kind is kind and unit.power == power:
-                if ready is not None and ordinal is not None:  # a hold or a move: made once per map
-                    order = ready[ordinal]
-                elif shape == MOVE:
-                    order = made(Move, (unit, destination, False, ()))
-                elif shape == HOLD:
-                    order = made(Hold, (unit,))
+                if ready is not None:  # a hold or a move: made once per map and power
+                    # (a power the map does not list, ordinal None, takes the long way)
+                    order = ready[ordinal] if ordinal is not None else None
                 else:
                     other = units.get(supported_at)
                     if other is None or other.kind is not supported_kind:

@@ -13,8 +13,8 @@ found on the board, per phase (``adjudicator.api``); a line that is not listed
 by itself, anything illegal) goes through the lenient parser and the legality
 check as before, so the forms change how fast, never what, is understood.
 
-A form is a plain tuple of eleven fields, the same for every shape so that a reader takes
-it apart in one step: ``(province, shape, target, location, kind, canonical, destination,
+A form is a plain tuple of ten fields, the same for every shape so that a reader takes
+it apart in one step: ``(province, shape, target, location, kind, canonical,
 supported_kind, supported_province, supported_to, orders)``.  Its first three fields are the note
 the parser hands the resolver, ``(province, shape, target)`` (``adjudicator.canonical_lines``):
 the ordered unit's province, the resolver's kind code (HOLD, MOVE, SUPPORT_HOLD,
@@ -22,13 +22,13 @@ SUPPORT_MOVE) and the target of ``adjudicator.resolve.order_shape``; the form it
 as that note, so a phase's notes are objects already in memory.  ``location`` and ``kind``
 are the ordered unit's; ``canonical`` is the order's canonical text (the key for holds and
 moves; a support may name a supported fleet by its coast, ``F BLA S F BUL/EC - CON``, while
-its canonical text names the province).  A move's ``destination`` is its destination as
-written; a support's ``supported_kind`` and ``supported_province`` say what must stand
-where (a hold's supported unit stands in the target) and a support of a move has its
-``supported_to`` as written.  A hold or a move is the same order in every position where
-its unit stands as written, so its form carries that order already made for each power of
-the map, ``orders[tables.power_ordinal[power]]`` (orders are values: equal to one made
-anew, and a phase need not build them).  Fields a shape does not use are ``None``.
+its canonical text names the province).  A support's ``supported_kind`` and
+``supported_province`` say what must stand where (a hold's supported unit stands in the
+target) and a support of a move has its ``supported_to`` as written.  A hold or a move is
+the same order in every position where its unit stands as written, so its form carries that
+order already made for each power of the map, ``orders[tables.power_ordinal[power]]``
+(orders are values: equal to one made anew, and a phase need not build them).  Fields a
+shape does not use are ``None``.
 """
 
 from __future__ import annotations
@@ -72,7 +72,6 @@ def _targets(tables: Tables, kind: UnitKind, province: str) -> dict[str, str]:
 
 def _build(tables: Tables) -> dict[str, Form]:
     forms: dict[str, Form] = {}
-    powers = sorted(tables.power_ordinal, key=tables.power_ordinal.__getitem__)
     stands = _stands(tables)
     # who may stand in a province (a supported unit is named by its province)
     kinds_in: dict[str, set[UnitKind]] = {}
@@ -88,23 +87,23 @@ def _build(tables: Tables) -> dict[str, Form]:
         province = tables.prov_of[location]
         head = f"{kind.value} {location}"
         hold = f"{head} H"
-        units = [Unit(location, kind, power) for power in powers]  # in the order of power_ordinal
-        forms[hold] = (province, HOLD, "", location, kind, hold, None, None, None, None, tuple(map(Hold, units)))
+        units = [Unit(location, kind, power.name) for power in tables.variant.powers]  # as power_ordinal counts
+        forms[hold] = (province, HOLD, "", location, kind, hold, None, None, None, tuple(map(Hold, units)))
         for step in tables.steps[kind].get(location, ()):
             there = tables.prov_of[step]
             move = f"{head} - {step}"
-            forms[move] = (province, MOVE, there, location, kind, move, step, None, None, None,
+            forms[move] = (province, MOVE, there, location, kind, move, None, None, None,
                            tuple(Move(unit, step) for unit in units))
         for target in tables.reach[kind].get(location, ()):
             for other_kind in kinds_in.get(target, ()):
                 canonical = f"{head} S {other_kind.value} {target}"
-                form = (province, SUPPORT_HOLD, target, location, kind, canonical, None, other_kind, target, None, None)
+                form = (province, SUPPORT_HOLD, target, location, kind, canonical, other_kind, target, None, None)
                 for written in _names_of(tables, target, other_kind):
                     forms[f"{head} S {other_kind.value} {written}"] = form
             for origin, other_kind, written in movers_into.get(target, ()):
                 if origin != province:
                     canonical = f"{head} S {other_kind.value} {origin} - {written}"
-                    form = (province, SUPPORT_MOVE, target, location, kind, canonical, None, other_kind, origin, written, None)
+                    form = (province, SUPPORT_MOVE, target, location, kind, canonical, other_kind, origin, written, None)
                     for origin_written in _names_of(tables, origin, other_kind):
                         forms[f"{head} S {other_kind.value} {origin_written} - {written}"] = form
     return forms
