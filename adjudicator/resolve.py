@@ -267,13 +267,7 @@ class _Resolver:
         base = len(deps)
         self.result[i] = False
         states[i] = _GUESSING
-        kind = self.kind[i]
-        if kind == MOVE:
-            first = self._move_succeeds(i)
-        elif kind == CONVOY:
-            first = self._convoy_stands(i)
-        else:
-            first = self._support_given(i)
+        first = self._decide(i)
         if len(deps) == base:
             if states[i] != _RESOLVED:
                 self.result[i] = first
