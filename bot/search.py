@@ -1,0 +1,169 @@
+"""The strategic bot: value the board, then search order sets for every power by Loeb's
+Refined Evolutionary Search (RES, "Challenges in Gaming by Computers").
+
+Movement phase:
+
+1. Every power gets a value map (``bot.values``) and a seed order set: the best, against
+   the others' first seeds, of a greedy set (each unit to its best place) and a few sets
+   sampled from the values.  Intentions are coordinated into supports and convoys by
+   ``bot.options.coordinate``.
+2. RES: in turn (our power every other step, the others round-robin), one power's best
+   set is mutated (a few units get a new intention, drawn from their values or
+   uniformly), coordinated, and adjudicated by our own engine against the other powers'
+   current best sets.  If the power's worth (``bot.evaluate``) improves, the mutation
+   becomes its best set and every power's worth is updated.  The number of units mutated
+   falls as the budget is used ("refined": wide changes first, single units at the end).
+3. Our power's best set is the answer.
+
+Retreats and builds follow the value map (``bot.adjust``).  Deterministic for a seed when
+the budget counts iterations only.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+from adjudicator import api
+from adjudicator.board import Board
+from adjudicator.orders import Order
+from adjudicator.types import PhaseKind, Season
+
+from bot.adjust import adjustment_orders, retreat_orders
+from bot.evaluate import DEFAULT_SCORING, Scoring, score
+from bot.options import HOLD, Intent, UnitOptions, coordinate, unit_options
+from bot.player import Budget, phase_rng
+from bot.values import DEFAULT_WEIGHTS, ValueMap, Weights, node_of, value_map
+
+DEFAULT_BUDGET = Budget(iterations=None, seconds=4.0)
+
+
+@dataclass(frozen=True)
+class SearchReport:
+    """What one search did (for logs and benchmarks)."""
+
+    iterations: int
+    improvements: int
+    seconds: float
+    worth: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class StrategicBot:
+    """The RES player.  ``budget`` limits the search of each movement phase."""
+
+    seed: int = 0
+    budget: Budget = DEFAULT_BUDGET
+    weights: Weights = DEFAULT_WEIGHTS
+    scoring: Scoring = DEFAULT_SCORING
+    samples: int = 4  # sampled seed sets per power, besides the greedy one
+    uniform: float = 0.3  # chance a mutated unit's new intention is drawn uniformly, not by value
+    name: str = field(default="StrategicBot")
+
+    def orders(self, board: Board, power: str) -> list[Order]:
+        kind = board.position.phase.kind
+        if kind is PhaseKind.RETREAT:
+            return retreat_orders(board, power, value_map(board.variant, board.position, power, self.weights))
+        if kind is PhaseKind.ADJUSTMENT:
+            values = value_map(board.variant, board.position, power, self.weights, Season.SPRING)
+            return adjustment_orders(board, power, values)
+        return self.search(board, power)[0]
+
+    def search(self, board: Board, power: str) -> tuple[list[Order], SearchReport]:
+        """Our orders for a movement phase, and what the search did."""
+        started = time.perf_counter()
+        rng = phase_rng(self.seed, board, power, self.name)
+        powers = sorted({u.power for u in board.position.units})
+        if power not in powers:
+            return [], SearchReport(0, 0, 0.0, {})
+        values = {p: value_map(board.variant, board.position, p, self.weights) for p in powers}
+        options = {p: unit_options(board, p) for p in powers}
+        state = _State(board, values, self.scoring)
+        # 1. seeds: greedy, then samples, each judged against the others' greedy sets
+        raw = {p: _greedy(options[p], values[p]) for p in powers}
+        orders = {p: coordinate(board, options[p], raw[p], rng) for p in powers}
+        worth = state.worth(orders)
+        for p in powers:
+            for _ in range(self.samples):
+                candidate = {o.province: _draw(o, values[p], rng, 0.0) for o in options[p]}
+                trial_orders = coordinate(board, options[p], candidate, rng)
+                trial = state.worth({**orders, p: trial_orders})
+                if trial[p] > worth[p]:
+                    raw[p], orders[p], worth = candidate, trial_orders, trial
+        # 2. RES
+        others = [p for p in powers if p != power]
+        limit = self.budget.iterations
+        deadline = None if self.budget.seconds is None else started + self.budget.seconds
+        done = improved = 0
+        while (limit is None or done < limit) and (deadline is None or time.perf_counter() < deadline):
+            p = power if done % 2 == 0 or not others else others[(done // 2) % len(others)]
+            progress = (done / limit) if limit else (time.perf_counter() - started) / (self.budget.seconds or 1.0)
+            mutated = self._mutate(raw[p], options[p], values[p], rng, progress)
+            trial_orders = coordinate(board, options[p], mutated, rng)
+            trial = state.worth({**orders, p: trial_orders})
+            done += 1
+            if trial[p] > worth[p]:
+                raw[p], orders[p], worth = mutated, trial_orders, trial
+                improved += 1
+        report = SearchReport(done, improved, time.perf_counter() - started, worth)
+        return orders[power], report
+
+    def _mutate(self, raw: Mapping[str, Intent], options: Sequence[UnitOptions], values: ValueMap,
+                rng: random.Random, progress: float) -> dict[str, Intent]:
+        """``raw`` with a few units' intentions drawn anew: most units early, one at the end."""
+        mutated = dict(raw)
+        if not options:
+            return mutated
+        count = max(1, math.ceil(len(options) * 0.5 * (1.0 - min(progress, 1.0)) ** 2))
+        for chosen in rng.sample(list(options), min(count, len(options))):
+            mutated[chosen.province] = _draw(chosen, values, rng, self.uniform)
+        return mutated
+
+
+class _State:
+    """Adjudicates joint order sets on one board and scores them (the board never changes)."""
+
+    def __init__(self, board: Board, values: Mapping[str, ValueMap], scoring: Scoring) -> None:
+        self.board = board
+        self.values = values
+        self.scoring = scoring
+
+    def worth(self, orders: Mapping[str, list[Order]]) -> dict[str, float]:
+        outcome = api.adjudicate(self.board, orders)
+        return score(self.board, outcome, self.values, self.scoring)
+
+
+def _intent_value(option: UnitOptions, intent: Intent, values: ValueMap) -> float:
+    """How good an intention looks on the value map alone: the value of where the unit goes
+    (a support or hold: where it stands)."""
+    unit = option.unit
+    if intent[0] == "M":
+        return values.relative(unit.kind, intent[1])
+    if intent[0] == "V":
+        return values.relative(unit.kind, intent[1])
+    return values.relative(unit.kind, unit.location) * (0.9 if intent[0] != "H" else 1.0)
+
+
+def _greedy(options: Sequence[UnitOptions], values: ValueMap) -> dict[str, Intent]:
+    """Each unit's best-valued hold or move (ties: the first in the options' fixed order)."""
+    found: dict[str, Intent] = {}
+    for option in options:
+        simple = [i for i in option.intents if i[0] in ("H", "M")]
+        found[option.province] = max(simple, key=lambda i: _intent_value(option, i, values)) if simple else HOLD
+    return found
+
+
+def _draw(option: UnitOptions, values: ValueMap, rng: random.Random, uniform: float) -> Intent:
+    """A new intention for one unit: uniformly with chance ``uniform``, else weighted by the
+    square of its value (so the good places are tried most)."""
+    intents = option.intents
+    if rng.random() < uniform:
+        return intents[rng.randrange(len(intents))]
+    weights = [(_intent_value(option, i, values) + 0.02) ** 2 for i in intents]
+    return rng.choices(intents, weights)[0]
+
+
+__all__ = ["StrategicBot", "SearchReport", "DEFAULT_BUDGET", "node_of"]
