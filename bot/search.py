@@ -13,6 +13,9 @@ Movement phase:
    current best sets.  If the power's worth (``bot.evaluate``) improves, the mutation
    becomes its best set and every power's worth is updated.  The number of units mutated
    falls as the budget is used ("refined": wide changes first, single units at the end).
+   Our own sets are judged against the others' current sets and a small pool of their
+   earlier ones (pure strategies cycle; an answer to one point of a cycle is brittle), and
+   the last quarter of the budget improves our set alone.
 3. Our power's best set is the answer.
 
 Retreats and builds follow the value map (``bot.adjust``).  Deterministic for a seed when
@@ -24,6 +27,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
@@ -61,6 +65,8 @@ class StrategicBot:
     scoring: Scoring = DEFAULT_SCORING
     samples: int = 4  # sampled seed sets per power, besides the greedy one
     uniform: float = 0.3  # chance a mutated unit's new intention is drawn uniformly, not by value
+    pool: int = 3  # earlier sets of the others that our sets are also judged against
+    snapshot_every: int = 40  # iterations between two additions to that pool
     name: str = field(default="StrategicBot")
 
     def orders(self, board: Board, power: str) -> list[Order]:
@@ -93,23 +99,48 @@ class StrategicBot:
                 trial = state.worth({**orders, p: trial_orders})
                 if trial[p] > worth[p]:
                     raw[p], orders[p], worth = candidate, trial_orders, trial
-        # 2. RES
+        # 2. RES.  Our sets are judged against the others' current best sets and a few
+        # earlier ones (``pool``): pure strategies cycle, and an answer to the last of a cycle
+        # alone is brittle.  The last quarter of the budget mutates our sets only.
         others = [p for p in powers if p != power]
+        pool: deque[dict[str, list[Order]]] = deque(maxlen=self.pool)
+        ours = self._ours(state, power, orders, pool)
         limit = self.budget.iterations
         deadline = None if self.budget.seconds is None else started + self.budget.seconds
         done = improved = 0
         while (limit is None or done < limit) and (deadline is None or time.perf_counter() < deadline):
-            p = power if done % 2 == 0 or not others else others[(done // 2) % len(others)]
             progress = (done / limit) if limit else (time.perf_counter() - started) / (self.budget.seconds or 1.0)
+            if others and progress < 0.75 and done % 2:
+                p = others[(done // 2) % len(others)]
+            else:
+                p = power
+            if done and done % self.snapshot_every == 0 and others:
+                pool.append({q: orders[q] for q in others})
+                ours = self._ours(state, power, orders, pool)
             mutated = self._mutate(raw[p], options[p], values[p], rng, progress)
             trial_orders = coordinate(board, options[p], mutated, rng)
-            trial = state.worth({**orders, p: trial_orders})
             done += 1
+            if p == power:
+                trial_ours = self._ours(state, power, {**orders, power: trial_orders}, pool)
+                if trial_ours > ours:
+                    raw[p], orders[p], ours = mutated, trial_orders, trial_ours
+                    improved += 1
+                continue
+            trial = state.worth({**orders, p: trial_orders})
             if trial[p] > worth[p]:
                 raw[p], orders[p], worth = mutated, trial_orders, trial
-                improved += 1
+                ours = self._ours(state, power, orders, pool)
+        worth = {**state.worth(orders)}
         report = SearchReport(done, improved, time.perf_counter() - started, worth)
         return orders[power], report
+
+    @staticmethod
+    def _ours(state: "_State", power: str, orders: Mapping[str, list[Order]], pool: Sequence[Mapping[str, list[Order]]]) -> float:
+        """Our worth with ``orders``, averaged over the others' current sets and the pool's."""
+        total = state.worth(orders)[power]
+        for profile in pool:
+            total += state.worth({**profile, power: orders[power]})[power]
+        return total / (1 + len(pool))
 
     def _mutate(self, raw: Mapping[str, Intent], options: Sequence[UnitOptions], values: ValueMap,
                 rng: random.Random, progress: float) -> dict[str, Intent]:
