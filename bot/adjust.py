@@ -8,10 +8,8 @@ the ones standing where they are worth least.
 
 from __future__ import annotations
 
-from adjudicator.adjustments import free_home_centres
-from adjudicator.board import Board
+from adjudicator.api import Board, requirements
 from adjudicator.orders import Build, Disband, Order, Remove, Retreat, Waive
-from adjudicator.progress import requirements
 from adjudicator.types import Terrain, UnitKind, province_of
 
 from bot.values import ValueMap
@@ -36,7 +34,7 @@ def retreat_orders(board: Board, power: str, values: ValueMap) -> list[Order]:
 
 def adjustment_orders(board: Board, power: str, values: ValueMap) -> list[Order]:
     """Builds on the best free home centres, or removals of the least valuable units."""
-    needed = requirements(board.tables, board.position).get(power)
+    needed = requirements(board).get(power)
     if needed is None:
         return []
     if needed.removals:
@@ -44,7 +42,7 @@ def adjustment_orders(board: Board, power: str, values: ValueMap) -> list[Order]
         return [Remove(u) for u in units[: needed.removals]]
     choices = []
     provinces = board.variant.provinces
-    for centre in free_home_centres(board.tables, board.position, power):
+    for centre in free_homes(board, power):
         for kind, location in _build_places(board, centre):
             choices.append((values.of(kind, location), centre, kind, location))
     choices.sort(key=lambda c: (-c[0], c[1], c[2]._value_, c[3]))
@@ -59,6 +57,12 @@ def adjustment_orders(board: Board, power: str, values: ValueMap) -> list[Order]
     if len(orders) < needed.builds:
         orders.append(Waive(power))
     return orders
+
+
+def free_homes(board: Board, power: str) -> list[str]:
+    """The home centres ``power`` owns with no unit in them: where it may build."""
+    owned = board.position.centers.get(power, frozenset())
+    return sorted(c for c in board.tables.homes.get(power, ()) if c in owned and c not in board.units)
 
 
 def _build_places(board: Board, centre: str) -> list[tuple[UnitKind, str]]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from adjudicator.board import Board
+from adjudicator.api import Board
 from adjudicator.orders import Hold, Move, Order, SupportHold, SupportMove
 from adjudicator.types import PhaseKind, Season, Unit, province_of
 
@@ -36,11 +36,11 @@ class DumbBot:
     def orders(self, board: Board, power: str) -> list[Order]:
         kind = board.position.phase.kind
         if kind is PhaseKind.RETREAT:
-            return retreat_orders(board, power, value_map(board.variant, board.position, power, self.weights))
+            return retreat_orders(board, power, value_map(board, power, self.weights))
         if kind is PhaseKind.ADJUSTMENT:
-            values = value_map(board.variant, board.position, power, self.weights, Season.SPRING)
+            values = value_map(board, power, self.weights, Season.SPRING)
             return adjustment_orders(board, power, values)
-        values = value_map(board.variant, board.position, power, self.weights)
+        values = value_map(board, power, self.weights)
         return self._movement(board, power, values, phase_rng(self.seed, board, power, self.name))
 
     def _movement(self, board: Board, power: str, values: ValueMap, rng: random.Random) -> list[Order]:

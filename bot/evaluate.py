@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from adjudicator.board import Board
+from adjudicator.api import Board
 from adjudicator.results import Adjudication
 from adjudicator.types import Season
 
@@ -35,50 +35,81 @@ class Scoring:
 DEFAULT_SCORING = Scoring()
 
 
+class Scorer:
+    """``scorer(outcome)``: each power's worth after ``outcome``, an adjudication of a movement
+    phase on ``board``.  What depends on the board alone is worked out once, here."""
+
+    def __init__(self, board: Board, values: Mapping[str, ValueMap], scoring: Scoring = DEFAULT_SCORING) -> None:
+        tables = board.tables
+        self.values = values
+        self.scoring = scoring
+        self.prov_of = tables.prov_of
+        self.reach = tables.reach
+        self.centres = tuple(sorted(tables.supply_centers))
+        self.owner = {c: p for p, owned in board.position.centers.items() for c in owned}
+        self.claim = scoring.spring_claim if board.position.phase.season is Season.SPRING else 1.0
+        # a unit's place value, per (kind, location) and power: looked up, not recomputed
+        self.place = {p: {} for p in values}
+
+    def __call__(self, outcome: Adjudication) -> dict[str, float]:
+        scoring, claim, owner = self.scoring, self.claim, self.owner
+        units = outcome.position.units
+        prov_of, reach = self.prov_of, self.reach
+        occupant = {prov_of[u.location]: u.power for u in units}
+        worth = dict.fromkeys(self.values, 0.0)
+        near: dict[str, dict[str, int]] = {}  # province -> power -> its units that could move there
+        for unit in units:
+            for province in reach[unit.kind].get(unit.location, ()):
+                counts = near.get(province)
+                if counts is None:
+                    near[province] = {unit.power: 1}
+                else:
+                    counts[unit.power] = counts.get(unit.power, 0) + 1
+        for centre in self.centres:
+            holder = owner.get(centre)
+            there = occupant.get(centre)
+            if holder in worth:
+                worth[holder] += 1.0 if there is None or there == holder else 1.0 - claim
+            if there is not None and there != holder and there in worth:
+                worth[there] += claim
+            counts = near.get(centre)
+            if not counts:
+                continue
+            if there is not None:  # the occupier's own unit defends it too
+                counts = dict(counts)
+                counts[there] = counts.get(there, 0) + 1
+            first_power, first, second = None, 0, 0
+            for power, number in counts.items():
+                if number > first:
+                    first_power, first, second = power, number, first
+                elif number > second:
+                    second = number
+            keeper = there if there is not None else holder  # whose it will be if nobody moves
+            for power, mine in counts.items():
+                others = second if power == first_power else first
+                if power == keeper:
+                    if others > mine:
+                        worth[power] -= scoring.threat
+                elif mine > others and power in worth:
+                    worth[power] += scoring.chance
+            if keeper in worth and keeper not in counts:
+                worth[keeper] -= scoring.threat  # open to others, nobody of ours near
+        place, values = self.place, self.values
+        for unit in units:
+            table = place.get(unit.power)
+            if table is None:
+                continue
+            key = (unit.kind, unit.location)
+            found = table.get(key)
+            if found is None:
+                found = table[key] = scoring.place * values[unit.power].relative(unit.kind, unit.location)
+            worth[unit.power] += found
+        for entry in outcome.dislodged:
+            if entry.unit.power in worth:
+                worth[entry.unit.power] -= scoring.dislodged if entry.retreats else scoring.destroyed
+        return worth
+
+
 def score(board: Board, outcome: Adjudication, values: Mapping[str, ValueMap], scoring: Scoring = DEFAULT_SCORING) -> dict[str, float]:
     """Each power's worth after ``outcome`` (the adjudication of a movement phase on ``board``)."""
-    tables = board.tables
-    prov_of = tables.prov_of
-    position = board.position
-    spring = position.phase.season is Season.SPRING
-    units = outcome.position.units
-    occupant = {prov_of[u.location]: u.power for u in units}
-    worth = {power: 0.0 for power in values}
-    centres = tables.supply_centers
-    owner = {c: p for p, owned in position.centers.items() for c in owned}
-    # reach[province][power]: units of power that could move there next
-    reach: dict[str, dict[str, int]] = {}
-    for unit in units:
-        for province in tables.reach[unit.kind].get(unit.location, ()):
-            counts = reach.setdefault(province, {})
-            counts[unit.power] = counts.get(unit.power, 0) + 1
-    claim = scoring.spring_claim if spring else 1.0
-    for centre in centres:
-        holder = owner.get(centre)
-        there = occupant.get(centre)
-        if holder in worth:
-            worth[holder] += 1.0 if there is None or there == holder else 1.0 - claim
-        if there is not None and there != holder and there in worth:
-            worth[there] += claim
-        counts = reach.get(centre)
-        if not counts:
-            continue
-        keeper = there if there is not None else holder  # whose it will be if nobody moves
-        for power in worth:
-            mine = counts.get(power, 0) + (1 if there == power else 0)
-            others = max((n + (1 if there == q else 0) for q, n in counts.items() if q != power), default=0)
-            if there is not None and there != power and there not in counts:
-                others = max(others, 1)  # the occupier holds
-            if keeper == power:
-                if others > mine:
-                    worth[power] -= scoring.threat
-            elif mine > others:
-                worth[power] += scoring.chance
-    for unit in units:
-        value_map = values.get(unit.power)
-        if value_map is not None:
-            worth[unit.power] += scoring.place * value_map.relative(unit.kind, unit.location)
-    for entry in outcome.dislodged:
-        if entry.unit.power in worth:
-            worth[entry.unit.power] -= scoring.dislodged if entry.retreats else scoring.destroyed
-    return worth
+    return Scorer(board, values, scoring)(outcome)

@@ -22,11 +22,10 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
-from adjudicator.board import Board
+from adjudicator.api import Board
 from adjudicator.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove
-from adjudicator.tables import Tables
 from adjudicator.types import Unit, UnitKind, province_of
 
 Intent = tuple  # ("H",) | ("M", location) | ("V", province, fleets) | ("SH", province) | ("SM", province)
@@ -53,7 +52,7 @@ def unit_options(board: Board, power: str) -> tuple[UnitOptions, ...]:
         intents: list[Intent] = [HOLD]
         intents += [("M", loc) for loc in sorted(tables.steps[unit.kind].get(unit.location, ()))]
         if unit.kind is UnitKind.ARMY:
-            intents += [("V", dest, route) for dest, route in sorted(convoy_routes(tables, board, power, province).items())]
+            intents += [("V", dest, route) for dest, route in sorted(convoy_routes(board, power, province).items())]
         for other in sorted(own):
             if other != province and other in reach:
                 intents += [("SH", other), ("SM", other)]
@@ -63,9 +62,10 @@ def unit_options(board: Board, power: str) -> tuple[UnitOptions, ...]:
     return tuple(found)
 
 
-def convoy_routes(tables: Tables, board: Board, power: str, start: str) -> dict[str, tuple[str, ...]]:
+def convoy_routes(board: Board, power: str, start: str) -> dict[str, tuple[str, ...]]:
     """Coastal provinces an army in ``start`` could reach only by sea, over ``power``'s own
     fleets at sea -> the shortest chain of those fleets' provinces."""
+    tables = board.tables
     if start not in tables.coastal:
         return {}
     own_seas = {p for p, u in board.units.items() if u.power == power and u.kind is UnitKind.FLEET and p in tables.sea}
@@ -160,15 +160,15 @@ def _move(unit: Unit, intent: Intent) -> Order:
     return Move(unit, intent[1])
 
 
-def _reaches(tables: Tables, unit: Unit, province: str) -> bool:
+def _reaches(tables: Any, unit: Unit, province: str) -> bool:
     return province in tables.reach[unit.kind].get(unit.location, ())
 
 
-def _support_hold(tables: Tables, unit: Unit, other: Unit) -> Order:
+def _support_hold(tables: Any, unit: Unit, other: Unit) -> Order:
     return SupportHold(unit, other) if _reaches(tables, unit, other.province) else Hold(unit)
 
 
-def _support_move(tables: Tables, unit: Unit, other: Unit, other_order: Order | None) -> Order:
+def _support_move(tables: Any, unit: Unit, other: Unit, other_order: Order | None) -> Order:
     """Support ``other``'s move if it moves somewhere we reach; else support it holding, if we
     can; else hold."""
     if type(other_order) is Move:

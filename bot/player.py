@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass
 from typing import Protocol
 
-from adjudicator.board import Board
+from adjudicator.api import Board
 from adjudicator.orders import Order
 
 

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from adjudicator.adjustments import free_home_centres
-from adjudicator.board import Board
+from adjudicator.api import Board, requirements
 from adjudicator.orders import Build, Disband, Hold, Move, Order, Remove, Retreat, SupportHold
-from adjudicator.progress import requirements
 from adjudicator.types import PhaseKind, Terrain, UnitKind, province_of
 
+from bot.adjust import free_homes
 from bot.player import phase_rng
 
 
@@ -46,12 +45,12 @@ class RandomBot:
                     places = [Retreat(entry.unit, loc) for loc in sorted(entry.retreats)] + [Disband(entry.unit)]
                     found.append(places[rng.randrange(len(places))])
             return found
-        needed = requirements(tables, board.position).get(power)
+        needed = requirements(board).get(power)
         if needed is None:
             return []
         if needed.removals:
             return [Remove(u) for u in rng.sample(list(needed.units), needed.removals)]
-        centres = list(free_home_centres(tables, board.position, power))
+        centres = list(free_homes(board, power))
         rng.shuffle(centres)
         builds: list[Order] = []
         for centre in centres[: needed.builds]:

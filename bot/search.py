@@ -32,12 +32,12 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from adjudicator import api
-from adjudicator.board import Board
+from adjudicator.api import Board
 from adjudicator.orders import Order
 from adjudicator.types import PhaseKind, Season
 
 from bot.adjust import adjustment_orders, retreat_orders
-from bot.evaluate import DEFAULT_SCORING, Scoring, score
+from bot.evaluate import DEFAULT_SCORING, Scorer, Scoring
 from bot.options import HOLD, Intent, UnitOptions, coordinate, unit_options
 from bot.player import Budget, phase_rng
 from bot.values import DEFAULT_WEIGHTS, ValueMap, Weights, node_of, value_map
@@ -72,9 +72,9 @@ class StrategicBot:
     def orders(self, board: Board, power: str) -> list[Order]:
         kind = board.position.phase.kind
         if kind is PhaseKind.RETREAT:
-            return retreat_orders(board, power, value_map(board.variant, board.position, power, self.weights))
+            return retreat_orders(board, power, value_map(board, power, self.weights))
         if kind is PhaseKind.ADJUSTMENT:
-            values = value_map(board.variant, board.position, power, self.weights, Season.SPRING)
+            values = value_map(board, power, self.weights, Season.SPRING)
             return adjustment_orders(board, power, values)
         return self.search(board, power)[0]
 
@@ -85,7 +85,7 @@ class StrategicBot:
         powers = sorted({u.power for u in board.position.units})
         if power not in powers:
             return [], SearchReport(0, 0, 0.0, {})
-        values = {p: value_map(board.variant, board.position, p, self.weights) for p in powers}
+        values = {p: value_map(board, p, self.weights) for p in powers}
         options = {p: unit_options(board, p) for p in powers}
         state = _State(board, values, self.scoring)
         # 1. seeds: greedy, then samples, each judged against the others' greedy sets
@@ -118,8 +118,10 @@ class StrategicBot:
                 pool.append({q: orders[q] for q in others})
                 ours = self._ours(state, power, orders, pool)
             mutated = self._mutate(raw[p], options[p], values[p], rng, progress)
-            trial_orders = coordinate(board, options[p], mutated, rng)
             done += 1
+            if mutated == raw[p]:
+                continue  # drew the same intentions again
+            trial_orders = coordinate(board, options[p], mutated, rng)
             if p == power:
                 trial_ours = self._ours(state, power, {**orders, power: trial_orders}, pool)
                 if trial_ours > ours:
@@ -159,12 +161,15 @@ class _State:
 
     def __init__(self, board: Board, values: Mapping[str, ValueMap], scoring: Scoring) -> None:
         self.board = board
-        self.values = values
-        self.scoring = scoring
+        self.scorer = Scorer(board, values, scoring)
+        self.seen: dict[tuple, dict[str, float]] = {}  # the same joint sets come back often
 
     def worth(self, orders: Mapping[str, list[Order]]) -> dict[str, float]:
-        outcome = api.adjudicate(self.board, orders)
-        return score(self.board, outcome, self.values, self.scoring)
+        key = tuple(tuple(orders[p]) for p in sorted(orders))
+        found = self.seen.get(key)
+        if found is None:
+            found = self.seen[key] = self.scorer(api.adjudicate(self.board, orders))
+        return found
 
 
 def _intent_value(option: UnitOptions, intent: Intent, values: ValueMap) -> float:

@@ -12,7 +12,7 @@ value mixes the steps with weights (spring weights look ahead, autumn weights lo
 centres now), plus how many of our units could reach the province (strength) less the
 most units any other single power could bring there (competition).
 
-Pure: the value of a ``(variant, position, power)`` and the weights, nothing else.
+Pure: the value of a board (a position on its map) to a power, and the weights, nothing else.
 """
 
 from __future__ import annotations
@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
 
-from adjudicator.memo import per_variant
-from adjudicator.tables import Tables, tables_for
-from adjudicator.types import Position, Season, Terrain, UnitKind, Variant, province_of
+from functools import lru_cache
+
+from adjudicator.api import Board
+from adjudicator.types import Season, Terrain, UnitKind, Variant, province_of
 
 
 @dataclass(frozen=True)
@@ -71,16 +72,16 @@ class Graph:
     province: Mapping[tuple[str, str], str]  # node -> its province
 
 
-@per_variant
+@lru_cache(maxsize=16)  # a Variant hashes by identity: one graph per map object in use
 def graph_of(variant: Variant) -> Graph:
-    """The unit graph of ``variant`` (memoised per variant object; derived from frozen data)."""
-    tables = tables_for(variant)
+    """The unit graph of ``variant`` (derived from its frozen data only)."""
     neighbours: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
     for province, details in sorted(variant.provinces.items()):
         if details.terrain is not Terrain.SEA:
-            neighbours[("A", province)] = tuple(("A", p) for p in sorted(tables.army_adj[province]))
-    for location in sorted(tables.fleet_locations):
-        neighbours[("F", location)] = tuple(("F", loc) for loc in sorted(tables.fleet_adj[location]))
+            neighbours[("A", province)] = tuple(("A", p) for p in sorted(variant.army_moves.get(province, ())))
+    for location, targets in sorted(variant.fleet_moves.items()):
+        if targets:
+            neighbours[("F", location)] = tuple(("F", loc) for loc in sorted(targets))
     return Graph(MappingProxyType(neighbours), MappingProxyType({node: province_of(node[1]) for node in neighbours}))
 
 
@@ -105,12 +106,13 @@ class ValueMap:
         return self.of(kind, location) / self.scale if self.scale > 0 else 0.0
 
 
-def base_values(tables: Tables, position: Position, power: str, weights: Weights, season: SeasonWeights) -> dict[str, float]:
+def base_values(board: Board, power: str, weights: Weights, season: SeasonWeights) -> dict[str, float]:
     """Province -> its undiffused value to ``power`` (0 for a province without a centre)."""
+    tables, position = board.tables, board.position
     sizes = {p: weights.size(len(c)) for p, c in position.centers.items()}
     neutral = weights.size(weights.neutral_centres)
     owner = {centre: p for p, owned in position.centers.items() for centre in owned}
-    threats = _adjacent_powers(tables, position)
+    threats = _adjacent_powers(board)
     base: dict[str, float] = {}
     for centre in sorted(tables.supply_centers):
         holder = owner.get(centre)
@@ -122,10 +124,11 @@ def base_values(tables: Tables, position: Position, power: str, weights: Weights
     return base
 
 
-def _adjacent_powers(tables: Tables, position: Position) -> dict[str, set[str]]:
+def _adjacent_powers(board: Board) -> dict[str, set[str]]:
     """Province -> the powers with a unit that could move there (or standing there)."""
+    tables = board.tables
     found: dict[str, set[str]] = {}
-    for unit in position.units:
+    for unit in board.position.units:
         found.setdefault(tables.prov_of.get(unit.location, unit.location), set()).add(unit.power)
         for province in tables.reach[unit.kind].get(unit.location, ()):
             found.setdefault(province, set()).add(unit.power)
@@ -145,15 +148,13 @@ def diffuse(graph: Graph, base: Mapping[str, float], steps: int, divisor: float 
     return found
 
 
-def value_map(variant: Variant, position: Position, power: str, weights: Weights = DEFAULT_WEIGHTS,
-              season: Season | None = None) -> ValueMap:
-    """The value of every node to ``power`` in ``position`` (season weights of the position's
+def value_map(board: Board, power: str, weights: Weights = DEFAULT_WEIGHTS, season: Season | None = None) -> ValueMap:
+    """The value of every node to ``power`` on ``board`` (season weights of the position's
     phase unless ``season`` is given: the builds of a winter look at the spring ahead)."""
-    tables = tables_for(variant)
-    graph = graph_of(variant)
-    chosen = weights.season(season if season is not None else position.phase.season)
-    steps = diffuse(graph, base_values(tables, position, power, weights, chosen), len(chosen.steps), weights.divisor)
-    strength, competition = _forces(tables, position, power)
+    graph = graph_of(board.variant)
+    chosen = weights.season(season if season is not None else board.position.phase.season)
+    steps = diffuse(graph, base_values(board, power, weights, chosen), len(chosen.steps), weights.divisor)
+    strength, competition = _forces(board, power)
     values: dict[tuple[str, str], float] = {}
     for node, province in graph.province.items():
         total = sum(w * step[node] for w, step in zip(chosen.steps, steps))
@@ -163,11 +164,12 @@ def value_map(variant: Variant, position: Position, power: str, weights: Weights
     return ValueMap(power, MappingProxyType(values), scale)
 
 
-def _forces(tables: Tables, position: Position, power: str) -> tuple[dict[str, int], dict[str, int]]:
+def _forces(board: Board, power: str) -> tuple[dict[str, int], dict[str, int]]:
     """Province -> our units that could move there; province -> the most units of any other
     single power that could."""
     counts: dict[str, dict[str, int]] = {}
-    for unit in position.units:
+    tables = board.tables
+    for unit in board.position.units:
         for province in tables.reach[unit.kind].get(unit.location, ()):
             per_power = counts.setdefault(province, {})
             per_power[unit.power] = per_power.get(unit.power, 0) + 1

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from adjudicator import api
-from adjudicator.tables import tables_for
 from adjudicator.types import Phase, PhaseKind, Position, Season, Unit, UnitKind
 from bot.values import DEFAULT_WEIGHTS, base_values, diffuse, graph_of, node_of, value_map
 
 
 def test_every_centre_of_another_power_is_valued_and_nothing_else_is(standard):
     position = api.initial_position(standard)
-    tables = tables_for(standard)
     season = DEFAULT_WEIGHTS.spring
-    base = base_values(tables, position, "ENGLAND", DEFAULT_WEIGHTS, season)
+    base = base_values(api.prepare(standard, position), "ENGLAND", DEFAULT_WEIGHTS, season)
     assert set(base) == set(standard.supply_centers)
     for centre, value in base.items():
         if centre in position.centers["ENGLAND"]:
@@ -30,7 +28,7 @@ def test_an_own_centre_is_worth_the_size_of_the_largest_power_next_to_it(standar
     centers = {**start.centers, "FRANCE": start.centers["FRANCE"] | {"SPA", "POR"}}
     position = Position(start.phase, units, centers)
     season = DEFAULT_WEIGHTS.spring
-    base = base_values(tables_for(standard), position, "ENGLAND", DEFAULT_WEIGHTS, season)
+    base = base_values(api.prepare(standard, position), "ENGLAND", DEFAULT_WEIGHTS, season)
     # LON is next to the Russian fleet (4 centres) and the French army (5): France's size counts
     assert base["LON"] == season.defence * DEFAULT_WEIGHTS.size(5)
     assert base["EDI"] == 0.0
@@ -50,23 +48,23 @@ def test_diffusion_is_monotone_in_the_base_values(standard):
 
 
 def test_places_near_a_prize_are_worth_more_than_places_far_from_it(standard):
-    values = value_map(standard, api.initial_position(standard), "RUSSIA")
+    values = value_map(api.prepare(standard, api.initial_position(standard)), "RUSSIA")
     assert values.of(UnitKind.ARMY, "GAL") > values.of(UnitKind.ARMY, "LVN")
     assert values.of(UnitKind.FLEET, "BLA") > values.of(UnitKind.FLEET, "BAR")
     assert 0.0 <= values.relative(UnitKind.ARMY, "RUM") <= 1.0
 
 
 def test_split_coasts_are_valued_apart(standard):
-    values = value_map(standard, api.initial_position(standard), "FRANCE")
+    values = value_map(api.prepare(standard, api.initial_position(standard)), "FRANCE")
     assert node_of(UnitKind.FLEET, "SPA/NC") in values.values
     assert values.of(UnitKind.FLEET, "SPA/NC") != values.of(UnitKind.FLEET, "SPA/SC")
 
 
 def test_any_variant_gets_a_value_map(triangle):
     position = api.initial_position(triangle)
-    values = value_map(triangle, position, "RED", season=Season.FALL)
+    values = value_map(api.prepare(triangle, position), "RED", season=Season.FALL)
     assert set(values.values) == set(graph_of(triangle).neighbours)
     assert values.of(UnitKind.ARMY, "MID") > 0.0  # a neutral centre
     assert values.of(UnitKind.FLEET, "CAP/NC") != values.of(UnitKind.FLEET, "CAP/SC")
     winter = Position(Phase(1901, Season.WINTER, PhaseKind.ADJUSTMENT), position.units, position.centers)
-    assert value_map(triangle, winter, "RED").values  # every season has weights
+    assert value_map(api.prepare(triangle, winter), "RED").values  # every season has weights

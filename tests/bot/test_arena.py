@@ -1,0 +1,32 @@
+"""The arena: a short game completes and the figures add up (the full runs are benchmarks)."""
+
+from __future__ import annotations
+
+import math
+
+from benchmarks.arena import main, run_field, wilson
+from bot.player import Budget
+from bot.search import StrategicBot
+
+
+def test_wilson_interval_brackets_the_rate():
+    low, high = wilson(7, 10)
+    assert low < 0.7 < high
+    assert math.isclose(low, 0.3968, abs_tol=1e-3) and math.isclose(high, 0.8922, abs_tol=1e-3)
+    assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0
+
+
+def test_a_short_arena_field_completes(standard):
+    result = run_field(standard, lambda seed: StrategicBot(seed, Budget(iterations=20, seconds=None)), "random",
+                       [1], last_year=1902)
+    assert result.games == 7  # one game per seat
+    assert result.illegal_orders == 0
+    assert 0 <= result.solos <= result.games
+    assert result.mean_centres >= 3.0  # nobody loses a centre to random play in two years
+
+
+def test_the_command_prints_a_table(capsys):
+    assert main(["--seeds", "1", "--last-year", "1901", "--iterations", "5", "--opponents", "dumbbot", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "| StrategicBot | 6 x dumbbot | 7 |" in out
+    assert "5 evaluations per movement phase" in out
