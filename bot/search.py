@@ -13,9 +13,10 @@ Movement phase:
    current best sets.  If the power's worth (``bot.evaluate``) improves, the mutation
    becomes its best set and every power's worth is updated.  The number of units mutated
    falls as the budget is used ("refined": wide changes first, single units at the end).
-   Our own sets are judged against the others' current sets and a small pool of their
-   earlier ones (pure strategies cycle; an answer to one point of a cycle is brittle), and
-   the last quarter of the budget improves our set alone.
+   Our own sets are judged against the others' current sets and a small pool of others:
+   what a DumbBot would play for them, then their earlier best sets (pure strategies
+   cycle; an answer to one point of a cycle is brittle).  The last quarter of the budget
+   improves our set alone.
 3. Our power's best set is the answer.
 
 Retreats and builds follow the value map (``bot.adjust``).  Deterministic for a seed when
@@ -37,6 +38,7 @@ from adjudicator.orders import Order
 from adjudicator.types import PhaseKind, Season
 
 from bot.adjust import adjustment_orders, retreat_orders
+from bot.dumbbot import DumbBot
 from bot.evaluate import DEFAULT_SCORING, Scorer, Scoring
 from bot.options import HOLD, Intent, UnitOptions, coordinate, unit_options
 from bot.player import Budget, phase_rng
@@ -65,7 +67,8 @@ class StrategicBot:
     scoring: Scoring = DEFAULT_SCORING
     samples: int = 4  # sampled seed sets per power, besides the greedy one
     uniform: float = 0.3  # chance a mutated unit's new intention is drawn uniformly, not by value
-    pool: int = 3  # earlier sets of the others that our sets are also judged against
+    pool: int = 4  # other sets of the others that our sets are also judged against
+    modelled: int = 2  # of which, at the start, sets a DumbBot would play for them
     snapshot_every: int = 40  # iterations between two additions to that pool
     name: str = field(default="StrategicBot")
 
@@ -104,6 +107,9 @@ class StrategicBot:
         # alone is brittle.  The last quarter of the budget mutates our sets only.
         others = [p for p in powers if p != power]
         pool: deque[dict[str, list[Order]]] = deque(maxlen=self.pool)
+        for _ in range(self.modelled):  # how a DumbBot would play the others
+            model = DumbBot(rng.randrange(1 << 30))
+            pool.append({q: model.orders(board, q) for q in others})
         ours = self._ours(state, power, orders, pool)
         limit = self.budget.iterations
         deadline = None if self.budget.seconds is None else started + self.budget.seconds
@@ -123,7 +129,7 @@ class StrategicBot:
                 continue  # drew the same intentions again
             trial_orders = coordinate(board, options[p], mutated, rng)
             if p == power:
-                trial_ours = self._ours(state, power, {**orders, power: trial_orders}, pool)
+                trial_ours = self._ours(state, power, {**orders, power: trial_orders}, pool, ours)
                 if trial_ours > ours:
                     raw[p], orders[p], ours = mutated, trial_orders, trial_ours
                     improved += 1
@@ -137,9 +143,14 @@ class StrategicBot:
         return orders[power], report
 
     @staticmethod
-    def _ours(state: "_State", power: str, orders: Mapping[str, list[Order]], pool: Sequence[Mapping[str, list[Order]]]) -> float:
-        """Our worth with ``orders``, averaged over the others' current sets and the pool's."""
+    def _ours(state: "_State", power: str, orders: Mapping[str, list[Order]], pool: Sequence[Mapping[str, list[Order]]],
+              beat: float | None = None) -> float:
+        """Our worth with ``orders``, averaged over the others' current sets and the pool's.
+        With ``beat``: a set already ``_HOPELESS`` below it against the current sets is not
+        judged against the pool (most mutations are; the pool would not save them)."""
         total = state.worth(orders)[power]
+        if beat is not None and total < beat - _HOPELESS:
+            return total
         for profile in pool:
             total += state.worth({**profile, power: orders[power]})[power]
         return total / (1 + len(pool))
@@ -154,6 +165,9 @@ class StrategicBot:
         for chosen in rng.sample(list(options), min(count, len(options))):
             mutated[chosen.province] = _draw(chosen, values, rng, self.uniform)
         return mutated
+
+
+_HOPELESS = 1.0  # a centre's worth
 
 
 class _State:

@@ -6,13 +6,15 @@ from __future__ import annotations
 import pytest
 
 from adjudicator import api
-from adjudicator.orders import Build, Move, Remove, Retreat, SupportMove
+from adjudicator.orders import Build, Hold, Move, Remove, Retreat, SupportMove
 from adjudicator.types import Phase, PhaseKind, Position, Season, Unit, UnitKind
 from bot.dumbbot import DumbBot
+from bot.evaluate import Scorer
 from bot.game import play
 from bot.player import Budget
 from bot.randombot import RandomBot
 from bot.search import StrategicBot
+from bot.values import value_map
 
 SMALL = Budget(iterations=120, seconds=None)
 
@@ -85,19 +87,24 @@ def _fall(units, centers):
     return Position(Phase(1901, Season.FALL, PhaseKind.MOVEMENT), tuple(sorted(units)), centers)
 
 
-def test_the_search_finds_a_supported_attack_on_a_lone_defender(standard):
-    # Italy's two armies against a lone Austrian army in Trieste: one attack alone bounces;
-    # Germany holds the other centres in reach
-    position = _fall([Unit("VEN", UnitKind.ARMY, "ITALY"), Unit("TYR", UnitKind.ARMY, "ITALY"),
-                      Unit("TRI", UnitKind.ARMY, "AUSTRIA"), Unit("MUN", UnitKind.ARMY, "GERMANY"),
-                      Unit("VIE", UnitKind.ARMY, "GERMANY")],
-                     {"ITALY": frozenset({"VEN", "ROM", "NAP"}), "AUSTRIA": frozenset({"TRI", "BUD"}),
-                      "GERMANY": frozenset({"MUN", "VIE", "BER", "KIE"})})
+def test_the_search_attacks_a_lone_defender_and_values_support(standard):
+    # Italy's army and fleet against a lone Austrian army in Trieste, the only centre either
+    # can take this autumn: the search attacks it, and the worth it maximises prefers the
+    # supported attack to a lone one against a defender that holds
+    position = _fall([Unit("VEN", UnitKind.ARMY, "ITALY"), Unit("ADR", UnitKind.FLEET, "ITALY"),
+                      Unit("TRI", UnitKind.ARMY, "AUSTRIA")],
+                     {"ITALY": frozenset({"VEN", "ROM", "NAP"}), "AUSTRIA": frozenset({"TRI", "VIE", "BUD"})})
     board = api.prepare(standard, position)
-    orders = set(StrategicBot(1, Budget(iterations=400, seconds=None)).orders(board, "ITALY"))
-    venice, tyrolia = board.units["VEN"], board.units["TYR"]
-    assert orders & {Move(venice, "TRI"), Move(tyrolia, "TRI")}
-    assert orders & {SupportMove(tyrolia, venice, "TRI"), SupportMove(venice, tyrolia, "TRI")}
+    orders = StrategicBot(1, Budget(iterations=400, seconds=None)).orders(board, "ITALY")
+    assert any(type(o) is Move and o.destination == "TRI" for o in orders)
+    venice, adriatic, trieste = board.units["VEN"], board.units["ADR"], board.units["TRI"]
+    values = {p: value_map(board, p) for p in ("ITALY", "AUSTRIA")}
+    scorer = Scorer(board, values)
+    alone = scorer(api.adjudicate(board, {"ITALY": [Move(venice, "TRI"), Hold(adriatic)], "AUSTRIA": [Hold(trieste)]}))
+    supported = scorer(api.adjudicate(board, {"ITALY": [Move(venice, "TRI"), SupportMove(adriatic, venice, "TRI")],
+                                              "AUSTRIA": [Hold(trieste)]}))
+    assert supported["ITALY"] > alone["ITALY"] + 0.9  # a centre more
+    assert supported["AUSTRIA"] < alone["AUSTRIA"] - 1.4  # a centre and a unit less
 
 
 def test_the_search_convoys_an_army_to_a_free_centre(standard):
