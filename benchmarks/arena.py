@@ -13,7 +13,7 @@ its mean centres at the end, how often it survived, and its mean seconds per gam
 candidate's figures stand beside DumbBot's own in the same seats.
 
 The strategic bot's search budget per movement phase is ``--iterations`` candidate
-evaluations (deterministic; default 300) and at most ``--seconds`` (default none): the
+evaluations (deterministic; default 500) and at most ``--seconds`` (default none): the
 machine the figures come from is shared, so the arena runs a small budget, far below the
 bot's default of 4 s per phase.
 """
@@ -114,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="A candidate bot against RandomBots and DumbBots, rotating through every seat.")
     parser.add_argument("--seeds", type=int, default=10, help="number of seeds; games = seeds x powers per field (default 10)")
     parser.add_argument("--first-seed", type=int, default=1, help="first seed of the fixed list (default 1)")
-    parser.add_argument("--iterations", type=int, default=300, help="search evaluations per movement phase (default 300)")
+    parser.add_argument("--iterations", type=int, default=500, help="search evaluations per movement phase (default 500)")
     parser.add_argument("--seconds", type=float, default=None, help="wall-time cap per movement phase (default none)")
     parser.add_argument("--last-year", type=int, default=1910, help="play to a solo or the winter of this year (default 1910)")
     parser.add_argument("--opponents", default="random,dumbbot", help="comma-separated fields: random, dumbbot (default both)")
