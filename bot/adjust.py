@@ -10,9 +10,16 @@ from __future__ import annotations
 
 from adjudicator.api import Board, requirements
 from adjudicator.orders import Build, Disband, Order, Remove, Retreat, Waive
-from adjudicator.types import Terrain, UnitKind, province_of
+from adjudicator.types import PhaseKind, Season, Terrain, UnitKind, province_of
 
-from bot.values import ValueMap
+from bot.values import DEFAULT_WEIGHTS, ValueMap, Weights, value_map
+
+
+def orders_by_value(board: Board, power: str, weights: Weights = DEFAULT_WEIGHTS) -> list[Order]:
+    """``power``'s retreats or adjustments on ``board`` (a winter looks at the spring ahead)."""
+    if board.position.phase.kind is PhaseKind.RETREAT:
+        return retreat_orders(board, power, value_map(board, power, weights))
+    return adjustment_orders(board, power, value_map(board, power, weights, Season.SPRING))
 
 
 def retreat_orders(board: Board, power: str, values: ValueMap) -> list[Order]:

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 from adjudicator.api import Board
 from adjudicator.orders import Hold, Move, Order, SupportHold, SupportMove
-from adjudicator.types import PhaseKind, Season, Unit, province_of
+from adjudicator.types import PhaseKind, Unit, province_of
 
-from bot.adjust import adjustment_orders, retreat_orders
+from bot.adjust import orders_by_value
 from bot.player import phase_rng
 from bot.values import DEFAULT_WEIGHTS, ValueMap, Weights, value_map
 
@@ -34,12 +34,8 @@ class DumbBot:
     name: str = field(default="DumbBot")
 
     def orders(self, board: Board, power: str) -> list[Order]:
-        kind = board.position.phase.kind
-        if kind is PhaseKind.RETREAT:
-            return retreat_orders(board, power, value_map(board, power, self.weights))
-        if kind is PhaseKind.ADJUSTMENT:
-            values = value_map(board, power, self.weights, Season.SPRING)
-            return adjustment_orders(board, power, values)
+        if board.position.phase.kind is not PhaseKind.MOVEMENT:
+            return orders_by_value(board, power, self.weights)
         values = value_map(board, power, self.weights)
         return self._movement(board, power, values, phase_rng(self.seed, board, power, self.name))
 

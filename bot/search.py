@@ -35,14 +35,14 @@ from typing import Mapping, Sequence
 from adjudicator import api
 from adjudicator.api import Board
 from adjudicator.orders import Order
-from adjudicator.types import PhaseKind, Season
+from adjudicator.types import PhaseKind
 
-from bot.adjust import adjustment_orders, retreat_orders
+from bot.adjust import orders_by_value
 from bot.dumbbot import DumbBot
 from bot.evaluate import DEFAULT_SCORING, Scorer, Scoring
 from bot.options import HOLD, Intent, UnitOptions, coordinate, unit_options
 from bot.player import Budget, phase_rng
-from bot.values import DEFAULT_WEIGHTS, ValueMap, Weights, node_of, value_map
+from bot.values import DEFAULT_WEIGHTS, ValueMap, Weights, value_map
 
 DEFAULT_BUDGET = Budget(iterations=None, seconds=4.0)
 
@@ -73,12 +73,8 @@ class StrategicBot:
     name: str = field(default="StrategicBot")
 
     def orders(self, board: Board, power: str) -> list[Order]:
-        kind = board.position.phase.kind
-        if kind is PhaseKind.RETREAT:
-            return retreat_orders(board, power, value_map(board, power, self.weights))
-        if kind is PhaseKind.ADJUSTMENT:
-            values = value_map(board, power, self.weights, Season.SPRING)
-            return adjustment_orders(board, power, values)
+        if board.position.phase.kind is not PhaseKind.MOVEMENT:
+            return orders_by_value(board, power, self.weights)
         return self.search(board, power)[0]
 
     def search(self, board: Board, power: str) -> tuple[list[Order], SearchReport]:
@@ -216,4 +212,4 @@ def _draw(option: UnitOptions, values: ValueMap, rng: random.Random, uniform: fl
     return rng.choices(intents, weights)[0]
 
 
-__all__ = ["StrategicBot", "SearchReport", "DEFAULT_BUDGET", "node_of"]
+__all__ = ["StrategicBot", "SearchReport", "DEFAULT_BUDGET"]

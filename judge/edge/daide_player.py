@@ -1,0 +1,258 @@
+"""A DAIDE client that plays one power with a machine player (``judge bot``).
+
+It joins a game on any DAIDE server (``NME``, or ``IAM`` with a power and passcode to take
+a seat back), accepts the map if the judge has a map of that name (else it refuses it,
+says so and stops), and in every phase where its power must order it asks the player
+(``bot.search.StrategicBot`` by default) and submits the orders.  It logs every refusal
+(``HUH``, ``REJ``, a ``THX`` that is not ``MBV``) and goes on; a lost connection is
+reopened with ``IAM`` (a few times, waiting longer each time) once it knows its power and
+passcode; ``OFF`` (after ``SLO``/``DRW`` and ``SMR``) ends it.  The codec is the ``daide``
+package's; what is here is the player's side of the conversation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+import maps
+from adjudicator import api
+from adjudicator.results import OrderResult
+from adjudicator.types import Dislodged, Position, Unit, UnitKind, Variant
+from bot.player import Player
+from daide import render
+from daide.client import ConnectionClosed, DaideClient
+from daide.messages import Element, Message, Text, to_text
+from daide.orders import convoy_routes, order_element
+from daide.tokens import TokenTable
+
+log = logging.getLogger("judge.bot")
+
+EXIT_DONE, EXIT_REFUSED, EXIT_UNREACHABLE = 0, 1, 3
+
+
+class Refused(Exception):
+    """The server would not have us (REJ of NME/IAM) or we cannot play its map."""
+
+
+@dataclass
+class Seat:
+    """What the client knows of its game; kept across reconnections."""
+
+    power: str | None = None
+    passcode: int | None = None
+    variant: Variant | None = None
+    table: TokenTable | None = None
+    centers: dict[str, frozenset[str]] = field(default_factory=dict)
+    submitted: str | None = None  # the phase whose orders were sent
+    ended: bool = False
+
+
+@dataclass
+class DaideBot:
+    """One machine player's connection; ``run()`` returns the exit code."""
+
+    host: str
+    port: int
+    player: Player
+    name: str = "dipjudge-bot"
+    version: str = "1"
+    power: str | None = None  # with passcode: take this seat back (IAM)
+    passcode: int | None = None
+    retries: int = 5  # reconnections after a lost connection, waiting 1, 2, 4... s
+    connect: Callable[..., object] = DaideClient.connect
+    seat: Seat = field(default_factory=Seat)
+
+    async def run(self) -> int:
+        if self.power is not None:
+            self.seat.power, self.seat.passcode = self.power.upper(), self.passcode
+        failures = 0
+        while True:
+            try:
+                client = await self.connect(self.host, self.port, default_table=self._default_table())
+            except (OSError, ConnectionClosed, asyncio.TimeoutError) as problem:
+                failures += 1
+                if failures > self.retries:
+                    log.error("cannot reach %s:%s (%s); giving up after %d attempts", self.host, self.port, problem, failures)
+                    return EXIT_UNREACHABLE
+                await self._wait(failures, f"cannot reach {self.host}:{self.port} ({problem})")
+                continue
+            try:
+                await self._join(client)
+                failures = 0
+                await self._play(client)
+                return EXIT_DONE
+            except Refused as refusal:
+                log.error("%s", refusal)
+                await client.close()
+                return EXIT_REFUSED
+            except (ConnectionClosed, OSError, asyncio.IncompleteReadError) as problem:
+                if self.seat.ended:
+                    return EXIT_DONE
+                failures += 1
+                if self.seat.passcode is None or failures > self.retries:
+                    log.error("connection lost (%s); %s", problem,
+                              "no seat to take back" if self.seat.passcode is None else "giving up")
+                    return EXIT_UNREACHABLE
+                await self._wait(failures, f"connection lost ({problem})")
+
+    def _default_table(self) -> TokenTable:
+        """The token table of an empty RM: the standard map's, under our names."""
+        return self.seat.table or TokenTable.for_variant(maps.load("standard"))
+
+    async def _wait(self, failures: int, why: str) -> None:
+        delay = min(2 ** (failures - 1), 30)
+        log.warning("%s; trying again in %d s (%d of %d)", why, delay, failures, self.retries)
+        await asyncio.sleep(delay)
+
+    async def _join(self, client: DaideClient) -> None:
+        seat = self.seat
+        if seat.power is not None and seat.passcode is not None and seat.table is not None:
+            await client.send(("IAM", (seat.table.power_names[seat.power],), (seat.passcode,)))
+        elif seat.power is not None and seat.passcode is not None:
+            await client.send(("IAM", (client.table.power_names.get(seat.power, seat.power[:3]),), (seat.passcode,)))
+        else:
+            await client.send(("NME", (Text(self.name),), (Text(self.version),)))
+
+    async def _play(self, client: DaideClient) -> None:
+        while True:
+            message = await client.receive()
+            if not message:
+                continue
+            try:
+                done = await self._handle(client, message)
+            except Refused:
+                raise
+            except Exception:  # a bug of ours must not end the game for our power: log it, play on
+                log.exception("could not handle %s", _text(message))
+                continue
+            if done:
+                await client.close()
+                return
+
+    async def _handle(self, client: DaideClient, message: Message) -> bool:
+        """React to one message; True when the game is over for us."""
+        head = message[0]
+        seat = self.seat
+        if head == "YES":
+            inner = message[1] if len(message) > 1 else ()
+            log.info("server accepted %s", _text(inner))
+            if type(inner) is tuple and inner[:1] == ("IAM",):  # back in our seat: ask where the game is
+                for question in (("HLO",), ("SCO",), ("NOW",)):
+                    await client.send(question)
+        elif head == "REJ":
+            inner = message[1] if len(message) > 1 else ()
+            if type(inner) is tuple and inner[:1] in (("NME",), ("IAM",)):
+                raise Refused(f"the server refused {_text(inner)}: no seat for us in this game")
+            log.warning("server refused %s", _text(inner))
+        elif head == "MAP":
+            await self._map(client, message)
+        elif head == "HLO":
+            seat.power = client.table.power_of_token.get(message[1][0], str(message[1][0]))
+            seat.passcode = int(message[2][0])
+            log.info("playing %s (passcode %d: `judge bot --power %s --passcode %d` takes the seat back)",
+                     seat.power, seat.passcode, seat.power, seat.passcode)
+        elif head == "SCO":
+            seat.centers = _centres(client.table, message)
+        elif head == "NOW":
+            await self._now(client, message)
+        elif head == "THX":
+            note = message[2][0] if len(message) > 2 and message[2] else "?"
+            if note != "MBV":
+                log.warning("order %s not accepted as given: %s", _text(message[1]), note)
+        elif head == "MIS":
+            log.info("server still misses %s", _text(message))
+        elif head == "HUH":
+            log.error("server could not read our message: %s", _text(message))
+        elif head in ("SLO", "DRW"):
+            seat.ended = True
+            log.info("game over: %s", _text(message))
+        elif head == "SMR":
+            seat.ended = True
+            log.info("summary: %s", _text(message))
+        elif head == "OFF":
+            log.info("server said OFF")
+            seat.ended = True
+            return True
+        elif head in ("CCD", "NOT", "ORD", "TME", "PRN", "FRM", "ADM"):
+            log.debug("%s", _text(message))
+        else:
+            log.info("ignored %s", _text(message))
+        return False
+
+    async def _map(self, client: DaideClient, message: Message) -> None:
+        name = str(message[1][0]) if len(message) > 1 and message[1] else ""
+        try:
+            variant = maps.load(name.lower())
+        except (maps.UnknownMapError, maps.MapError) as problem:
+            await client.send(("REJ", message))
+            raise Refused(f"unknown variant {name!r}: {problem}") from None
+        table = TokenTable.for_variant(variant)
+        if client.table.by_name and any(client.table.by_name.get(token) not in (None, value)
+                                        for token, value in table.by_name.items()):
+            await client.send(("REJ", message))
+            raise Refused(f"the server's tokens for map {name!r} are not the judge's")
+        self.seat.variant, self.seat.table = variant, table
+        client.table = table  # our names on our side from now on
+        await client.send(("YES", message))
+        log.info("map %s accepted", variant.name)
+
+    async def _now(self, client: DaideClient, message: Message) -> None:
+        seat = self.seat
+        if seat.variant is None or seat.table is None or seat.power is None:
+            log.warning("NOW before MAP and HLO: ignored")
+            return
+        position = read_now(seat.table, message, seat.centers)
+        board = api.prepare(seat.variant, position)
+        if seat.power not in api.requirements(board):
+            return
+        loop = asyncio.get_running_loop()
+        orders = await loop.run_in_executor(None, self.player.orders, board, seat.power)  # the search blocks
+        results = [OrderResult(seat.power, order.canonical(), "") for order in orders]
+        routes = convoy_routes(board.tables, results)
+        elements = [order_element(seat.table, position, result, routes) for result in results]
+        if elements:
+            await client.send(("SUB", *elements))
+        seat.submitted = str(position.phase)
+        log.info("%s: %s", position.phase, "; ".join(r.order for r in results) or "nothing to order")
+
+
+def read_now(table: TokenTable, message: Message, centers: Mapping[str, frozenset[str]]) -> Position:
+    """``NOW (turn) (unit) ... (unit MRT (places))`` and the last SCO's centres -> a Position."""
+    phase = render.phase_of(message[1])
+    if phase is None:
+        raise ValueError(f"NOW without a turn: {_text(message)}")
+    powers = table.power_of_token
+    units: list[Unit] = []
+    dislodged: list[Dislodged] = []
+    for element in message[2:]:
+        power = powers[element[0]]
+        kind = UnitKind.ARMY if element[1] == "AMY" else UnitKind.FLEET
+        where = render.our_location(table, element[2])
+        if where is None:
+            raise ValueError(f"NOW names an unknown place: {_text(element)}")
+        unit = Unit(where, kind, power)
+        if len(element) > 3 and element[3] == "MRT":
+            retreats = tuple(loc for loc in (render.our_location(table, e) for e in element[4]) if loc is not None)
+            dislodged.append(Dislodged(unit, None, retreats))
+        else:
+            units.append(unit)
+    return Position(phase, tuple(sorted(units)), dict(centers), tuple(dislodged))
+
+
+def _centres(table: TokenTable, message: Message) -> dict[str, frozenset[str]]:
+    powers, provinces = table.power_of_token, table.province_of_token
+    found: dict[str, frozenset[str]] = {}
+    for group in message[1:]:
+        if group and group[0] in powers:
+            found[powers[group[0]]] = frozenset(provinces[c] for c in group[1:] if c in provinces)
+    return found
+
+
+def _text(element: Element | Message) -> str:
+    try:
+        return to_text(element if type(element) is tuple else (element,))  # type: ignore[arg-type]
+    except Exception:  # logging must not fail on what it logs
+        return repr(element)
