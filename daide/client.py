@@ -17,7 +17,7 @@ import asyncio
 from typing import Union
 
 from daide.framing import ErrorCode, FrameReader, Kind, final_message, initial_message, pack, read_representation
-from daide.messages import Message, decode, encode, from_text, to_text
+from daide.messages import DecodeError, Message, decode, encode, from_text, to_text
 from daide.tokens import TokenTable
 
 
@@ -76,7 +76,12 @@ class DaideClient:
         while True:
             frame = await asyncio.wait_for(self._next_frame(), timeout)
             if frame.kind == Kind.DM:
-                return decode(frame.body, self.table)
+                try:
+                    return decode(frame.body, self.table)
+                except DecodeError:
+                    if frame.body[:2] == self.table.by_name.get("PRN", 0x4813).to_bytes(2, "big"):
+                        return ("PRN",)  # it quotes our unbalanced message: unbalanced itself
+                    raise
             if frame.kind == Kind.EM:
                 code = int.from_bytes(frame.body[:2], "big") if len(frame.body) >= 2 else None
                 raise ConnectionClosed(f"the server sent EM 0x{code or 0:02X}", _code(code))

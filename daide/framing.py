@@ -117,6 +117,12 @@ class FrameReader:
             del self._buffer[:HEADER.size + length]
         return frames
 
+    def waiting_header(self) -> tuple[int, int] | None:
+        """(type, length) of the incomplete frame at the front, to refuse garbage before its body."""
+        if len(self._buffer) < HEADER.size:
+            return None
+        return HEADER.unpack_from(self._buffer)
+
     @property
     def pending(self) -> int:
         """Bytes of a frame not yet complete (a truncated frame at the end of a stream)."""

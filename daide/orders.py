@@ -86,6 +86,8 @@ def read_order(table: TokenTable, tables: Tables, position: Position, power: str
     known = {"HLD", "MTO", "SUP", "CVY", "CTO", "RTO", "DSB", "BLD", "REM"}
     if word not in known:
         raise UnreadableOrder(f"{word} is no order", (1,))
+    if word in ("HLD", "DSB", "BLD", "REM") and len(order) != 2:
+        raise UnreadableOrder(f"{word} takes nothing after it", (2,))
     if word not in allowed:
         return Verdict("NRS")
     if phase is PhaseKind.ADJUSTMENT:

@@ -84,7 +84,10 @@ class Connection:
                 if not data:
                     break
                 self._take(self.frames.feed(data))
-                if self.frames.pending > framing.HEADER.size + self.server.max_body:
+                waiting = self.frames.waiting_header()
+                if waiting is not None and waiting[0] not in Kind._value2member_map_:
+                    self.fail(ErrorCode.UNKNOWN_MESSAGE)  # garbage: no waiting for its "body"
+                elif waiting is not None and waiting[1] > self.server.max_body:
                     self.send(("OFF",))
                     self.close()
         except (ConnectionError, asyncio.IncompleteReadError):
