@@ -123,8 +123,8 @@ def test_sub_for_another_power_is_nyu_and_nothing_is_stored() -> None:
         assert to_text(await client.receive(5)) == "THX ((FRA AMY PAR) MTO BUR) (NYU)"
         assert to_text(await client.receive(5)) == "THX ((AUS AMY VIE) HLD) (MBV)"
         assert (await client.receive(5))[0] == "MIS"
-        await client.send("SUB ((AUS AMY VIE) FLY BUD)")
-        assert to_text(await client.receive(5)) == "HUH (SUB ((AUS AMY VIE) ERR FLY BUD))"
+        await client.send("SUB ((AUS AMY VIE) YES BUD)")
+        assert to_text(await client.receive(5)) == "HUH (SUB ((AUS AMY VIE) ERR YES BUD))"
         await client.send("SUB ((AUS AMY BUD) HLD VIE)")
         assert to_text(await client.receive(5)) == "HUH (SUB ((AUS AMY BUD) HLD ERR VIE))"
         assert game.ordered_units("FRANCE") == set() and game.ordered_units("AUSTRIA") == {"VIE"}
