@@ -6,7 +6,7 @@
     await client.close()                               # FM, then the socket closes
 
 The client sends the IM, reads the server's RM and builds its token table from it
-(``default_table`` when the RM is empty, i.e. the standard map's tokens).
+(the standard map's tokens, or ``default_table``, when the RM is empty).
 ``receive`` raises ``ConnectionClosed`` when the server ends the connection (FM, EM
 with its code, or the socket closing).
 """
@@ -43,15 +43,13 @@ class DaideClient:
         reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
         writer.write(initial_message())
         await writer.drain()
-        client = cls(reader, writer, default_table or TokenTable({}, {}))
+        client = cls(reader, writer, default_table or TokenTable.standard())
         frame = await asyncio.wait_for(client._next_frame(), timeout)
         if frame.kind != Kind.RM:
             raise ConnectionClosed(f"expected an RM first, got frame type {frame.kind}")
         entries = read_representation(frame.body)
         if entries:
-            client.table = TokenTable.from_representation(entries, default_table)
-        elif default_table is None:
-            raise ConnectionClosed("the server sent an empty RM (standard tokens) and no default table was given")
+            client.table = TokenTable.from_representation(entries)
         return client
 
     async def _next_frame(self):

@@ -46,13 +46,13 @@ class Connection:
 
     # -- output
     def send(self, message: Message) -> None:
-        if self.closed:
+        if self.closed or self.writer.is_closing():
             return
         body = encode(message, self.server.host.table)
         self.writer.write(framing.pack(Kind.DM, body))
 
     def send_body(self, body: bytes) -> None:
-        if not self.closed:
+        if not self.closed and not self.writer.is_closing():
             self.writer.write(framing.pack(Kind.DM, body))
 
     def fail(self, code: ErrorCode) -> None:
@@ -77,7 +77,7 @@ class Connection:
             first = await self._first_frame()
             if first is None:
                 return
-            self.writer.write(framing.representation(self.server.host.table.map_tokens()))
+            self.writer.write(framing.representation(self.server.host.table.representation()))
             self._take(self._queued)
             while not self.closed:
                 data = await self.reader.read(65536)

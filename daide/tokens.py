@@ -77,6 +77,29 @@ COAST_SUFFIXES: Mapping[str, str] = MappingProxyType({v: k for k, v in COAST_TOK
 DAIDE_PROVINCE_NAMES: Mapping[str, str] = MappingProxyType({"ENG": "ECH", "BOT": "GOB", "LYO": "GOL"})
 
 
+# The DAIDE standard map's powers and provinces by category: what an empty RM means.
+_STANDARD_NAMES = {
+    0x41: "AUS ENG FRA GER ITA RUS TUR",
+    0x50: "BOH BUR GAL RUH SIL TYR UKR",
+    0x51: "BUD MOS MUN PAR SER VIE WAR",
+    0x52: "ADR AEG BAL BAR BLA EAS ECH GOB GOL HEL ION IRI MAO NAO NTH NWG SKA TYS WES",
+    0x54: "ALB APU ARM CLY FIN GAS LVN NAF PIC PIE PRU SYR TUS WAL YOR",
+    0x55: "ANK BEL BER BRE CON DEN EDI GRE HOL KIE LON LVP MAR NAP NWY POR ROM RUM SEV SMY SWE TRI TUN VEN",
+    0x57: "BUL SPA STP",
+}
+
+
+def standard_entries() -> list[tuple[int, str]]:
+    """(value, name) of the standard map's powers and provinces (one running index for provinces)."""
+    entries = [(0x4100 | i, name) for i, name in enumerate(_STANDARD_NAMES[0x41].split())]
+    index = 0
+    for category in (0x50, 0x51, 0x52, 0x54, 0x55, 0x57):
+        for name in _STANDARD_NAMES[category].split():
+            entries.append(((category << 8) | index, name))
+            index += 1
+    return entries
+
+
 class UnrepresentableVariant(ValueError):
     """A variant whose power or province names cannot be given distinct 3-letter tokens."""
 
@@ -130,6 +153,17 @@ class TokenTable:
         names = set(self.power_names.values()) | set(self.province_names.values())
         return sorted((self.by_name[name], name) for name in names)
 
+    def representation(self) -> list[tuple[int, str]]:
+        """What the RM carries: nothing for the standard map's tokens (every client knows
+        them; the AiClient bots misread the names of a full RM), else every map token."""
+        tokens = self.map_tokens()
+        return [] if tokens == sorted(standard_entries()) else tokens
+
+    @classmethod
+    def standard(cls) -> "TokenTable":
+        """The table an empty RM stands for (names are the DAIDE names on both sides)."""
+        return cls.from_representation(standard_entries())
+
     @classmethod
     def for_variant(cls, variant: Variant) -> "TokenTable":
         power_names = {p.name: p.name[:3].upper() for p in variant.powers}
@@ -153,7 +187,7 @@ class TokenTable:
                    MappingProxyType(power_names), MappingProxyType(province_names))
 
     @classmethod
-    def from_representation(cls, entries: list[tuple[int, str]], base: "TokenTable | None" = None) -> "TokenTable":
+    def from_representation(cls, entries: list[tuple[int, str]]) -> "TokenTable":
         """A table from an RM's (value, name) entries, as a client reads it."""
         by_name = dict(FIXED)
         for value, name in entries:
@@ -162,9 +196,6 @@ class TokenTable:
         by_value[BRA], by_value[KET] = "(", ")"
         powers = {n: n for v, n in entries if v >> 8 == POWERS}
         provinces = {n: n for v, n in entries if is_province(v)}
-        if base is not None:
-            powers = dict(base.power_names) if not powers else powers
-            provinces = dict(base.province_names) if not provinces else provinces
         return cls(MappingProxyType(by_name), MappingProxyType(by_value), MappingProxyType(powers), MappingProxyType(provinces))
 
 
