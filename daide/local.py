@@ -93,30 +93,34 @@ class LocalGame:
             return None
         power = self.choose(free)
         player = self._players[power] = _Player(name, version, random.randint(1, 8191), connected=True)
-        return Seat(power, player.passcode)
+        return Seat(power, player.passcode, power)
 
-    def rejoin(self, power: str, passcode: int) -> bool:
+    def rejoin(self, power: str, passcode: int) -> Seat | None:
         player = self._players.get(power)
         if player is None or player.passcode != passcode:
-            return False
+            return None
         player.connected = True
         self._tell_seats()
-        return True
+        return Seat(power, passcode, power)
 
-    def map_accepted(self, power: str) -> None:
-        self._players[power].accepted = True
+    def power_of(self, seat: Seat) -> str | None:
+        return seat.power
+
+    def map_accepted(self, seat: Seat) -> None:
+        self._players[seat.key].accepted = True  # type: ignore[index]
         if not self._started and all(p in self._players and self._players[p].accepted for p in self.seats):
             self._started = True
             self._arm_deadline()
             for listener in self._listeners:
                 listener.game_started()
 
-    def disconnected(self, power: str) -> None:
-        player = self._players.get(power)
+    def disconnected(self, seat: Seat) -> None:
+        power = seat.key
+        player = self._players.get(power)  # type: ignore[arg-type]
         if player is None:
             return
         if not self._started:
-            del self._players[power]
+            del self._players[power]  # type: ignore[arg-type]
             return
         player.connected = False
         self._tell_seats()

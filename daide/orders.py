@@ -309,7 +309,10 @@ def ord_messages(table: TokenTable, tables: Tables, position: Position, results:
     gone = frozenset(d.unit.province for d in dislodged)
     messages = []
     for r in results:
-        order = order_element(table, position, r, routes)
+        try:
+            order = order_element(table, position, r, routes)
+        except (ValueError, KeyError, IndexError):
+            continue  # a line no engine read (an unparseable mail order, reported void): no DAIDE form
         messages.append(("ORD", turn(position.phase), order, result_element(r, order, gone)))
     return messages
 

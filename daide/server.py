@@ -20,7 +20,7 @@ from typing import Sequence
 from adjudicator.types import PhaseKind, Position
 from daide import framing, render
 from daide.framing import ErrorCode, Frame, FrameReader, FramingError, Kind
-from daide.host import Ending, GameHost, PlayedPhase
+from daide.host import Ending, GameHost, PlayedPhase, Seat
 from daide.messages import DecodeError, Message, Text, build_tree, encode, huh_for, token_index, with_error_mark, words
 from daide.orders import UnreadableOrder, ord_messages, read_order
 
@@ -35,7 +35,8 @@ class Connection:
         self.reader = reader
         self.writer = writer
         self.frames = FrameReader()
-        self.power: str | None = None  # seated power
+        self.seat: Seat | None = None  # a machine's place (NME or IAM)
+        self.power: str | None = None  # its power, once the game has dealt them
         self.observer = False
         self.passcode = 0
         self.accepted_map = False
@@ -69,7 +70,7 @@ class Connection:
 
     @property
     def in_game(self) -> bool:
-        return (self.power is not None and self.accepted_map) or self.observer
+        return (self.seat is not None and self.accepted_map) or self.observer
 
     # -- input
     async def run(self) -> None:
@@ -206,19 +207,19 @@ class Commands:
         if len(message) != 3 or not all(type(e) is tuple and len(e) == 1 and type(e[0]) is Text for e in message[1:]):
             self.huh(message, (1,))
             return
-        if self.c.power is not None or self.c.observer or self.host.ended():
+        if self.c.seat is not None or self.c.observer or self.host.ended():
             self.c.send(("REJ", message))
             return
         seat = self.host.join(str(message[1][0]), str(message[2][0]))
         if seat is None:
             self.c.send(("REJ", message))
             return
-        self.c.power, self.c.passcode = seat.power, seat.passcode
+        self.c.seat, self.c.power, self.c.passcode = seat, seat.power, seat.passcode
         self.c.send(("YES", message))
         self.c.send(render.map_message(self.host.variant))
 
     def obs(self, message: Message, values: Sequence[int]) -> None:
-        if self.c.power is not None:
+        if self.c.seat is not None:
             self.c.send(("REJ", message))
             return
         self.c.observer = True
@@ -234,13 +235,16 @@ class Commands:
             self.huh(message, (1,))
             return
         power = table.power_of_token.get(message[1][0])
-        if self.c.power is not None or power is None or not self.host.rejoin(power, message[2][0]):
+        seat = self.host.rejoin(power, message[2][0]) if power is not None and self.c.seat is None else None
+        if seat is None:
             self.c.send(("REJ", message))
             return
         for other in list(self.server.connections):
-            if other is not self.c and other.power == power:
+            if other is not self.c and other.seat is not None and other.seat.key == seat.key:
+                other.seat = None  # the old connection no longer speaks for the power
                 other.close()
-        self.c.power, self.c.passcode, self.c.accepted_map = power, message[2][0], True
+        self.c.seat, self.c.power, self.c.passcode = seat, power, seat.passcode
+        self.c.accepted_map = self.c.greeted = True
         self.c.send(("YES", message))
 
     def map(self, message: Message, values: Sequence[int]) -> None:
@@ -251,9 +255,9 @@ class Commands:
 
     def yes(self, message: Message, values: Sequence[int]) -> None:
         if len(message) == 2 and type(message[1]) is tuple and message[1][:1] == ("MAP",):
-            if self.c.power is not None and not self.c.accepted_map:
+            if self.c.seat is not None and not self.c.accepted_map:
                 self.c.accepted_map = True
-                self.host.map_accepted(self.c.power)
+                self.host.map_accepted(self.c.seat)
                 if self.host.started() and not self.c.greeted:
                     self.server.greet(self.c)
             return
@@ -262,15 +266,13 @@ class Commands:
     def rej(self, message: Message, values: Sequence[int]) -> None:
         if len(message) == 2 and type(message[1]) is tuple and message[1][:1] == ("MAP",):
             self.c.send(("OFF",))
-            if self.c.power is not None and not self.host.started():
-                self.host.disconnected(self.c.power)
             self.c.close()
             return
         self.huh(message)
 
     # -- the game's state
     def hlo(self, message: Message, values: Sequence[int]) -> None:
-        if self.c.power is None or not self.host.started():
+        if self.c.power is None or not self.c.greeted:
             self.c.send(("REJ", message))
             return
         self.c.send(self.server.hello(self.c))
@@ -436,8 +438,9 @@ class GameServer:
     def forget(self, connection: Connection) -> None:
         if connection in self.connections:
             self.connections.remove(connection)
-            if connection.power is not None and not any(c.power == connection.power for c in self.connections):
-                self.host.disconnected(connection.power)
+            seat = connection.seat
+            if seat is not None and not any(c.seat is not None and c.seat.key == seat.key for c in self.connections):
+                self.host.disconnected(seat)
 
     # -- what every player hears
     def hello(self, connection: Connection) -> Message:
@@ -452,13 +455,15 @@ class GameServer:
             connection.send(render.time_left(left))
 
     def greet(self, connection: Connection) -> None:
+        if connection.seat is not None and connection.power is None:
+            connection.power = self.host.power_of(connection.seat)
         connection.greeted = True
         connection.send(self.hello(connection))
         self.send_state(connection)
 
     def game_started(self) -> None:
         for connection in list(self.connections):
-            if connection.power is not None and connection.accepted_map and not connection.greeted:
+            if connection.seat is not None and connection.accepted_map and not connection.greeted:
                 self.greet(connection)
             elif connection.observer:
                 self.send_state(connection)
