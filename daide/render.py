@@ -94,6 +94,9 @@ def _sort_key(element: Element) -> str:
     return element if type(element) is str else " ".join(element)  # type: ignore[arg-type]
 
 
+MAX_SECONDS = 8191  # the largest DAIDE integer
+
+
 @dataclass(frozen=True)
 class Timing:
     """Deadlines in seconds (0: none) for HLO's variant options and TME."""
@@ -106,12 +109,9 @@ class Timing:
 def hello(table: TokenTable, power: str, passcode: int, timing: Timing, level: int = 0,
           extra: Sequence[Element] = ()) -> Message:
     options: list[Element] = [("LVL", level)]
-    if timing.movement:
-        options.append(("MTL", timing.movement))
-    if timing.retreat:
-        options.append(("RTL", timing.retreat))
-    if timing.build:
-        options.append(("BTL", timing.build))
+    for token, seconds in (("MTL", timing.movement), ("RTL", timing.retreat), ("BTL", timing.build)):
+        if 0 < seconds <= MAX_SECONDS:  # longer limits do not fit a DAIDE integer: none is announced
+            options.append((token, seconds))
     options.extend(extra)
     return ("HLO", (table.power_names[power],), (passcode,), tuple(options))
 
@@ -165,5 +165,6 @@ def summary(table: TokenTable, phase: Phase, players: Sequence[PlayerSummary]) -
     return ("SMR", turn(phase), *rows)
 
 
-def time_left(seconds: int) -> Message:
-    return ("TME", (max(0, seconds),))
+def time_left(seconds: int) -> Message | None:
+    """TME (seconds), or None when the time left does not fit a DAIDE integer."""
+    return ("TME", (max(0, seconds),)) if seconds <= MAX_SECONDS else None

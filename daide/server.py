@@ -175,7 +175,10 @@ class Connection:
         if not message or type(message[0]) is not str:
             self.send_body(with_error_mark(values, 0, table))
             return
-        self.server.commands.get(message[0], Commands.unknown)(self.server.commands_of(self), message, values)
+        try:
+            self.server.commands.get(message[0], Commands.unknown)(self.server.commands_of(self), message, values)
+        except Exception:  # the server's fault, not the client's: say so in the log, keep the connection
+            log.exception("DAIDE: handling %s failed", message[0])
 
 
 def _bracketed(body: bytes) -> bytes:
@@ -294,7 +297,8 @@ class Commands:
             self.c.send(("REJ", message))
             return
         left = self.host.seconds_left()
-        self.c.send(render.time_left(left) if left is not None else ("REJ", message))
+        answer = render.time_left(left) if left is not None else None
+        self.c.send(answer if answer is not None else ("REJ", message))
 
     def hst(self, message: Message, values: Sequence[int]) -> None:
         phase = render.phase_of(message[1]) if len(message) == 2 else None
@@ -451,8 +455,9 @@ class GameServer:
         connection.send(render.supply_centres(self.host.variant, self.host.table, position.centers))
         connection.send(render.now(self.host.table, position))
         left = self.host.seconds_left()
-        if left is not None:
-            connection.send(render.time_left(left))
+        tme = render.time_left(left) if left is not None else None
+        if tme is not None:
+            connection.send(tme)
 
     def greet(self, connection: Connection) -> None:
         if connection.seat is not None and connection.power is None:

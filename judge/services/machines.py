@@ -26,13 +26,13 @@ from judge.outgoing import MACHINE_DOMAIN
 from judge.services.fair_players import PassContext
 from judge.services.games import find_game, has_rule, players, position_of, variant_of
 from judge.services.orders import merge_orders
-from judge.services.processing import end_game
+from judge.services.processing import DRAW, end_game
 from judge.services.rules import add_rule
 from judge.services.start import start_game
 from judge.services.turn_commands import ballot_to_json, ballots_of, vote_text
 from judge.services.turnstate import after_orders, stored_order_set, survivors, turn_state
 from judge.store.models_daide import DaidePort, MachineSeat
-from judge.store.models_game import ACTIVE, FORMING, PAUSED, PLAYER, Game, Membership, OrderSet, PhaseRecord
+from judge.store.models_game import ACTIVE, FORMING, PAUSED, PLAYER, PREPARATION, Game, Membership, OrderSet, PhaseRecord
 from judge.store.passwords import hash_password
 from judge.turns import Ballot, tally
 
@@ -51,9 +51,9 @@ class MachineGame:
 
 
 def machine_games(session: Session, ports: range) -> list[MachineGame]:
-    """Forming and running games with RULE MACHINES, each with its DAIDE port (given one from
+    """Games being set up, forming or running with RULE MACHINES, each with its DAIDE port (given one from
     ``ports`` on first sight; a game for which none is free is left out, and logged by the edge)."""
-    games = session.scalars(select(Game).where(Game.status.in_((FORMING, ACTIVE, PAUSED)))).all()
+    games = session.scalars(select(Game).where(Game.status.in_((PREPARATION, FORMING, ACTIVE, PAUSED)))).all()
     known = {row.game_id: row.port for row in session.scalars(select(DaidePort))}
     found = []
     for game in games:
@@ -184,7 +184,7 @@ def vote_draw(ctx: PassContext, game: Game, membership_id: int, vote: bool) -> b
     if outcome is None or outcome.kind.value != "draw":
         return False
     votes = {p: vote_text(b) for p, b in sorted(ballots.items()) if p in alive}
-    ctx.send(end_game(ctx.session, game, ctx.judge, ctx.now, "draw", outcome.powers, votes=votes))
+    ctx.send(end_game(ctx.session, game, ctx.judge, ctx.now, DRAW, outcome.powers, votes=votes))
     return True
 
 
