@@ -10,12 +10,14 @@ from sqlalchemy import select
 from adjudicator import api
 from adjudicator.jsonio import position_from_json
 from adjudicator.tables import tables_for
-from daide.messages import to_text
+from daide.messages import from_text, to_text
 from daide.orders import ord_messages
 from daide.render import now as now_message, supply_centres
 from daide.tokens import TokenTable
 from judge.services.games import variant_of
-from judge.store.models_game import PhaseRecord
+from judge.store.models_game import Game, Membership, PhaseRecord
+from judge.store.models_mail import OutboxMessage
+from judge.store.models_daide import MachineSeat
 from tests.judge.daide_edge.machines import MachineJudge, Watcher, bot_path, sent_and_thanked, wait_until
 from adjudicator.types import Phase
 
@@ -60,3 +62,94 @@ def test_seven_dumbbots_play_to_winter_1905_and_every_broadcast_matches_our_adju
             assert not [line for line in bot.log() if line.startswith((">> HUH", ">> REJ", ">> PRN"))]
     finally:
         machine.close()
+
+
+def _human_orders(variant, position, power: str) -> list[str]:
+    need = api.requirements(variant, position).get(power)
+    if need is None:
+        return []
+    if need.phase_kind.name == "ADJUSTMENT":
+        if need.removals:
+            return [f"{unit} D" for unit in sorted(u for u in position.units if u.power == power)[:need.removals]]
+        return ["WAIVE"] * need.builds
+    if need.phase_kind.name == "RETREAT":
+        return [f"{unit} D" for unit in need.units]
+    return [f"{unit} H" for unit in need.units]
+
+
+def test_three_humans_by_mail_and_four_bots_play_to_fall_1902(tmp_path: Path) -> None:
+    bot_path("dumbbot")
+    machine = MachineJudge(tmp_path)
+    judge = machine.judge
+    try:
+        humans = {f"human{i}@example.net": f"pw{i}" for i in range(3)}
+        for address, password in humans.items():
+            assert "ERROR" not in judge.send(address, f"JOIN g1 {password}\n").reply.body
+        for _ in range(4):
+            machine.start_bot("dumbbot")
+        wait_until(lambda: machine.game().status == "active", "the game to start when the fourth bot sits")
+        with judge.store.sessions() as session:
+            seats = {m.address: m.power for m in session.scalars(select(Membership).where(Membership.role == "player"))}
+        assert sorted(a for a in seats if a.endswith("@machines.invalid")) == \
+               [f"machine{n}.g1@machines.invalid" for n in range(1, 5)]
+        while not reached(machine, "F1902M"):
+            game = machine.game()
+            variant, position = variant_of(game), position_from_json(variant_of(game), game.position)
+            for address, password in humans.items():
+                lines = _human_orders(variant, position, seats[address])
+                if lines:
+                    power = seats[address]
+                    reply = judge.send(address, f"SIGNON {power.lower()}@g1 {password}\n" + "\n".join(lines) + "\n").reply
+                    assert "ERROR" not in reply.body, reply.body
+            wait_until(lambda: machine.game().phase != game.phase or _all_in(machine), "the bots' orders", 30)
+            for _ in range(2):  # the settle window (DELAY 1) after the humans' last orders
+                machine.scheduler_pass()
+            wait_until(lambda: machine.game().phase != game.phase, f"{game.phase} to be processed", 30)
+        with judge.store.sessions() as session:
+            recipients = [r for row in session.scalars(select(OutboxMessage)) for r in row.recipients]
+        assert recipients and not [r for r in recipients if r.endswith("@machines.invalid")]
+        for address in humans:
+            assert address in recipients
+    finally:
+        machine.close()
+
+
+def _all_in(machine: MachineJudge) -> bool:
+    from judge.services.turnstate import turn_state
+
+    with machine.judge.store.sessions() as session:
+        game = session.get(Game, machine.game().id)
+        return not turn_state(session, game, machine.judge.now).missing
+
+
+def test_a_killed_bot_restarted_with_its_passcode_plays_its_power_again(tmp_path: Path) -> None:
+    bot_path("dumbbot")
+    machine = MachineJudge(tmp_path)
+    try:
+        for _ in range(7):
+            machine.start_bot("dumbbot")
+        wait_until(lambda: reached(machine, "F1901M"), "the game to reach Fall 1901")
+        victim = machine.bots[0]
+        victim.stop()
+        hello = from_text(next(line for line in victim.log() if line.startswith(">> HLO"))[3:])
+        token, passcode = hello[1][0], hello[2][0]
+        with machine.judge.store.sessions() as session:  # the judge keeps the passcode it gave
+            seats = {session.get(Membership, s.membership_id).power: s.passcode
+                     for s in session.scalars(select(MachineSeat))}
+        power = next(p for p in seats if p.startswith(token))
+        assert seats[power] == passcode
+        stopped_at = machine.game().phase
+        restarted = machine.start_bot("dumbbot", f"-r{token}:{passcode}")
+        wait_until(lambda: _later_by(machine, stopped_at, 3), "three more phases after the restart", 60)
+        log = restarted.log()
+        assert any(line.startswith(">> YES ( IAM") for line in log), log[:10]
+        submitted, notes = sent_and_thanked(restarted)
+        assert submitted > 0 and set(notes) == {"MBV"}
+    finally:
+        machine.close()
+
+
+def _later_by(machine: MachineJudge, phase: str, steps: int) -> bool:
+    with machine.judge.store.sessions() as session:
+        done = [r.phase for r in session.scalars(select(PhaseRecord))]
+    return sum(Phase.parse(p) >= Phase.parse(phase) for p in done) >= steps
