@@ -233,7 +233,9 @@ class StoreHost:
             game = self._game(session)
             away = {m.power for m in players(session, game)
                     if m.power and self._connected.get(m.id) is False}
-            disorder = frozenset(away & machines.late(session, game, self._clock())) if away else frozenset()
+            # a bot away and late is in civil disorder until it comes back (NOT (CCD) then)
+            late = machines.late(session, game, self._clock()) if away else frozenset()
+            disorder = frozenset((self._disorder | (away & late)) & away)
         if disorder != self._disorder:
             self._disorder = disorder
             for listener in self._listeners:

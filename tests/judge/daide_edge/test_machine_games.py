@@ -153,3 +153,75 @@ def _later_by(machine: MachineJudge, phase: str, steps: int) -> bool:
     with machine.judge.store.sessions() as session:
         done = [r.phase for r in session.scalars(select(PhaseRecord))]
     return sum(Phase.parse(p) >= Phase.parse(phase) for p in done) >= steps
+
+
+def test_a_bot_that_never_orders_goes_into_civil_disorder_and_the_others_hear_ccd(tmp_path: Path) -> None:
+    bot_path("holdbot")
+    machine = MachineJudge(tmp_path, "RULE CIVIL_DISORDER")
+    try:
+        silent = Silent(machine.port)
+        watcher = Watcher(machine.port)
+        for _ in range(6):
+            machine.start_bot("holdbot")
+        wait_until(lambda: machine.game().status == "active", "the game to start")
+        wait_until(lambda: _missing(machine) == {silent.power()}, "every bot but the silent one to order")
+        silent.leave()
+        machine.judge.advance(days=30)  # past the deadline: the silent machine is late
+        wait_until(lambda: ("CCD", (silent.power()[:3],)) in watcher.messages, "CCD for the silent power")
+        machine.scheduler_pass()
+        wait_until(lambda: machine.game().phase != "S1901M", "the phase processed in civil disorder")
+        with machine.judge.store.sessions() as session:
+            record = session.scalars(select(PhaseRecord)).one()
+            kinds = {row.kind for row in session.scalars(select(OutboxMessage))}
+        assert silent.power() not in record.orders or not record.orders[silent.power()]
+        assert {r["result"] for r in record.results if r["power"] == silent.power()} == {"holds"}
+        assert "civil_disorder" in kinds
+    finally:
+        machine.close()
+
+
+def _missing(machine: MachineJudge) -> set[str]:
+    from judge.services.turnstate import turn_state
+
+    with machine.judge.store.sessions() as session:
+        return set(turn_state(session, session.get(Game, machine.game().id), machine.judge.now).missing)
+
+
+class Silent:
+    """A machine that takes a seat, accepts the map and never orders; then leaves."""
+
+    def __init__(self, port: int) -> None:
+        import asyncio
+        import threading
+
+        from daide.client import DaideClient
+
+        self._hello: list = []
+        self._leave = threading.Event()
+
+        async def run() -> None:
+            client = await DaideClient.connect("127.0.0.1", port)
+            await client.send('NME ("silent") ("v0")')
+            await client.receive(10)
+            await client.receive(10)
+            await client.send('YES (MAP ("standard"))')
+            while not self._hello:
+                message = await client.receive(60)
+                if message[0] == "HLO":
+                    self._hello.append(message)
+            while not self._leave.is_set():
+                await asyncio.sleep(0.05)
+            await client.close()
+
+        self._thread = threading.Thread(target=lambda: asyncio.run(run()), daemon=True)
+        self._thread.start()
+
+    def power(self) -> str:
+        wait_until(lambda: self._hello, "the silent machine's HLO")
+        token = self._hello[0][1][0]
+        return next(p for p in ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY")
+                    if p.startswith(token))
+
+    def leave(self) -> None:
+        self._leave.set()
+        self._thread.join(10)
