@@ -70,12 +70,6 @@ def machine_games(session: Session, ports: range) -> list[MachineGame]:
     return found
 
 
-def daide_port(session: Session, game: Game) -> int | None:
-    """The game's DAIDE port, for the FORM reply and LIST (None until the edge gave it one)."""
-    row = session.get(DaidePort, game.id)
-    return row.port if row is not None else None
-
-
 def machine_address(game: Game, number: int) -> str:
     return f"machine{number}.{game.name}@{MACHINE_DOMAIN}"
 
@@ -238,6 +232,6 @@ def is_machine(member: Membership) -> bool:
     return member.address.endswith("@" + MACHINE_DOMAIN)
 
 
-__all__ = ["MACHINES", "MachineGame", "Played", "Seated", "daide_port", "find_game", "is_machine", "late",
+__all__ = ["MACHINES", "MachineGame", "Played", "Seated", "find_game", "is_machine", "late",
            "last_record_id", "machine_games", "machine_names", "phases_since", "record_of", "release_seat",
            "seat_by_passcode", "seat_of", "set_wait", "store_orders", "stored_orders", "take_seat", "vote_draw"]

@@ -225,3 +225,28 @@ class Silent:
     def leave(self) -> None:
         self._leave.set()
         self._thread.join(10)
+
+
+def test_list_tells_the_daide_port_and_a_full_game_refuses_nme(tmp_path: Path) -> None:
+    import asyncio
+
+    from daide.client import DaideClient
+
+    machine = MachineJudge(tmp_path)
+    try:
+        listing = machine.judge.send("someone@example.net", "LIST g1\n").reply.body
+        assert f"DAIDE:    machine players connect to port {machine.port} of the judge's host" in listing
+        for index in range(7):
+            machine.judge.send(f"p{index}@example.net", f"JOIN g1 pw{index}\n")
+        assert machine.game().status == "active"
+
+        async def knock() -> tuple:
+            client = await DaideClient.connect("127.0.0.1", machine.port)
+            await client.send('NME ("late") ("v1")')
+            answer = await client.receive(10)
+            await client.close()
+            return answer
+
+        assert asyncio.run(knock())[0] == "REJ"
+    finally:
+        machine.close()
