@@ -27,7 +27,6 @@ from judge.services.fair_players import PassContext
 from judge.services.games import find_game, has_rule, players, position_of, variant_of
 from judge.services.orders import merge_orders
 from judge.services.processing import DRAW, end_game
-from judge.services.rules import add_rule
 from judge.services.start import start_game
 from judge.services.turn_commands import ballot_to_json, ballots_of, vote_text
 from judge.services.turnstate import after_orders, stored_order_set, survivors, turn_state
@@ -36,9 +35,7 @@ from judge.store.models_game import ACTIVE, FORMING, PAUSED, PLAYER, PREPARATION
 from judge.store.passwords import hash_password
 from judge.turns import Ballot, tally
 
-MACHINES = "MACHINES"
-add_rule(MACHINES, "machine players (DAIDE bots) may take free seats: the game listens on a DAIDE port of "
-                   "its own (told in the FORM reply and in LIST); no press between bots and humans")
+MACHINES = "MACHINES"  # the rule (judge.services.rules) that opens a game to machines
 
 
 @dataclass(frozen=True)
