@@ -15,6 +15,7 @@ from adjudicator.types import Phase
 from judge.render import render
 from judge.services.context import CommandRefused, MailContext
 from judge.services.games import as_utc, find_game, variant_named
+from judge.services.daide_ports import daide_text
 from judge.services.registry import handles
 from judge.services.views import STATUS_TEXT, game_view
 from judge.store.models_game import MEMBER_ACTIVE, PLAYER, Game, Membership, PhaseRecord
@@ -64,7 +65,7 @@ def list_games(ctx: MailContext, command: ListGames) -> None:
         return
     game = _named_or_signed_on(ctx, command.game, "LIST")
     ctx.add_block(render("game_info.j2", game=game_view(ctx.session, game, ctx.now, viewer=_viewer(ctx, game)),
-                         full=False))
+                         full=False, daide=daide_text(ctx.session, game)))
     ctx.done(command, f"game '{game.name}' listed below")
 
 
@@ -72,7 +73,7 @@ def list_games(ctx: MailContext, command: ListGames) -> None:
 def summary(ctx: MailContext, command: Summary) -> None:
     game = _named_or_signed_on(ctx, command.game, "SUMMARY")
     ctx.add_block(render("game_info.j2", game=game_view(ctx.session, game, ctx.now, viewer=_viewer(ctx, game)),
-                         full=True))
+                         full=True, daide=daide_text(ctx.session, game)))
     ctx.done(command, f"summary of game '{game.name}' below ({STATUS_TEXT.get(game.status, game.status)})")
 
 

@@ -20,6 +20,7 @@ from judge.services.games import (
     timing_of,
     touch_schedule,
 )
+from judge.services.daide_ports import daide_text
 from judge.services.registry import Needs, handles
 from judge.store.models_game import (
     ACTIVE,
@@ -50,6 +51,9 @@ def form(ctx: MailContext, command: Form) -> None:
         raise CommandRefused(f"game '{game.name}' is past forming ({game.status})")
     game.status = FORMING
     ctx.done(command, f"game '{game.name}' is open: players join with JOIN {game.name} password")
+    machines = daide_text(ctx.session, game)
+    if machines is not None:
+        ctx.done(command, f"machine players (DAIDE bots) take free seats at {machines}")
 
 
 @handles(Pause, needs=Needs.MASTER)

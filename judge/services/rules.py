@@ -60,3 +60,5 @@ add_rule("GRACE_BUDGET", "each player may be late n times without penalty (RULE 
 add_rule("ALWAYS_WAIT", "never process before the deadline")
 add_rule("NO_MINOR_WAIT", "SET WAIT counts in movement phases only")
 add_rule("NO_DIAS", "draw votes name the powers in the draw")
+add_rule("MACHINES", "machine players (DAIDE bots) may take free seats: the game listens on a DAIDE port of its own "
+                     "(told in the FORM reply and in LIST); no press between bots and humans")
