@@ -3,7 +3,8 @@
 It joins a game on any DAIDE server (``NME``, or ``IAM`` with a power and passcode to take
 a seat back), accepts the map if the judge has a map of that name (else it refuses it,
 says so and stops), and in every phase where its power must order it asks the player
-(``bot.search.StrategicBot`` by default) and submits the orders.  It logs every refusal
+(``bot.search.StrategicBot`` by default), submits the orders (complete orders make it ready); in a
+phase where it has nothing to order it says ``GOF`` (a server may wait for every seat).  It logs every refusal
 (``HUH``, ``REJ``, a ``THX`` that is not ``MBV``) and goes on; a lost connection is
 reopened with ``IAM`` (a few times, waiting longer each time) once it knows its power and
 passcode; ``OFF`` (after ``SLO``/``DRW`` and ``SMR``) ends it.  The codec is the ``daide``
@@ -138,7 +139,7 @@ class DaideBot:
         seat = self.seat
         if head == "YES":
             inner = message[1] if len(message) > 1 else ()
-            log.info("server accepted %s", _text(inner))
+            (log.debug if inner == ("GOF",) else log.info)("server accepted %s", _text(inner))
             if type(inner) is tuple and inner[:1] == ("IAM",):  # back in our seat: ask where the game is
                 for question in (("HLO",), ("SCO",), ("NOW",)):
                     await client.send(question)
@@ -163,7 +164,8 @@ class DaideBot:
             if note != "MBV":
                 log.warning("order %s not accepted as given: %s", _text(message[1]), note)
         elif head == "MIS":
-            log.info("server still misses %s", _text(message))
+            if message not in (("MIS",), ("MIS", (0,))):
+                log.info("server still misses %s", _text(message))
         elif head == "HUH":
             log.error("server could not read our message: %s", _text(message))
         elif head in ("SLO", "DRW"):
@@ -207,13 +209,14 @@ class DaideBot:
         position = read_now(seat.table, message, seat.centers)
         board = api.prepare(seat.variant, position)
         if seat.power not in api.requirements(board):
+            await client.send(("GOF",))  # nothing to order: ready (a server may wait for everyone's word)
             return
         loop = asyncio.get_running_loop()
         orders = await loop.run_in_executor(None, self.player.orders, board, seat.power)  # the search blocks
         results = [OrderResult(seat.power, order.canonical(), "") for order in orders]
         routes = convoy_routes(board.tables, results)
         elements = [order_element(seat.table, position, result, routes) for result in results]
-        if elements:
+        if elements:  # complete orders make us ready: no GOF, which could reach the next phase
             await client.send(("SUB", *elements))
         seat.submitted = str(position.phase)
         log.info("%s: %s", position.phase, "; ".join(r.order for r in results) or "nothing to order")
