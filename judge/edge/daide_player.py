@@ -3,8 +3,9 @@
 It joins a game on any DAIDE server (``NME``, or ``IAM`` with a power and passcode to take
 a seat back), accepts the map if the judge has a map of that name (else it refuses it,
 says so and stops), and in every phase where its power must order it asks the player
-(``bot.search.StrategicBot`` by default), submits the orders (complete orders make it ready); in a
-phase where it has nothing to order it says ``GOF`` (a server may wait for every seat).  It logs every refusal
+(``bot.search.StrategicBot`` by default), submits the orders (complete orders make it ready).  It never
+says ``GOF``: with no turn in it, a ``GOF`` that crosses the end of a phase makes the bot
+ready in the next one before it has ordered.  It logs every refusal
 (``HUH``, ``REJ``, a ``THX`` that is not ``MBV``) and goes on; a lost connection is
 reopened with ``IAM`` (a few times, waiting longer each time) once it knows its power and
 passcode; ``OFF`` (after ``SLO``/``DRW`` and ``SMR``) ends it.  The codec is the ``daide``
@@ -209,14 +210,13 @@ class DaideBot:
         position = read_now(seat.table, message, seat.centers)
         board = api.prepare(seat.variant, position)
         if seat.power not in api.requirements(board):
-            await client.send(("GOF",))  # nothing to order: ready (a server may wait for everyone's word)
-            return
+            return  # no GOF: it could reach the next phase and make us ready there before we order
         loop = asyncio.get_running_loop()
         orders = await loop.run_in_executor(None, self.player.orders, board, seat.power)  # the search blocks
         results = [OrderResult(seat.power, order.canonical(), "") for order in orders]
         routes = convoy_routes(board.tables, results)
         elements = [order_element(seat.table, position, result, routes) for result in results]
-        if elements:  # complete orders make us ready: no GOF, which could reach the next phase
+        if elements:
             await client.send(("SUB", *elements))
         seat.submitted = str(position.phase)
         log.info("%s: %s", position.phase, "; ".join(r.order for r in results) or "nothing to order")

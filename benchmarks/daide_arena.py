@@ -1,0 +1,113 @@
+"""Our strategic bot against the real DumbBot, over DAIDE.
+
+    python -m benchmarks.daide_arena [--games N] [--iterations I] [--last-year Y] [--dumbbots-only]
+
+Each game runs our DAIDE server in process (``daide.server.GameServer`` over a
+``daide.local.LocalGame``), our bot as a DAIDE client (``judge bot``'s
+``judge.edge.daide_player.DaideBot``) in a seat that rotates through the seven powers, and
+six real DumbBots (the AiClient binaries of ../shared/peers/daide-client/bin, test fixtures
+of the development machine: skipped, saying so, when absent) in the others; the game is
+stopped after Winter ``--last-year`` (or at a solo) and the centres are counted.
+``--dumbbots-only`` plays seven DumbBots instead: DumbBot's own figures in the same seats.
+The search budget per movement phase is ``--iterations`` evaluations (default 300): the
+machine is shared and a DumbBot answers in milliseconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Sequence
+
+import maps
+from benchmarks.arena import wilson
+from bot.player import Budget
+from bot.search import StrategicBot
+from daide.local import LocalGame
+from daide.server import GameServer
+from judge.edge.daide_player import DaideBot
+
+VARIANT = maps.load("standard")
+POWERS = [p.name for p in VARIANT.powers]
+
+
+def dumbbot_path() -> Path | None:
+    for folder in Path(__file__).resolve().parents:
+        candidate = folder / "shared" / "peers" / "daide-client" / "bin" / "dumbbot"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+async def one_game(seat: str | None, iterations: int, seed: int, last_year: int, binary: Path) -> dict[str, int]:
+    """Centres of every power after Winter ``last_year`` (or the solo); our bot in ``seat``."""
+    game = LocalGame(VARIANT, choose=lambda free: seat if seat in free else free[0])
+    server = GameServer(game)
+    port = await server.start("127.0.0.1", 0)
+    processes: list[subprocess.Popen] = []
+    folders: list[tempfile.TemporaryDirectory] = []
+    ours = None
+    try:
+        if seat is not None:
+            player = StrategicBot(seed, Budget(iterations=iterations, seconds=None))
+            ours = asyncio.create_task(DaideBot("127.0.0.1", port, player, retries=0).run())
+            while not any(c.power == seat for c in server.connections):
+                await asyncio.sleep(0.02)
+        for _ in range(7 if seat is None else 6):
+            folder = tempfile.TemporaryDirectory(prefix="dumbbot-")
+            folders.append(folder)
+            processes.append(subprocess.Popen([str(binary), "-i127.0.0.1", f"-p{port}"], cwd=folder.name,
+                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        while game.ended() is None and game.position().phase.year <= last_year:
+            await asyncio.sleep(0.05)
+        return {p: len(game.position().centers.get(p, ())) for p in POWERS}
+    finally:
+        await server.close()
+        if ours is not None:
+            await asyncio.wait_for(ours, 30)
+        for process in processes:
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        for folder in folders:
+            folder.cleanup()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Our bot against six real DumbBots over DAIDE.")
+    parser.add_argument("--games", type=int, default=14, help="games; the seat rotates through the powers (default 14)")
+    parser.add_argument("--iterations", type=int, default=300, help="search evaluations per movement phase (default 300)")
+    parser.add_argument("--last-year", type=int, default=1910, help="stop after the winter of this year (default 1910)")
+    parser.add_argument("--dumbbots-only", action="store_true", help="seven DumbBots: DumbBot's own figures")
+    args = parser.parse_args(argv)
+    binary = dumbbot_path()
+    if binary is None:
+        print("skipped: the DumbBot binary (../shared/peers/daide-client/bin/dumbbot) is not on this machine")
+        return 0
+    started = time.perf_counter()
+    centres: list[int] = []
+    solos = 0
+    for number in range(args.games):
+        seat = POWERS[number % 7]
+        result = asyncio.run(one_game(None if args.dumbbots_only else seat, args.iterations, number + 1,
+                                      args.last_year, binary))
+        centres.append(result[seat])
+        solos += result[seat] >= VARIANT.victory_centers
+        print(f"game {number + 1} {seat}: {result[seat]} centres ({result})", file=sys.stderr, flush=True)
+    low, high = wilson(solos, len(centres))
+    who = "DumbBot (7 DumbBots)" if args.dumbbots_only else f"StrategicBot ({args.iterations} evaluations) vs 6 DumbBots"
+    print(f"{who}: {len(centres)} games to a solo or W{args.last_year}, {time.perf_counter() - started:.0f} s")
+    print(f"| {who} | {len(centres)} | {solos} | {solos / len(centres):.0%} ({low:.0%}-{high:.0%}) | "
+          f"{statistics.fmean(centres):.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
