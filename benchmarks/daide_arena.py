@@ -35,6 +35,7 @@ from judge.edge.daide_player import DaideBot
 
 VARIANT = maps.load("standard")
 POWERS = [p.name for p in VARIANT.powers]
+STALL_SECONDS = 60.0
 
 
 def dumbbot_path() -> Path | None:
@@ -64,8 +65,15 @@ async def one_game(seat: str | None, iterations: int, seed: int, last_year: int,
             folders.append(folder)
             processes.append(subprocess.Popen([str(binary), "-i127.0.0.1", f"-p{port}"], cwd=folder.name,
                                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        phase, since = game.position().phase, time.monotonic()
         while game.ended() is None and game.position().phase.year <= last_year:
             await asyncio.sleep(0.05)
+            if game.position().phase != phase:
+                phase, since = game.position().phase, time.monotonic()
+            elif time.monotonic() - since > STALL_SECONDS:
+                print(f"stalled in {phase}: nobody's orders for {STALL_SECONDS} s; the game is counted as it stands",
+                      file=sys.stderr, flush=True)
+                break
         return {p: len(game.position().centers.get(p, ())) for p in POWERS}
     finally:
         await server.close()
