@@ -33,7 +33,7 @@ from judge.services.turnstate import after_orders, stored_order_set, survivors, 
 from judge.store.models_daide import DaidePort, MachineSeat
 from judge.store.models_game import ACTIVE, FORMING, PAUSED, PLAYER, PREPARATION, Game, Membership, OrderSet, PhaseRecord
 from judge.store.passwords import hash_password
-from judge.turns import Ballot, tally
+from judge.turns import Action, Ballot, decide, tally
 
 MACHINES = "MACHINES"  # the rule (judge.services.rules) that opens a game to machines
 
@@ -145,6 +145,13 @@ def store_orders(session: Session, game: Game, power: str, canonical: Sequence[s
     game.delay = 0
 
 
+def due_now(session: Session, game: Game, now: datetime) -> bool:
+    """Whether a scheduler pass now would process the phase (the edge runs one only then)."""
+    if game.status != ACTIVE or game.position is None or game.deadline is None:
+        return False
+    return decide(turn_state(session, game, now)).action is Action.PROCESS
+
+
 def stored_orders(session: Session, game: Game, power: str) -> list[str]:
     row = stored_order_set(session, game, power)
     return list(row.orders or []) if row is not None else []
@@ -153,7 +160,7 @@ def stored_orders(session: Session, game: Game, power: str) -> list[str]:
 def set_wait(session: Session, game: Game, membership_id: int, wait: bool, now: datetime) -> None:
     """GOF clears WAIT, NOT (GOF) sets it (as SET WAIT / SET NOWAIT by mail)."""
     member = session.get(Membership, membership_id)
-    if member is not None:
+    if member is not None and bool(member.wait) != wait:
         member.wait = wait
         after_orders(session, game, now)
 

@@ -48,6 +48,7 @@ class StoreHost:
         self._connected: dict[object, bool] = {}
         self._disorder: frozenset[str] = frozenset()
         self._ending: Ending | None = None
+        self._due = False
         with store.sessions() as session:
             game = self._game(session)
             self.variant = variant_of(game)
@@ -149,15 +150,20 @@ class StoreHost:
     def submit(self, power: str, orders: Sequence[tuple[str, Order]]) -> None:
         lines = [order.canonical() for _, order in orders]
 
-        def store(session: Session, ctx: PassContext) -> None:
+        def store(session: Session, ctx: PassContext) -> bool:
             game = self._game(session)
-            if game.phase == self._phase and game.status in (ACTIVE, PAUSED):
-                machines.store_orders(session, game, power, lines, ctx.now)
-        self._write(store)
+            if game.phase != self._phase or game.status not in (ACTIVE, PAUSED):
+                return False
+            machines.store_orders(session, game, power, lines, ctx.now)
+            return machines.due_now(session, game, ctx.now)
+        self._due = self._write(store)
 
     def settle(self) -> None:
-        self._run_pass()
-        self.refresh()
+        """A scheduler pass at once when the last change made the phase ready."""
+        if self._due:
+            self._due = False
+            self._run_pass()
+            self.refresh()
 
     def ordered_units(self, power: str) -> set[str]:
         with self.store.sessions() as session:
@@ -175,12 +181,13 @@ class StoreHost:
         return -(need.builds - len(given))
 
     def set_ready(self, power: str, ready: bool) -> None:
-        def wait(session: Session, ctx: PassContext) -> None:
+        def wait(session: Session, ctx: PassContext) -> bool:
             game = self._game(session)
             member = self._member_id(session, game, power)
             if member is not None:
                 machines.set_wait(session, game, member, not ready, ctx.now)
-        self._write(wait)
+            return machines.due_now(session, game, ctx.now)
+        self._due = self._write(wait)
         self.settle()
 
     def set_draw(self, power: str, vote: bool) -> None:
