@@ -318,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# {platform.platform()}, Python {platform.python_version()}, {os.cpu_count()} CPUs")
     runs: dict[str, Callable[[int], dict | None]] = {"judge": judge_latency, "local": local_latency,
                                                      "peer": peer_latency}
-    for name in args.servers.split(","):
+    for name in filter(None, args.servers.split(",")):
         result = runs[name.strip()](args.phases)
         print(json.dumps(result if result is not None else {"server": name, "skipped": "not installed"}))
     if args.connections:
