@@ -66,7 +66,8 @@ SECTIONS: tuple[Section, ...] = (
 
 
 def _verbs_by_key() -> dict[str, Verb]:
-    found = {" ".join(verb.words): verb for verb in VERBS}
+    # The create family also lists the status lines; they are keyed ``:NAME`` from STATUS_VERBS.
+    found = {" ".join(verb.words): verb for verb in VERBS if verb.family != "create" or verb.words == ("CREATE",)}
     found.update({":" + " ".join(verb.words): verb for verb in STATUS_VERBS})
     return found
 

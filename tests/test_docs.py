@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import judge.commands  # noqa: F401  (imports every handler module: their add_rule calls)
+
 from adjudicator.api import RULES as ENGINE_RULES
 from judge.rules import known_rules
 from mailcmds.create import STATUS_VERBS
