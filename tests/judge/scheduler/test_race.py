@@ -58,6 +58,7 @@ def race(url: str, monkeypatch: pytest.MonkeyPatch, passes: int = 2) -> list[sch
         thread.start()
     for thread in threads:
         thread.join(60)
+    assert not any(thread.is_alive() for thread in threads), "a pass did not finish within 60 s"
     for store in stores:
         store.dispose()
     assert not errors, errors
