@@ -17,7 +17,7 @@ import enum
 from types import MappingProxyType
 from typing import Mapping, Protocol
 
-from judge.mail import CommandRefused
+from judge.refusal import CommandRefused
 
 
 class GameStatus(str, enum.Enum):

@@ -1,5 +1,5 @@
 """Values the edges and the services share: a stored mail as the services see it, the
-clock, the processing hook's shape, and the refusal a service raises."""
+clock, the processing hook's shape, and (from judge.refusal) the refusal a service raises."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from judge.config import JudgeSettings
+from judge.refusal import CommandRefused  # noqa: F401  (services import it from here)
 from judge.outgoing import OutgoingMail
 
 if TYPE_CHECKING:
@@ -83,9 +84,3 @@ class ProcessHook(Protocol):
     """Apply one mail inside the caller's transaction and return the mail to send."""
 
     def __call__(self, session: "Session", inbound: InboundMail, now: datetime) -> Sequence[OutgoingMail]: ...
-
-
-
-class CommandRefused(Exception):
-    """A command that cannot be done; the message is for the player and says what would be
-    accepted.  Raised by handlers; the dispatcher turns it into an error line."""

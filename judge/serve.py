@@ -18,7 +18,7 @@ from judge.config import Settings
 from judge.edge.imap_in import ImapPoller
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
 from judge.edge.smtp_out import OutboxSender, transport_for
-from judge.hooks import HookError, resolve_hook
+from judge.hooks import default_process_hook, resolve_hook
 from judge.store.engine import Store
 from judge.store.schema import check_schema, is_empty, upgrade
 from judge.worker import Worker
@@ -33,13 +33,6 @@ class SchedulerTick(Protocol):
     mail with ``judge.outgoing.queue_outgoing``."""
 
     def __call__(self, store: Store, settings: Settings, now: datetime) -> None: ...
-
-
-def default_process_hook(settings: Settings) -> ProcessHook:
-    hook = resolve_hook(settings.worker.handler)
-    if hook is None:
-        raise HookError(f"[worker] handler {settings.worker.handler!r}: no such module in this install")
-    return hook  # type: ignore[return-value]
 
 
 def default_tick_hook(settings: Settings) -> SchedulerTick | None:

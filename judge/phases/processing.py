@@ -31,7 +31,7 @@ from judge.outgoing import OutgoingMail
 from judge.render import render
 from judge.publish.broadcast import broadcast, to_member
 from judge.lifecycle import GameStatus, move
-from judge.mail import CommandRefused
+from judge.refusal import CommandRefused
 from judge.store.queries import (
     as_utc,
     deadline_text,

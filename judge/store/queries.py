@@ -17,7 +17,7 @@ from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
 import maps
 from adjudicator.jsonio import position_from_json
 from adjudicator.types import Position, Variant
-from judge.mail import CommandRefused
+from judge.refusal import CommandRefused
 from judge.store.times import as_utc  # noqa: F401  (callers import it from here)
 from judge.store.models_game import (
     MASTER,

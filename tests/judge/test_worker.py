@@ -91,7 +91,7 @@ def test_robot_mail_is_processed_but_not_answered(store, mail_from, extra):
 def test_a_processing_hook_that_is_not_installed_is_refused_at_start():
     from judge.config import load_settings
     from judge.hooks import HookError
-    from judge.serve import default_process_hook
+    from judge.hooks import default_process_hook
 
     settings = load_settings(None, environ={"JUDGE_WORKER_HANDLER": "judge.nowhere:process_mail"})
     with pytest.raises(HookError, match="judge.nowhere:process_mail"):
