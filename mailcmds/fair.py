@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from .model import Attachment, Command
-from .sealed import is_signature_attachment
+from .sealed import RevealNumber, is_signature_attachment  # noqa: F401  (REVEAL n is read by REVEAL)
 from .syntax import CommandLine, ParseContext, Verb, expect_count, strip_comment
 from .values import ValueSyntaxError, parse_address, parse_game
 
@@ -29,13 +29,6 @@ class SetPreference(Command):
     @property
     def powers(self) -> tuple[str, ...]:
         return tuple(letter for tier in self.tiers for letter in tier)
-
-
-@dataclass(frozen=True, slots=True)
-class RevealNumber(Command):
-    """``REVEAL n``: the number committed to for the current lottery."""
-
-    number: int
 
 
 @dataclass(frozen=True, slots=True)

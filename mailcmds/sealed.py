@@ -79,6 +79,14 @@ def _armored_kind(attachment: Attachment) -> str | None:
     return match[1].decode("ascii") if match else None
 
 
+@dataclass(frozen=True, slots=True)
+class RevealNumber(Command):
+    """``REVEAL n``: the number committed to for the current lottery (fair assignment; read
+    by the REVEAL verb)."""
+
+    number: int
+
+
 def is_signature_attachment(attachment: Attachment) -> bool:
     kind = _armored_kind(attachment)
     if kind is not None:
@@ -139,7 +147,6 @@ def _reveal(ctx: ParseContext, line: CommandLine) -> Command:
     args = line.args
     if args:
         if len(args) == 1 and args[0].isdigit():
-            from .fair import RevealNumber  # REVEAL n is the lottery's number
 
             return RevealNumber(int(args[0]), source=line.source)
         raise line.fail(f"'{' '.join(args)}' cannot follow REVEAL (a lottery number is one whole number)")

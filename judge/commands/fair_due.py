@@ -22,7 +22,10 @@ from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings, Settings
 from judge.outgoing import OutgoingMail, queue_all
-from judge.commands.fair_lottery import lottery_due
+from judge.commands.fair_escrow import peeling_due, start_peeling_if_due
+from judge.commands.fair_lottery import decide, maybe_publish
+from judge.store.models_fair import LOTTERY_COMMITTING, LOTTERY_PEELING, LOTTERY_REVEALING
+from judge.commands.fair_players import Ctx
 from judge.commands.fair_players import PassContext
 from judge.store.engine import Store
 from judge.store.models_fair import REVEALING_LISTS, FairAssignment, FairLottery
@@ -82,3 +85,17 @@ def run_fair_pass(store: Store, settings: Settings, now: datetime) -> None:
                 continue  # another pass (or a mail) changed the game: its work is seen next time
             mails = fair_due_work(session, settings.judge, now, game_id)
             queue_all(session, mails, settings.judge, now)
+
+
+def lottery_due(ctx: Ctx, game: Game, row: FairLottery) -> None:
+    """The lottery's deadline has passed: publish what is in, or count the silent as 0."""
+    if row.stage == LOTTERY_COMMITTING:
+        maybe_publish(ctx, game, row, deadline_passed=True)
+        return
+    if row.stage == LOTTERY_REVEALING:
+        if start_peeling_if_due(ctx, game, row):
+            return
+        decide(ctx, game, row)
+        return
+    if row.stage == LOTTERY_PEELING:
+        peeling_due(ctx, game, row)

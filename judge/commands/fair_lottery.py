@@ -390,24 +390,6 @@ def decide(ctx: Ctx, game: Game, row: FairLottery) -> None:
 
 
 # -- deadlines ----------------------------------------------------------------------------
-def lottery_due(ctx: Ctx, game: Game, row: FairLottery) -> None:
-    """The lottery's deadline has passed: publish what is in, or count the silent as 0."""
-    if row.stage == LOTTERY_COMMITTING:
-        maybe_publish(ctx, game, row, deadline_passed=True)
-        return
-    if row.stage == LOTTERY_REVEALING:
-        from judge.commands.fair_escrow import start_peeling_if_due
-
-        if start_peeling_if_due(ctx, game, row):
-            return
-        decide(ctx, game, row)
-        return
-    if row.stage == LOTTERY_PEELING:
-        from judge.commands.fair_escrow import peeling_due
-
-        peeling_due(ctx, game, row)
-
-
 def due_lotteries(ctx: Ctx, now: datetime) -> list[FairLottery]:
     return list(ctx.session.execute(
         select(FairLottery).where(FairLottery.stage.in_(OPEN_STAGES), FairLottery.deadline <= now)
@@ -420,6 +402,6 @@ def tell_member(ctx: Ctx, game: Game, member: Membership, subject: str, body: st
 
 
 __all__ = [
-    "DECIDED", "count_number", "decide", "due_lotteries", "lottery_due", "maybe_publish", "open_lottery",
+    "DECIDED", "count_number", "decide", "due_lotteries", "maybe_publish", "open_lottery",
     "open_lottery_of", "window",
 ]

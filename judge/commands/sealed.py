@@ -3,7 +3,7 @@
 The judge never sees a power's orders before every power is bound to its own: orders
 sent as plain lines are refused in a sealed game (``plain_orders_refusal``), a COMMIT
 carries only a signature, and a REVEAL before the commitments are published is refused
-without being stored.  The phase itself moves on in judge/services/sealed_flow.py.
+without being stored.  The phase itself moves on in judge/phases/sealed_flow.py and sealed_stages.py.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from judge.phases.sealed_flow import (
     commitments_of,
     current_phase,
     is_sealed,
-    maybe_process,
     reveals_of,
 )
+from judge.phases.sealed_stages import maybe_process
 from judge.publish.signing import judge_keyring, keyring_held
 from judge.store.models_game import ACTIVE, Game
 from judge.store.models_sealed import (

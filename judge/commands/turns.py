@@ -16,6 +16,8 @@ from judge.commands.context import MailContext, SignedOn
 from judge.mail import CommandRefused
 from judge.store.queries import players, position_of, power_named, rules_of, variant_of
 from judge.phases.processing import CONCESSION, DRAW, end_game, preview_text, process_phase, rollback_to
+from judge.phases.sealed_flow import is_sealed, preview_refusal  # RULE SEALED: its own stages, no early look
+from judge.phases.sealed_stages import master_process
 from judge.phases.turnstate import survivors, turn_state
 from judge.store.models_game import ACTIVE, ENDED, PAUSED, Game
 from judge.turns import Ballot, DrawError, parse_draw_powers, tally
@@ -37,7 +39,6 @@ def _running(ctx: MailContext, word: str) -> Game:
 def process(ctx: MailContext, command: Process) -> None:
     word = "PROCESS!" if command.force else "PROCESS"
     game = _running(ctx, word)
-    from judge.phases.sealed_flow import is_sealed, master_process  # RULE SEALED: its own stages
 
     if is_sealed(game):
         message, mails = master_process(ctx.session, game, ctx.judge, ctx.now, force=command.force)
@@ -60,7 +61,6 @@ def process(ctx: MailContext, command: Process) -> None:
 
 def preview(ctx: MailContext, command: Preview) -> None:
     game = _running(ctx, "PREVIEW")
-    from judge.phases.sealed_flow import preview_refusal  # RULE SEALED: no early look at reveals
 
     refusal = preview_refusal(game)
     if refusal is not None:

@@ -42,7 +42,9 @@ from judge.store.queries import (
     variant_of,
 )
 from judge.phases.turn_views import phase_name, results_view, summary_table
-from judge.phases.turnstate import PowerSeats, orders_in, phase_deadline, reschedule, survivors
+from judge.phases.turnstate import PowerSeats, phase_deadline, reschedule, survivors
+from judge.phases.order_sources import phase_orders
+from judge.phases.records import results_extras
 from judge.phases.views import position_rows
 from judge.store.models_game import ACTIVE, ENDED, PLAYER, Game, Membership, OrderSet, PhaseRecord
 
@@ -89,10 +91,7 @@ def adjudicate_current(session: Session, game: Game) -> Adjudicated:
     get the engine's civil-disorder defaults (hold, disband, removals by distance, no builds)."""
     variant = variant_of(game)
     before = position_of(game)
-    from judge.phases.sealed_flow import sealed_orders  # RULE SEALED: orders from verified reveals
-
-    sealed = sealed_orders(session, game)
-    stored = orders_in(session, game) if sealed is None else sealed
+    stored = phase_orders(session, game)
     orders: dict[str, list[Order]] = {}
     unreadable: list[OrderResult] = []
     board = prepare(variant, before)  # one board for the whole phase
@@ -171,11 +170,9 @@ def process_phase(session: Session, game: Game, judge: JudgeSettings, now: datet
         show_next=winner is None,
     )
     body = render("turn_results.j2", view=view, preview=False)
-    # The verifiable record (judge/services/records.py): <game>-<phase>.json with the position
+    # The verifiable record (judge/phases/records.py): <game>-<phase>.json with the position
     # before, the orders, the results and the digests; sealed games add each power's
     # commitment, revealed orders and verdict.
-    from judge.phases.records import results_extras
-
     extra_text, attachments = results_extras(
         session, game, variant=done.variant, before=done.before, before_doc=before_doc, orders=done.orders,
         adjudication=done.adjudication, results=done.results, engine_rules=engine_rules(game), now=now,

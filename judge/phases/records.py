@@ -18,6 +18,7 @@ from adjudicator.api import position_digest
 from adjudicator.jsonio import results_to_json
 from adjudicator.results import Adjudication
 from adjudicator.types import Position, Variant
+from judge.phases.sealed_flow import is_sealed, sealed_results
 from judge.record import phase_document, record_name
 from judge.publish.signing import FileAttachment
 from judge.store.models_game import Game
@@ -35,8 +36,6 @@ def results_extras(session: Session, game: Game, *, variant: Variant, before: Po
                    adjudication: Adjudication, results: Sequence[Mapping[str, Any]],
                    engine_rules: frozenset[str], now: datetime) -> tuple[str, tuple[FileAttachment, ...]]:
     """(text to append to the results, files to attach) for the phase just adjudicated."""
-    from judge.phases.sealed_flow import is_sealed, sealed_results
-
     extensions: dict[str, Any] = {}
     text = ""
     files: list[FileAttachment] = []

@@ -7,16 +7,17 @@ Closing the commitments is ONE signed broadcast to the game's list with every co
 attached (``close_commitments``).  Before it, nothing the judge sends says who has
 committed: the COMMIT reply goes to the committing player only, no reminder or notice
 names powers, and the master sees no more than anyone else.  The reveal window is
-TIMING's ``REVEAL`` span (default one day).  The phase is then processed by the turns
-layer (judge.phases.processing.process_phase) with the orders this module reads from
-the verified reveals (``sealed_orders``); a power with a bad or missing reveal (or no
-commitment) has no orders: its units hold, retreats disband, builds are waived.
+TIMING's ``REVEAL`` span (default one day).  The stages are driven by
+judge/phases/sealed_stages.py (the scheduler pass, the master's PROCESS); the phase is
+processed by judge.phases.processing with the orders this module reads from the verified
+reveals (``sealed_orders``, one of the order sources of judge/phases/order_sources.py); a
+power with a bad or missing reveal (or no commitment) has no orders: its units hold,
+retreats disband, builds are waived.
 
 Entry points for other modules:
 
-    sealed_orders(session, game) -> dict[power, list[str]] | None    processing (None: not sealed)
-    sealed_act(session, game, judge, now) -> (outcome, mail) | None  the scheduler pass
-    sealed_results(session, game, variant, before, now) -> SealedResults  the results broadcast
+    sealed_orders(session, game) -> dict[power, list[str]] | None    order sources (None: not sealed)
+    sealed_results(session, game, variant, before, now) -> SealedResults  the results record
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from judge.publish.broadcast import broadcast
 from judge.store.queries import as_utc, has_rule, position_of, timing_of, variant_of
 from judge.crypto.verdict import spaced
 from judge.publish.signing import FileAttachment
-from judge.store.models_game import ACTIVE, Game
+from judge.store.models_game import Game
 from judge.store.models_sealed import (
     BAD_REVEAL,
     COMMITTING,
@@ -62,6 +63,7 @@ from judge.store.models_sealed import (
     SealedReveal,
     SealedVerdict,
 )
+from judge.phases.turnstate import active_powers, seats
 from judge.turns import Span, add_span, format_deadline
 
 SEALED = "SEALED"
@@ -70,7 +72,7 @@ DEFAULT_REVEAL = Span(days=1)
 
 __all__ = [
     "SEALED", "SEALED_SHA256", "SealedResults", "allows_sha256", "close_commitments", "current_phase",
-    "is_sealed", "master_process", "maybe_process", "preview_refusal", "ready_to_process", "sealed_act", "sealed_orders", "sealed_results",
+    "is_sealed", "preview_refusal", "ready_to_process", "sealed_orders", "sealed_results", "unverified",
 ]
 
 
@@ -84,7 +86,6 @@ def allows_sha256(game: Game) -> bool:
 
 def required_powers(session: Session, game: Game) -> list[str]:
     """The powers that must commit this phase: the ones the turn logic waits for."""
-    from judge.phases.turnstate import active_powers, seats
 
     variant = variant_of(game)
     position = position_of(game)
@@ -204,83 +205,9 @@ def ready_to_process(session: Session, game: Game, stage: SealedPhase, now: date
     return all(power in reveals and reveals[power].valid for power in commitments_of(session, game, stage.phase))
 
 
-def _unverified(session: Session, game: Game, stage: SealedPhase) -> list[str]:
+def unverified(session: Session, game: Game, stage: SealedPhase) -> list[str]:
     reveals = reveals_of(session, game, stage.phase)
     return sorted(p for p in stage.required if p not in reveals or not reveals[p].valid)
-
-
-def maybe_process(session: Session, game: Game, judge: JudgeSettings, now: datetime) -> list[OutgoingMail]:
-    """Process the phase if the reveal window allows it (the last REVEAL, or the deadline)."""
-    from judge.phases.processing import process_phase
-
-    if game.status != ACTIVE or game.phase is None:
-        return []
-    stage = current_phase(session, game, now)
-    if not ready_to_process(session, game, stage, now):
-        return []
-    return process_phase(session, game, judge, now, defaulted=_unverified(session, game, stage))
-
-
-def sealed_act(session: Session, game: Game, judge: JudgeSettings, now: datetime) -> tuple[str, list[OutgoingMail]] | None:
-    """The scheduler pass for a sealed game (None for other games: the normal turn logic).
-
-    No reminders or late notices: they would tell who has not committed.
-    """
-    if not is_sealed(game):
-        return None
-    from judge.phases.outcomes import NOTIFIED, PROCESSED as PASS_PROCESSED, WAITED
-
-    stage = current_phase(session, game, now)
-    mails: list[OutgoingMail] = []
-    if stage.stage == COMMITTING:
-        deadline = as_utc(game.deadline) if game.deadline is not None else None
-        if all_committed(session, game, stage) or (deadline is not None and now >= deadline):
-            mails += close_commitments(session, game, judge, now, stage)
-        else:
-            game.next_due_at = deadline
-            return WAITED, []
-    processed = maybe_process(session, game, judge, now)
-    if processed:
-        return PASS_PROCESSED, mails + processed
-    if stage.reveal_deadline is not None:
-        game.next_due_at = as_utc(stage.reveal_deadline)
-    return (NOTIFIED if mails else WAITED), mails
-
-
-def master_process(session: Session, game: Game, judge: JudgeSettings, now: datetime, *,
-                   force: bool) -> tuple[str, list[OutgoingMail]]:
-    """The master's PROCESS / PROCESS! in a sealed game: end the current stage early.
-
-    While committing, PROCESS! publishes the commitments made so far (the others' units
-    will hold) and opens the reveal window; while revealing, it processes the phase now
-    (powers without a verified reveal hold).  PROCESS does the same only when the stage
-    is complete anyway.  Refusals never name powers: that would tell who has committed.
-    """
-    from judge.mail import CommandRefused
-    from judge.phases.processing import process_phase
-
-    stage = current_phase(session, game, now)
-    word = "PROCESS!" if force else "PROCESS"
-    if stage.stage == COMMITTING:
-        if not force and not all_committed(session, game, stage):
-            raise CommandRefused(
-                f"PROCESS: the commitments for {stage.phase} are not all in (who is missing is not shown: it "
-                "would tell who has committed); PROCESS! publishes the commitments made so far and opens the "
-                "reveal window"
-            )
-        mails = close_commitments(session, game, judge, now, stage)
-        processed = maybe_process(session, game, judge, now)
-        if processed:
-            return f"{word}: commitments published; nothing to reveal, so {stage.phase} was processed", mails + processed
-        return f"{word}: commitments for {stage.phase} published; the reveal window is open", mails
-    if not force and not ready_to_process(session, game, stage, now):
-        raise CommandRefused(
-            f"PROCESS: the reveals for {stage.phase} are not all in; PROCESS! processes now, and every power "
-            "without a verified reveal holds"
-        )
-    phase = stage.phase
-    mails = process_phase(session, game, judge, now, defaulted=_unverified(session, game, stage))
-    return f"{word}: {phase} processed (powers without a verified reveal hold)", mails
 
 
 def preview_refusal(game: Game) -> str | None:
@@ -319,7 +246,6 @@ def sealed_results(session: Session, game: Game, variant: Variant, before: Posit
                    now: datetime) -> SealedResults:
     """Write each power's verdict for the phase just adjudicated and describe it for the
     results: commitment, revealed file and verdict per power."""
-    from judge.phases.turnstate import active_powers, seats
 
     phase = str(before.phase)  # the game has already moved on to the next phase
     stage = session.execute(

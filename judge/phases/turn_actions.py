@@ -25,6 +25,7 @@ from judge.render import render
 from judge.publish.broadcast import broadcast, to_member
 from judge.store.queries import as_utc, deadline_text, master_of, rules_of, timing_of, variant_of
 from judge.phases.processing import preview_phase, process_phase
+from judge.phases.sealed_stages import sealed_act  # RULE SEALED: commit, publish, reveal stages
 from judge.phases.turn_views import phase_name
 from judge.phases.turnstate import PowerSeats, absences_of, progress_of, reschedule, seats, turn_state_and_seats
 from judge.phases.outcomes import NOTIFIED, PREVIEWED, PROCESSED, WAITED
@@ -61,8 +62,6 @@ VacancyFiller = Callable[[Session, Game, JudgeSettings, datetime, frozenset[str]
 
 def act(session: Session, game: Game, judge: JudgeSettings, now: datetime, *,
         fill_vacancies: VacancyFiller | None = None) -> tuple[str, list[OutgoingMail]]:
-    from judge.phases.sealed_flow import sealed_act  # RULE SEALED: commit, publish, reveal stages
-
     sealed = sealed_act(session, game, judge, now)
     if sealed is not None:
         return sealed
