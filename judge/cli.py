@@ -13,7 +13,7 @@ import sys
 from typing import Sequence
 
 COMMAND_MODULES: tuple[str, ...] = (
-    "adjudicator.cli",  # judge adjudicate
+    "judge.adjudicate_cli",  # judge adjudicate
     "judge.serve_cli",  # judge serve
     "judge.tick_cli",  # judge tick
     "judge.db_cli",  # judge db upgrade|status
