@@ -143,7 +143,6 @@ def play(engine: BatchAdjudicator, variant: Variant, start: dict[str, Any], year
     doc = dict(start)
     log = GameLog()
     last_year = start_year = int(doc["phase"][1:-1])
-    seasons = 0
     while True:
         phase = doc["phase"]
         log.phases.append(phase)
@@ -163,10 +162,8 @@ def play(engine: BatchAdjudicator, variant: Variant, start: dict[str, Any], year
             return log
         next_phase = answer["next_phase"]
         year = int(next_phase[1:-1])
-        if next_phase[0] == "S" and next_phase[-1] == "M" and phase[0] != "S":
-            seasons += 1
-            if seasons >= years:
-                return log
+        if next_phase[0] == "S" and next_phase[-1] == "M" and sum(p.endswith("M") for p in log.phases) >= 2 * years:
+            return log
         assert year >= last_year, (phase, next_phase)
         last_year = year
         dislodged: dict[str, list[dict[str, Any]]] = {}
