@@ -16,6 +16,7 @@ FACTS = {
     "fleet_rome": (75, 34, 7, 18, "S1901M"),
     "pure": (7, 7, 7, 4, "S1901M"),
     "chaos": (75, 34, 34, 18, "W1900A"),
+    "hundred": (41, 17, 3, 9, "S1425M"),
 }
 
 SHIPPED = maps.available()
