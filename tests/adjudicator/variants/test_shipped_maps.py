@@ -17,6 +17,7 @@ FACTS = {
     "pure": (7, 7, 7, 4, "S1901M"),
     "chaos": (75, 34, 34, 18, "W1900A"),
     "hundred": (41, 17, 3, 9, "S1425M"),
+    "ancient_mediterranean": (79, 34, 5, 18, "S1M"),
 }
 
 SHIPPED = maps.available()
