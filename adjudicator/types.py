@@ -81,6 +81,15 @@ class Phase:
     def __str__(self) -> str:
         return f"{self.season.value}{self.year}{self.kind.value}"
 
+    def closes_year(self, following: "Phase") -> bool:
+        """Does playing this phase end a game year (centres counted), ``following`` being
+        the phase after it?  True for the last Fall phase before a Winter or the next
+        Spring; judged by season, not by the year's number (Hundred's Fall 1430 follows
+        Spring 1425)."""
+        if self.kind is PhaseKind.ADJUSTMENT or self.season is Season.SPRING:
+            return False
+        return following.kind is PhaseKind.ADJUSTMENT or following.season is Season.SPRING
+
 
 @dataclass(frozen=True, slots=True)
 class Province:
@@ -163,6 +172,12 @@ class Variant:
     @property
     def supply_centers(self) -> frozenset[str]:
         return frozenset(p.abbrev for p in self.provinces.values() if p.supply_center)
+
+    @property
+    def headline(self) -> str:
+        """The variant in one line: ``"Hundred: 3 powers, 9 of 17 centres to win"``."""
+        return (f"{self.title}: {len(self.powers)} powers, {self.victory_centers} of "
+                f"{len(self.supply_centers)} centres to win")
 
 
 class Unit(NamedTuple):
