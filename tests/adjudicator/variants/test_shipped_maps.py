@@ -18,6 +18,7 @@ FACTS = {
     "chaos": (75, 34, 34, 18, "W1900A"),
     "hundred": (41, 17, 3, 9, "S1425M"),
     "ancient_mediterranean": (79, 34, 5, 18, "S1M"),
+    "cold_war": (90, 27, 2, 17, "S1960M"),
 }
 
 SHIPPED = maps.available()
