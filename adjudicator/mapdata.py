@@ -222,6 +222,8 @@ class _Reader:
             raise self.error(line, f"empty alias for {abbrev}")
         if key in self.names:
             owner, first = self.names[key]
+            if owner == abbrev and first == line:
+                return  # the full name is the abbreviation itself (FEZ  Fez)
             raise self.error(line, f"duplicate alias {alias!r}: already names {owner} (line {first})")
         self.names[key] = (abbrev, line)
 

@@ -46,16 +46,16 @@ def updated_centers(tables: Tables, centers: Mapping[str, frozenset[str]], occup
 
 
 def winner(tables: Tables, centers: Mapping[str, frozenset[str]]) -> str | None:
-    """The power holding at least the map's victory count of centres, if any."""
+    """The power holding at least the map's victory count of centres, if any.  On a map
+    where several powers may reach the count in the same year, the one with the most
+    wins, and a tie at the top is no win (the game goes on: Youngstown Redux)."""
     needed = tables.variant.victory_centers
     if not centers or max(map(len, centers.values())) < needed:  # nearly always: no power is that big
         return None
-    best: str | None = None
-    for power, owned in centers.items():
-        if len(owned) >= needed:
-            needed = len(owned) + 1  # a map may set a count that two powers reach: the most wins
-            best = power
-    return best
+    counts = sorted(((len(owned), power) for power, owned in centers.items()), reverse=True)
+    if len(counts) > 1 and counts[1][0] == counts[0][0]:
+        return None
+    return counts[0][1]
 
 
 def needs_adjustment(tables: Tables, centers: Mapping[str, frozenset[str]], occupant: Mapping[str, str]) -> bool:

@@ -19,6 +19,7 @@ FACTS = {
     "hundred": (41, 17, 3, 9, "S1425M"),
     "ancient_mediterranean": (79, 34, 5, 18, "S1M"),
     "cold_war": (90, 27, 2, 17, "S1960M"),
+    "youngstown_redux": (183, 81, 10, 28, "S1901M"),
 }
 
 SHIPPED = maps.available()
