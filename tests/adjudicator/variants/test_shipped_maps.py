@@ -20,6 +20,7 @@ FACTS = {
     "ancient_mediterranean": (79, 34, 5, 18, "S1M"),
     "cold_war": (90, 27, 2, 17, "S1960M"),
     "youngstown_redux": (183, 81, 10, 28, "S1901M"),
+    "modern": (141, 64, 10, 33, "S1995M"),
 }
 
 SHIPPED = maps.available()
