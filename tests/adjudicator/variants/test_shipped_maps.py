@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -26,8 +27,11 @@ FACTS = {
 SHIPPED = maps.available()
 
 
-def test_every_named_variant_is_shipped():
-    assert set(FACTS) <= set(SHIPPED)
+def test_every_named_variant_is_shipped_and_documented():
+    assert set(FACTS) == set(SHIPPED)
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    for name in SHIPPED:
+        assert f"| `{name}` |" in readme, f"{name} is missing from README.md's Maps table"
 
 
 @pytest.mark.parametrize("name", sorted(FACTS))
