@@ -55,7 +55,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from typing import Callable
+from collections.abc import Callable
 
 from adjudicator.types import Phase, PhaseKind, PowerDef, Province, Season, Terrain, Unit, UnitKind, Variant
 

@@ -81,7 +81,7 @@ class Phase:
     def __str__(self) -> str:
         return f"{self.season.value}{self.year}{self.kind.value}"
 
-    def closes_year(self, following: "Phase") -> bool:
+    def closes_year(self, following: Phase) -> bool:
         """Does playing this phase end a game year (centres counted), ``following`` being
         the phase after it?  True for the last Fall phase before a Winter or the next
         Spring; judged by season, not by the year's number (Hundred's Fall 1430 follows
@@ -138,7 +138,7 @@ class Variant:
     powers: tuple[PowerDef, ...]
     victory_centers: int
     start_year: int = 1901
-    start_phase: "Phase | None" = None  # None: Spring movement of start_year
+    start_phase: Phase | None = None  # None: Spring movement of start_year
     years_to_fall: int = 0
     years_to_spring: int = 1
     builds_anywhere: bool = False
@@ -155,11 +155,11 @@ class Variant:
         if not self.title:
             object.__setattr__(self, "title", self.name.replace("_", " ").title())
 
-    def fall_after(self, spring: "Phase") -> "Phase":
+    def fall_after(self, spring: Phase) -> Phase:
         """The Fall movement phase that follows ``spring``'s season."""
         return Phase(spring.year + self.years_to_fall, Season.FALL, PhaseKind.MOVEMENT)
 
-    def spring_after(self, fall: "Phase") -> "Phase":
+    def spring_after(self, fall: Phase) -> Phase:
         """The Spring movement phase that follows ``fall``'s year (its Fall or Winter)."""
         return Phase(fall.year + self.years_to_spring, Season.SPRING, PhaseKind.MOVEMENT)
 

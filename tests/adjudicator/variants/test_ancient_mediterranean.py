@@ -8,16 +8,12 @@ import pytest
 
 import maps
 from adjudicator import api
-from tests.adjudicator.enginehelp import board, play, position, result_of
+from tests.adjudicator.enginehelp import board, parse_errors, play, position, result_of
 
 
 @pytest.fixture(scope="module")
 def ancient():
     return maps.load("ancient_mediterranean")
-
-
-def errors(variant, where, power, lines):
-    return [str(e) for e in api.parse_orders(variant, where, power, lines).errors]
 
 
 def test_opening_position(ancient):
@@ -29,7 +25,7 @@ def test_opening_position(ancient):
 
 def test_armies_reach_baleares_only_by_convoy(ancient):
     where = position(ancient, "S2M", {"ROME": ["A SAG"]})
-    assert errors(ancient, where, "ROME", ["A SAG - BAL"])  # no land route, no fleet
+    assert parse_errors(ancient, where, "ROME", ["A SAG - BAL"])  # no land route, no fleet
     where = position(ancient, "S2M", {"ROME": ["A SAG", "F BER"]})
     outcome = play(ancient, where, {"ROME": ["A SAG - BAL", "F BER C A SAG - BAL"]})
     assert "ROME A BAL" in board(outcome)
@@ -37,7 +33,7 @@ def test_armies_reach_baleares_only_by_convoy(ancient):
 
 def test_an_army_leaves_baleares_only_by_convoy(ancient):
     where = position(ancient, "S2M", {"ROME": ["A BAL"]})
-    assert errors(ancient, where, "ROME", ["A BAL - TAR"])
+    assert parse_errors(ancient, where, "ROME", ["A BAL - TAR"])
     where = position(ancient, "S2M", {"ROME": ["A BAL", "F LIG"]})
     outcome = play(ancient, where, {"ROME": ["A BAL - ETR", "F LIG C A BAL - ETR"]})
     assert "ROME A ETR" in board(outcome)
@@ -49,7 +45,7 @@ def test_a_fleet_in_baleares_convoys(ancient):
     assert result_of(outcome, "F BAL C A SAG - ETR").result == "convoys"
     assert "CARTHAGE A ETR" in board(outcome)
     where = position(ancient, "S2M", {"CARTHAGE": ["A SAG", "F LIG"]})
-    assert errors(ancient, where, "CARTHAGE", ["A SAG - ETR"])  # without Baleares no chain
+    assert parse_errors(ancient, where, "CARTHAGE", ["A SAG - ETR"])  # without Baleares no chain
 
 
 def test_a_fleet_moves_to_and_from_baleares_like_a_coast(ancient):
@@ -74,5 +70,5 @@ def test_canals_and_junctions(ancient, unit, target):
 
 def test_no_other_crossings(ancient):
     where = position(ancient, "S2M", {"GREECE": ["F AEG", "F MEM"]})
-    assert errors(ancient, where, "GREECE", ["F AEG - ION"])
-    assert errors(ancient, where, "GREECE", ["F MEM - EGY"])  # Memphis is on the Nile, not the sea
+    assert parse_errors(ancient, where, "GREECE", ["F AEG - ION"])
+    assert parse_errors(ancient, where, "GREECE", ["F MEM - EGY"])  # Memphis is on the Nile, not the sea

@@ -7,16 +7,12 @@ import pytest
 
 import maps
 from adjudicator import api
-from tests.adjudicator.enginehelp import board, play, position, result_of
+from tests.adjudicator.enginehelp import board, parse_errors, play, position, result_of
 
 
 @pytest.fixture(scope="module")
 def cold_war():
     return maps.load("cold_war")
-
-
-def errors(variant, where, power, lines):
-    return [str(e) for e in api.parse_orders(variant, where, power, lines).errors]
 
 
 def test_opening_position(cold_war):
@@ -42,12 +38,12 @@ def test_bridges_canals_and_the_danish_straits(cold_war, unit, target):
 
 def test_the_north_sea_does_not_touch_the_baltic(cold_war):
     where = position(cold_war, "S1961M", {"NATO": ["F NTS"]})
-    assert errors(cold_war, where, "NATO", ["F NTS - BAL"])
+    assert parse_errors(cold_war, where, "NATO", ["F NTS - BAL"])
 
 
 def test_fleets_convoy_only_at_sea(cold_war):
     where = position(cold_war, "S1961M", {"NATO": ["A WGE", "F DEN"]})
-    assert errors(cold_war, where, "NATO", ["F DEN C A WGE - SWE"])
+    assert parse_errors(cold_war, where, "NATO", ["F DEN C A WGE - SWE"])
     where = position(cold_war, "S1961M", {"NATO": ["A WGE", "F NTS"]})
     outcome = play(cold_war, where, {"NATO": ["A WGE - SWE", "F NTS C A WGE - SWE"]})
     assert "NATO A SWE" in board(outcome)
@@ -58,4 +54,4 @@ def test_split_coasts(cold_war):
     where = position(cold_war, "S1961M", {"NATO": ["F WME"]})
     outcome = play(cold_war, where, {"NATO": ["F WME - PAR/SC"]})
     assert "NATO F PAR/SC" in board(outcome)
-    assert errors(cold_war, where, "NATO", ["F WME - PAR/NC"])
+    assert parse_errors(cold_war, where, "NATO", ["F WME - PAR/NC"])

@@ -7,16 +7,12 @@ import pytest
 
 import maps
 from adjudicator import api
-from tests.adjudicator.enginehelp import board, play, position, result_of
+from tests.adjudicator.enginehelp import board, parse_errors, play, position, result_of
 
 
 @pytest.fixture(scope="module")
 def modern():
     return maps.load("modern")
-
-
-def errors(variant, where, power, lines):
-    return [str(e) for e in api.parse_orders(variant, where, power, lines).errors]
 
 
 def test_opening_position(modern):
@@ -40,7 +36,7 @@ def test_canals_and_iran(modern, unit, target):
 
 def test_iran_coasts_are_apart(modern):
     where = position(modern, "S1996M", {"TURKEY": ["F IRN/NC"]})
-    assert errors(modern, where, "TURKEY", ["F IRN/NC - PER"])
+    assert parse_errors(modern, where, "TURKEY", ["F IRN/NC - PER"])
     outcome = play(modern, position(modern, "S1996M", {"TURKEY": ["A IRN"]}), {"TURKEY": ["A IRN - AZE"]})
     assert board(outcome) == {"TURKEY A AZE"}
 
@@ -48,4 +44,4 @@ def test_iran_coasts_are_apart(modern):
 def test_the_caspian_is_reached_only_through_the_volga(modern):
     assert {loc.split("/")[0] for loc in modern.fleet_moves["CAS"]} == {"AZE", "CAU", "IRN", "KAZ", "VOL"}
     where = position(modern, "S1996M", {"RUSSIA": ["F EBS"]})
-    assert errors(modern, where, "RUSSIA", ["F EBS - VOL"])
+    assert parse_errors(modern, where, "RUSSIA", ["F EBS - VOL"])

@@ -42,8 +42,11 @@ def test_same_provinces_and_centres(pair):
 def test_same_adjacencies(pair):
     variant, peer, renames = pair
     back = {ours: theirs for theirs, ours in renames.items()}
-    theirs = lambda location: back.get(location.split("/")[0], location.split("/")[0]) + (  # noqa: E731
-        "/" + location.split("/")[1] if "/" in location else "")
+
+    def theirs(location: str) -> str:
+        province, slash, coast = location.partition("/")
+        return back.get(province, province) + slash + coast
+
     land = [p for p, d in variant.provinces.items() if d.terrain.value != "sea"]
     for a in land:
         for b in land:

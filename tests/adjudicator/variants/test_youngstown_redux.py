@@ -10,7 +10,7 @@ import maps
 from adjudicator import api
 from adjudicator.progress import winner
 from adjudicator.tables import tables_for
-from tests.adjudicator.enginehelp import board, play, position, result_of
+from tests.adjudicator.enginehelp import board, parse_errors, play, position, result_of
 
 # Each box touches the boxes of its row and column (the godip names spell them out).
 BOX_NEIGHBOURS = {
@@ -22,10 +22,6 @@ BOX_NEIGHBOURS = {
 @pytest.fixture(scope="module")
 def youngstown():
     return maps.load("youngstown_redux")
-
-
-def errors(variant, where, power, lines):
-    return [str(e) for e in api.parse_orders(variant, where, power, lines).errors]
 
 
 def test_opening_position(youngstown):
@@ -48,7 +44,7 @@ def test_a_fleet_sails_around_the_world(youngstown):
         assert board(outcome) == {f"JAPAN F {target}"}
         where = position(youngstown, "S1901M", {"JAPAN": [f"F {target}"]})
     where = position(youngstown, "S1901M", {"JAPAN": ["F BXA"]})
-    assert errors(youngstown, where, "JAPAN", ["F BXA - BXE"])  # not in its row or column
+    assert parse_errors(youngstown, where, "JAPAN", ["F BXA - BXE"])  # not in its row or column
 
 
 def test_split_coasts(youngstown):
@@ -58,7 +54,7 @@ def test_split_coasts(youngstown):
     where = position(youngstown, "S1901M", {"TURKEY": ["F RED"]})
     outcome = play(youngstown, where, {"TURKEY": ["F RED - LEV/SC"]})
     assert board(outcome) == {"TURKEY F LEV/SC"}
-    assert errors(youngstown, where, "TURKEY", ["F RED - LEV/NC"])
+    assert parse_errors(youngstown, where, "TURKEY", ["F RED - LEV/NC"])
     where = position(youngstown, "S1901M", {"BRITAIN": ["F SIG"]})
     assert {result_of(play(youngstown, where, {"BRITAIN": [f"F SIG - THA/{c}"]}), f"F SIG - THA/{c}").result
             for c in ("EC", "WC")} == {"moves"}
