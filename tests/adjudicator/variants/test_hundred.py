@@ -70,3 +70,9 @@ def test_the_pale_is_reached_by_fleets_or_by_convoy(hundred):
     where = position(hundred, "S1425M", {"ENGLAND": ["A WAL", "F IRI"]})
     outcome = play(hundred, where, {"ENGLAND": ["A WAL - THP", "F IRI C A WAL - THP"]})
     assert "ENGLAND A THP" in board(outcome)
+
+
+def test_the_dpjudge_abbreviations_are_understood(hundred):
+    where = position(hundred, "S1425M", {"ENGLAND": ["A NOM", "F STR"]})
+    outcome = play(hundred, where, {"ENGLAND": ["A NMD - BRI", "F DOV - ECH"]})
+    assert board(outcome) == {"ENGLAND A BRT", "ENGLAND F ENG"}
