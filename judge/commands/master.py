@@ -1,7 +1,7 @@
-"""The master's game commands: FORM, PAUSE, RESUME, TERMINATE, EJECT, DUMMY, REVIVE.
+"""The master's game commands (mailcmds/master.py): FORM, PAUSE, RESUME, TERMINATE, EJECT,
+DUMMY, REVIVE, and processing by the master: PROCESS, PROCESS!, PREVIEW, ROLLBACK.
 
-(SET DEADLINE and the status lines are in create.py; PROCESS, PREVIEW and ROLLBACK belong
-to the turn commands.)
+(SET DEADLINE and the status lines are in create.py.)
 """
 
 from __future__ import annotations
@@ -10,6 +10,10 @@ from judge.render import render
 from judge.publish.broadcast import broadcast
 from judge.commands.context import MailContext
 from judge.lifecycle import GameStatus, move
+from judge.phases.processing import preview_text, process_phase, rollback_to
+from judge.phases.sealed_flow import is_sealed, preview_refusal  # RULE SEALED: its own stages, no early look
+from judge.phases.sealed_stages import master_process
+from judge.phases.turnstate import turn_state
 from judge.mail import CommandRefused
 from judge.store.queries import (
     as_utc,
@@ -32,7 +36,7 @@ from judge.store.models_game import (
     Game,
 )
 from judge.turns import extend_only, next_deadline
-from mailcmds import Dummy, Eject, Form, Pause, Resume, Revive, Terminate
+from mailcmds import Dummy, Eject, Form, Pause, Preview, Process, Resume, Revive, Rollback, Terminate
 
 
 def _tell(ctx: MailContext, game: Game, subject: str, template: str, kind: str, **values: object) -> None:
@@ -149,3 +153,59 @@ def _reserve_fills(ctx: MailContext, game: Game, power: str) -> None:
         from judge.commands.fair_assign import fill_dropped_power  # the fair flow imports the services
 
         fill_dropped_power(ctx, game, power)
+
+
+# -- processing by the master: PROCESS, PROCESS!, PREVIEW, ROLLBACK ----------------------
+def _running(ctx: MailContext, word: str) -> Game:
+    game = ctx.require_master().game
+    if game.status == PAUSED:
+        raise CommandRefused(f"{word}: game '{game.name}' is paused; RESUME it first")
+    if game.status != ACTIVE or game.position is None:
+        raise CommandRefused(f"{word}: game '{game.name}' is not running ({game.status})")
+    return game
+
+
+def process(ctx: MailContext, command: Process) -> None:
+    word = "PROCESS!" if command.force else "PROCESS"
+    game = _running(ctx, word)
+
+    if is_sealed(game):
+        message, mails = master_process(ctx.session, game, ctx.judge, ctx.now, force=command.force)
+        ctx.send(mails)
+        ctx.done(command, message)
+        return
+    state = turn_state(ctx.session, game, ctx.now)
+    missing = state.missing
+    if missing and not command.force:
+        raise CommandRefused(
+            f"PROCESS: {game.phase} is not ready, orders are missing from {', '.join(sorted(missing))} "
+            "(PROCESS! processes now with civil-disorder defaults for them)"
+        )
+    phase = game.phase
+    ctx.send(process_phase(ctx.session, game, ctx.judge, ctx.now, defaulted=missing))
+    after = "the game is over" if game.status == ENDED else f"now {game.phase}"
+    defaults = f" (civil-disorder defaults for {', '.join(sorted(missing))})" if missing else ""
+    ctx.done(command, f"{phase} processed{defaults}; results sent to the game; {after}")
+
+
+def preview(ctx: MailContext, command: Preview) -> None:
+    game = _running(ctx, "PREVIEW")
+
+    refusal = preview_refusal(game)
+    if refusal is not None:
+        raise CommandRefused(refusal)
+    missing = turn_state(ctx.session, game, ctx.now).missing
+    ctx.add_block(preview_text(ctx.session, game, defaulted=missing))
+    ctx.done(command, f"preview of {game.phase} below; nothing was processed")
+
+
+def rollback(ctx: MailContext, command: Rollback) -> None:
+    game = ctx.require_master().game
+    if game.position is None:
+        raise CommandRefused(f"ROLLBACK: game '{game.name}' has not started")
+    was = game.phase
+    ctx.send(rollback_to(ctx.session, game, ctx.judge, ctx.now, command.phase))
+    ctx.done(command, f"game '{game.name}' rolled back from {was} to {game.phase}; everyone has been told")
+
+
+# ----------------------------------------------------------------------------- votes

@@ -15,8 +15,8 @@ from typing import Any, Callable, Mapping
 
 import mailcmds as m
 from judge.commands import (
-    commit_reveal, create, fair_assign, fair_blind, fair_escrow, info, join, keys, master, orders, press,
-    settings, signon, turns,
+    commit_reveal, create, draw, fair_assign, fair_blind, fair_escrow, info, join, keys, master, orders, press,
+    settings, signon,
 )
 from judge.commands.context import MailContext
 
@@ -57,10 +57,10 @@ HANDLERS: Mapping[type[m.Command], Handler] = MappingProxyType({
     m.SetAbsence: Handler(settings.set_absence, _PLAYER),
     m.SetZone: Handler(settings.set_zone, _SIGNON),
     # draws and concessions (mailcmds/draw.py)
-    m.SetDraw: Handler(turns.set_draw, _PLAYER),
-    m.SetNoDraw: Handler(turns.set_no_draw, _PLAYER),
-    m.SetConcede: Handler(turns.set_concede, _PLAYER),
-    m.SetNoConcede: Handler(turns.set_no_concede, _PLAYER),
+    m.SetDraw: Handler(draw.set_draw, _PLAYER),
+    m.SetNoDraw: Handler(draw.set_no_draw, _PLAYER),
+    m.SetConcede: Handler(draw.set_concede, _PLAYER),
+    m.SetNoConcede: Handler(draw.set_no_concede, _PLAYER),
     # information (mailcmds/info.py)
     m.ListGames: Handler(info.list_games),
     m.Summary: Handler(info.summary),
@@ -103,9 +103,9 @@ HANDLERS: Mapping[type[m.Command], Handler] = MappingProxyType({
     m.Pause: Handler(master.pause, _MASTER),
     m.Resume: Handler(master.resume, _MASTER),
     m.Terminate: Handler(master.terminate, _MASTER),
-    m.Process: Handler(turns.process, _MASTER),
-    m.Preview: Handler(turns.preview, _MASTER),
-    m.Rollback: Handler(turns.rollback, _MASTER),
+    m.Process: Handler(master.process, _MASTER),
+    m.Preview: Handler(master.preview, _MASTER),
+    m.Rollback: Handler(master.rollback, _MASTER),
     m.SetDeadline: Handler(create.set_deadline, _MASTER),
     m.Eject: Handler(master.eject, _MASTER),
     m.Dummy: Handler(master.dummy, _MASTER),

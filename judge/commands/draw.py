@@ -1,5 +1,4 @@
-"""Turn commands by mail: the master's PROCESS, PROCESS!, PREVIEW and ROLLBACK, and the
-players' draw and concession votes (SET DRAW, SET NO DRAW, SET CONCEDE, SET NO CONCEDE).
+"""The players' draw and concession votes: SET DRAW, SET NO DRAW, SET CONCEDE, SET NO CONCEDE.
 
 Votes are stored on the player's membership, secret until the game ends (the reply says
 only that the vote was recorded), cleared whenever a phase is processed; the game ends in
@@ -15,71 +14,14 @@ from sqlalchemy.orm import Session
 from judge.commands.context import MailContext, SignedOn
 from judge.mail import CommandRefused
 from judge.store.queries import players, position_of, power_named, rules_of, variant_of
-from judge.phases.processing import CONCESSION, DRAW, end_game, preview_text, process_phase, rollback_to
-from judge.phases.sealed_flow import is_sealed, preview_refusal  # RULE SEALED: its own stages, no early look
-from judge.phases.sealed_stages import master_process
-from judge.phases.turnstate import survivors, turn_state
-from judge.store.models_game import ACTIVE, ENDED, PAUSED, Game
+from judge.phases.processing import CONCESSION, DRAW, end_game
+from judge.phases.turnstate import survivors
+from judge.store.models_game import ACTIVE, PAUSED, Game
 from judge.turns import Ballot, DrawError, parse_draw_powers, tally
 from judge.turns.draws import NO_DIAS
-from mailcmds import Preview, Process, Rollback, SetConcede, SetDraw, SetNoConcede, SetNoDraw
+from mailcmds import SetConcede, SetDraw, SetNoConcede, SetNoDraw
 
 __all__ = ["ballot_from_json", "ballot_to_json", "ballots_of", "vote_text"]
-
-
-def _running(ctx: MailContext, word: str) -> Game:
-    game = ctx.require_master().game
-    if game.status == PAUSED:
-        raise CommandRefused(f"{word}: game '{game.name}' is paused; RESUME it first")
-    if game.status != ACTIVE or game.position is None:
-        raise CommandRefused(f"{word}: game '{game.name}' is not running ({game.status})")
-    return game
-
-
-def process(ctx: MailContext, command: Process) -> None:
-    word = "PROCESS!" if command.force else "PROCESS"
-    game = _running(ctx, word)
-
-    if is_sealed(game):
-        message, mails = master_process(ctx.session, game, ctx.judge, ctx.now, force=command.force)
-        ctx.send(mails)
-        ctx.done(command, message)
-        return
-    state = turn_state(ctx.session, game, ctx.now)
-    missing = state.missing
-    if missing and not command.force:
-        raise CommandRefused(
-            f"PROCESS: {game.phase} is not ready, orders are missing from {', '.join(sorted(missing))} "
-            "(PROCESS! processes now with civil-disorder defaults for them)"
-        )
-    phase = game.phase
-    ctx.send(process_phase(ctx.session, game, ctx.judge, ctx.now, defaulted=missing))
-    after = "the game is over" if game.status == ENDED else f"now {game.phase}"
-    defaults = f" (civil-disorder defaults for {', '.join(sorted(missing))})" if missing else ""
-    ctx.done(command, f"{phase} processed{defaults}; results sent to the game; {after}")
-
-
-def preview(ctx: MailContext, command: Preview) -> None:
-    game = _running(ctx, "PREVIEW")
-
-    refusal = preview_refusal(game)
-    if refusal is not None:
-        raise CommandRefused(refusal)
-    missing = turn_state(ctx.session, game, ctx.now).missing
-    ctx.add_block(preview_text(ctx.session, game, defaulted=missing))
-    ctx.done(command, f"preview of {game.phase} below; nothing was processed")
-
-
-def rollback(ctx: MailContext, command: Rollback) -> None:
-    game = ctx.require_master().game
-    if game.position is None:
-        raise CommandRefused(f"ROLLBACK: game '{game.name}' has not started")
-    was = game.phase
-    ctx.send(rollback_to(ctx.session, game, ctx.judge, ctx.now, command.phase))
-    ctx.done(command, f"game '{game.name}' rolled back from {was} to {game.phase}; everyone has been told")
-
-
-# ----------------------------------------------------------------------------- votes
 
 
 def ballot_to_json(ballot: Ballot) -> dict[str, Any] | None:
