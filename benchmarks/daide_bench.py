@@ -57,7 +57,7 @@ class Judge:
 
     def __init__(self, folder: Path, port_range: str) -> None:
         from judge.config import DaideSettings, JudgeSettings, Settings
-        from judge.services import process_mail
+        from judge.commands import process_mail
         from judge.store.engine import Store
         from judge.store.schema import upgrade
         from judge.worker import Worker

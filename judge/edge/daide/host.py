@@ -1,5 +1,5 @@
 """One game's ``GameHost`` over the store: every DAIDE command that changes something is
-a transaction through judge.services.machines (orders as a mail's orders are stored);
+a transaction through judge.machines (orders as a mail's orders are stored);
 what the scheduler or a mail changes reaches the bots through ``refresh``, which the
 edge calls every ``[daide] poll_seconds`` and after each change of its own."""
 
@@ -22,10 +22,11 @@ from daide.render import PlayerSummary, Timing
 from daide.tokens import TokenTable
 from judge.config import Settings
 from judge.outgoing import queue_all
-from judge.services import machines
-from judge.services.fair_players import PassContext
-from judge.services.games import as_utc, players, position_of, timing_of, variant_of
-from judge.services.orders import order_key
+from judge import machines
+from judge.commands.fair_players import PassContext
+from judge.phases.order_sets import order_key
+from judge.store.queries import players, position_of, timing_of, variant_of
+from judge.store.times import as_utc
 from judge.store.conflicts import is_conflict
 from judge.store.engine import Store
 from judge.store.models_game import ACTIVE, ENDED, PAUSED, Game
@@ -77,8 +78,9 @@ class StoreHost:
         """``work`` in one transaction with the mail it queues; run again on a conflict."""
         for attempt in range(5):
             try:
-                with self.store.unit_of_work() as session:
-                    ctx = PassContext(session, self._clock(), self.settings.judge)
+                now = self._clock()
+                with self.store.unit_of_work(now=now) as session:  # now: touched games are rescheduled
+                    ctx = PassContext(session, now, self.settings.judge)
                     result = work(session, ctx)
                     queue_all(session, ctx.outgoing, self.settings.judge, ctx.now)
                 return result
