@@ -166,19 +166,20 @@ class TokenTable:
 
     @classmethod
     def for_variant(cls, variant: Variant) -> "TokenTable":
-        power_names = {p.name: p.name[:3].upper() for p in variant.powers}
-        province_names = {a: DAIDE_PROVINCE_NAMES.get(a, a) for a in variant.provinces}
-        for kind, names in (("power", power_names), ("province", province_names)):
-            for ours, token in names.items():
-                if len(token) != 3 or not token.isalpha() or not token.isupper() or token in FIXED:
-                    raise UnrepresentableVariant(f"{kind} {ours!r} has no usable 3-letter DAIDE name ({token!r})")
-        clashes = set(power_names.values()) & set(province_names.values())
-        if len(set(power_names.values())) != len(power_names) or len(set(province_names.values())) != len(province_names) or clashes:
-            raise UnrepresentableVariant(f"variant {variant.name!r}: DAIDE names clash ({sorted(clashes) or 'duplicates'})")
+        """The table of ``variant``: powers first (the first three letters of the name),
+        then provinces (the map's abbreviation, or the DAIDE standard name), each kept when
+        it is three letters and free; a name that clashes (with a token, a power, another
+        province) gets the first free three letters drawn from its own name."""
+        used = set(FIXED)
+        power_names = {p.name: _claim(p.name[:3], p.name, used) for p in variant.powers}
+        province_names = {a: _claim(DAIDE_PROVINCE_NAMES.get(a, a), f"{a}{variant.provinces[a].name}", used)
+                          for a in sorted(variant.provinces)}
         by_name = dict(FIXED)
         for index, token in enumerate(sorted(power_names.values())):
             by_name[token] = (POWERS << 8) | index
         keyed = sorted((_province_category(variant, ours), token) for ours, token in province_names.items())
+        if len(keyed) > 256:
+            raise UnrepresentableVariant(f"variant {variant.name!r} has {len(keyed)} provinces; DAIDE numbers 256")
         for index, (category, token) in enumerate(keyed):
             by_name[token] = (category << 8) | index
         by_value = {v: k for k, v in by_name.items()}
@@ -197,6 +198,26 @@ class TokenTable:
         powers = {n: n for v, n in entries if v >> 8 == POWERS}
         provinces = {n: n for v, n in entries if is_province(v)}
         return cls(MappingProxyType(by_name), MappingProxyType(by_value), MappingProxyType(powers), MappingProxyType(provinces))
+
+
+def _claim(wanted: str, source: str, used: set[str]) -> str:
+    """``wanted`` when it is three capital letters and free, else the first free name made of
+    the first letter of ``source`` and two later letters of it, else of any two letters."""
+    wanted = wanted.upper()
+    if len(wanted) == 3 and wanted.isalpha() and wanted.isascii() and wanted not in used:
+        used.add(wanted)
+        return wanted
+    letters = [c for c in source.upper() if "A" <= c <= "Z"] or ["X"]
+    head = letters[0]
+    rest = letters[1:]
+    candidates = (head + a + b for i, a in enumerate(rest) for b in rest[i + 1:])
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    fallback = (h + a + b for h in [head] + list(alphabet) for a in alphabet for b in alphabet)
+    for name in (*candidates, *fallback):
+        if name not in used:
+            used.add(name)
+            return name
+    raise UnrepresentableVariant(f"no free three-letter DAIDE name for {source!r}")
 
 
 def _province_category(variant: Variant, abbrev: str) -> int:

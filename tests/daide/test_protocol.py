@@ -130,3 +130,16 @@ def test_ord_lines_carry_the_real_results() -> None:
     assert "ORD (SPR 1901) ((FRA AMY PAR) MTO BUR) (BNC)" in lines
     assert "ORD (SPR 1901) ((ENG AMY LVP) HLD) (SUC)" in lines
     assert len(lines) == 22
+
+
+@pytest.mark.parametrize("name", maps.available())
+def test_every_shipped_map_gets_distinct_names_and_an_mdf_that_round_trips(name: str) -> None:
+    variant = maps.load(name)
+    table = TokenTable.for_variant(variant)
+    names = list(table.power_names.values()) + list(table.province_names.values())
+    assert len(set(names)) == len(names) and all(len(n) == 3 and n.isalpha() for n in names)
+    message = mdf(variant, table)
+    assert decode(encode(message, table), table) == message
+    assert len(message[1]) == len(variant.powers)
+    start = api.initial_position(variant)
+    assert decode(encode(now(table, start), table), table) == now(table, start)

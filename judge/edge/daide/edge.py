@@ -18,7 +18,7 @@ from typing import Callable
 from daide.server import GameServer
 from judge.config import ConfigError, Settings
 from judge.edge.daide.host import StoreHost
-from judge.services import machines
+from judge import machines
 from judge.store.engine import Store
 
 log = logging.getLogger("judge.edge.daide")
@@ -46,7 +46,7 @@ class DaideEdge:
         self.store, self.settings, self.clock = store, settings, clock
         self.ports = parse_port_range(settings.daide.port_range)
         if run_pass is None:
-            from judge.turns.scheduler import run_pass as scheduler_pass
+            from judge.edge.scheduler import run_pass as scheduler_pass
             run_pass = scheduler_pass
         self._run_pass = run_pass
         self.servers: dict[int, GameServer] = {}
@@ -95,7 +95,7 @@ class DaideEdge:
         self._run_pass(self.store, self.settings, self.clock())
 
     async def look(self) -> None:
-        with self.store.unit_of_work() as session:
+        with self.store.unit_of_work(now=self.clock()) as session:
             games = machines.machine_games(session, self.ports)
         listed = {g.id for g in games}
         for game in games:

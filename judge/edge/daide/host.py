@@ -1,5 +1,5 @@
 """One game's ``GameHost`` over the store: every DAIDE command that changes something is
-a transaction through judge.services.machines (orders as a mail's orders are stored);
+a transaction through judge.machines (orders as a mail's orders are stored);
 what the scheduler or a mail changes reaches the bots through ``refresh``, which the
 edge calls every ``[daide] poll_seconds`` and after each change of its own."""
 
@@ -22,10 +22,11 @@ from daide.render import PlayerSummary, Timing
 from daide.tokens import TokenTable
 from judge.config import Settings
 from judge.outgoing import queue_all
-from judge.services import machines
-from judge.services.fair_players import PassContext
-from judge.services.games import as_utc, players, position_of, timing_of, variant_of
-from judge.services.orders import order_key
+from judge import machines
+from judge.commands.fair_players import PassContext
+from judge.phases.order_sets import order_key
+from judge.store.queries import players, position_of, timing_of, variant_of
+from judge.store.times import as_utc
 from judge.store.conflicts import is_conflict
 from judge.store.engine import Store
 from judge.store.models_game import ACTIVE, ENDED, PAUSED, Game
@@ -48,6 +49,7 @@ class StoreHost:
         self._connected: dict[object, bool] = {}
         self._disorder: frozenset[str] = frozenset()
         self._ending: Ending | None = None
+        self._due = False
         with store.sessions() as session:
             game = self._game(session)
             self.variant = variant_of(game)
@@ -76,8 +78,9 @@ class StoreHost:
         """``work`` in one transaction with the mail it queues; run again on a conflict."""
         for attempt in range(5):
             try:
-                with self.store.unit_of_work() as session:
-                    ctx = PassContext(session, self._clock(), self.settings.judge)
+                now = self._clock()
+                with self.store.unit_of_work(now=now) as session:  # now: touched games are rescheduled
+                    ctx = PassContext(session, now, self.settings.judge)
                     result = work(session, ctx)
                     queue_all(session, ctx.outgoing, self.settings.judge, ctx.now)
                 return result
@@ -149,15 +152,20 @@ class StoreHost:
     def submit(self, power: str, orders: Sequence[tuple[str, Order]]) -> None:
         lines = [order.canonical() for _, order in orders]
 
-        def store(session: Session, ctx: PassContext) -> None:
+        def store(session: Session, ctx: PassContext) -> bool:
             game = self._game(session)
-            if game.phase == self._phase and game.status in (ACTIVE, PAUSED):
-                machines.store_orders(session, game, power, lines, ctx.now)
-        self._write(store)
+            if game.phase != self._phase or game.status not in (ACTIVE, PAUSED):
+                return False
+            machines.store_orders(session, game, power, lines, ctx.now)
+            return machines.due_now(session, game, ctx.now)
+        self._due = self._write(store)
 
     def settle(self) -> None:
-        self._run_pass()
-        self.refresh()
+        """A scheduler pass at once when the last change made the phase ready."""
+        if self._due:
+            self._due = False
+            self._run_pass()
+            self.refresh()
 
     def ordered_units(self, power: str) -> set[str]:
         with self.store.sessions() as session:
@@ -175,12 +183,13 @@ class StoreHost:
         return -(need.builds - len(given))
 
     def set_ready(self, power: str, ready: bool) -> None:
-        def wait(session: Session, ctx: PassContext) -> None:
+        def wait(session: Session, ctx: PassContext) -> bool:
             game = self._game(session)
             member = self._member_id(session, game, power)
             if member is not None:
                 machines.set_wait(session, game, member, not ready, ctx.now)
-        self._write(wait)
+            return machines.due_now(session, game, ctx.now)
+        self._due = self._write(wait)
         self.settle()
 
     def set_draw(self, power: str, vote: bool) -> None:

@@ -24,7 +24,7 @@ from daide.messages import Message, from_text
 from judge.config import DaideSettings, Settings
 from judge.edge.daide import DaideEdge
 from judge.store.models_game import Game
-from judge.turns.scheduler import run_pass
+from judge.edge.scheduler import run_pass
 from tests.fixtures.ports import free_port
 from tests.judge.services.conftest import create_game
 from tests.judge.services.harness import JUDGE, JudgeHarness
@@ -135,13 +135,16 @@ class Watcher:
 
 
 def sent_and_thanked(bot: Bot) -> tuple[int, list[str]]:
-    """(orders the bot submitted, the notes of the THX it got) from its biglog."""
-    submitted, notes = 0, []
+    """(orders the bot submitted, the notes of the THX it got) from its biglog, leaving out
+    a last SUB still in flight when the log was read (the bots play on meanwhile)."""
+    rounds: list[tuple[int, list[str]]] = []
     for line in bot.log():
         if line.startswith("<< SUB"):
             message = from_text(line[3:])
-            submitted += sum(1 for element in message[1:] if type(element) is tuple and element[0] not in
-                             ("SPR", "SUM", "FAL", "AUT", "WIN"))
-        elif line.startswith(">> THX"):
-            notes.append(from_text(line[3:])[-1][0])
-    return submitted, notes
+            rounds.append((sum(1 for element in message[1:] if type(element) is tuple and element[0] not in
+                               ("SPR", "SUM", "FAL", "AUT", "WIN")), []))
+        elif line.startswith(">> THX") and rounds:
+            rounds[-1][1].append(from_text(line[3:])[-1][0])
+    if rounds and len(rounds[-1][1]) < rounds[-1][0]:
+        rounds.pop()
+    return sum(count for count, _ in rounds), [note for _, notes in rounds for note in notes]

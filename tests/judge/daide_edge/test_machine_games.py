@@ -14,7 +14,7 @@ from daide.messages import from_text, to_text
 from daide.orders import ord_messages
 from daide.render import now as now_message, supply_centres
 from daide.tokens import TokenTable
-from judge.services.games import variant_of
+from judge.store.queries import variant_of
 from judge.store.models_game import Game, Membership, PhaseRecord
 from judge.store.models_mail import OutboxMessage
 from judge.store.models_daide import MachineSeat
@@ -115,7 +115,7 @@ def test_three_humans_by_mail_and_four_bots_play_to_fall_1902(tmp_path: Path) ->
 
 
 def _all_in(machine: MachineJudge) -> bool:
-    from judge.services.turnstate import turn_state
+    from judge.phases.turnstate import turn_state
 
     with machine.judge.store.sessions() as session:
         game = session.get(Game, machine.game().id)
@@ -181,7 +181,7 @@ def test_a_bot_that_never_orders_goes_into_civil_disorder_and_the_others_hear_cc
 
 
 def _missing(machine: MachineJudge) -> set[str]:
-    from judge.services.turnstate import turn_state
+    from judge.phases.turnstate import turn_state
 
     with machine.judge.store.sessions() as session:
         return set(turn_state(session, session.get(Game, machine.game().id), machine.judge.now).missing)
