@@ -40,9 +40,14 @@ class JudgeSettings:
 
 @dataclass(frozen=True)
 class StoreSettings:
-    """Any SQLAlchemy URL; empty means the SQLite file ``judge.db`` in ``[judge] data_dir``."""
+    """Any SQLAlchemy URL; empty means the SQLite file ``judge.db`` in ``[judge] data_dir``.
+
+    ``keep_raw_days``: how long the raw bytes of a processed mail are kept (they may hold
+    passwords); the scheduler pass empties older ones.  0 keeps them forever.
+    """
 
     url: str = ""
+    keep_raw_days: int = 30
 
 
 @dataclass(frozen=True)
@@ -244,6 +249,7 @@ def load_settings(path: str | os.PathLike[str] | None = None,
 
 #: The numbers a setting may take: (section, key) -> (lowest, highest or None, in words).
 _RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
+    ("store", "keep_raw_days"): (0, None, "a number of days, 0 (keep forever) or more"),
     ("smtp", "port"): (0, 65535, "a TCP port, 0 to 65535 (0: any free port)"),
     ("smtp", "max_message_bytes"): (1, None, "a size in bytes, at least 1"),
     ("outbound", "relay_port"): (1, 65535, "a TCP port, 1 to 65535"),
