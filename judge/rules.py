@@ -42,6 +42,8 @@ JUDGE_RULES: tuple[RuleInfo, ...] = (
     # lateness and processing
     RuleInfo("CIVIL_DISORDER", "process a late power's phase with civil-disorder defaults after grace"),
     RuleInfo("CIVIL_PREVIEW", "after grace, preview civil disorder to the master and wait for PROCESS!"),
+    RuleInfo("CD_BOT", "a power in civil disorder is played by the bot (bot/) instead of holding; the results "
+                       "say so (with CIVIL_DISORDER or CIVIL_PREVIEW, or the master's PROCESS!)"),
     RuleInfo("GRACE_BUDGET", "each player may be late n times without penalty (RULE GRACE_BUDGET 2)", takes_value=True),
     RuleInfo("ALWAYS_WAIT", "never process before the deadline"),
     RuleInfo("NO_MINOR_WAIT", "SET WAIT counts in movement phases only"),

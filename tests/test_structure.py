@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("adjudicator", "mailcmds", "maps", "templates", "judge")
+PACKAGES = ("adjudicator", "mailcmds", "maps", "templates", "judge", "bot")
 EDGES = ("judge.edge.smtp_in", "judge.edge.imap_in", "judge.edge.smtp_out", "judge.edge.scheduler")
-PURE = ("adjudicator", "mailcmds", "judge.turns", "judge.fair", "judge.record")
+PURE = ("adjudicator", "mailcmds", "judge.turns", "judge.fair", "judge.record", "bot")
 DATABASE = ("sqlalchemy", "alembic", "psycopg", "judge.store")
 
 
@@ -153,6 +153,13 @@ def test_the_adjudicator_imports_nothing_of_the_project():
     for module, imported in import_graph().items():
         if _starts(module, ("adjudicator",)):
             outside = {n for n in imported if unit_of(n) not in (None, "adjudicator")}
+            assert not outside, f"{module} imports {sorted(outside)}"
+
+
+def test_the_bot_imports_only_the_engine():
+    for module, imported in import_graph().items():
+        if _starts(module, ("bot",)):
+            outside = {n for n in imported if unit_of(n) not in (None, "bot", "adjudicator")}
             assert not outside, f"{module} imports {sorted(outside)}"
 
 

@@ -43,7 +43,7 @@ from judge.store.queries import (
 )
 from judge.phases.turn_views import phase_name, results_view, summary_table
 from judge.phases.turnstate import PowerSeats, phase_deadline, reschedule, survivors
-from judge.phases.order_sources import phase_orders
+from judge.phases.order_sources import phase_orders, played_by_bot, with_bot_orders
 from judge.phases.records import results_extras
 from judge.phases.views import position_rows
 from judge.store.models_daide import MachineSeat
@@ -76,6 +76,8 @@ class Adjudicated:
     orders: Mapping[str, tuple[str, ...]]  # power -> canonical lines as stored
     adjudication: Adjudication
     results: tuple[dict[str, Any], ...]  # the contract's result items, unparseable lines included
+    ordered: frozenset[str] = frozenset()  # the powers that sent orders themselves
+    by_bot: frozenset[str] = frozenset()  # the powers in civil disorder the bot played (RULE CD_BOT)
 
     @property
     def after(self) -> Position:
@@ -87,12 +89,15 @@ def engine_rules(game: Game) -> frozenset[str]:
     return frozenset(rule for rule in rules_of(game) if rule in RULES)
 
 
-def adjudicate_current(session: Session, game: Game) -> Adjudicated:
+def adjudicate_current(session: Session, game: Game, defaulted: Iterable[str] = ()) -> Adjudicated:
     """Adjudicate the game's current phase with its stored orders; powers without orders
-    get the engine's civil-disorder defaults (hold, disband, removals by distance, no builds)."""
+    get the engine's civil-disorder defaults (hold, disband, removals by distance, no builds),
+    or, with RULE CD_BOT, the ``defaulted`` powers get the bot's orders."""
     variant = variant_of(game)
     before = position_of(game)
     stored = phase_orders(session, game)
+    ordered = frozenset(power for power, lines in stored.items() if lines)
+    stored, bot_powers = with_bot_orders(game, stored, played_by_bot(game, frozenset(defaulted)))
     orders: dict[str, list[Order]] = {}
     unreadable: list[OrderResult] = []
     board = prepare(variant, before)  # one board for the whole phase
@@ -106,7 +111,7 @@ def adjudicate_current(session: Session, game: Game) -> Adjudicated:
     document = results_to_json(before.phase, adjudication, unreadable)
     return Adjudicated(
         variant, before, {p: tuple(lines) for p, lines in stored.items()}, adjudication,
-        tuple(document["results"]),
+        tuple(document["results"]), ordered, bot_powers,
     )
 
 
@@ -141,7 +146,8 @@ def process_phase(session: Session, game: Game, judge: JudgeSettings, now: datet
     ``defaulted``: the powers whose missing orders are replaced by civil-disorder defaults
     (named in the results).  ``placed``: the game's seats if the caller has them loaded.
     """
-    done = adjudicate_current(session, game)
+    defaulted = frozenset(defaulted)
+    done = adjudicate_current(session, game, defaulted)
     before_doc = dict(game.position or {})
     after = done.after
     after_doc = position_to_json(after, game.map_name)
@@ -166,7 +172,7 @@ def process_phase(session: Session, game: Game, judge: JudgeSettings, now: datet
     view = results_view(
         game=game.name, variant=done.variant, before=done.before, before_doc=before_doc,
         results=done.results, after=after, after_doc=after_doc, defaulted=sorted(defaulted),
-        ordered=[power for power, lines in done.orders.items() if lines],
+        ordered=done.ordered, by_bot=done.by_bot,
         deadline=deadline_text(game, None, now) if winner is None else None, winner=winner,
         show_next=winner is None,
     )
@@ -194,12 +200,13 @@ def process_phase(session: Session, game: Game, judge: JudgeSettings, now: datet
 def preview_text(session: Session, game: Game, *, defaulted: Iterable[str] = (), reason: str = "") -> str:
     """The results the phase would have now (stored orders, defaults for the rest); nothing
     is stored."""
-    done = adjudicate_current(session, game)
+    defaulted = frozenset(defaulted)
+    done = adjudicate_current(session, game, defaulted)
     after_doc = position_to_json(done.after, game.map_name)
     view = results_view(
         game=game.name, variant=done.variant, before=done.before, before_doc=dict(game.position or {}),
         results=done.results, after=done.after, after_doc=after_doc, defaulted=sorted(defaulted),
-        ordered=[power for power, lines in done.orders.items() if lines],
+        ordered=done.ordered, by_bot=done.by_bot,
         winner=done.adjudication.winner,
     )
     return render("turn_results.j2", view=view, preview=True, reason=reason)

@@ -56,6 +56,11 @@ _DEFAULT_NOTES = {
 }
 
 
+# What the bot did for a power in civil disorder (RULE CD_BOT), orders given or not.
+_BOT_NOTE = "no orders received: civil disorder, played by the bot (RULE CD_BOT)"
+_BOT_PARTIAL_NOTE = "orders incomplete: the bot ordered the rest (RULE CD_BOT)"
+
+
 # The same for a power whose orders were incomplete.
 _PARTIAL_NOTES = {
     PhaseKind.MOVEMENT: "orders incomplete: units without orders hold",
@@ -163,6 +168,7 @@ def results_view(
     after_doc: Mapping[str, Any],
     defaulted: Iterable[str] = (),
     ordered: Iterable[str] = (),
+    by_bot: Iterable[str] = (),
     deadline: str | None = None,
     winner: str | None = None,
     show_next: bool = True,
@@ -170,8 +176,10 @@ def results_view(
     """The results of ``before``'s phase (``results``: the contract's result items).
 
     ``defaulted``: powers whose missing orders were defaulted; ``ordered``: the powers that
-    sent some orders (a defaulted one among them had incomplete orders, not none).
+    sent some orders (a defaulted one among them had incomplete orders, not none); ``by_bot``:
+    defaulted powers the bot played (RULE CD_BOT).
     """
+    by_bot = frozenset(by_bot)
     defaulted = frozenset(defaulted)
     ordered = frozenset(ordered)
     note_text = _DEFAULT_NOTES[before.phase.kind]
@@ -182,7 +190,9 @@ def results_view(
     for power in variant.powers:
         lines = tuple(by_power.pop(power.name, ()))
         note = None
-        if power.name in defaulted:
+        if power.name in by_bot:
+            note = _BOT_PARTIAL_NOTE if power.name in ordered else _BOT_NOTE
+        elif power.name in defaulted:
             note = _PARTIAL_NOTES[before.phase.kind] if power.name in ordered else note_text
         if lines or note:
             powers.append(PowerResults(power.name, lines, note))
