@@ -7,7 +7,9 @@ Each game runs our DAIDE server in process (``daide.server.GameServer`` over a
 ``judge.edge.daide_player.DaideBot``) in a seat that rotates through the seven powers, and
 six real DumbBots (the AiClient binaries of ../shared/peers/daide-client/bin, test fixtures
 of the development machine: skipped, saying so, when absent) in the others; the game is
-stopped after Winter ``--last-year`` (or at a solo) and the centres are counted.
+stopped after Winter ``--last-year`` (or at a solo) and the centres are counted.  Phases
+have deadlines (60 s movement, 10 s retreats and builds: a DumbBot may leave a build
+unordered, and the deadline then processes the phase as a judge would).
 ``--dumbbots-only`` plays seven DumbBots instead: DumbBot's own figures in the same seats.
 The search budget per movement phase is ``--iterations`` evaluations (default 300): the
 machine is shared and a DumbBot answers in milliseconds.
@@ -30,12 +32,15 @@ from benchmarks.arena import wilson
 from bot.player import Budget
 from bot.search import StrategicBot
 from daide.local import LocalGame
+from daide.render import Timing
 from daide.server import GameServer
 from judge.edge.daide_player import DaideBot
 
 VARIANT = maps.load("standard")
 POWERS = [p.name for p in VARIANT.powers]
-STALL_SECONDS = 60.0
+# A DumbBot may leave a build unordered (no WVE): the deadline processes the phase, as a judge's would.
+DEADLINES = Timing(movement=60, retreat=10, build=10)
+STALL_SECONDS = 90.0
 
 
 def dumbbot_path() -> Path | None:
@@ -48,7 +53,7 @@ def dumbbot_path() -> Path | None:
 
 async def one_game(seat: str | None, iterations: int, seed: int, last_year: int, binary: Path) -> dict[str, int]:
     """Centres of every power after Winter ``last_year`` (or the solo); our bot in ``seat``."""
-    game = LocalGame(VARIANT, choose=lambda free: seat if seat in free else free[0])
+    game = LocalGame(VARIANT, deadlines=DEADLINES, choose=lambda free: seat if seat in free else free[0])
     server = GameServer(game)
     port = await server.start("127.0.0.1", 0)
     processes: list[subprocess.Popen] = []

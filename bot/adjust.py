@@ -67,9 +67,11 @@ def adjustment_orders(board: Board, power: str, values: ValueMap) -> list[Order]
 
 
 def free_homes(board: Board, power: str) -> list[str]:
-    """The home centres ``power`` owns with no unit in them: where it may build."""
+    """Where ``power`` may build: the home centres it owns with no unit in them (any owned,
+    empty centre on a map whose units are built anywhere)."""
     owned = board.position.centers.get(power, frozenset())
-    return sorted(c for c in board.tables.homes.get(power, ()) if c in owned and c not in board.units)
+    places = owned if board.variant.builds_anywhere else board.tables.homes.get(power, ())
+    return sorted(c for c in places if c in owned and c not in board.units)
 
 
 def _build_places(board: Board, centre: str) -> list[tuple[UnitKind, str]]:

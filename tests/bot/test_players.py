@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+import maps
+
 from adjudicator import api
 from adjudicator.orders import Build, Hold, Move, Remove, Retreat, SupportMove
 from adjudicator.types import Phase, PhaseKind, Position, Season, Unit, UnitKind
@@ -153,3 +155,14 @@ def test_builds_and_removals_are_legal(standard):
     for player in players():
         orders = parsed(board, "ENGLAND", player.orders(board, "ENGLAND")).orders
         assert len(orders) == 1 and type(orders[0]) is Remove, player.name
+
+
+@pytest.mark.parametrize("name", maps.available())
+def test_every_shipped_map_is_played_legally(name):
+    variant = maps.load(name)
+    quick = StrategicBot(1, Budget(iterations=5, seconds=None), samples=0, modelled=0)
+    kinds = [quick, DumbBot(1), RandomBot(1)]
+    one_year_on = variant.start_year + variant.years_to_fall + variant.years_to_spring  # Hundred's turns are 5 years
+    record = play(variant, {p.name: kinds[i % 3] for i, p in enumerate(variant.powers)}, one_year_on)
+    assert record.illegal_orders == 0
+    assert record.phases >= 4 or record.winner is not None  # a whole year at least
