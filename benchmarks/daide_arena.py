@@ -1,6 +1,6 @@
 """Our strategic bot against the real DumbBot, over DAIDE.
 
-    python -m benchmarks.daide_arena [--games N] [--iterations I] [--last-year Y] [--dumbbots-only]
+    python -m benchmarks.daide_arena [--games N] [--iterations I] [--last-year Y] [--dumbbots-only | --reverse]
 
 Each game runs our DAIDE server in process (``daide.server.GameServer`` over a
 ``daide.local.LocalGame``), our bot as a DAIDE client (``judge bot``'s
@@ -10,7 +10,8 @@ of the development machine: skipped, saying so, when absent) in the others; the 
 stopped after Winter ``--last-year`` (or at a solo) and the centres are counted.  Phases
 have deadlines (60 s movement, 10 s retreats and builds: a DumbBot may leave a build
 unordered, and the deadline then processes the phase as a judge would).
-``--dumbbots-only`` plays seven DumbBots instead: DumbBot's own figures in the same seats.
+``--dumbbots-only`` plays seven DumbBots instead: DumbBot's own figures in the same seats;
+``--reverse`` six of our bots and one DumbBot, whose figures are reported.
 The search budget per movement phase is ``--iterations`` evaluations (default 300): the
 machine is shared and a DumbBot answers in milliseconds.
 """
@@ -51,21 +52,25 @@ def dumbbot_path() -> Path | None:
     return None
 
 
-async def one_game(seat: str | None, iterations: int, seed: int, last_year: int, binary: Path) -> dict[str, int]:
-    """Centres of every power after Winter ``last_year`` (or the solo); our bot in ``seat``."""
-    game = LocalGame(VARIANT, deadlines=DEADLINES, choose=lambda free: seat if seat in free else free[0])
+async def one_game(ours: frozenset[str], iterations: int, seed: int, last_year: int, binary: Path) -> dict[str, int]:
+    """Centres of every power after Winter ``last_year`` (or the solo); our bots in the seats
+    ``ours``, DumbBots in the others."""
+    def choose(free: list[str]) -> str:
+        return next((p for p in free if p in ours), free[0])
+
+    game = LocalGame(VARIANT, deadlines=DEADLINES, choose=choose)
     server = GameServer(game)
     port = await server.start("127.0.0.1", 0)
     processes: list[subprocess.Popen] = []
     folders: list[tempfile.TemporaryDirectory] = []
-    ours = None
+    clients: list[asyncio.Task] = []
     try:
-        if seat is not None:
+        for power in sorted(ours):  # seated before any DumbBot connects: ``choose`` gives them ``ours``
             player = StrategicBot(seed, Budget(iterations=iterations, seconds=None))
-            ours = asyncio.create_task(DaideBot("127.0.0.1", port, player, retries=0).run())
-            while not any(c.power == seat for c in server.connections):
+            clients.append(asyncio.create_task(DaideBot("127.0.0.1", port, player, retries=0).run()))
+            while not any(c.power == power for c in server.connections):
                 await asyncio.sleep(0.02)
-        for _ in range(7 if seat is None else 6):
+        for _ in range(7 - len(ours)):
             folder = tempfile.TemporaryDirectory(prefix="dumbbot-")
             folders.append(folder)
             processes.append(subprocess.Popen([str(binary), "-i127.0.0.1", f"-p{port}"], cwd=folder.name,
@@ -82,8 +87,8 @@ async def one_game(seat: str | None, iterations: int, seed: int, last_year: int,
         return {p: len(game.position().centers.get(p, ())) for p in POWERS}
     finally:
         await server.close()
-        if ours is not None:
-            await asyncio.wait_for(ours, 30)
+        for client in clients:
+            await asyncio.wait_for(client, 30)
         for process in processes:
             try:
                 process.wait(10)
@@ -99,6 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=300, help="search evaluations per movement phase (default 300)")
     parser.add_argument("--last-year", type=int, default=1910, help="stop after the winter of this year (default 1910)")
     parser.add_argument("--dumbbots-only", action="store_true", help="seven DumbBots: DumbBot's own figures")
+    parser.add_argument("--reverse", action="store_true", help="six of our bots and one DumbBot in the rotating seat")
     args = parser.parse_args(argv)
     binary = dumbbot_path()
     if binary is None:
@@ -109,13 +115,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     solos = 0
     for number in range(args.games):
         seat = POWERS[number % 7]
-        result = asyncio.run(one_game(None if args.dumbbots_only else seat, args.iterations, number + 1,
-                                      args.last_year, binary))
+        ours = (frozenset() if args.dumbbots_only else
+                frozenset(POWERS) - {seat} if args.reverse else frozenset({seat}))
+        result = asyncio.run(one_game(ours, args.iterations, number + 1, args.last_year, binary))
         centres.append(result[seat])
         solos += result[seat] >= VARIANT.victory_centers
         print(f"game {number + 1} {seat}: {result[seat]} centres ({result})", file=sys.stderr, flush=True)
     low, high = wilson(solos, len(centres))
-    who = "DumbBot (7 DumbBots)" if args.dumbbots_only else f"StrategicBot ({args.iterations} evaluations) vs 6 DumbBots"
+    who = ("DumbBot (7 DumbBots)" if args.dumbbots_only else
+           f"DumbBot vs 6 StrategicBots ({args.iterations} evaluations)" if args.reverse else
+           f"StrategicBot ({args.iterations} evaluations) vs 6 DumbBots")
     print(f"{who}: {len(centres)} games to a solo or W{args.last_year}, {time.perf_counter() - started:.0f} s")
     print(f"| {who} | {len(centres)} | {solos} | {solos / len(centres):.0%} ({low:.0%}-{high:.0%}) | "
           f"{statistics.fmean(centres):.2f} |")
