@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import sys
 from typing import Any
 
 
@@ -37,10 +38,10 @@ def run(args: argparse.Namespace) -> int:
     from judge.edge.daide_player import DaideBot
 
     if (args.power is None) != (args.passcode is None):
-        print("judge bot: --power and --passcode go together (the passcode is the one HLO gave)")
+        print("judge bot: --power and --passcode go together (the passcode is the one HLO gave)", file=sys.stderr)
         return 2
     if args.seconds <= 0:
-        print(f"judge bot: --seconds {args.seconds}: expected a number of seconds above 0")
+        print(f"judge bot: --seconds {args.seconds}: expected a number of seconds above 0", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
