@@ -115,3 +115,10 @@ def test_huh_and_rej_are_logged_and_play_goes_on(caplog):
     assert asyncio.run(bot._handle(None, ("REJ", ("TME", (60,))))) is False
     assert "server could not read our message: HUH" in caplog.text
     assert "server refused TME" in caplog.text
+
+
+def test_the_command_refuses_a_power_without_its_passcode(capsys):
+    from judge.cli import main
+
+    assert main(["bot", "--host", "127.0.0.1", "--port", "1", "--power", "FRA"]) == 2
+    assert "--power and --passcode go together" in capsys.readouterr().err
