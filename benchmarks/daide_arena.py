@@ -8,7 +8,7 @@ Each game runs our DAIDE server in process (``daide.server.GameServer`` over a
 six real DumbBots (the AiClient binaries of ../shared/peers/daide-client/bin, test fixtures
 of the development machine: skipped, saying so, when absent) in the others; the game is
 stopped after Winter ``--last-year`` (or at a solo) and the centres are counted.  Phases
-have deadlines (60 s movement, 10 s retreats and builds: a DumbBot may leave a build
+have deadlines (20 s movement, 4 s retreats and builds: a DumbBot may leave a build
 unordered, and the deadline then processes the phase as a judge would).
 ``--dumbbots-only`` plays seven DumbBots instead: DumbBot's own figures in the same seats;
 ``--reverse`` six of our bots and one DumbBot, whose figures are reported.
@@ -40,8 +40,8 @@ from judge.edge.daide_player import DaideBot
 VARIANT = maps.load("standard")
 POWERS = [p.name for p in VARIANT.powers]
 # A DumbBot may leave a build unordered (no WVE): the deadline processes the phase, as a judge's would.
-DEADLINES = Timing(movement=60, retreat=10, build=10)
-STALL_SECONDS = 90.0
+DEADLINES = Timing(movement=20, retreat=4, build=4)
+STALL_SECONDS = 60.0
 
 
 def dumbbot_path() -> Path | None:
@@ -101,6 +101,7 @@ async def one_game(ours: frozenset[str], iterations: int, seed: int, last_year: 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Our bot against six real DumbBots over DAIDE.")
     parser.add_argument("--games", type=int, default=14, help="games; the seat rotates through the powers (default 14)")
+    parser.add_argument("--first-game", type=int, default=1, help="number of the first game (its seed; default 1)")
     parser.add_argument("--iterations", type=int, default=300, help="search evaluations per movement phase (default 300)")
     parser.add_argument("--last-year", type=int, default=1910, help="stop after the winter of this year (default 1910)")
     parser.add_argument("--dumbbots-only", action="store_true", help="seven DumbBots: DumbBot's own figures")
@@ -113,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     centres: list[int] = []
     solos = 0
-    for number in range(args.games):
+    for number in range(args.first_game - 1, args.first_game - 1 + args.games):
         seat = POWERS[number % 7]
         ours = (frozenset() if args.dumbbots_only else
                 frozenset(POWERS) - {seat} if args.reverse else frozenset({seat}))
