@@ -480,13 +480,18 @@ class GameServer:
         return ord_messages(self.host.table, self.host.tables, played.before, a.results, a.dislodged)
 
     def phase_processed(self, played: PlayedPhase, position: Position) -> None:
+        """ORD for every order, then SCO, NOW and TME: encoded once, one write a connection."""
         lines = self.results_messages(played)
+        if self.host.ended() is None:  # after the last phase, SMR tells the outcome
+            lines += [render.supply_centres(self.host.variant, self.host.table, position.centers),
+                      render.now(self.host.table, position)]
+            left = self.host.seconds_left()
+            tme = render.time_left(left) if left is not None else None
+            lines += [tme] if tme is not None else []
+        data = b"".join(framing.pack(Kind.DM, encode(line, self.host.table)) for line in lines)
         for connection in list(self.connections):
-            if connection.in_game:
-                for line in lines:
-                    connection.send(line)
-                if self.host.ended() is None:  # after the last phase, SMR tells the outcome
-                    self.send_state(connection)
+            if connection.in_game and not connection.closed and not connection.writer.is_closing():
+                connection.writer.write(data)
 
     def game_ended(self, ending: Ending) -> None:
         table = self.host.table
