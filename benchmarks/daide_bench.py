@@ -87,8 +87,9 @@ class Judge:
 
     def start_edge(self, games: int) -> dict[int, int]:
         from judge.edge.daide import DaideEdge
+        from judge.edge.scheduler import run_pass
 
-        self.edge = DaideEdge(self.store, self.settings)
+        self.edge = DaideEdge(self.store, self.settings, run_pass)
         self.edge.start()
         deadline = time.monotonic() + 20
         while len(self.edge.servers) < games:

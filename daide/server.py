@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Sequence
+from typing import Callable, Sequence
 
 from adjudicator.types import PhaseKind, Position
 from daide import framing, render
@@ -205,6 +205,14 @@ class Commands:
             return None
         return self.c.power
 
+    def _playing(self, message: Message) -> str | None:
+        """The connection's power while its game runs; else REJ and None."""
+        power = self._seated(message)
+        if power is not None and (not self.host.started() or self.host.ended()):
+            self.c.send(("REJ", message))
+            return None
+        return power
+
     # -- joining
     def nme(self, message: Message, values: Sequence[int]) -> None:
         if len(message) != 3 or not all(type(e) is tuple and len(e) == 1 and type(e[0]) is Text for e in message[1:]):
@@ -314,11 +322,8 @@ class Commands:
 
     # -- orders
     def sub(self, message: Message, values: Sequence[int]) -> None:
-        power = self._seated(message)
+        power = self._playing(message)
         if power is None:
-            return
-        if not self.host.started() or self.host.ended():
-            self.c.send(("REJ", message))
             return
         position = self.host.position()
         start = 1
@@ -375,12 +380,9 @@ class Commands:
         else:
             self.huh(message, (1,))
 
-    def _flag(self, message: Message, apply) -> None:
-        power = self._seated(message)
+    def _flag(self, message: Message, apply: Callable[[str], None]) -> None:
+        power = self._playing(message)
         if power is None:
-            return
-        if not self.host.started() or self.host.ended():
-            self.c.send(("REJ", message))
             return
         self.c.send(("YES", message))
         apply(power)
@@ -478,13 +480,18 @@ class GameServer:
         return ord_messages(self.host.table, self.host.tables, played.before, a.results, a.dislodged)
 
     def phase_processed(self, played: PlayedPhase, position: Position) -> None:
+        """ORD for every order, then SCO, NOW and TME: encoded once, one write a connection."""
         lines = self.results_messages(played)
+        if self.host.ended() is None:  # after the last phase, SMR tells the outcome
+            lines += [render.supply_centres(self.host.variant, self.host.table, position.centers),
+                      render.now(self.host.table, position)]
+            left = self.host.seconds_left()
+            tme = render.time_left(left) if left is not None else None
+            lines += [tme] if tme is not None else []
+        data = b"".join(framing.pack(Kind.DM, encode(line, self.host.table)) for line in lines)
         for connection in list(self.connections):
-            if connection.in_game:
-                for line in lines:
-                    connection.send(line)
-                if self.host.ended() is None:  # after the last phase, SMR tells the outcome
-                    self.send_state(connection)
+            if connection.in_game and not connection.closed and not connection.writer.is_closing():
+                connection.writer.write(data)
 
     def game_ended(self, ending: Ending) -> None:
         table = self.host.table

@@ -81,9 +81,16 @@ class Daemon:
             ImapPoller(settings.imap, store, on_stored=self._mail_stored, clock=clock)
             if settings.imap.host else None
         )
-        self.daide = DaideEdge(store, settings, clock=clock) if settings.daide.host else None
+        self.daide = DaideEdge(store, settings, self._scheduler_pass, clock=clock) if settings.daide.host else None
         self._worker_thread: threading.Thread | None = None
         self._threads: list[threading.Thread] = []
+
+    def _scheduler_pass(self, store: Store, settings: Settings, now: datetime) -> None:
+        """A pass now, for the DAIDE edge (a bot's orders made a phase ready)."""
+        tick = self.tick or default_tick_hook(settings)
+        if tick is not None:
+            tick(store, settings, now)
+            self.outbox_wake.set()
 
     def _mail_stored(self) -> None:
         if self.worker_processes is not None:

@@ -41,13 +41,12 @@ def _now() -> datetime:
 
 
 class DaideEdge:
-    def __init__(self, store: Store, settings: Settings, *, clock: Callable[[], datetime] = _now,
-                 run_pass: Callable[[Store, Settings, datetime], object] | None = None) -> None:
+    def __init__(self, store: Store, settings: Settings, run_pass: Callable[[Store, Settings, datetime], object], *,
+                 clock: Callable[[], datetime] = _now) -> None:
+        """``run_pass``: the scheduler pass (``judge serve`` gives its tick), run when a bot's
+        orders make a phase ready."""
         self.store, self.settings, self.clock = store, settings, clock
         self.ports = parse_port_range(settings.daide.port_range)
-        if run_pass is None:
-            from judge.edge.scheduler import run_pass as scheduler_pass
-            run_pass = scheduler_pass
         self._run_pass = run_pass
         self.servers: dict[int, GameServer] = {}
         self.hosts: dict[int, StoreHost] = {}

@@ -238,6 +238,8 @@ class StoreHost:
     def _tell_disorder(self) -> None:
         if not self.started() or self._ending is not None:
             return
+        if not self._disorder and all(self._connected.values()):
+            return  # nobody away: nothing to look up
         with self.store.sessions() as session:
             game = self._game(session)
             away = {m.power for m in players(session, game)

@@ -75,7 +75,7 @@ class MachineJudge:
         self.port = free_port()
         self.settings = Settings(judge=JUDGE, daide=DaideSettings(
             host="127.0.0.1", port_range=f"{self.port}-{self.port}", poll_seconds=0.05))
-        self.edge = DaideEdge(self.judge.store, self.settings, clock=lambda: self.judge.now)
+        self.edge = DaideEdge(self.judge.store, self.settings, run_pass, clock=lambda: self.judge.now)
         self.edge.start()
         self.bots: list[Bot] = []
         wait_until(lambda: self.edge.servers, "the game's DAIDE port to open")
