@@ -52,6 +52,32 @@ def _projected(anchors: Mapping[str, Any]) -> tuple[dict[str, Point], dict[str, 
     return provinces, impassable, WIDTH, (north - south) * scale
 
 
+def spread(sites: Mapping[str, Point], width: float, height: float, iterations: int = 150) -> dict[str, Point]:
+    """``sites`` pushed apart where they crowd (closer than a share of the mean spacing)
+    while a spring holds each near where it was: western Europe's small provinces get
+    room for units and labels, and the picture still looks like the map."""
+    names = sorted(sites)
+    home = [sites[n] for n in names]
+    now = [list(p) for p in home]
+    room = 0.8 * math.sqrt(width * height / max(1, len(names)))
+    for _ in range(iterations):
+        moves = [[0.0, 0.0] for _ in names]
+        for i in range(len(names)):
+            for j in range(i + 1, len(names)):
+                dx, dy = now[i][0] - now[j][0], now[i][1] - now[j][1]
+                distance = math.hypot(dx, dy) or 1e-6
+                if distance < room:
+                    push = (room - distance) / distance * 0.25
+                    moves[i][0] += dx * push
+                    moves[i][1] += dy * push
+                    moves[j][0] -= dx * push
+                    moves[j][1] -= dy * push
+        for i, (hx, hy) in enumerate(home):
+            now[i][0] = min(width - 5, max(5.0, now[i][0] + moves[i][0] + 0.05 * (hx - now[i][0])))
+            now[i][1] = min(height - 5, max(5.0, now[i][1] + moves[i][1] + 0.05 * (hy - now[i][1])))
+    return {n: (now[i][0], now[i][1]) for i, n in enumerate(names)}
+
+
 def _laid_out(variant: Variant) -> tuple[dict[str, Point], float, float]:
     height = WIDTH * 0.8
     unit_square = layout.force_layout(layout.province_graph(variant), seed=variant.name)
@@ -113,6 +139,9 @@ def generate(variant: Variant, anchors: Mapping[str, Any] | None) -> dict[str, A
     else:
         sites, width, height = _laid_out(variant)
         source = "Voronoi cells of a force-directed layout of the map's adjacency graph"
+    placed = spread({**sites, **{f"~{name}": p for name, p in impassable_sites.items()}}, width, height)
+    sites = {a: placed[a] for a in sites}
+    impassable_sites = {name: placed[f"~{name}"] for name in impassable_sites}
     names = sorted(sites)
     all_sites = [sites[n] for n in names] + list(impassable_sites.values())
     cells = voronoi.cells(all_sites, width, height)

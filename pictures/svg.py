@@ -22,7 +22,7 @@ from pictures.orders import DrawnOrder
 from pictures.scene import Scene
 
 UNIT_RADIUS = 10.0
-DISLODGED_OFFSET = (13.0, -13.0)
+DISLODGED_OFFSET = (15.0, -15.0)
 FONT = "DejaVu Sans, Verdana, sans-serif"
 _SVG = "http://www.w3.org/2000/svg"
 
