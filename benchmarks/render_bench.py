@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     outcome = api.adjudicate(board, {p: api.parse_orders(board, p, lines) for p, lines in ORDERS.items()})
 
     def our_svg() -> str:
-        scene = scene_after(variant, "S1901M", outcome.position, outcome.results, outcome.dislodged)
+        scene = scene_after(variant, "S1901M", outcome.position, outcome.results)
         return draw_svg(variant, geometry, scene)
 
     svg = our_svg()

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Union
 
 from adjudicator import api
 from adjudicator.jsonio import ContractError, order_texts_from_json, position_from_json
-from adjudicator.results import OrderResult
-from adjudicator.types import Dislodged, Position, Unit, Variant, province_of
+from adjudicator.results import DISLODGED, OrderResult
+from adjudicator.types import Dislodged, Position, Unit, UnitKind, Variant, province_of
 from pictures.orders import DrawnOrder, drawn_order
 
 
@@ -31,31 +31,37 @@ class Scene:
     orders: tuple[DrawnOrder, ...] = ()
 
 
+ResultLike = Union[OrderResult, Mapping[str, Any]]
+
+
+def _fields(result: ResultLike) -> tuple[str, str, str | None]:
+    if isinstance(result, Mapping):
+        return str(result.get("power", "")).upper(), str(result.get("order", "")), result.get("result")
+    return result.power, result.order, result.result
+
+
 def _drawn(results: Iterable[tuple[str, str, str | None]]) -> tuple[DrawnOrder, ...]:
     drawn = (drawn_order(power, text, result) for power, text, result in results)
     return tuple(order for order in drawn if order is not None)
 
 
-def scene_of_position(variant: Variant, position: Position) -> Scene:
+def scene_of_position(variant: Variant, position: Position, title: str | None = None) -> Scene:
     """A position with no orders (a game's start, or a phase still to be played)."""
-    return Scene(f"{variant.name} {position.phase}", position.units, position.centers, position.dislodged)
+    return Scene(title or f"{variant.name} {position.phase}", position.units, position.centers, position.dislodged)
 
 
-def scene_after(variant: Variant, phase: str, after: Position, results: Iterable[OrderResult],
-                dislodged: Iterable[Dislodged] = ()) -> Scene:
-    """The board ``after`` adjudicating ``phase``, with that phase's ``results`` drawn and the
-    units it dislodged (``Adjudication.dislodged``)."""
-    return Scene(
-        f"{variant.name} {phase}",
-        after.units,
-        after.centers,
-        tuple(dislodged),
-        _drawn((r.power, r.order, r.result) for r in results),
+def scene_after(variant: Variant, phase: str, after: Position, results: Iterable[ResultLike],
+                title: str | None = None) -> Scene:
+    """The board ``after`` adjudicating ``phase``, with that phase's ``results`` drawn
+    (``OrderResult`` values or the contract's result objects).  The units the phase
+    dislodged are those whose order reports ``dislodged`` (the contract reports every
+    dislodged unit so), so a phase's record alone redraws its picture."""
+    orders = _drawn(_fields(r) for r in results)
+    dislodged = tuple(
+        Dislodged(Unit(o.location, UnitKind(o.unit_kind), o.power), None, ())
+        for o in orders if o.result == DISLODGED and o.unit_kind
     )
-
-
-def _unit(text: Any, power: str) -> Unit:
-    return position_from_json({"phase": "S1901M", "units": {power: [text]}}).units[0]
+    return Scene(title or f"{variant.name} {phase}", after.units, after.centers, dislodged, orders)
 
 
 def scene_from_document(variant: Variant, doc: Mapping[str, Any]) -> Scene:
@@ -83,15 +89,10 @@ def _scene_of_output(variant: Variant, doc: Mapping[str, Any]) -> Scene:
     results = doc["results"]
     if not isinstance(results, list) or not all(isinstance(r, Mapping) for r in results):
         raise ContractError("'results' must be a list of {power, order, result} objects", results)
-    dislodged = []
-    for entry in doc.get("dislodged") or []:
-        if not isinstance(entry, Mapping) or "unit" not in entry or "power" not in entry:
-            raise ContractError("each 'dislodged' entry of an output document has power and unit", entry)
-        unit = _unit(entry["unit"], str(entry["power"]).upper())
-        dislodged.append(Dislodged(unit, entry.get("attacker_from"), tuple(entry.get("retreats") or ())))
-    orders = _drawn((str(r.get("power", "")).upper(), str(r.get("order", "")), r.get("result")) for r in results)
+    scene = scene_after(variant, str(doc.get("phase", "")), after, results)
     known = set(variant.provinces)
-    unplaced = [o for o in orders if province_of(o.location) not in known and o.kind != "waive"]
-    if unplaced:
-        raise ContractError(f"order {unplaced[0].location!r} names a province the map {variant.name!r} lacks", None)
-    return Scene(f"{variant.name} {doc.get('phase', '')}", after.units, after.centers, tuple(dislodged), orders)
+    for order in scene.orders:
+        for place in (order.location, order.target, order.target_to):
+            if place and province_of(place) not in known:
+                raise ContractError(f"an order names {place!r}, a province the map {variant.name!r} lacks", place)
+    return scene

@@ -60,4 +60,4 @@ def adjudicated(variant: Variant, doc: dict[str, Any]) -> tuple[Scene, Adjudicat
     outcome = api.adjudicate(board, parsed)
     void = [OrderResult(power, line, VOID, reason) for power, p in parsed.items() for line, reason in p.errors]
     results = [*outcome.results, *void]
-    return scene_after(variant, doc["phase"], outcome.position, results, outcome.dislodged), outcome
+    return scene_after(variant, doc["phase"], outcome.position, results), outcome

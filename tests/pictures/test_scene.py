@@ -43,7 +43,7 @@ def test_a_retreat_input_shows_the_dislodged_units() -> None:
     ({"phase": "S1901M", "units": {"FRANCE": ["A XYZ"]}}, "unknown province 'XYZ'"),
     ({"phase": "S1901M", "results": {"power": "FRANCE"}, "units": {}}, "'results' must be a list"),
     ({"phase": "S1901M", "results": [{"power": "FRANCE", "order": "A XYZ - PAR", "result": "moves"}], "units": {}},
-     "names a province the map 'standard' lacks"),
+     "names 'XYZ', a province the map 'standard' lacks"),
 ])
 def test_a_bad_document_is_refused_quoting_the_problem(doc: object, problem: str) -> None:
     with pytest.raises(ContractError, match=problem):
