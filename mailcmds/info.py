@@ -1,4 +1,4 @@
-"""Information requests: LIST, SUMMARY, HISTORY, HELP, GET KEY."""
+"""Information requests: LIST, SUMMARY, HISTORY, MAP, HELP, GET KEY."""
 
 from __future__ import annotations
 
@@ -28,6 +28,17 @@ class Summary(Command):
 @dataclass(frozen=True, slots=True)
 class History(Command):
     """``HISTORY [game] [phase]``: results of past phases (from ``phase`` on, if given)."""
+
+    game: str | None = None
+    phase: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MapPicture(Command):
+    """``MAP [game] [phase]``: the picture of the board after a past phase (the last one
+    when no phase is given).  ``MAP name`` alone is also how a signed-on master sets the
+    map of a game not yet started; the judge tells the two apart (a master signed on,
+    a map of that name), so the word is kept as written in ``game``."""
 
     game: str | None = None
     phase: str | None = None
@@ -68,6 +79,19 @@ def _history(ctx: ParseContext, line: CommandLine) -> History:
     return History(source=line.source)
 
 
+def _map_picture(ctx: ParseContext, line: CommandLine) -> MapPicture:
+    args = expect_count(line, 0, 2, "a game name and a phase")
+    if len(args) == 2:
+        if not is_phase(args[1]):
+            raise line.fail(f"unexpected {args[1]!r}: write MAP game phase, the phase like S1901M, F1901R, W1901A")
+        return MapPicture(parse_game(args[0]), parse_phase(args[1]), source=line.source)
+    if len(args) == 1:
+        if is_phase(args[0]):
+            return MapPicture(None, parse_phase(args[0]), source=line.source)
+        return MapPicture(parse_game(args[0]), None, source=line.source)
+    return MapPicture(source=line.source)
+
+
 def _help(ctx: ParseContext, line: CommandLine) -> Help:
     args = expect_count(line, 0, 1, "nothing or one topic")
     return Help(args[0].upper() if args else None, source=line.source)
@@ -82,6 +106,7 @@ VERBS = (
     Verb(("LIST",), "LIST or LIST game", "the games on this judge, or one game's set-up and players", _list),
     Verb(("SUMMARY",), "SUMMARY game", "a game's current state: phase, centres, players", _summary),
     Verb(("HISTORY",), "HISTORY game [phase]", "the results of a game's past phases", _history),
+    Verb(("MAP",), "MAP [game] [phase]", "a picture of the board after a past phase (SVG and PNG)", _map_picture),
     Verb(("HELP",), "HELP", "this list of commands", _help),
     Verb(("GET", "KEY"), "GET KEY", "the judge's public OpenPGP key (to check its signed mail)", _get_key),
 )

@@ -1,4 +1,4 @@
-"""Information: LIST, LIST game, SUMMARY game, HISTORY game [phase], HELP.
+"""Information: LIST, LIST game, SUMMARY game, HISTORY game [phase], MAP game [phase], HELP.
 
 Nothing here shows an address; in a gunboat game nothing says who plays what.
 """
@@ -19,7 +19,7 @@ from judge.services.registry import handles
 from judge.services.views import STATUS_TEXT, game_view
 from judge.store.models_game import MEMBER_ACTIVE, PLAYER, Game, Membership, PhaseRecord
 from judge.turns import format_deadline
-from mailcmds import Help, History, ListGames, Summary
+from mailcmds import Help, History, ListGames, MapPicture, MapStatus, Summary
 
 
 def _game_rows(session: Session) -> list[dict[str, object]]:
@@ -106,6 +106,49 @@ def history(ctx: MailContext, command: History) -> None:
                         "lines": [_result_line(item) for item in (row.results or [])]})
     ctx.add_block(render("history.j2", game=game.name, records=records))
     ctx.done(command, f"history of game '{game.name}' below ({len(records)} phase{'s' if len(records) != 1 else ''})")
+
+
+def _sets_the_map(ctx: MailContext, command: MapPicture) -> bool:
+    """``MAP name`` from a signed-on master, naming a map: the master's set-up command."""
+    import maps
+
+    return (command.phase is None and command.game is not None and ctx.signed_on is not None
+            and ctx.signed_on.is_master and command.game in maps.available())
+
+
+@handles(MapPicture)
+def map_picture(ctx: MailContext, command: MapPicture) -> None:
+    """The picture of a processed phase (the last one without a phase), from its record;
+    the starting position while none is processed."""
+    if _sets_the_map(ctx, command):
+        from judge.services.create import set_map
+
+        set_map(ctx, MapStatus(str(command.game), source=command.source))
+        return
+    from judge.services.games import position_of
+    from judge.services.pictures import position_picture, record_picture
+
+    game = _named_or_signed_on(ctx, command.game, "MAP")
+    query = select(PhaseRecord).where(PhaseRecord.game_id == game.id)
+    if command.phase is not None:
+        record = ctx.session.execute(query.where(PhaseRecord.phase == command.phase)).scalar_one_or_none()
+        if record is None:
+            played = ctx.session.execute(select(PhaseRecord.phase).where(PhaseRecord.game_id == game.id)
+                                         .order_by(PhaseRecord.id)).scalars().all()
+            raise CommandRefused(f"game '{game.name}' has no processed phase {command.phase} "
+                                 f"(processed: {', '.join(played) if played else 'none yet'})")
+    else:
+        record = ctx.session.execute(query.order_by(PhaseRecord.id.desc()).limit(1)).scalar_one_or_none()
+    variant = variant_named(game.map_name)
+    if record is not None:
+        files = record_picture(game.name, variant, record)
+        shown = f"after {record.phase}"
+    else:
+        position = position_of(game)  # refuses a game that has not started
+        files = position_picture(game.name, variant, position)
+        shown = f"at the start ({position.phase})"
+    ctx.attachments.extend(files)
+    ctx.done(command, f"the map of game '{game.name}' {shown} is attached ({', '.join(f.filename for f in files)})")
 
 
 @lru_cache(maxsize=1)

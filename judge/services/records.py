@@ -3,7 +3,9 @@
 ``results_extras`` is called by the turns layer's ``process_phase`` just before it
 broadcasts the results: it returns the text to add to the results and the files to
 attach: ``<game>-<phase>.json`` (position before, orders, results, digests) for every
-game, and for a sealed game each power's commitment, revealed orders and verdict.
+game, for a sealed game each power's commitment, revealed orders and verdict, and the
+picture of the board after the phase (``<game>-<phase>.svg`` and ``.png``,
+judge/services/pictures.py).
 """
 
 from __future__ import annotations
@@ -57,4 +59,8 @@ def results_extras(session: Session, game: Game, *, variant: Variant, before: Po
         extensions=extensions,
     )
     files.append(record_attachment(document))
+    # The picture, drawn once here from what the record holds (MAP draws it again from the record).
+    from judge.services.pictures import phase_picture
+
+    files.extend(phase_picture(game.name, variant, str(before.phase), adjudication.position, results))
     return text, tuple(files)

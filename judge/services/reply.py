@@ -3,6 +3,8 @@ processed, and for each game signed on to the current orders and the deadline.""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from judge.outgoing import OutgoingMail
 from judge.render import render
 from judge.services.context import MailContext, ReplyLine
@@ -39,4 +41,9 @@ def build_reply(ctx: MailContext) -> OutgoingMail:
         judge_name=ctx.judge.name,
         nothing=not lines and not ctx.blocks and not ctx.parsed.unprocessed,
     )
-    return ctx.inbound.reply(body, game_id=first_game)
+    mail = ctx.inbound.reply(body, game_id=first_game)
+    if ctx.attachments:
+        from judge.services.signing import compose
+
+        mail = replace(mail, mime=compose(body, ctx.attachments))
+    return mail

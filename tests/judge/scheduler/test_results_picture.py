@@ -1,0 +1,97 @@
+"""The picture of the board goes with every results broadcast, and MAP sends it again.
+
+Real path: mail through the worker, a scheduler pass processing the phase, outbox rows
+read back as messages.  The picture is drawn once per phase (every copy of the
+broadcast shares one body), and MAP draws the same picture from the phase's record.
+"""
+
+from __future__ import annotations
+
+import io
+import xml.etree.ElementTree as ET
+
+from PIL import Image
+
+import judge.services.pictures as service_pictures
+import maps
+from pictures import palette
+from tests.judge.scheduler.conftest import create_game, fill_game
+from tests.judge.scheduler.driver import HOLDS
+from tests.judge.services.conftest import MASTER
+
+MOVES = dict(HOLDS, FRANCE=["A PAR - BUR", "A MAR S A PAR - BUR", "F BRE - MAO"],
+             GERMANY=["A MUN - BUR", "A BER - KIE", "F KIE - DEN"])
+
+
+def _files(message) -> dict[str, tuple[str, str, bytes]]:
+    """filename -> (content type, disposition, bytes) of a mail's attached files."""
+    return {part.get_filename(): (part.get_content_type(), part.get_content_disposition(), part.get_payload(decode=True))
+            for part in message.walk() if part.get_filename()}
+
+
+def _play_spring(judge):
+    create_game(judge)
+    seats = fill_game(judge)
+    for power, seat in seats.items():
+        judge.orders(seat, MOVES[power])
+    judge.tick()  # the settle window
+    return seats, judge.tick()
+
+
+def test_every_results_copy_carries_the_one_picture_drawn_for_the_phase(judge, monkeypatch):
+    drawn = []
+    real_draw = service_pictures.draw_svg
+    monkeypatch.setattr(service_pictures, "draw_svg", lambda *a: drawn.append(a) or real_draw(*a))
+    seats, out = _play_spring(judge)
+    results = out.of_kind("results")
+    assert len(results) == 8 and len(drawn) == 1
+    pictures = [_files(mail.message) for mail in results]
+    assert all(p == pictures[0] for p in pictures)
+    svg_type, svg_disposition, svg = pictures[0]["g1-S1901M.svg"]
+    png_type, png_disposition, png = pictures[0]["g1-S1901M.png"]
+    assert (svg_type, svg_disposition, png_type, png_disposition) == ("image/svg+xml", "attachment", "image/png", "inline")
+    root = ET.fromstring(svg)
+    assert sum("unit" in (e.get("class") or "").split() for e in root.iter()) == 22
+    moves = {e.get("data-location"): e.get("class") for e in root.iter() if "move" in (e.get("class") or "").split()}
+    assert moves == {"PAR": "order move", "MUN": "order move failed", "BER": "order move", "KIE": "order move",
+                     "BRE": "order move"}
+    image = Image.open(io.BytesIO(png))
+    geometry = maps.load_geometry("standard")
+    assert image.size == (round(geometry.width), round(geometry.height))
+    assert "g1-S1901M.json" in pictures[0]  # the record is still there
+
+
+def test_map_answers_with_the_picture_of_a_past_phase(judge):
+    seats, out = _play_spring(judge)
+    broadcast = _files(out.of_kind("results")[0].message)
+    reply = judge.send("someone@example.net", "MAP g1 S1901M\n").reply
+    assert "the map of game 'g1' after S1901M is attached" in reply.body
+    assert _files(reply.message) == {n: broadcast[n] for n in ("g1-S1901M.svg", "g1-S1901M.png")}
+    latest = judge.send("someone@example.net", "MAP g1\n").reply
+    assert _files(latest.message)["g1-S1901M.png"] == broadcast["g1-S1901M.png"]
+
+    refused = judge.send("someone@example.net", "MAP g1 F1905M\n").reply.body
+    assert "ERROR" in refused and "MAP g1 F1905M" in refused
+    assert "has no processed phase F1905M (processed: S1901M)" in refused
+    assert "MAP needs a game" in judge.send("someone@example.net", "MAP\n").reply.body
+
+
+def test_map_before_any_phase_shows_the_start_and_owners(judge):
+    create_game(judge)
+    seats = fill_game(judge)
+    seat = seats["FRANCE"]
+    reply = judge.send(seat.address, f"SIGNON F@g1 {seat.password}\nMAP\n").reply
+    assert "at the start (S1901M) is attached" in reply.body
+    png = _files(reply.message)["g1-S1901M.png"][2]
+    shape = maps.load_geometry("standard").provinces["PAR"]
+    corner = max(shape.outline, key=lambda p: p[1])  # the lowest vertex: away from the marks
+    point = (round(shape.unit[0] + 0.7 * (corner[0] - shape.unit[0])), round(shape.unit[1] + 0.7 * (corner[1] - shape.unit[1])))
+    colours = palette.power_colors([p.name for p in maps.load("standard").powers], maps.load_geometry("standard").colors)
+    expected = palette.to_rgb(palette.tint(colours["FRANCE"]))
+    assert all(abs(a - b) <= 3 for a, b in zip(Image.open(io.BytesIO(png)).convert("RGB").getpixel(point), expected))
+
+
+def test_a_master_writing_map_and_a_map_name_still_sets_the_map(judge):
+    create_game(judge, form=False)
+    body = judge.send(MASTER, "SIGNON master@g1 masterpw\nMAP standard\n").reply.body
+    assert "map: standard" in body
