@@ -8,7 +8,8 @@ impassable lands, whose cells are drawn as such.  Units stand at the cell's cent
 the label below, the supply-centre mark beside, a split coast's fleet towards the seas
 that coast touches.  The art is therefore ours, generated: no outline is copied.
 
-    python -m pictures.generate NAME [--out FILE]
+    python -m pictures.generate NAME [--out FILE]      # one map
+    python -m pictures.generate --all                   # every map in maps/ (after changing maps)
 """
 
 from __future__ import annotations
@@ -194,15 +195,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     import maps
 
     parser = argparse.ArgumentParser(prog="python -m pictures.generate", description=__doc__.split("\n\n")[0])
-    parser.add_argument("name", help="a map shipped in maps/ (e.g. standard)")
-    parser.add_argument("--out", help="where to write the document (default maps/NAME.geo.json)")
+    parser.add_argument("name", nargs="?", help="a map shipped in maps/ (e.g. standard)")
+    parser.add_argument("--all", action="store_true", help="every map shipped in maps/")
+    parser.add_argument("--out", help="where to write the document (default maps/NAME.geo.json; one map only)")
     args = parser.parse_args(argv)
-    variant = maps.load(args.name)
+    if args.all == bool(args.name) or (args.all and args.out):
+        parser.error("give one map NAME (optionally with --out) or --all")
     directory = Path(maps.__file__).resolve().parent
-    doc = generate(variant, anchors_for(variant, directory))
-    out = Path(args.out) if args.out else directory / f"{variant.name}.geo.json"
-    out.write_text(json.dumps(doc, separators=(",", ":"), sort_keys=True) + "\n", encoding="utf-8")
-    print(f"wrote {out} ({len(doc['provinces'])} provinces)")
+    for name in maps.available() if args.all else [args.name]:
+        variant = maps.load(name)
+        doc = generate(variant, anchors_for(variant, directory))
+        out = Path(args.out) if args.out else directory / f"{name}.geo.json"
+        out.write_text(json.dumps(doc, separators=(",", ":"), sort_keys=True) + "\n", encoding="utf-8")
+        print(f"wrote {out} ({len(doc['provinces'])} provinces)")
     return 0
 
 

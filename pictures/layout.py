@@ -15,6 +15,8 @@ from adjudicator.types import Variant, province_of
 
 Point = tuple[float, float]
 
+GRAVITY = 0.02  # pull towards the middle, per node (so larger graphs are held as firmly)
+
 
 def province_graph(variant: Variant) -> dict[str, frozenset[str]]:
     """Province -> the provinces an army or a fleet can reach from it (coasts folded)."""
@@ -30,7 +32,9 @@ def province_graph(variant: Variant) -> dict[str, frozenset[str]]:
 
 
 def force_layout(graph: Mapping[str, frozenset[str]], seed: str, iterations: int = 300) -> dict[str, Point]:
-    """Positions in the unit square for every node of ``graph`` (Fruchterman-Reingold)."""
+    """Positions in the unit square for every node of ``graph`` (Fruchterman-Reingold with
+    a weak pull to the middle instead of walls: walls crowd nodes along the frame), scaled
+    at the end to fill the square."""
     names = sorted(graph)
     count = len(names)
     if count == 0:
@@ -65,9 +69,16 @@ def force_layout(graph: Mapping[str, frozenset[str]], seed: str, iterations: int
             dx[j] += ex * pull
             dy[j] += ey * pull
         for i in range(count):
+            dx[i] += (0.5 - x[i]) * GRAVITY * count
+            dy[i] += (0.5 - y[i]) * GRAVITY * count
             length = math.hypot(dx[i], dy[i]) or 1e-9
             step = min(length, temperature)
-            x[i] = min(1.0, max(0.0, x[i] + dx[i] / length * step))
-            y[i] = min(1.0, max(0.0, y[i] + dy[i] / length * step))
+            x[i] += dx[i] / length * step
+            y[i] += dy[i] / length * step
         temperature -= cooling
-    return {name: (x[i], y[i]) for i, name in enumerate(names)}
+    return {name: (_scaled(x, x[i]), _scaled(y, y[i])) for i, name in enumerate(names)}
+
+
+def _scaled(values: list[float], value: float) -> float:
+    low, high = min(values), max(values)
+    return 0.5 if high - low < 1e-12 else (value - low) / (high - low)
