@@ -80,10 +80,12 @@ def spread(sites: Mapping[str, Point], width: float, height: float, iterations: 
 
 
 def _laid_out(variant: Variant) -> tuple[dict[str, Point], float, float]:
-    height = WIDTH * 0.8
+    # as much room per province as the standard map's frame gives its 75
+    width = WIDTH * max(1.0, math.sqrt(len(variant.provinces) / 75))
+    height = width * 0.8
     unit_square = layout.force_layout(layout.province_graph(variant), seed=variant.name)
-    span_x, span_y = WIDTH - 2 * MARGIN, height - 2 * MARGIN
-    return {a: (MARGIN + x * span_x, MARGIN + y * span_y) for a, (x, y) in unit_square.items()}, WIDTH, height
+    span_x, span_y = width - 2 * MARGIN, height - 2 * MARGIN
+    return {a: (MARGIN + x * span_x, MARGIN + y * span_y) for a, (x, y) in unit_square.items()}, width, height
 
 
 def _boundary_distance(polygon: Sequence[Point], point: Point) -> float:

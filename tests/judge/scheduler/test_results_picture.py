@@ -8,9 +8,11 @@ broadcast shares one body), and MAP draws the same picture from the phase's reco
 from __future__ import annotations
 
 import io
+import threading
 import xml.etree.ElementTree as ET
 
 from PIL import Image
+from sqlalchemy import text
 
 import judge.services.pictures as service_pictures
 import maps
@@ -38,13 +40,32 @@ def _play_spring(judge):
     return seats, judge.tick()
 
 
-def test_every_results_copy_carries_the_one_picture_drawn_for_the_phase(judge, monkeypatch):
-    drawn = []
+def _others_can_write(judge) -> bool:
+    """Whether another thread's write transaction goes through now (SQLite writers take turns)."""
+    written = threading.Event()
+
+    def write() -> None:
+        with judge.store.core_unit_of_work() as connection:
+            connection.execute(text("SELECT 1"))
+        written.set()
+
+    threading.Thread(target=write, daemon=True).start()
+    return written.wait(5.0)
+
+
+def test_every_results_copy_carries_the_one_picture_drawn_outside_the_transaction(judge, monkeypatch):
+    service_pictures._drawing.cache_clear()
+    drawn: list[bool] = []
     real_draw = service_pictures.draw_svg
-    monkeypatch.setattr(service_pictures, "draw_svg", lambda *a: drawn.append(a) or real_draw(*a))
+
+    def spying_draw(*arguments):
+        drawn.append(_others_can_write(judge))
+        return real_draw(*arguments)
+
+    monkeypatch.setattr(service_pictures, "draw_svg", spying_draw)
     seats, out = _play_spring(judge)
     results = out.of_kind("results")
-    assert len(results) == 8 and len(drawn) == 1
+    assert len(results) == 8 and drawn == [True]  # drawn once, while other mail could be stored
     pictures = [_files(mail.message) for mail in results]
     assert all(p == pictures[0] for p in pictures)
     svg_type, svg_disposition, svg = pictures[0]["g1-S1901M.svg"]
@@ -89,6 +110,16 @@ def test_map_before_any_phase_shows_the_start_and_owners(judge):
     colours = palette.power_colors([p.name for p in maps.load("standard").powers], maps.load_geometry("standard").colors)
     expected = palette.to_rgb(palette.tint(colours["FRANCE"]))
     assert all(abs(a - b) <= 3 for a, b in zip(Image.open(io.BytesIO(png)).convert("RGB").getpixel(point), expected))
+
+
+def test_a_phase_processed_by_the_master_is_drawn_in_its_mail_and_sent_once(judge):
+    service_pictures._drawing.cache_clear()
+    create_game(judge)
+    seats = fill_game(judge)
+    out = judge.send(MASTER, "SIGNON master@g1 masterpw\nPROCESS!\n")
+    results = out.of_kind("results")
+    assert len(results) == 8
+    assert all(_files(m.message)["g1-S1901M.png"][1] == "inline" for m in results)
 
 
 def test_a_master_writing_map_and_a_map_name_still_sets_the_map(judge):
