@@ -21,15 +21,13 @@ import statistics
 import time
 from typing import Callable, Sequence
 
-ORDERS = {
-    "AUSTRIA": ["A VIE - GAL", "A BUD - SER", "F TRI - ALB"],
-    "ENGLAND": ["F LON - NTH", "F EDI - NWG", "A LVP - YOR"],
-    "FRANCE": ["A PAR - BUR", "A MAR S A PAR - BUR", "F BRE - MAO"],
-    "GERMANY": ["A MUN - BUR", "F KIE - DEN", "A BER - KIE"],
-    "ITALY": ["A VEN - TYR", "A ROM - APU", "F NAP - ION"],
-    "RUSSIA": ["A WAR - GAL", "A MOS - UKR", "F SEV - BLA", "F STP/SC - BOT"],
-    "TURKEY": ["F ANK - BLA", "A CON - BUL", "A SMY S A CON - BUL"],
-}
+from benchmarks.openings import SPRING_1901
+
+# The usual opening with supports and a bounce, so that every kind of line is drawn.
+ORDERS = dict(SPRING_1901,
+              FRANCE=["A PAR - BUR", "A MAR S A PAR - BUR", "F BRE - MAO"],
+              GERMANY=["A MUN - BUR", "A BER - KIE", "F KIE - DEN"],
+              TURKEY=["F ANK - BLA", "A CON - BUL", "A SMY S A CON - BUL"])
 
 
 def _timed(work: Callable[[], object], repeat: int) -> tuple[float, float, float]:

@@ -68,28 +68,22 @@ def _summary(ctx: ParseContext, line: CommandLine) -> Summary:
     return Summary(parse_game(args[0]) if args else None, source=line.source)
 
 
-def _history(ctx: ParseContext, line: CommandLine) -> History:
+def _game_and_phase(line: CommandLine) -> tuple[str | None, str | None]:
+    """``[game] [phase]``: either may be left out (a phase alone is told by its form)."""
     args = expect_count(line, 0, 2, "a game name")
     if len(args) == 2:
-        return History(parse_game(args[0]), parse_phase(args[1]), source=line.source)
+        return parse_game(args[0]), parse_phase(args[1])
     if len(args) == 1:
-        if is_phase(args[0]):
-            return History(None, parse_phase(args[0]), source=line.source)
-        return History(parse_game(args[0]), None, source=line.source)
-    return History(source=line.source)
+        return (None, parse_phase(args[0])) if is_phase(args[0]) else (parse_game(args[0]), None)
+    return None, None
+
+
+def _history(ctx: ParseContext, line: CommandLine) -> History:
+    return History(*_game_and_phase(line), source=line.source)
 
 
 def _map_picture(ctx: ParseContext, line: CommandLine) -> MapPicture:
-    args = expect_count(line, 0, 2, "a game name and a phase")
-    if len(args) == 2:
-        if not is_phase(args[1]):
-            raise line.fail(f"unexpected {args[1]!r}: write MAP game phase, the phase like S1901M, F1901R, W1901A")
-        return MapPicture(parse_game(args[0]), parse_phase(args[1]), source=line.source)
-    if len(args) == 1:
-        if is_phase(args[0]):
-            return MapPicture(None, parse_phase(args[0]), source=line.source)
-        return MapPicture(parse_game(args[0]), None, source=line.source)
-    return MapPicture(source=line.source)
+    return MapPicture(*_game_and_phase(line), source=line.source)
 
 
 def _help(ctx: ParseContext, line: CommandLine) -> Help:

@@ -273,7 +273,7 @@ def test_information_requests():
 def test_information_errors():
     assert "phase" in error_of("HISTORY g1 spring").message
     assert "unexpected" in error_of("LIST a b").message
-    assert "unexpected 'spring'" in error_of("MAP g1 spring").message
+    assert "'spring' is not a phase" in error_of("MAP g1 spring").message
     assert "unexpected" in error_of("MAP g1 S1901M now").message
     assert "GET KEY takes nothing" in error_of("GET KEY now").message
 
