@@ -172,19 +172,37 @@ def _witness(ctx: ParseContext, line: CommandLine) -> WitnessStatus:
 
 
 STATUS_VERBS = (
-    Verb(("MAP",), "MAP name", "the map (variant) the game is played on", _map, master=True),
-    Verb(("RULE",), "RULE name [value] or RULE !name", "add a game rule (or remove one with !)", _rule, master=True),
+    Verb(("MAP",), "MAP name", "the map (variant) the game is played on; only before anybody has joined", _map, master=True,
+         help=(("master", "  MAP name", "the map"),)),
+    Verb(("RULE",), "RULE name [value] or RULE !name", "add a game rule (or remove one with !)", _rule, master=True,
+         help=(("master", "  RULE name [value]", "add a rule; RULE !name removes one"),)),
     Verb(("TIMING",), TIMING_SYNTAX, "phase lengths, times of day, allowed days, grace, reminders, zone, absences",
-         _timing, master=True),
-    Verb(("DEADLINE",), "DEADLINE date [hh:mm]", "the first deadline", _deadline, master=True),
-    Verb(("ZONE",), "ZONE Europe/Paris", "the game's time zone", _zone, master=True),
+         _timing, master=True,
+         help=(("master", "  TIMING MOVE 3D RETREAT 1D ADJUST 1D AT 20:00 DAYS -MTWTF- GRACE 2D WARN 24H,4H", ""),
+               ("master", "", "phase lengths, time of day, days, grace, reminders;"),
+               ("master", "", "also NEXT 1D (every phase without its own length),"),
+               ("master", "", "AT 08:00,20:00 (several times), CLOCK 1200 (njudge),"),
+               ("master", "", "ZONE Europe/Paris, ABSENCE 14D (most absence allowed),"),
+               ("master", "", "REVEAL 1D (the reveal window of a sealed game),"),
+               ("master", "", "GRACE NONE, WARN 0; DAYS: seven letters Sunday first,"),
+               ("master", "", "MTWTF Monday first, MON-FRI; a lower-case letter: no"),
+               ("master", "", "movement deadline that day. An edit changes only what"),
+               ("master", "", "it names."),)),
+    Verb(("DEADLINE",), "DEADLINE date [hh:mm]", "the first deadline", _deadline, master=True,
+         help=(("master", "  DEADLINE date", "the first deadline"),)),
+    Verb(("ZONE",), "ZONE Europe/Paris", "the game's time zone (default UTC)", _zone, master=True,
+         help=(("master", "  ZONE Europe/London", "the game's time zone"),)),
     Verb(("PRIVATE",), "PRIVATE keyword", "make the game private: joining needs the keyword", _private,
-         secret_args=(0,), master=True),
-    Verb(("DESC",), "DESC text", "a one-line description of the game", _desc, master=True),
-    Verb(("LIST",), "LIST list@example.org", "send the game's broadcasts to this mailing list", _list_address,
-         master=True),
+         secret_args=(0,), master=True,
+         help=(("master", "  PRIVATE keyword", "only players who know the keyword may join"),)),
+    Verb(("DESC",), "DESC text", "a one-line description of the game", _desc, master=True,
+         help=(("master", "  DESC text", "a one-line description"),)),
+    Verb(("LIST",), "LIST list@example.org", "also send the game's broadcasts to this mailing list (LIST game is the information command)", _list_address,
+         master=True,
+         help=(("master", "  LIST list@example.org", "send broadcasts to this mailing list"),)),
     Verb(("WITNESS",), "WITNESS witness@example.org",
-         "the third party that shuffles for blinded power assignment", _witness, master=True),
+         "the third party that shuffles for blinded power assignment", _witness, master=True,
+         help=(("master", "  WITNESS address", "the third party for blinded power assignment"),)),
 )
 _STATUS_TABLE = {verb.words[0]: verb for verb in STATUS_VERBS}
 
@@ -238,7 +256,8 @@ VERBS = (
     Verb(("CREATE",), "CREATE game password, then status lines "
          "(MAP, RULE, TIMING, DEADLINE, ZONE, PRIVATE, DESC, LIST, WITNESS)",
          "create a game and become its master", _create, secret_args=(1,), opens_session=True, body=True,
-         master=True),
+         master=True,
+         help=(("master", "CREATE game password", "create a game; status lines may follow:"),)),
     # LIST and MAP alone are also information requests (mailcmds/info.py), which read both.
     *(verb for verb in STATUS_VERBS if verb.words not in (("LIST",), ("MAP",))),
 )

@@ -8,17 +8,13 @@ impassable lands, whose cells are drawn as such.  Units stand at the cell's cent
 the label below, the supply-centre mark beside, a split coast's fleet towards the seas
 that coast touches.  The art is therefore ours, generated: no outline is copied.
 
-    python -m pictures.generate NAME [--out FILE]      # one map
-    python -m pictures.generate --all                   # every map in maps/ (after changing maps)
+Pure: ``maps/generate.py`` reads the files and writes ``maps/<name>.geo.json``
+(``python -m maps.generate NAME`` or ``--all``).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import sys
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from adjudicator.types import Variant, province_of
@@ -180,38 +176,3 @@ def generate(variant: Variant, anchors: Mapping[str, Any] | None) -> dict[str, A
         "provinces": provinces,
         "impassable": [[_rounded(p) for p in cells[len(names) + i]] for i in range(len(impassable_sites)) if cells[len(names) + i]],
     }
-
-
-def anchors_for(variant: Variant, maps_directory: Path) -> dict[str, Any] | None:
-    """The map's own anchors, else the standard map's when they place all its provinces."""
-    for name in (variant.name, "standard"):
-        path = maps_directory / f"{name}.anchors.json"
-        if path.is_file():
-            doc = json.loads(path.read_text(encoding="utf-8"))
-            if set(variant.provinces) <= {a.upper() for a in doc["provinces"]}:
-                return doc
-    return None
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    import maps
-
-    parser = argparse.ArgumentParser(prog="python -m pictures.generate", description=__doc__.split("\n\n")[0])
-    parser.add_argument("name", nargs="?", help="a map shipped in maps/ (e.g. standard)")
-    parser.add_argument("--all", action="store_true", help="every map shipped in maps/")
-    parser.add_argument("--out", help="where to write the document (default maps/NAME.geo.json; one map only)")
-    args = parser.parse_args(argv)
-    if args.all == bool(args.name) or (args.all and args.out):
-        parser.error("give one map NAME (optionally with --out) or --all")
-    directory = Path(maps.__file__).resolve().parent
-    for name in maps.available() if args.all else [args.name]:
-        variant = maps.load(name)
-        doc = generate(variant, anchors_for(variant, directory))
-        out = Path(args.out) if args.out else directory / f"{name}.geo.json"
-        out.write_text(json.dumps(doc, separators=(",", ":"), sort_keys=True) + "\n", encoding="utf-8")
-        print(f"wrote {out} ({len(doc['provinces'])} provinces)")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

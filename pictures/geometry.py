@@ -1,6 +1,6 @@
 """A map's geometry: where each province is drawn, as a frozen value read from JSON.
 
-The document (``maps/<name>.geo.json``, written by ``pictures.generate``)::
+The document (``maps/<name>.geo.json``, made by ``pictures.generate``, written by maps/generate.py)::
 
     {"map": "standard", "width": 1000, "height": 900,
      "licence": "...", "provenance": "...",

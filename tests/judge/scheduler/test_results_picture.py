@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from PIL import Image
 from sqlalchemy import text
 
-import judge.services.pictures as service_pictures
+import judge.phases.pictures as service_pictures
 import maps
 from pictures import palette
 from tests.judge.scheduler.conftest import create_game, fill_game
