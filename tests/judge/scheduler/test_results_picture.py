@@ -126,3 +126,17 @@ def test_a_master_writing_map_and_a_map_name_still_sets_the_map(judge):
     create_game(judge, form=False)
     body = judge.send(MASTER, "SIGNON master@g1 masterpw\nMAP standard\n").reply.body
     assert "map: standard" in body
+
+
+def test_results_go_out_without_a_picture_when_the_map_has_no_usable_drawing(judge, monkeypatch):
+    service_pictures._drawing.cache_clear()
+
+    def broken(name):
+        raise maps.GeometryError(f"{name}.geo.json: not JSON")
+
+    monkeypatch.setattr(service_pictures.maps, "load_geometry", broken)
+    seats, out = _play_spring(judge)
+    results = out.of_kind("results")
+    assert len(results) == 8
+    assert set(_files(results[0].message)) == {"g1-S1901M.json"}
+    assert judge.game()["phase"] == "F1901M"
