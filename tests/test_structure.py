@@ -164,6 +164,14 @@ def test_mailcmds_imports_only_the_engine_and_the_pure_timing_grammar():
             assert not outside, f"{module} imports {sorted(outside)}"
 
 
+def test_pictures_imports_only_the_engine():
+    """Drawing is pure: the engine's values in, SVG text out (maps reads the files)."""
+    for module, imported in import_graph().items():
+        if _starts(module, ("pictures",)):
+            outside = {n for n in imported if unit_of(n) not in (None, "pictures", "adjudicator")}
+            assert not outside, f"{module} imports {sorted(outside)}"
+
+
 @pytest.mark.parametrize("pure", PURE)
 def test_pure_packages_import_no_database_code(pure):
     for module, imported in import_graph().items():
