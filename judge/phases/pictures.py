@@ -37,8 +37,9 @@ PNG_TYPE = "image/png"
 
 
 def _files(stem: str, svg: bytes, png: bytes) -> tuple[FileAttachment, FileAttachment]:
-    return (FileAttachment(f"{stem}.svg", svg, SVG_TYPE),
-            FileAttachment(f"{stem}.png", png, PNG_TYPE, disposition="inline"))
+    """(PNG, SVG): the PNG first, so that a mail client shows it right after the text."""
+    return (FileAttachment(f"{stem}.png", png, PNG_TYPE, disposition="inline"),
+            FileAttachment(f"{stem}.svg", svg, SVG_TYPE))
 
 
 @lru_cache(maxsize=32)
@@ -67,7 +68,7 @@ def _result_item(result: OrderResult | Mapping[str, Any]) -> dict[str, Any]:
 
 def phase_picture(game: str, variant: Variant, phase: str, after: Position,
                   results: Iterable[OrderResult | Mapping[str, Any]]) -> tuple[FileAttachment, FileAttachment]:
-    """The board after ``phase`` with its results drawn: (SVG file, PNG file)."""
+    """The board after ``phase`` with its results drawn: (PNG file, SVG file)."""
     svg, png = _drawing(variant.name, f"{game} {phase}", phase, _canonical(position_to_json(after, variant.name)),
                         _canonical([_result_item(r) for r in results]))
     return _files(f"{game}-{phase}", svg, png)

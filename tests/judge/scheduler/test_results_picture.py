@@ -79,7 +79,7 @@ def test_every_results_copy_carries_the_one_picture_drawn_outside_the_transactio
     image = Image.open(io.BytesIO(png))
     geometry = maps.load_geometry("standard")
     assert image.size == (round(geometry.width), round(geometry.height))
-    assert "g1-S1901M.json" in pictures[0]  # the record is still there
+    assert list(pictures[0]) == ["g1-S1901M.png", "g1-S1901M.svg", "g1-S1901M.json"]  # the PNG right after the text
 
 
 def test_map_answers_with_the_picture_of_a_past_phase(judge):
