@@ -2,7 +2,8 @@
 
 Layers, bottom up: provinces (sea, land, or an owned centre's province tinted with its
 owner's colour), supply-centre marks (the owner's colour, white when unowned), labels,
-orders, units, dislodged units (beside their province, red outline), the title.
+orders, units, dislodged units (beside their province, red outline), the title; below
+the map, a key: each power's colour, name and number of supply centres.
 Every element that stands for something carries a class (``province``, ``unit``,
 ``order move failed``...) and data attributes naming it, so tests and style sheets
 can find it.  Failed orders are dashed and crossed out in red.
@@ -22,6 +23,9 @@ from pictures.orders import DrawnOrder
 from pictures.scene import Scene
 
 UNIT_RADIUS = 10.0
+KEY_COLUMN = 140.0  # the key below the map: one column per power, wrapped to the map's width
+KEY_ROW = 18.0
+KEY_MARGIN = 8.0
 DISLODGED_OFFSET = (15.0, -15.0)
 FONT = "DejaVu Sans, Verdana, sans-serif"
 _SVG = "http://www.w3.org/2000/svg"
@@ -46,10 +50,11 @@ class _Drawing:
         self.variant = variant
         self.geometry = geometry
         self.colors = palette.power_colors([p.name for p in variant.powers], geometry.colors)
+        width, height = picture_size(variant, geometry)
         self.root = ET.Element("svg", {
             "xmlns": _SVG, "version": "1.1",
-            "width": _f(geometry.width), "height": _f(geometry.height),
-            "viewBox": f"0 0 {_f(geometry.width)} {_f(geometry.height)}",
+            "width": _f(width), "height": _f(height),
+            "viewBox": f"0 0 {_f(width)} {_f(height)}",
         })
 
     def layer(self, name: str) -> ET.Element:
@@ -186,6 +191,21 @@ class _Drawing:
         elif order.kind == kinds.BUILD:
             self.ring(group, here, palette.FAILED if order.failed else palette.BUILT, UNIT_RADIUS + 5, 3.0)
 
+    def key(self, centers: Mapping[str, frozenset[str]]) -> None:
+        """Below the map: each power's colour, name and number of centres."""
+        group = self.layer("key")
+        top = self.geometry.height
+        _el(group, "rect", x="0", y=_f(top), width=_f(self.geometry.width), height=_f(_key_height(self.variant, self.geometry)),
+            fill="#ffffff")
+        columns = _key_columns(self.geometry)
+        for index, power in enumerate(self.variant.powers):
+            x = KEY_MARGIN + (index % columns) * KEY_COLUMN
+            y = top + KEY_MARGIN + (index // columns) * KEY_ROW
+            _el(group, "rect", class_="key", data_power=power.name, x=_f(x), y=_f(y), width="12", height="12",
+                fill=self.color(power.name), stroke=palette.INK, stroke_width="1")
+            label = _el(group, "text", x=_f(x + 17), y=_f(y + 10.5), font_family=FONT, font_size="11", fill=palette.INK)
+            label.text = f"{power.name} {len(centers.get(power.name, ()))} SC"
+
     def title(self, text: str) -> None:
         group = self.layer("title")
         width = 10 + 8.5 * len(text)
@@ -193,6 +213,20 @@ class _Drawing:
             stroke_width="1", fill_opacity="0.85")
         label = _el(group, "text", x="14", y="23", font_family=FONT, font_size="15", font_weight="bold", fill=palette.INK)
         label.text = text
+
+
+def _key_columns(geometry: Geometry) -> int:
+    return max(1, int((geometry.width - 2 * KEY_MARGIN) // KEY_COLUMN))
+
+
+def _key_height(variant: Variant, geometry: Geometry) -> float:
+    rows = -(-len(variant.powers) // _key_columns(geometry))
+    return 2 * KEY_MARGIN + rows * KEY_ROW - (KEY_ROW - 12)
+
+
+def picture_size(variant: Variant, geometry: Geometry) -> tuple[float, float]:
+    """(width, height) of a picture: the map, and the key of powers below it."""
+    return geometry.width, geometry.height + _key_height(variant, geometry)
 
 
 def draw_svg(variant: Variant, geometry: Geometry, scene: Scene) -> str:
@@ -209,5 +243,6 @@ def draw_svg(variant: Variant, geometry: Geometry, scene: Scene) -> str:
         drawing.unit(units, unit.kind.value, unit.power, geometry.point(unit.location))
     for entry in scene.dislodged:
         drawing.unit(units, entry.unit.kind.value, entry.unit.power, drawing.dislodged_point(entry.unit.location), " dislodged")
+    drawing.key(scene.centers)
     drawing.title(scene.title)
     return ET.tostring(drawing.root, encoding="unicode", xml_declaration=False)

@@ -13,6 +13,7 @@ import maps
 from adjudicator import api
 from adjudicator.types import Terrain
 from pictures import draw_svg, palette, svg_to_png
+from pictures.svg import picture_size
 from pictures.geometry import Geometry
 from pictures.scene import scene_of_position
 from tests.pictures.scenes import ADJUSTMENT, MOVEMENT, RETREAT, adjudicated
@@ -64,8 +65,12 @@ def test_every_map_starts_with_one_glyph_per_unit_and_its_owners_colours(name: s
 
     png = svg_to_png(svg)
     image = Image.open(io.BytesIO(png))
-    assert image.format == "PNG" and image.size == (round(geometry.width), round(geometry.height))
     colours = palette.power_colors([p.name for p in variant.powers], geometry.colors)
+    width, height = picture_size(variant, geometry)
+    assert image.format == "PNG" and image.size == (round(width), round(height)) and height > geometry.height
+    keys = _with_class(root, "key")
+    assert [k.get("data-power") for k in keys] == [p.name for p in variant.powers]
+    assert all(k.get("fill") == colours[k.get("data-power")] for k in keys)
     for power in variant.powers:
         centre = sorted(position.centers[power.name])[0]
         assert _near(_pixel(png, _clear_point(geometry, centre)), palette.tint(colours[power.name])), (power.name, centre)

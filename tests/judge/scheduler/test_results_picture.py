@@ -17,6 +17,7 @@ from sqlalchemy import text
 import judge.phases.pictures as service_pictures
 import maps
 from pictures import palette
+from pictures.svg import picture_size
 from tests.judge.scheduler.conftest import create_game, fill_game
 from tests.judge.scheduler.driver import HOLDS
 from tests.judge.services.conftest import MASTER
@@ -78,7 +79,8 @@ def test_every_results_copy_carries_the_one_picture_drawn_outside_the_transactio
                      "BRE": "order move"}
     image = Image.open(io.BytesIO(png))
     geometry = maps.load_geometry("standard")
-    assert image.size == (round(geometry.width), round(geometry.height))
+    width, height = picture_size(maps.load("standard"), geometry)
+    assert image.size == (round(width), round(height))
     assert list(pictures[0]) == ["g1-S1901M.png", "g1-S1901M.svg", "g1-S1901M.json"]  # the PNG right after the text
 
 
