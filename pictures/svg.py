@@ -23,7 +23,7 @@ from pictures.orders import DrawnOrder
 from pictures.scene import Scene
 
 UNIT_RADIUS = 10.0
-KEY_COLUMN = 140.0  # the key below the map: one column per power, wrapped to the map's width
+KEY_COLUMN = 150.0  # the key below the map: one column per power, wrapped to the map's width
 KEY_ROW = 18.0
 KEY_MARGIN = 8.0
 DISLODGED_OFFSET = (15.0, -15.0)
