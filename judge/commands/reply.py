@@ -9,8 +9,15 @@ from judge.outgoing import OutgoingMail
 from judge.render import render
 from judge.commands.context import MailContext, ReplyLine
 from judge.phases.views import session_view
+from judge.publish.signing import compose
 from judge.store.models_game import Game, Membership
 from mailcmds.model import quote
+
+
+#: Lines not processed that a reply lists one by one (the rest are counted).
+MAX_LISTED_UNPROCESSED = 20
+#: The longest reply body: a reply never grows without bound, whatever a mail asks for.
+MAX_REPLY_CHARS = 200_000
 
 
 def reply_lines(ctx: MailContext) -> list[ReplyLine]:
@@ -30,20 +37,29 @@ def build_reply(ctx: MailContext) -> OutgoingMail:
         first_game = first_game if first_game is not None else game.id
         views.append(session_view(ctx.session, game, member, ctx.now))
     lines = reply_lines(ctx)
+    unprocessed = ctx.parsed.unprocessed
     body = render(
         "reply.j2",
         lines=lines,
         errors=sum(1 for line in lines if not line.ok),
-        unprocessed=[(line.number, quote(line.text)) for line in ctx.parsed.unprocessed],
+        unprocessed=[(line.number, quote(line.text)) for line in unprocessed[:MAX_LISTED_UNPROCESSED]],
+        more_unprocessed=max(0, len(unprocessed) - MAX_LISTED_UNPROCESSED),
         notices=list(ctx.parsed.notices),
         blocks=ctx.blocks,
         sessions=views,
         judge_name=ctx.judge.name,
         nothing=not lines and not ctx.blocks and not ctx.parsed.unprocessed,
     )
-    mail = ctx.inbound.reply(body, game_id=first_game)
+    mail = ctx.inbound.reply(bounded(body), game_id=first_game)
     if ctx.attachments:
-        from judge.publish.signing import compose
-
-        mail = replace(mail, mime=compose(body, ctx.attachments))
+        mail = replace(mail, mime=compose(mail.body, ctx.attachments))
     return mail
+
+
+def bounded(body: str) -> str:
+    """``body``, cut at MAX_REPLY_CHARS with a line that says so."""
+    if len(body) <= MAX_REPLY_CHARS:
+        return body
+    cut = body.rfind("\n", 0, MAX_REPLY_CHARS) + 1 or MAX_REPLY_CHARS
+    return (body[:cut] + f"\n[The reply was cut here: it would have been {len(body):,} characters, and a reply "
+            f"is at most {MAX_REPLY_CHARS:,}. Ask for less in one mail.]\n")

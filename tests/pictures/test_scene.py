@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import maps
-from adjudicator.cli import Adjudicator
+from judge.adjudicate_cli import Adjudicator
 from adjudicator.jsonio import ContractError
 from pictures.scene import scene_from_document
 from tests.pictures.scenes import ADJUSTMENT, MOVEMENT, RETREAT, adjudicated
