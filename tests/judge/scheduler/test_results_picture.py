@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 from PIL import Image
 from sqlalchemy import text
 
+import judge.commands.info as info_commands
 import judge.phases.pictures as service_pictures
 import maps
 from pictures import palette
@@ -142,3 +143,16 @@ def test_results_go_out_without_a_picture_when_the_map_has_no_usable_drawing(jud
     assert len(results) == 8
     assert set(_files(results[0].message)) == {"g1-S1901M.json"}
     assert judge.game()["phase"] == "F1901M"
+
+
+def test_a_reply_carries_each_picture_once_and_at_most_a_few(judge, monkeypatch):
+    monkeypatch.setattr(info_commands, "MAX_PICTURES_PER_MAIL", 1)
+    seats, out = _play_spring(judge)
+    create_game(judge, name="g2")
+    fill_game(judge, "g2")  # started: its picture is the start
+    seat = seats["ITALY"]
+    reply = judge.send(seat.address, f"MAP g1 S1901M\nSIGNON I@g1 {seat.password}\nMAP\nMAP g2\n")
+    names = [part.get_filename() for part in reply.reply.message.walk() if part.get_filename()]
+    assert names == ["g1-S1901M.png", "g1-S1901M.svg"]  # MAP (the last phase) is the same picture
+    assert reply.reply.body.count("is attached") == 2
+    assert "at most 1 pictures in one reply: ask for this one in another mail" in reply.reply.body, reply.reply.body
