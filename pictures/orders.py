@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from adjudicator.results import BUILDS, CONVOYS, HOLDS, MOVES, REMOVES, RETREATS, SUPPORTS
+from adjudicator.results import (
+    BUILDS,
+    CONVOYS,
+    HOLDS,
+    MOVES,
+    REMOVES,
+    RETREATS,
+    SUPPORTS,
+)
 
 # kinds of drawn order
 HOLD, MOVE, SUPPORT_HOLD, SUPPORT_MOVE, CONVOY, RETREAT, DISBAND, BUILD, WAIVE = (

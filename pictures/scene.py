@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, Union
+from typing import Any, Iterable, Mapping
 
 from adjudicator import api
 from adjudicator.jsonio import ContractError, order_texts_from_json, position_from_json
@@ -31,7 +31,7 @@ class Scene:
     orders: tuple[DrawnOrder, ...] = ()
 
 
-ResultLike = Union[OrderResult, Mapping[str, Any]]
+ResultLike = OrderResult | Mapping[str, Any]
 
 
 def _fields(result: ResultLike) -> tuple[str, str, str | None]:

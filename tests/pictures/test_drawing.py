@@ -13,9 +13,9 @@ import maps
 from adjudicator import api
 from adjudicator.types import Terrain
 from pictures import draw_svg, palette, svg_to_png
-from pictures.svg import picture_size
 from pictures.geometry import Geometry
 from pictures.scene import scene_of_position
+from pictures.svg import picture_size
 from tests.pictures.scenes import ADJUSTMENT, MOVEMENT, RETREAT, adjudicated
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -72,7 +72,7 @@ def test_every_map_starts_with_one_glyph_per_unit_and_its_owners_colours(name: s
     assert [k.get("data-power") for k in keys] == [p.name for p in variant.powers]
     assert all(k.get("fill") == colours[k.get("data-power")] for k in keys)
     for power in variant.powers:
-        centre = sorted(position.centers[power.name])[0]
+        centre = min(position.centers[power.name])
         assert _near(_pixel(png, _clear_point(geometry, centre)), palette.tint(colours[power.name])), (power.name, centre)
     owned = {c for centres in position.centers.values() for c in centres}
     seas = [a for a, p in sorted(variant.provinces.items()) if p.terrain is Terrain.SEA]

@@ -9,8 +9,8 @@ import pytest
 
 import maps
 from adjudicator.mapdata import parse_map
-from pictures import voronoi
 from maps.generate import geometry_document
+from pictures import voronoi
 from pictures.generate import generate
 from pictures.geometry import GeometryError, geometry_from_json
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import maps
-from judge.adjudicate_cli import Adjudicator
 from adjudicator.jsonio import ContractError
+from judge.adjudicate_cli import Adjudicator
 from pictures.scene import scene_from_document
 from tests.pictures.scenes import ADJUSTMENT, MOVEMENT, RETREAT, adjudicated
 

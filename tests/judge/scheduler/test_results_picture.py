@@ -65,7 +65,7 @@ def test_every_results_copy_carries_the_one_picture_drawn_outside_the_transactio
         return real_draw(*arguments)
 
     monkeypatch.setattr(service_pictures, "draw_svg", spying_draw)
-    seats, out = _play_spring(judge)
+    _, out = _play_spring(judge)
     results = out.of_kind("results")
     assert len(results) == 8 and drawn == [True]  # drawn once, while other mail could be stored
     pictures = [_files(mail.message) for mail in results]
@@ -86,7 +86,7 @@ def test_every_results_copy_carries_the_one_picture_drawn_outside_the_transactio
 
 
 def test_map_answers_with_the_picture_of_a_past_phase(judge):
-    seats, out = _play_spring(judge)
+    _, out = _play_spring(judge)
     broadcast = _files(out.of_kind("results")[0].message)
     reply = judge.send("someone@example.net", "MAP g1 S1901M\n").reply
     assert "the map of game 'g1' after S1901M is attached" in reply.body
@@ -118,7 +118,7 @@ def test_map_before_any_phase_shows_the_start_and_owners(judge):
 def test_a_phase_processed_by_the_master_is_drawn_in_its_mail_and_sent_once(judge):
     service_pictures._drawing.cache_clear()
     create_game(judge)
-    seats = fill_game(judge)
+    fill_game(judge)
     out = judge.send(MASTER, "SIGNON master@g1 masterpw\nPROCESS!\n")
     results = out.of_kind("results")
     assert len(results) == 8
@@ -138,7 +138,7 @@ def test_results_go_out_without_a_picture_when_the_map_has_no_usable_drawing(jud
         raise maps.GeometryError(f"{name}.geo.json: not JSON")
 
     monkeypatch.setattr(service_pictures.maps, "load_geometry", broken)
-    seats, out = _play_spring(judge)
+    _, out = _play_spring(judge)
     results = out.of_kind("results")
     assert len(results) == 8
     assert set(_files(results[0].message)) == {"g1-S1901M.json"}
@@ -147,7 +147,7 @@ def test_results_go_out_without_a_picture_when_the_map_has_no_usable_drawing(jud
 
 def test_a_reply_carries_each_picture_once_and_at_most_a_few(judge, monkeypatch):
     monkeypatch.setattr(info_commands, "MAX_PICTURES_PER_MAIL", 1)
-    seats, out = _play_spring(judge)
+    seats, _ = _play_spring(judge)
     create_game(judge, name="g2")
     fill_game(judge, "g2")  # started: its picture is the start
     seat = seats["ITALY"]
