@@ -91,3 +91,13 @@ def test_a_geometry_missing_a_province_does_not_fit_the_map() -> None:
     del doc["provinces"]["DDD"]
     with pytest.raises(GeometryError, match="lacks provinces DDD"):
         geometry_from_json(doc).check_against(variant)
+
+
+def test_the_generator_command_writes_a_maps_document(tmp_path: Path) -> None:
+    from maps.generate import main
+
+    out = tmp_path / "standard.geo.json"
+    assert main(["standard", "--out", str(out)]) == 0
+    assert json.loads(out.read_text(encoding="utf-8")) == json.loads((MAPS / "standard.geo.json").read_text(encoding="utf-8"))
+    with pytest.raises(SystemExit):
+        main(["standard", "--all"])  # one map or all of them, not both
