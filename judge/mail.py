@@ -11,6 +11,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from judge.config import JudgeSettings
+from mailcmds.masking import masked
 from judge.refusal import CommandRefused  # noqa: F401  (services import it from here)
 from judge.outgoing import OutgoingMail
 
@@ -71,7 +72,7 @@ class InboundMail:
               game_id: int | None = None) -> OutgoingMail:
         """An answer to the sender, threaded under this mail."""
         if subject is None:
-            original = self.subject.strip()
+            original = masked(self.subject.strip())  # a password in the Subject never comes back
             subject = original if original.lower().startswith("re:") else f"Re: {original}".rstrip()
         references = tuple(str(self.message.get("References", "") or "").split())
         return OutgoingMail(

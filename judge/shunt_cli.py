@@ -33,7 +33,9 @@ def register(subparsers: Any) -> None:
 def _summary(raw: bytes) -> tuple[str, str]:
     message = email.message_from_bytes(raw, policy=default_policy)
     try:
-        return str(message.get("From", "")), str(message.get("Subject", ""))
+        from mailcmds.masking import masked
+
+        return str(message.get("From", "")), masked(str(message.get("Subject", "")))
     except Exception:  # a malformed header: show what we can
         return "?", "?"
 

@@ -15,6 +15,7 @@ import enum
 from . import registry
 from .extract import ExtractedMail
 from .info import INFORMATION
+from .masking import masked, normalized
 from .model import Command, ParsedMail, SourceLine, quote
 from .orders import OrderLines, looks_like_order
 from .signon import Signoff
@@ -118,16 +119,16 @@ class _MailParser:
         elif self.session is _Session.FAILED:
             self.ctx.set_aside([SourceLine(number, text)])
         elif looks_like_order(text):
-            self.ctx.error(number, text, f"orders must follow a SIGNON: {_START_HINT}")
+            self.ctx.error(number, masked(text), f"orders must follow a SIGNON: {_START_HINT}")
         else:
-            self.ctx.error(number, text, f"unknown command '{quote(words[0], 40)}': {_START_HINT}")
+            self.ctx.error(number, masked(text), f"unknown command '{quote(words[0], 40)}': {_START_HINT}")
 
     # -- the loop ----------------------------------------------------------------------
     def subject(self) -> None:
         """A Subject that is itself a good one-line SIGNON, JOIN, OBSERVE, TAKEOVER or
         information request (``SIGNON Fgame pw``) is read as line 0.  Anything else in
         the Subject ("Re: ...", "Help with my orders", "Resign") is ignored silently."""
-        text = strip_comment(self.mail.subject)
+        text = normalized(strip_comment(self.mail.subject))
         words = tuple(text.split())
         if not words or len(text) > MAX_COMMAND_LINE:
             return
@@ -194,13 +195,13 @@ class _MailParser:
                     ctx.set_aside(skipped)
                 continue
             ctx.advance()
-            text = strip_comment(raw.text)
+            text = normalized(strip_comment(raw.text))
             if not text:
                 continue
             self.lines_read += 1
             words = tuple(text.split())
             if len(text) > MAX_COMMAND_LINE:
-                ctx.error(raw.number, text, f"the line is {len(text)} characters long; commands and orders are at most {MAX_COMMAND_LINE}")
+                ctx.error(raw.number, masked(text), f"the line is {len(text)} characters long; commands and orders are at most {MAX_COMMAND_LINE}")
                 continue
             found = registry.lookup(words)
             if found is None:

@@ -11,6 +11,7 @@ from judge.commands.context import MailContext, ReplyLine
 from judge.phases.views import session_view
 from judge.publish.signing import compose
 from judge.store.models_game import Game, Membership
+from mailcmds.masking import masked
 from mailcmds.model import quote
 
 
@@ -42,7 +43,7 @@ def build_reply(ctx: MailContext) -> OutgoingMail:
         "reply.j2",
         lines=lines,
         errors=sum(1 for line in lines if not line.ok),
-        unprocessed=[(line.number, quote(line.text)) for line in unprocessed[:MAX_LISTED_UNPROCESSED]],
+        unprocessed=[(line.number, quote(masked(line.text))) for line in unprocessed[:MAX_LISTED_UNPROCESSED]],
         more_unprocessed=max(0, len(unprocessed) - MAX_LISTED_UNPROCESSED),
         notices=list(ctx.parsed.notices),
         blocks=ctx.blocks,
