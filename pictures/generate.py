@@ -31,6 +31,11 @@ class AnchorError(ValueError):
     """Anchors that do not fit the map (unknown or missing provinces, bad frame)."""
 
 
+def _width_for(provinces: int) -> float:
+    """At least as much room per province as the standard map's frame gives its 75."""
+    return WIDTH * max(1.0, math.sqrt(provinces / 75))
+
+
 def _projected(anchors: Mapping[str, Any]) -> tuple[dict[str, Point], dict[str, Point], float, float]:
     """Sites of provinces and of impassable lands in picture units, and the frame's size."""
     frame = anchors["frame"]
@@ -38,7 +43,7 @@ def _projected(anchors: Mapping[str, Any]) -> tuple[dict[str, Point], dict[str, 
     if not (west < east and south < north):
         raise AnchorError(f"bad frame {frame!r}: need west < east and south < north")
     stretch = math.cos(math.radians((south + north) / 2))
-    scale = WIDTH / ((east - west) * stretch)
+    scale = _width_for(len(anchors["provinces"])) / ((east - west) * stretch)
 
     def place(point: Sequence[float]) -> Point:
         lon, lat = float(point[0]), float(point[1])
@@ -46,7 +51,7 @@ def _projected(anchors: Mapping[str, Any]) -> tuple[dict[str, Point], dict[str, 
 
     provinces = {abbrev.upper(): place(p) for abbrev, p in anchors["provinces"].items()}
     impassable = {name: place(p) for name, p in anchors.get("impassable", {}).items()}
-    return provinces, impassable, WIDTH, (north - south) * scale
+    return provinces, impassable, (east - west) * stretch * scale, (north - south) * scale
 
 
 def spread(sites: Mapping[str, Point], width: float, height: float, iterations: int = 150) -> dict[str, Point]:
@@ -76,8 +81,7 @@ def spread(sites: Mapping[str, Point], width: float, height: float, iterations: 
 
 
 def _laid_out(variant: Variant) -> tuple[dict[str, Point], float, float]:
-    # as much room per province as the standard map's frame gives its 75
-    width = WIDTH * max(1.0, math.sqrt(len(variant.provinces) / 75))
+    width = _width_for(len(variant.provinces))
     height = width * 0.8
     unit_square = layout.force_layout(layout.province_graph(variant), seed=variant.name)
     span_x, span_y = width - 2 * MARGIN, height - 2 * MARGIN
