@@ -42,7 +42,9 @@ def _projected(anchors: Mapping[str, Any]) -> tuple[dict[str, Point], dict[str, 
     west, east, south, north = (float(frame[k]) for k in ("west", "east", "south", "north"))
     if not (west < east and south < north):
         raise AnchorError(f"bad frame {frame!r}: need west < east and south < north")
-    stretch = math.cos(math.radians((south + north) / 2))
+    # east-west scale: the cosine of the middle latitude, or the frame's own (a world map
+    # squeezes longitudes further, so that its crowded Europe is not a sliver)
+    stretch = float(frame.get("stretch", math.cos(math.radians((south + north) / 2))))
     scale = _width_for(len(anchors["provinces"])) / ((east - west) * stretch)
 
     def place(point: Sequence[float]) -> Point:
