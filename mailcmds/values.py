@@ -196,7 +196,7 @@ _ADDRESS_RE = re.compile(r"[^@\s<>(),;:\"\[\]]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]
 
 def parse_address(text: str) -> str:
     address = text.strip("<>")
-    if not _ADDRESS_RE.fullmatch(address) or len(address) > 254:
+    if not _ADDRESS_RE.fullmatch(address) or len(address) > 254 or not address.isprintable():
         raise ValueSyntaxError(f"'{text}' is not an e-mail address: write it as name@example.org")
     return address
 
