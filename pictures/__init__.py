@@ -1,11 +1,13 @@
 """Pictures of the board: a phase drawn as SVG (and PNG) from a map's geometry.
 
-Pure drawing code; the one file reader is ``maps.load_geometry``.  The facade::
+Pure drawing code (the geometry files are read by ``maps.load_geometry``).  The facade::
 
-    from pictures import draw_svg, svg_to_png, Scene
-    scene = scene_after(position_after, results, dislodged)     # pictures.scene
-    svg = draw_svg(variant, geometry, scene)                      # pictures.svg
-    png = svg_to_png(svg)                                         # pictures.png
+    from pictures import draw_svg, scene_after, svg_to_png
+    scene = scene_after(variant, "S1901M", position_after, results)   # pictures.scene
+    svg = draw_svg(variant, geometry, scene)                            # pictures.svg
+    png = svg_to_png(svg)                                               # pictures.png
+
+``scene_from_document(variant, doc)`` makes the scene of a ``judge adjudicate`` document.
 """
 
 from __future__ import annotations
