@@ -42,7 +42,7 @@ def _files(stem: str, svg: bytes, png: bytes) -> tuple[FileAttachment, FileAttac
             FileAttachment(f"{stem}.svg", svg, SVG_TYPE))
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=8)  # the scheduler needs one at a time (drawn ahead, then sent); about 250 kB each
 def _drawing(map_name: str, title: str, phase: str, after_doc: str, results_doc: str) -> tuple[bytes, bytes]:
     """(SVG, PNG) of the board ``after_doc`` (canonical JSON) with ``results_doc`` drawn;
     empty ``phase``: the position alone, no orders."""
