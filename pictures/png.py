@@ -22,7 +22,7 @@ def svg_to_png(svg: str, scale: float = 1.0) -> bytes:
 
     surface = PNGSurface(Tree(bytestring=svg.encode("utf-8")), None, 96, scale=scale).cairo
     surface.flush()
-    image = Image.frombuffer("RGB", (surface.get_width(), surface.get_height()), bytes(surface.get_data()),
+    image = Image.frombuffer("RGB", (surface.get_width(), surface.get_height()), surface.get_data(),
                              "raw", "BGRX", surface.get_stride(), 1)
     out = io.BytesIO()
     image.save(out, format="PNG", compress_level=PNG_COMPRESSION)
