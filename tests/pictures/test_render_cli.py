@@ -52,3 +52,17 @@ def test_a_file_that_is_not_json_is_named(tmp_path: Path, capsys: pytest.Capture
     (tmp_path / "in.json").write_text("{units: none}", encoding="utf-8")
     assert main(["render", str(tmp_path / "in.json")]) == 2
     assert "in.json is not JSON" in capsys.readouterr().err
+
+
+def test_an_output_document_of_another_map_is_drawn_on_that_map(tmp_path: Path) -> None:
+    import maps
+    from adjudicator.api import initial_position
+    from adjudicator.jsonio import position_to_json
+
+    variant = maps.load("hundred")
+    output = Adjudicator().answer({**position_to_json(initial_position(variant), "hundred"), "orders": {}})
+    source = _write(tmp_path / "out.json", output)
+    assert main(["render", "--map", "hundred", "--out", str(tmp_path / "after.svg"), source]) == 0
+    root = ET.fromstring((tmp_path / "after.svg").read_text(encoding="utf-8"))
+    provinces = {e.get("data-province") for e in root.iter() if e.get("class") == "province"}
+    assert provinces == set(variant.provinces)
