@@ -14,7 +14,7 @@ import enum
 
 from . import registry
 from .extract import ExtractedMail
-from .info import INFORMATION
+from .info import INFORMATION, History, Summary
 from .masking import masked, normalized
 from .model import Command, ParsedMail, SourceLine, quote
 from .orders import OrderLines, looks_like_order
@@ -43,6 +43,12 @@ _SUBJECT_VERBS = {
     ("SIGNON",), ("JOIN",), ("OBSERVE",), ("TAKEOVER",), ("LIST",), ("SUMMARY",), ("HISTORY",), ("HELP",), ("GET", "KEY"),
 }
 _START_HINT = "start with SIGNON power@game password, JOIN game password or CREATE game password (HELP lists every command)"
+
+
+def _needs_a_sign_on(command: Command) -> bool:
+    """SUMMARY or HISTORY without a game names the signed-on game: not a whole command on
+    its own, so not one a Subject can give."""
+    return isinstance(command, (Summary, History)) and command.game is None
 
 
 def _quoted_for(words: tuple[str, ...], text: str) -> str:
@@ -140,7 +146,7 @@ class _MailParser:
             command = found[0].parse(probe, CommandLine(0, text, words, found[0], found[1]))
         except Exception:  # a Subject that is not a good command is simply not one
             return
-        if probe.errors:
+        if probe.errors or _needs_a_sign_on(command):
             return
         self.after(found[0], command)
 
@@ -161,6 +167,10 @@ class _MailParser:
         if key not in self.answered:
             self.answered[key] = command.source.number
             return False
+        if self.answered[key] == 0:  # the Subject asked the same: the body's line answers it
+            self.commands = [command if c.source.number == 0 else c for c in self.commands]
+            self.answered[key] = command.source.number
+            return True
         self.ctx.set_aside([command.source])
         self.repeated.append(command.source.number)
         return True

@@ -43,6 +43,7 @@ def build_reply(ctx: MailContext) -> OutgoingMail:
         "reply.j2",
         lines=lines,
         errors=sum(1 for line in lines if not line.ok),
+        done_lines=sum(1 for line in lines if line.ok),
         unprocessed=[(line.number, quote(masked(line.text))) for line in unprocessed[:MAX_LISTED_UNPROCESSED]],
         more_unprocessed=max(0, len(unprocessed) - MAX_LISTED_UNPROCESSED),
         notices=list(ctx.parsed.notices),
