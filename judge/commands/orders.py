@@ -9,6 +9,7 @@ from __future__ import annotations
 
 
 
+from adjudicator.adjustments import free_home_centres
 from adjudicator.api import Board, IllegalOrder, OrderSyntaxError, parse_order, prepare, requirements
 from adjudicator.types import PhaseKind
 from judge.commands.context import MailContext, ReplyLine, SignedOn
@@ -41,20 +42,31 @@ def _playing(ctx: MailContext) -> tuple[SignedOn, Game, str]:
     return who, game, who.power
 
 
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' if count != 1 else ''}"
+
+
 def _hint(board: Board, power: str) -> str:
+    """What the power can write here, with examples made of its own units and centres."""
     need = requirements(board).get(power)
     position = board.position
     kind = position.phase.kind
     if need is None:
         return f"{power} has nothing to order in {position.phase}"
     units = ", ".join(str(u) for u in need.units)
+    first = str(need.units[0]) if need.units else None
     if kind is PhaseKind.MOVEMENT:
-        return f"write one order per unit, e.g. A PAR - BUR, F BRE S A PAR - PIC, A MAR H; your units: {units}"
+        example = f"e.g. {first} H, or {first} - and a province next to it; " if first else ""
+        return f"write one order per unit, {example}your units: {units}"
     if kind is PhaseKind.RETREAT:
-        return f"retreat or disband each dislodged unit, e.g. A PAR R BUR or A PAR D; to order: {units}"
+        example = f"e.g. {first} R and a province, or {first} D; " if first else ""
+        return f"retreat or disband each dislodged unit, {example}to order: {units}"
     if need.removals:
-        return f"remove {need.removals} unit(s), e.g. A PAR D; your units: {units}"
-    return f"build up to {need.builds} unit(s) in your free home centres, e.g. A PAR B or F BRE B, or WAIVE"
+        return f"remove {_plural(need.removals, 'unit')}, e.g. {first} D; your units: {units}"
+    sites = free_home_centres(board.tables, position, power)
+    example = f"e.g. A {sites[0]} B, " if sites else ""
+    where = f" ({', '.join(sites)})" if sites else ""
+    return f"build up to {_plural(need.builds, 'unit')} in your free home centres{where}, {example}or WAIVE"
 
 
 def _adjustment_limit(board: Board, power: str, orders: list[str]) -> str | None:
