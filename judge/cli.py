@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "judge.player.cli",  # judge player escrow|blind
     "judge.audit_cli",  # judge audit ARCHIVE
     "judge.bot_cli",  # judge bot --host H --port P
+    "judge.picture_cli",  # judge render
 )
 
 
