@@ -11,7 +11,6 @@ from __future__ import annotations
 from adjudicator.api import Board, requirements
 from adjudicator.orders import Build, Disband, Order, Remove, Retreat, Waive
 from adjudicator.types import PhaseKind, Season, Terrain, UnitKind, province_of
-
 from bot.values import DEFAULT_WEIGHTS, ValueMap, Weights, value_map
 
 

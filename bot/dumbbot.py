@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from adjudicator.api import Board
 from adjudicator.orders import Hold, Move, Order, SupportHold, SupportMove
 from adjudicator.types import PhaseKind, Unit, province_of
-
 from bot.adjust import orders_by_value
 from bot.player import phase_rng
 from bot.values import DEFAULT_WEIGHTS, ValueMap, Weights, value_map

@@ -16,7 +16,6 @@ from typing import Mapping
 from adjudicator.api import Board
 from adjudicator.results import Adjudication
 from adjudicator.types import Season
-
 from bot.values import ValueMap
 
 

@@ -13,7 +13,6 @@ from typing import Mapping
 
 from adjudicator import api
 from adjudicator.types import Position, Variant
-
 from bot.player import Player
 
 

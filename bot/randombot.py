@@ -10,9 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from adjudicator.api import Board, requirements
-from adjudicator.orders import Build, Disband, Hold, Move, Order, Remove, Retreat, SupportHold
+from adjudicator.orders import (
+    Build,
+    Disband,
+    Hold,
+    Move,
+    Order,
+    Remove,
+    Retreat,
+    SupportHold,
+)
 from adjudicator.types import PhaseKind, Terrain, UnitKind, province_of
-
 from bot.adjust import free_homes
 from bot.player import phase_rng
 

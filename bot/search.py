@@ -36,7 +36,6 @@ from adjudicator import api
 from adjudicator.api import Board
 from adjudicator.orders import Order
 from adjudicator.types import PhaseKind
-
 from bot.adjust import orders_by_value
 from bot.dumbbot import DumbBot
 from bot.evaluate import DEFAULT_SCORING, Scorer, Scoring
@@ -139,7 +138,7 @@ class StrategicBot:
         return orders[power], report
 
     @staticmethod
-    def _ours(state: "_State", power: str, orders: Mapping[str, list[Order]], pool: Sequence[Mapping[str, list[Order]]],
+    def _ours(state: _State, power: str, orders: Mapping[str, list[Order]], pool: Sequence[Mapping[str, list[Order]]],
               beat: float | None = None) -> float:
         """Our worth with ``orders``, averaged over the others' current sets and the pool's.
         With ``beat``: a set already ``_HOPELESS`` below it against the current sets is not

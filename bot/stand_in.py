@@ -12,7 +12,6 @@ import hashlib
 
 from adjudicator import api
 from adjudicator.types import Position, Variant
-
 from bot.player import Budget
 from bot.search import StrategicBot
 

@@ -18,10 +18,9 @@ Pure: the value of a board (a position on its map) to a power, and the weights, 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Mapping
-
-from functools import lru_cache
 
 from adjudicator.api import Board
 from adjudicator.types import Season, Terrain, UnitKind, Variant, province_of

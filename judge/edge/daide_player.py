@@ -74,7 +74,7 @@ class DaideBot:
         while True:
             try:
                 client = await self.connect(self.host, self.port, default_table=self._default_table())
-            except (OSError, ConnectionClosed, asyncio.TimeoutError) as problem:
+            except (TimeoutError, OSError, ConnectionClosed) as problem:
                 failures += 1
                 if failures > self.retries:
                     log.error("cannot reach %s:%s (%s); giving up after %d attempts", self.host, self.port, problem, failures)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 import maps
-
 from adjudicator import api
 from adjudicator.orders import Build, Hold, Move, Remove, Retreat, SupportMove
 from adjudicator.types import Phase, PhaseKind, Position, Season, Unit, UnitKind

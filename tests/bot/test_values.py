@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from adjudicator import api
 from adjudicator.types import Phase, PhaseKind, Position, Season, Unit, UnitKind
-from bot.values import DEFAULT_WEIGHTS, base_values, diffuse, graph_of, node_of, value_map
+from bot.values import (
+    DEFAULT_WEIGHTS,
+    base_values,
+    diffuse,
+    graph_of,
+    node_of,
+    value_map,
+)
 
 
 def test_every_centre_of_another_power_is_valued_and_nothing_else_is(standard):

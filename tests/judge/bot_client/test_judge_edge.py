@@ -11,7 +11,6 @@ from pathlib import Path
 from sqlalchemy import select
 
 from adjudicator.types import Phase
-
 from bot.player import Budget
 from bot.search import StrategicBot
 from judge.edge.daide_player import DaideBot

@@ -3,10 +3,10 @@ orders are recorded with the phase, and the results say so."""
 
 from __future__ import annotations
 
-import maps
-from adjudicator import api
 from sqlalchemy import select
 
+import maps
+from adjudicator import api
 from bot.stand_in import game_seed, stand_in_lines
 from judge.store.models_game import PhaseRecord
 from tests.judge.scheduler.conftest import create_game, fill_game
