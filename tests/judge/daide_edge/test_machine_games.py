@@ -250,3 +250,59 @@ def test_list_tells_the_daide_port_and_a_full_game_refuses_nme(tmp_path: Path) -
         assert asyncio.run(knock())[0] == "REJ"
     finally:
         machine.close()
+
+
+def test_a_draw_voted_by_mail_and_by_drw_ends_the_game_and_reveals_the_machine_only_then(tmp_path: Path) -> None:
+    import asyncio
+    import threading
+
+    from daide.client import DaideClient
+
+    machine = MachineJudge(tmp_path)
+    heard: list = []
+    voted = threading.Event()
+
+    async def bot() -> None:
+        client = await DaideClient.connect("127.0.0.1", machine.port)
+        await client.send('NME ("secretbot") ("v9")')
+        heard.append(await client.receive(10))  # YES (NME ...)
+        heard.append(await client.receive(10))  # MAP
+        await client.send('YES (MAP ("standard"))')
+        while not voted.wait(0) or not heard or heard[-1][0] != "OFF":
+            if voted.is_set() and not any(m == ("YES", ("DRW",)) for m in heard):
+                await client.send("DRW")
+            try:
+                heard.append(await client.receive(0.2))
+            except asyncio.TimeoutError:
+                pass
+            except Exception:
+                return
+
+    thread = threading.Thread(target=lambda: asyncio.run(bot()), daemon=True)
+    try:
+        thread.start()
+        wait_until(lambda: heard, "the machine's seat")
+        players = {f"p{i}@example.net": f"pw{i}" for i in range(6)}
+        for address, password in players.items():
+            machine.judge.send(address, f"JOIN g1 {password}\n")
+        wait_until(lambda: any(m[0] == "HLO" for m in heard), "the machine's HLO")
+        assert "secretbot" not in machine.judge.send("x@example.net", "SUMMARY g1\n").reply.body
+        with machine.judge.store.sessions() as session:
+            powers = {m.address: m.power for m in session.scalars(select(Membership).where(Membership.role == "player"))}
+        for address, password in players.items():
+            reply = machine.judge.send(address, f"SIGNON {powers[address].lower()}@g1 {password}\nSET DRAW\n").reply
+            assert "ERROR" not in reply.body, reply.body
+        voted.set()
+        wait_until(lambda: heard and heard[-1] == ("OFF",), "DRW, SMR and OFF", 30)
+        words = [m[0] for m in heard]
+        assert words[-3:] == ["DRW", "SMR", "OFF"]
+        smr = heard[-2]
+        assert any(row[1] == ("secretbot",) for row in smr[2:])
+        assert machine.game().status == "ended"
+        with machine.judge.store.sessions() as session:
+            ends = [row for row in session.scalars(select(OutboxMessage)) if row.kind == "game_end"]
+        assert ends and b"secretbot" in ends[0].raw
+    finally:
+        voted.set()
+        thread.join(10)
+        machine.close()
