@@ -165,11 +165,25 @@ def _signing_batch(settings: "Settings", needed: bool) -> AbstractContextManager
     return keyring_held(settings.judge)
 
 
+def _draw_ahead(store: "Store", game_id: int, now: datetime) -> None:
+    """The picture of a phase about to be processed, drawn before the game's write
+    transaction (judge/phases/draw_ahead.py); a failure here only means the transaction
+    draws it."""
+    from judge.phases.draw_ahead import draw_ahead
+
+    try:
+        with store.sessions() as session:
+            draw_ahead(session, game_id, now)
+    except Exception:
+        log.exception("game #%d: drawing the picture ahead failed; the phase's transaction draws it", game_id)
+
+
 def _pass_games(store: "Store", settings: "Settings", now: datetime, due: list[tuple[int, int]],
                 report: PassReport) -> None:
     from judge.outgoing import queue_all
 
     for game_id, version in due:
+        _draw_ahead(store, game_id, now)
         try:
             with store.unit_of_work(now=now) as session:
                 game = claim(session, game_id, version, now)

@@ -13,6 +13,7 @@ from mailcmds import (
     GetKey,
     Help,
     History,
+    MapPicture,
     Join,
     ListGames,
     ListStatus,
@@ -263,11 +264,17 @@ def test_information_requests():
     assert only("HISTORY g1").phase is None
     assert isinstance(only("HELP"), Help) and isinstance(only("GET KEY"), GetKey)
     assert isinstance(only("SUMMARY"), Summary)
+    assert only("MAP g1 f1901m") == MapPicture("g1", "F1901M", source=only("MAP g1 f1901m").source)
+    assert (only("MAP S1902A").game, only("MAP S1902A").phase) == (None, "S1902A")
+    assert (only("MAP g1").game, only("MAP g1").phase) == ("g1", None)
+    assert (only("MAP").game, only("MAP").phase) == (None, None)
 
 
 def test_information_errors():
     assert "phase" in error_of("HISTORY g1 spring").message
     assert "unexpected" in error_of("LIST a b").message
+    assert "'spring' is not a phase" in error_of("MAP g1 spring").message
+    assert "unexpected" in error_of("MAP g1 S1901M now").message
     assert "GET KEY takes nothing" in error_of("GET KEY now").message
 
 

@@ -62,6 +62,8 @@ def test_a_variant_game_by_mail(judge, name):
     assert {m.address for m in results} == set(seats.values()) | {MASTER}
     body = results[0].body
     assert f"Results of game g1" in body and f"({first})" in body and f"Map: {name}." in body
+    pictures = {part.get_filename(): part.get_content_type() for part in results[0].message.walk() if part.get_filename()}
+    assert pictures[f"g1-{first}.png"] == "image/png" and pictures[f"g1-{first}.svg"] == "image/svg+xml"  # its map drawn
     expected = initial_position(variant).phase
     following = variant.fall_after(expected) if expected.season.value == "S" else variant.spring_after(expected)
     assert judge.game()["phase"] == str(following)
