@@ -29,7 +29,7 @@ from judge.commands.start import start_game
 from judge.phases.order_sets import merge_orders
 from judge.phases.processing import DRAW, end_game
 from judge.phases.turnstate import after_orders, fresh_deadline_for_newcomer, stored_order_set, survivors, turn_state
-from judge.store.queries import find_game, has_rule, latest_of_power, player_of, players, position_of, variant_of
+from judge.store.queries import has_rule, latest_of_power, player_of, players, position_of, variant_of
 from judge.store.models_daide import DaidePort, MachineSeat
 from judge.store.models_game import ACTIVE, DUMMY, FORMING, PAUSED, PLAYER, PREPARATION, Game, Membership, OrderSet, PhaseRecord
 from judge.store.passwords import hash_password
@@ -243,10 +243,6 @@ def machine_names(session: Session, game: Game) -> dict[str, tuple[str, str]]:
     return names
 
 
-def is_machine(member: Membership) -> bool:
-    return member.address.endswith("@" + MACHINE_DOMAIN)
-
-
-__all__ = ["MACHINES", "MachineGame", "Played", "Seated", "find_game", "is_machine", "late",
+__all__ = ["MACHINES", "MachineGame", "Played", "Seated", "late",
            "last_record_id", "machine_games", "machine_names", "phases_since", "record_of", "release_seat",
            "seat_by_passcode", "seat_of", "set_wait", "store_orders", "stored_orders", "take_seat", "vote_draw"]
