@@ -206,10 +206,17 @@ class Commands:
         return self.c.power
 
     def _playing(self, message: Message) -> str | None:
-        """The connection's power while its game runs; else REJ and None."""
+        """The connection's power while its game runs and the seat still plays it; else REJ
+        and None (a machine whose power was given to someone else is told OFF and closed)."""
         power = self._seated(message)
         if power is not None and (not self.host.started() or self.host.ended()):
             self.c.send(("REJ", message))
+            return None
+        if power is not None and self.c.seat is not None and self.host.power_of(self.c.seat) != power:
+            self.c.send(("REJ", message))
+            self.c.send(("OFF",))
+            self.c.seat = None  # its power is someone else's now: no CCD for it
+            self.c.close()
             return None
         return power
 

@@ -28,10 +28,10 @@ from judge.commands.fair_players import PassContext
 from judge.commands.start import start_game
 from judge.phases.order_sets import merge_orders
 from judge.phases.processing import DRAW, end_game
-from judge.phases.turnstate import after_orders, stored_order_set, survivors, turn_state
-from judge.store.queries import find_game, has_rule, players, position_of, variant_of
+from judge.phases.turnstate import after_orders, fresh_deadline_for_newcomer, stored_order_set, survivors, turn_state
+from judge.store.queries import has_rule, latest_of_power, player_of, players, position_of, variant_of
 from judge.store.models_daide import DaidePort, MachineSeat
-from judge.store.models_game import ACTIVE, FORMING, PAUSED, PLAYER, PREPARATION, Game, Membership, OrderSet, PhaseRecord
+from judge.store.models_game import ACTIVE, DUMMY, FORMING, PAUSED, PLAYER, PREPARATION, Game, Membership, OrderSet, PhaseRecord
 from judge.store.passwords import hash_password
 from judge.turns import Action, Ballot, decide, tally
 
@@ -78,25 +78,36 @@ class Seated:
 
 
 def take_seat(ctx: PassContext, game_id: int, name: str, version: str) -> Seated | None:
-    """A free seat of a forming game for a machine (None: no free seat); starts the game when
-    this seat was the last (the powers are dealt then)."""
+    """A free seat for a machine (None: none free).  In a forming game the game starts when
+    this seat was the last (the powers are dealt then); in a running game the machine takes
+    over a power without a player (after RESIGN or the master's EJECT; not a dummy), as a
+    TAKEOVER by mail does."""
     game = ctx.session.get(Game, game_id)
-    if game is None or game.status != FORMING or not has_rule(game, MACHINES):
+    if game is None or game.status not in (FORMING, ACTIVE, PAUSED) or not has_rule(game, MACHINES):
         return None
     joined = players(ctx.session, game)
-    if len(joined) >= len(variant_of(game).powers):
+    vacant: str | None = None
+    if game.status != FORMING:
+        vacant = next((p.name for p in variant_of(game).powers
+                       if player_of(ctx.session, game, p.name) is None
+                       and getattr(latest_of_power(ctx.session, game, p.name), "status", None) != DUMMY), None)
+        if vacant is None:
+            return None
+    elif len(joined) >= len(variant_of(game).powers):
         return None
     number = 1 + int(ctx.session.scalar(select(func.count()).select_from(MachineSeat)
                                         .where(MachineSeat.game_id == game.id)) or 0)
     passcode = secrets.randbelow(8191) + 1
-    member = Membership(game_id=game.id, role=PLAYER, power=None, name=None,
+    member = Membership(game_id=game.id, role=PLAYER, power=vacant, name=None,
                         address=machine_address(game, number), password_hash=hash_password(secrets.token_hex(16)),
                         joined_at=ctx.now)
     ctx.session.add(member)
     ctx.session.flush()
     ctx.session.add(MachineSeat(game_id=game.id, membership_id=member.id, name=name[:64], version=version[:64],
                                 passcode=passcode))
-    if len(joined) + 1 == len(variant_of(game).powers):
+    if vacant is not None:
+        fresh_deadline_for_newcomer(game, ctx.now)
+    elif len(joined) + 1 == len(variant_of(game).powers):
         start_game(ctx, game)  # type: ignore[arg-type]  # a PassContext carries what start_game uses
     return Seated(member.id, passcode)
 
@@ -232,10 +243,6 @@ def machine_names(session: Session, game: Game) -> dict[str, tuple[str, str]]:
     return names
 
 
-def is_machine(member: Membership) -> bool:
-    return member.address.endswith("@" + MACHINE_DOMAIN)
-
-
-__all__ = ["MACHINES", "MachineGame", "Played", "Seated", "find_game", "is_machine", "late",
+__all__ = ["MACHINES", "MachineGame", "Played", "Seated", "late",
            "last_record_id", "machine_games", "machine_names", "phases_since", "record_of", "release_seat",
            "seat_by_passcode", "seat_of", "set_wait", "store_orders", "stored_orders", "take_seat", "vote_draw"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select
 
 from adjudicator import api
@@ -248,5 +249,114 @@ def test_list_tells_the_daide_port_and_a_full_game_refuses_nme(tmp_path: Path) -
             return answer
 
         assert asyncio.run(knock())[0] == "REJ"
+    finally:
+        machine.close()
+
+
+def test_a_draw_voted_by_mail_and_by_drw_ends_the_game_and_reveals_the_machine_only_then(tmp_path: Path) -> None:
+    import asyncio
+    import threading
+
+    from daide.client import DaideClient
+
+    machine = MachineJudge(tmp_path)
+    heard: list = []
+    voted = threading.Event()
+
+    async def bot() -> None:
+        client = await DaideClient.connect("127.0.0.1", machine.port)
+        await client.send('NME ("secretbot") ("v9")')
+        heard.append(await client.receive(10))  # YES (NME ...)
+        heard.append(await client.receive(10))  # MAP
+        await client.send('YES (MAP ("standard"))')
+        while not voted.wait(0) or not heard or heard[-1][0] != "OFF":
+            if voted.is_set() and not any(m == ("YES", ("DRW",)) for m in heard):
+                await client.send("DRW")
+            try:
+                heard.append(await client.receive(0.2))
+            except asyncio.TimeoutError:
+                pass
+            except Exception:
+                return
+
+    thread = threading.Thread(target=lambda: asyncio.run(bot()), daemon=True)
+    try:
+        thread.start()
+        wait_until(lambda: heard, "the machine's seat")
+        players = {f"p{i}@example.net": f"pw{i}" for i in range(6)}
+        for address, password in players.items():
+            machine.judge.send(address, f"JOIN g1 {password}\n")
+        wait_until(lambda: any(m[0] == "HLO" for m in heard), "the machine's HLO")
+        assert "secretbot" not in machine.judge.send("x@example.net", "SUMMARY g1\n").reply.body
+        with machine.judge.store.sessions() as session:
+            powers = {m.address: m.power for m in session.scalars(select(Membership).where(Membership.role == "player"))}
+        for address, password in players.items():
+            reply = machine.judge.send(address, f"SIGNON {powers[address].lower()}@g1 {password}\nSET DRAW\n").reply
+            assert "ERROR" not in reply.body, reply.body
+        voted.set()
+        wait_until(lambda: heard and heard[-1] == ("OFF",), "DRW, SMR and OFF", 30)
+        words = [m[0] for m in heard]
+        assert words[-3:] == ["DRW", "SMR", "OFF"]
+        smr = heard[-2]
+        assert any(row[1] == ("secretbot",) for row in smr[2:])
+        assert machine.game().status == "ended"
+        with machine.judge.store.sessions() as session:
+            ends = [row for row in session.scalars(select(OutboxMessage)) if row.kind == "game_end"]
+        assert ends and b"secretbot" in ends[0].raw
+    finally:
+        voted.set()
+        thread.join(10)
+        machine.close()
+
+
+def test_the_master_gives_a_machines_power_to_a_human_and_back_to_a_machine(tmp_path: Path) -> None:
+    import asyncio
+
+    from daide.client import ConnectionClosed, DaideClient
+    from tests.judge.services.conftest import MASTER
+
+    machine = MachineJudge(tmp_path)
+    judge = machine.judge
+
+    async def seated(name: str) -> tuple[DaideClient, str]:
+        client = await DaideClient.connect("127.0.0.1", machine.port)
+        await client.send(f'NME ("{name}") ("v1")')
+        assert (await client.receive(10))[0] == "YES"
+        await client.receive(10)
+        await client.send('YES (MAP ("standard"))')
+        return client, ""
+
+    async def scenario() -> None:
+        first, _ = await seated("first")
+        for index in range(6):
+            await asyncio.to_thread(judge.send, f"p{index}@example.net", f"JOIN g1 pw{index}\n")
+        hello = await first.receive(10)
+        while hello[0] != "HLO":
+            hello = await first.receive(10)
+        token = hello[1][0]
+        power = next(p for p in ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY")
+                     if p.startswith(token))
+        reply = await asyncio.to_thread(judge.send, MASTER, f"SIGNON master@g1 masterpw\nEJECT {power.lower()}\n")
+        assert "ERROR" not in reply.reply.body, reply.reply.body
+        await first.send(f"SUB (({token} AMY VIE) HLD)")
+        with pytest.raises(ConnectionClosed):  # REJ, OFF, closed: its power is no longer its
+            while True:
+                await first.receive(10)
+        taken = await asyncio.to_thread(judge.send, "human@example.net",
+                                        f"TAKEOVER {power.lower()}@g1 secret\n")
+        assert "ERROR" not in taken.reply.body, taken.reply.body
+        await asyncio.to_thread(judge.send, MASTER, f"SIGNON master@g1 masterpw\nEJECT {power.lower()}\n")
+        second, _ = await seated("second")
+        while (message := await second.receive(10))[0] != "HLO":
+            pass
+        assert message[1] == (token,)  # the vacant power, taken over by a machine
+        await second.close()
+
+    try:
+        asyncio.run(scenario())
+        with judge.store.sessions() as session:
+            rows = session.scalars(select(Membership).where(Membership.role == "player")).all()
+        holders = [(m.address.split("@")[0], m.status) for m in rows]
+        assert ("human", "dismissed") in holders and ("machine2.g1", "active") in holders
     finally:
         machine.close()
