@@ -142,16 +142,17 @@ class Adjudicator:
             rules = api.check_rules(rules)
         except ValueError as error:
             raise ContractError(str(error), sorted(rules)) from None
+        board = api.prepare(variant, position)
         orders: dict[str, list[Any]] = {}
         unparsed: list[OrderResult] = []
         for power, lines in texts.items():
             parsed = orders.setdefault(power, [])
             for text in lines:
                 try:
-                    parsed.append(parse_order(variant, position, power, text))
+                    parsed.append(parse_order(variant, position, power, text, board.units))
                 except OrderSyntaxError as error:
                     unparsed.append(OrderResult(power, text.strip(), VOID, str(error)))
-        adjudication = api.adjudicate(variant, position, orders, rules)
+        adjudication = api.adjudicate(board, orders, rules)
         return jsonio.results_to_json(position.phase, adjudication, unparsed)
 
 

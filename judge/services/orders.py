@@ -53,7 +53,7 @@ def _ordered_provinces(orders: Sequence[str]) -> set[str]:
 
 def units_without_orders(variant: Variant, position: Position, power: str, orders: Sequence[str]) -> tuple[str, ...]:
     """The power's units (or dislodged units) that the stored orders do not mention."""
-    need = requirements(variant, position).get(power)
+    need = requirements(prepare(variant, position)).get(power)
     if need is None or need.phase_kind is PhaseKind.ADJUSTMENT:
         return ()
     ordered = _ordered_provinces(orders)

@@ -22,7 +22,7 @@ from typing import Mapping
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from adjudicator.api import requirements
+from adjudicator.api import prepare, requirements
 from adjudicator.types import PhaseKind, Position, Variant
 from judge.services.games import (
     as_utc,
@@ -94,7 +94,7 @@ def survivors(position: Position) -> frozenset[str]:
 
 def active_powers(variant: Variant, position: Position, dummies: frozenset[str] = frozenset()) -> frozenset[str]:
     """The powers whose orders the phase waits for."""
-    due = requirements(variant, position)
+    due = requirements(prepare(variant, position))
     needed = set(due)
     if position.phase.kind is PhaseKind.MOVEMENT:
         # DPjudge: a power without supply centres is not waited for (its units hold).
@@ -135,7 +135,7 @@ def submitted_powers(variant: Variant, position: Position, orders: Mapping[str, 
     ordered; in an adjustment phase as many builds, waives or removals as due)."""
     from judge.services.orders import orders_complete  # the orders handler's own test
 
-    due = requirements(variant, position)
+    due = requirements(prepare(variant, position))
     return frozenset(power for power, need in due.items() if orders_complete(need, orders.get(power, ())))
 
 
