@@ -1,7 +1,7 @@
 """``judge adjudicate --batch`` end to end against the peer, on the same phases, in one run.
 
     python -m benchmarks.cli_bench [--phases 300] [--seed 1] [--rounds 5] [--spelling canonical|lower|names]
-                                   [--tree LABEL=PATH ...] [--output-dir DIR]
+                                   [--tree LABEL=PATH ...] [--output-dir DIR] [--clock wall|cpu]
 
 The phases are ``--phases`` movement phases drawn at random (``--seed``) from every corpus
 in ``benchmarks/data`` (each line a document of shared/contracts/adjudicate.md).  Each
@@ -11,10 +11,13 @@ loading the map are outside the timed region: each child first answers the whole
 once, untimed (those answers are the ones compared between trees and written to
 ``--output-dir``).  A timed round then writes every line to the child's standard input
 from a thread and reads the answers from its standard output: the clock runs from the
-first line written to the last answer read (JSON in to JSON out).
+first line written to the last answer read (JSON in to JSON out).  With ``--clock cpu``
+the child's CPU time over the round is taken instead (``/proc/PID/schedstat``, in
+nanoseconds): on a machine shared with other jobs, wall time counts their time too.
 
 The peer (``diplomacy`` 1.1.2) runs in this process on the same phases: ``Game()`` +
-``set_state`` untimed, ``set_orders`` for each power + ``process`` timed, as in
+``set_state`` untimed, ``set_orders`` for each power + ``process`` timed (wall clock, or
+this thread's CPU time with ``--clock cpu``), as in
 ``benchmarks.engine_bench`` (garbage collector off inside each phase's region, which
 favours the peer).  Rounds alternate: every tree, then the peer, ``--rounds`` times;
 the median round per engine is reported and the ratio of the medians.
@@ -111,18 +114,27 @@ class Child:
         assert self.process.stdout is not None and self.process.stdin is not None
         self.reader: IO[bytes] = os.fdopen(self.process.stdout.fileno(), "rb", buffering=1 << 16, closefd=False)
 
-    def answer(self, text: bytes, count: int) -> tuple[float, bytes]:
-        """Feed ``text`` (``count`` lines); (seconds from first byte written to last answer read, answers)."""
+    def cpu_seconds(self) -> float:
+        """CPU time the child has run so far (Linux: schedstat's first field, nanoseconds)."""
+        with open(f"/proc/{self.process.pid}/schedstat", encoding="ascii") as stat:
+            return int(stat.read().split()[0]) / 1e9
+
+    def answer(self, text: bytes, count: int, clock: str = "wall") -> tuple[float, bytes]:
+        """Feed ``text`` (``count`` lines); (seconds from first byte written to last answer
+        read, or the child's CPU seconds meanwhile; the answers)."""
         stdin = self.process.stdin
         assert stdin is not None
         writer = threading.Thread(target=stdin.write, args=(text,))
         readline = self.reader.readline
         answers = []
+        cpu = self.cpu_seconds() if clock == "cpu" else 0.0
         start = time.perf_counter()
         writer.start()
         for _ in range(count):
             answers.append(readline())
         seconds = time.perf_counter() - start
+        if clock == "cpu":
+            seconds = self.cpu_seconds() - cpu
         writer.join()
         return seconds, b"".join(answers)
 
@@ -135,14 +147,15 @@ class Child:
 # -- the peer, in this process ---------------------------------------------------------------
 
 
-def peer_round(phases: Sequence[peer.PeerPhase]) -> float:
+def peer_round(phases: Sequence[peer.PeerPhase], clock: str = "wall") -> float:
     """Seconds of set_orders + process over every phase (Game() + set_state untimed)."""
+    timer = time.thread_time if clock == "cpu" else time.perf_counter
     total = 0.0
     for phase in phases:
         game = phase.new_game()
         gc.disable()
         try:
-            total += phase.run(game)
+            total += phase.run(game, timer)
         finally:
             gc.enable()
     return total
@@ -158,6 +171,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="another source tree to run side by side (e.g. before=/tmp/engine-before)")
     parser.add_argument("--output-dir", type=Path, help="write each tree's answers there (LABEL.jsonl)")
     parser.add_argument("--no-peer", action="store_true", help="time our trees only")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="wall: first line written to last answer read; cpu: the child's CPU time (and the peer's)")
     args = parser.parse_args(argv)
 
     records = movement_phases(args.phases, args.seed)
@@ -178,19 +193,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             peer_round(peer_phases[:10])  # warm the peer's imports and caches
         for _ in range(args.rounds):
             for child in children:
-                seconds, again = child.answer(text, len(records))
+                seconds, again = child.answer(text, len(records), args.clock)
                 if again != answers[child.label]:
                     raise SystemExit(f"{child.label}: a timed round answered differently from the first")
                 times[child.label].append(seconds)
             if peer_phases:
-                times["peer"].append(peer_round(peer_phases))
+                times["peer"].append(peer_round(peer_phases, args.clock))
     finally:
         for child in children:
             child.close()
 
     n = len(records)
     print(f"judge adjudicate --batch, {n} movement phases (seed {args.seed}, spelling {args.spelling}), "
-          f"{args.rounds} rounds, median round; CPython {sys.version.split()[0]}, load {os.getloadavg()[0]:.2f}")
+          f"{args.rounds} rounds, median round, {args.clock} clock; CPython {sys.version.split()[0]}, load {os.getloadavg()[0]:.2f}")
     peer_ms = statistics.median(times["peer"]) * 1000 / n if times["peer"] else None
     for label, _ in trees + ([("peer", None)] if peer_ms else []):
         rounds = times[label]
