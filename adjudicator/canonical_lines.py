@@ -8,7 +8,8 @@ parser, then the full legality check, which also finds the reason for an error).
 One fast path per phase kind, each with the long way as its fallback:
 
 * movement: the map's canonical holds, moves and supports (``adjudicator.forms``), one
-  lookup per line in ``parse_lines``; other canonical lines (convoys, moves by convoy,
+  lookup per line in ``parse_lines`` (two for a line in another case or spacing, looked
+  up as its canonical text); other canonical lines (convoys, moves by convoy,
   supports of convoyed moves, illegal orders) are read word by word by
   ``read_canonical`` and kept when ``plainly_legal`` says so, else fully checked;
 * retreats (``A VIE R BOH``, ``A VIE D``) and adjustments (``A PAR B``, ``A PAR D``,
@@ -53,6 +54,10 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
     ordinal = board.tables.power_ordinal.get(power)  # where the forms keep this power's orders
     for line in lines:
         form = forms.get(line)
+        if form is None and forms:  # "a par - bur", "A PAR  -  BUR": the same order as its canonical text
+            key = " ".join(line.upper().split())
+            if key != line:
+                form = forms.get(key)
         if form is not None:
             # The innermost loop of parsing: a form's reading, written out (see adjudicator.forms).
             province, shape, _, location, kind, text, supported_kind, supported_at, supported_to, ready = form
@@ -90,12 +95,12 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
 
 
 def read_canonical(board: Board, power: str, text: str) -> tuple[Order, str | None] | None:
-    """The order a canonical line names, its units found as they stand, and the line as
-    its canonical text when it is that already (else ``None``); ``None`` for anything
-    else.  Built as ``notation.parse_order`` would build it, and not checked: see
+    """The order a canonical line names (in any case and spacing), its units found as they
+    stand, and its canonical text when the words are that already (else ``None``); ``None``
+    for anything else.  Built as ``notation.parse_order`` would build it, and not checked: see
     ``plainly_legal``."""
     kind = board.position.phase.kind
-    words = text.split()
+    words = text.upper().split()  # the lenient parser reads any case
     if kind is PhaseKind.MOVEMENT:
         order = _movement_order(board, words)
         if order is None:

@@ -167,19 +167,19 @@ class Adjudicator:
 
 
 def _one_by_one(board: Any, power: str, lines: Sequence[str], unparsed: list[Any]) -> list[Any]:
-    """``power``'s orders, each line understood by the lenient parser but not checked
-    (``adjudicate`` reports an illegal order void in its unit's place); a line that cannot
-    be understood goes to ``unparsed`` as a void result quoting it."""
+    """``power``'s orders, each line understood but not checked (``adjudicate`` reports an
+    illegal order void in its unit's place): by the fast path's reader when the line is
+    canonical, else by the lenient parser; a line that cannot be understood goes to
+    ``unparsed`` as a void result quoting it."""
+    from adjudicator.canonical_lines import read_canonical
     from adjudicator.results import VOID, OrderResult
-
-    from adjudicator import api
 
     variant, position, units = board.variant, board.position, board.units
     orders = []
     for text in lines:
-        legal = api.parse_orders(board, power, (text,)).orders  # the fast path first
-        if legal:
-            orders.append(legal[0])
+        found = read_canonical(board, power, text)
+        if found is not None:
+            orders.append(found[0])
             continue
         try:
             orders.append(parse_order(variant, position, power, text, units))

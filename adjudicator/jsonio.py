@@ -36,7 +36,6 @@ from adjudicator.types import (
     UnitKind,
     Variant,
 )
-from adjudicator.values import made
 
 if TYPE_CHECKING:  # the resolver's result types; only their attributes are used here
     from adjudicator.results import Adjudication, OrderResult
@@ -160,7 +159,9 @@ class _Names(NamedTuple):
     position (``_units``, ``_centers``): what the careful reading would make of each."""
 
     powers: Mapping[str, str]  # "FRANCE" -> "FRANCE"
-    units: Mapping[str, tuple[str, UnitKind, str]]  # "F STP/SC" -> ("STP/SC", FLEET, "STP"), every unit that may stand so
+    # "F STP/SC" -> ("STP", {"RUSSIA": Unit("STP/SC", FLEET, "RUSSIA"), ...}): every unit that may
+    # stand so, made once for each power of the map (units are values: equal to one made anew)
+    units: Mapping[str, tuple[str, Mapping[str, Unit]]]
     centers: frozenset[str]  # the supply centres' abbreviations
 
 
@@ -168,7 +169,7 @@ class _Names(NamedTuple):
 def _names(variant: Variant) -> _Names:
     """The canonical names of ``variant``, each read once by the careful reader (memoised
     per variant: derived from immutable data only)."""
-    units: dict[str, tuple[str, UnitKind, str]] = {}
+    units: dict[str, tuple[str, Mapping[str, Unit]]] = {}
     for province in variant.provinces.values():
         for place in (province.abbrev, *(f"{province.abbrev}/{coast}" for coast in province.coasts)):
             for kind in ("A", "F"):
@@ -177,7 +178,7 @@ def _names(variant: Variant) -> _Names:
                     unit = _unit(variant, text, "", "")
                 except ContractError:
                     continue
-                units[text] = (unit.location, unit.kind, unit.province)
+                units[text] = (unit.province, {p.name: Unit(unit.location, unit.kind, p.name) for p in variant.powers})
     return _Names({p.name: p.name for p in variant.powers}, units, frozenset(variant.supply_centers))
 
 
@@ -209,9 +210,8 @@ def _units_quickly(names: _Names, listed: Any) -> tuple[Unit, ...] | None:
                 standing = known_units.get(text)  # TypeError for a list or an object: the careful way
                 if standing is None:
                     return None
-                location, kind, province = standing
-                add(made(Unit, (location, kind, power)))
-                occupy(province)
+                occupy(standing[0])
+                add(standing[1][power])
     except TypeError:
         return None
     if len(set(provinces)) != len(provinces):

@@ -283,6 +283,10 @@ def test_the_canonical_fast_path_reads_orders_as_the_lenient_parser_does(board_s
             except api.IllegalOrder as refused:
                 assert refused.reason == expected, (text, who)
         parsed = api.parse_orders(board, power, [text])
+        # Lower case and other spacing take the fast path too, and read the same.
+        lowered = api.parse_orders(board, power, [" " + text.lower().replace(" ", "  ")])
+        assert repr(lowered.orders) == repr(parsed.orders) and lowered.canonical == parsed.canonical, text
+        assert [reason for _, reason in lowered.errors] == [reason for _, reason in parsed.errors], text
         if not parsed.orders:
             continue
         assert parsed.canonical == (parsed.orders[0].canonical(),), text  # the text the fast path kept is canonical
