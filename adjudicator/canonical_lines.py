@@ -26,7 +26,7 @@ from typing import Callable, Iterable
 
 from adjudicator.board import Board
 from adjudicator.legality import IllegalOrder
-from adjudicator.notation import OrderSyntaxError
+from adjudicator.notation import OrderSyntaxError, parser_for
 from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Order, Remove, Retreat, SupportHold, SupportMove, Waive
 from adjudicator.resolve import Note, order_shape
 from adjudicator.results import ParsedOrders
@@ -103,6 +103,10 @@ def read_canonical(board: Board, power: str, text: str) -> tuple[Order, str | No
     words = text.upper().split()  # the lenient parser reads any case
     if kind is PhaseKind.MOVEMENT:
         order = _movement_order(board, words)
+        if order is None:  # written with names or other words: as the lenient parser spells it canonically
+            spelled = parser_for(board.variant).canonical_spelling(text)
+            words = spelled.split() if spelled is not None else ()
+            order = _movement_order(board, words) if spelled is not None else None
         if order is None:
             return None
         # a support naming a fleet by its coast is canonical without the coast

@@ -343,6 +343,57 @@ def test_canonical_lines_are_read_as_the_lenient_parser_and_the_full_check_read_
             assert [note[:3] for note in parsed.notes] == [(prov_of[order.unit.location], *order_shape(order, prov_of))], (text, power)
 
 
+_ALIASES: dict[str, list[str]] = {}
+for _alias, _place in VARIANT.aliases.items():
+    _ALIASES.setdefault(province_of(_place), []).append(_alias)
+_WORDS = {"A": ["army", "A", "Army"], "F": ["fleet", "F", "FLEET"], "-": ["to", "moves to", "-", "->", "MOVE TO"],
+          "S": ["supports", "s", "S"], "C": ["convoys", "c"], "H": ["holds", "h", "HOLD"]}
+
+
+def _spelled(rng: random.Random, text: str) -> str:
+    """``text`` (canonical) written as players do: kinds and verbs in words, provinces by any
+    of their names and aliases, coasts as ``(nc)`` or ``/nc``, any case."""
+    words = text.replace(" VIA CONVOY", "").split()
+    out = [rng.choice(_WORDS[word]) if word in _WORDS else word for word in words]
+    for i, word in enumerate(words):
+        province, slash, coast = word.partition("/")
+        if word not in _WORDS and province in VARIANT.provinces:
+            name = rng.choice(_ALIASES.get(province, [province]) + [VARIANT.provinces[province].name])
+            out[i] = name + (rng.choice([f" ({coast.lower()})", f"/{coast}", f" {coast.lower()}"]) if slash else "")
+    line = " ".join(out) + (rng.choice([" via convoy", " VIA CONVOY", " by convoy"]) if text.endswith(" VIA CONVOY") else "")
+    return line.lower() if rng.random() < 0.3 else line
+
+
+@SETTINGS
+@given(st.integers(0, 2**32), st.integers(1, 34), st.integers(0, 2**32))
+def test_orders_written_with_names_read_as_the_lenient_parser_and_the_full_check_read_them(
+    board_seed: int, count: int, text_seed: int
+) -> None:
+    """Lines with full names, aliases and words (``army paris to burgundy``) take the fast path
+    through their canonical spelling (notation.OrderParser.canonical_spelling); what they give,
+    for every power, is what the lenient parser and the full legality check give."""
+    from adjudicator.notation import OrderSyntaxError
+    from adjudicator.notation import parse_order as lenient
+
+    where = _board(board_seed, count, MOVEMENT)
+    rng = random.Random(text_seed)
+    texts = [_spelled(rng, text) for text in _canonical_texts(rng, where) + [t for _, t in _planned_texts(rng, where)] if text.strip()]
+    board = api.prepare(VARIANT, where)
+    for text in texts:
+        for power in POWERS:
+            parsed = api.parse_orders(board, power, [text])
+            try:
+                order = lenient(VARIANT, where, power, text)
+            except OrderSyntaxError as problem:
+                assert (parsed.orders, parsed.errors) == ((), ((text, problem.reason),)), (text, power)
+                continue
+            reason = illegality(TABLES, where, power, order)
+            if reason is not None:
+                assert (parsed.orders, parsed.errors) == ((), ((text, reason),)), (text, power)
+                continue
+            assert repr(parsed.orders) == repr((order,)) and parsed.canonical == (order.canonical(),), (text, power)
+
+
 @SETTINGS
 @given(st.integers(0, 2**32), st.integers(1, 34), st.integers(0, 2**32))
 def test_orders_parsed_on_a_board_adjudicate_as_the_same_orders_checked_again(board_seed: int, count: int, text_seed: int) -> None:
