@@ -14,7 +14,7 @@ import hashlib
 import json
 from itertools import repeat
 from operator import attrgetter, itemgetter
-from typing import Iterable, Mapping, Sequence, Union
+from typing import Iterable, Mapping, NamedTuple, Sequence, Union
 
 from adjudicator import progress
 from adjudicator.adjustments import resolve_adjustments
@@ -161,9 +161,10 @@ def _checked(board: Board, power: str, given: GivenOrders) -> Iterable[tuple[Ord
 
 def _movement(board: Board, orders: Mapping[str, GivenOrders], rules: frozenset[str]) -> Adjudication:
     tables, position = board.tables, board.position
-    chosen, texts, void, stray, shapes = _orders_by_unit(board, orders)
+    chosen, texts, void, stray, kinds, targets = _orders_by_unit(board, orders)
     legal = chosen if not void else [None if i in void else o for i, o in enumerate(chosen)]
-    outcome = resolve_movement(tables, position.units, legal, rules, board.provinces, board.index, board.powers, shapes)
+    outcome = resolve_movement(
+        tables, position.units, legal, rules, board.provinces, board.index, board.powers, (kinds, targets))
     results = _movement_results(board, chosen, texts, void, outcome)
     results.extend(stray)
     dislodged = dislodged_units(tables, position.units, outcome) if outcome.dislodged else ()
@@ -178,12 +179,19 @@ def _movement(board: Board, orders: Mapping[str, GivenOrders], rules: frozenset[
     return Adjudication(tuple(results), following, dislodged, contested, progress.winner(tables, following.centers))
 
 
-def _orders_by_unit(
-    board: Board, orders: Mapping[str, GivenOrders]
-) -> tuple[list[Order | None], list[str | None], dict[int, str], list[OrderResult], tuple[list[int], list[str]]]:
-    """Each unit's order and its canonical text when known (indexed like the units; the last
-    order for a unit counts), the illegal ones (index -> reason), results for strays, and
-    the shapes of the legal orders for the resolver (``resolve.order_shape``: kinds, targets)."""
+class _OrdersByUnit(NamedTuple):
+    """A movement phase's orders by unit, each list indexed like ``position.units``."""
+
+    chosen: list[Order | None]  # each unit's order, the last one given for it; None: no order
+    texts: list[str | None]  # its canonical text when the parser gave it
+    void: dict[int, str]  # unit index -> why its order is illegal
+    stray: list[OrderResult]  # void results of orders for no unit of the ordering power
+    kinds: list[int]  # the resolver's shape of each legal order (resolve.order_shape): its kind ...
+    targets: list[str]  # ... and its target province
+
+
+def _orders_by_unit(board: Board, orders: Mapping[str, GivenOrders]) -> _OrdersByUnit:
+    """Each unit's order, checked unless ``parse_orders`` checked it on this board."""
     index, prov_of, units = board.index, board.tables.prov_of, board.position.units
     count = len(units)
     chosen: list[Order | None] = [None] * count
@@ -220,7 +228,7 @@ def _orders_by_unit(
                 kinds[i], targets[i] = order_shape(order, prov_of)
                 if void:  # usually empty: skip the pop
                     void.pop(i, None)
-    return chosen, texts, void, stray, (kinds, targets)
+    return _OrdersByUnit(chosen, texts, void, stray, kinds, targets)
 
 
 def _movement_results(
