@@ -21,8 +21,10 @@ from adjudicator.mapdata import MapError
 from adjudicator.notation import OrderSyntaxError, parse_order
 from adjudicator.types import Phase, Variant
 
-if TYPE_CHECKING:
-    from adjudicator.results import Adjudication, OrderResult
+if TYPE_CHECKING:  # the engine itself is imported when a document is answered (--help needs none of it)
+    from adjudicator.board import Board
+    from adjudicator.orders import Order
+    from adjudicator.results import Adjudication, OrderResult, ParsedOrders
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1  # an engine bug: a traceback went to standard error
@@ -155,7 +157,7 @@ class Adjudicator:
         except ValueError as error:
             raise ContractError(str(error), sorted(rules)) from None
         board = api.prepare(variant, position)
-        orders: dict[str, Any] = {}
+        orders: dict[str, ParsedOrders | list[Order]] = {}
         unparsed: list[OrderResult] = []
         for power, lines in texts.items():
             parsed = api.parse_orders(board, power, lines)
@@ -166,7 +168,7 @@ class Adjudicator:
         return position.phase, api.adjudicate(board, orders, rules), unparsed
 
 
-def _one_by_one(board: Any, power: str, lines: Sequence[str], unparsed: list[Any]) -> list[Any]:
+def _one_by_one(board: Board, power: str, lines: Sequence[str], unparsed: list[OrderResult]) -> list[Order]:
     """``power``'s orders, each line understood but not checked (``adjudicate`` reports an
     illegal order void in its unit's place): by the fast path's reader when the line is
     canonical, else by the lenient parser; a line that cannot be understood goes to
@@ -175,7 +177,7 @@ def _one_by_one(board: Any, power: str, lines: Sequence[str], unparsed: list[Any
     from adjudicator.results import VOID, OrderResult
 
     variant, position, units = board.variant, board.position, board.units
-    orders = []
+    orders: list[Order] = []
     for text in lines:
         found = read_canonical(board, power, text)
         if found is not None:

@@ -41,7 +41,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any, Sequence
+from typing import IO, Sequence
 
 from benchmarks import peer
 from benchmarks.positions import DATA_DIR, Record
