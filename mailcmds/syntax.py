@@ -24,6 +24,12 @@ _COMMENT_RE = re.compile(r"(?:^|(?<=\s))//.*$")
 
 #: Longest command or order line read (press and reveal bodies are not limited).
 MAX_COMMAND_LINE = 1000
+#: The work one mail may ask for: commands (a run of order lines is one), and command or
+#: order lines read.  The rest of a longer mail is set aside, and the reply says so: one
+#: mail must not cost everyone else their service, nor mail a flood to whatever address
+#: its From names.
+MAX_COMMANDS_PER_MAIL = 100
+MAX_LINES_PER_MAIL = 500
 
 
 def strip_comment(text: str) -> str:
@@ -39,6 +45,9 @@ class Verb:
     passwords: they are masked in every quoted line.  ``opens_session`` verbs (SIGNON,
     JOIN, CREATE, ...) start a part of the mail in which other lines are orders.
     ``body`` verbs read following lines, so they are never taken from the Subject.
+    ``help`` are the verb's rows on the HELP page, in the command rows of grammar.md and of
+    README (all three generated from them by mailcmds/help_page.py): ``(section, form,
+    meaning)``, a row with an empty form continuing the one above.
     """
 
     words: tuple[str, ...]
@@ -51,6 +60,7 @@ class Verb:
     body: bool = False
     master: bool = False
     aliases: tuple[tuple[str, ...], ...] = ()
+    help: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ from sqlalchemy.orm import Session
 from judge.config import OutboundSettings
 from judge.store.engine import Store
 from judge.store.models_mail import FAILED, QUEUED, SENT, OutboxMessage
-from judge.worker import Clock, utc_now
+from judge.mail import Clock, utc_now
 
 log = logging.getLogger("judge.smtp_out")
 
