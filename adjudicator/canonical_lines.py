@@ -8,8 +8,9 @@ parser, then the full legality check, which also finds the reason for an error).
 One fast path per phase kind, each with the long way as its fallback:
 
 * movement: the map's canonical holds, moves and supports (``adjudicator.forms``), one
-  lookup per line in ``parse_lines`` (two for a line in another case or spacing, looked
-  up as its canonical text); other canonical lines (convoys, moves by convoy,
+  lookup per line in ``parse_lines`` (a line in another case or spacing, or written with
+  names and words, is looked up as its canonical text, ``OrderParser.canonical_spelling``
+  for the latter); other canonical lines (convoys, moves by convoy,
   supports of convoyed moves, illegal orders) are read word by word by
   ``read_canonical`` and kept when ``plainly_legal`` says so, else fully checked;
 * retreats (``A VIE R BOH``, ``A VIE D``) and adjustments (``A PAR B``, ``A PAR D``,
@@ -58,6 +59,10 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
             key = " ".join(line.upper().split())
             if key != line:
                 form = forms.get(key)
+                if form is None:  # "army paris to burgundy": as the lenient parser spells it canonically
+                    spelled = parser_for(board.variant).canonical_spelling(line)
+                    if spelled is not None:
+                        form = forms.get(spelled)
         if form is not None:
             # The innermost loop of parsing: a form's reading, written out (see adjudicator.forms).
             province, shape, _, location, kind, text, supported_kind, supported_at, supported_to, ready = form

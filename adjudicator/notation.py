@@ -85,6 +85,7 @@ _DASHES = frozenset({"-", "->", "=>", ">", "\u2013", "\u2014", "\u2192"})
 _MOVE_WORDS: tuple[tuple[str, ...], ...] = (
     ("MOVES", "TO"), ("MOVE", "TO"), ("GOES", "TO"), ("ATTACKS",), ("MOVES",), ("MOVE",), ("TO",), ("M",),
 )
+_MOVE_FIRST_WORDS = frozenset(sequence[0] for sequence in _MOVE_WORDS)
 _HOLD = frozenset({"H", "HOLD", "HOLDS", "STAND", "STANDS"})
 _SUPPORT = frozenset({"S", "SUP", "SUPP", "SUPPORT", "SUPPORTS"})
 _CONVOY = frozenset({"C", "CONVOY", "CONVOYS", "CVY"})
@@ -155,6 +156,8 @@ class _Tokens:
     def take_move_word(self) -> bool:
         if self.take(_DASHES):
             return True
+        if self.peek() not in _MOVE_FIRST_WORDS:  # no sequence can start here
+            return False
         for sequence in _MOVE_WORDS:
             if tuple(self.words[self.at : self.at + len(sequence)]) == sequence:
                 self.at += len(sequence)
