@@ -26,12 +26,14 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from adjudicator.board import Board
+from adjudicator.memo import per_variant
 from adjudicator.legality import IllegalOrder
 from adjudicator.notation import OrderSyntaxError, parser_for
 from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Order, Remove, Retreat, SupportHold, SupportMove, Waive
 from adjudicator.resolve import Note, order_shape
 from adjudicator.results import ParsedOrders
-from adjudicator.types import PhaseKind, Position, UnitKind
+from adjudicator.tables import tables_for
+from adjudicator.types import PhaseKind, Position, UnitKind, Variant
 from adjudicator.values import made
 
 # The long way for one line: ``(order, its canonical text or None)``, or OrderSyntaxError /
@@ -59,7 +61,9 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
             key = " ".join(line.upper().split())
             if key != line:
                 form = forms.get(key)
-                if form is None:  # "army paris to burgundy": as the lenient parser spells it canonically
+                if form is None and not _canonical_words(board.variant).issuperset(key.split()):
+                    # "army paris to burgundy": as the lenient parser spells it canonically (a line
+                    # of canonical words only would be spelled as it is: looked up already)
                     spelled = parser_for(board.variant).canonical_spelling(line)
                     if spelled is not None:
                         form = forms.get(spelled)
@@ -99,21 +103,32 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
     return made(ParsedOrders, (tuple(orders), tuple(errors) if errors else (), power, board, tuple(texts), tuple(notes)))
 
 
+@per_variant
+def _canonical_words(variant: Variant) -> frozenset[str]:
+    """The words of canonical movement lines: locations, unit kinds and the order words."""
+    return frozenset(tables_for(variant).prov_of) | {"A", "F", "-", "H", "S", "C", "VIA", "CONVOY"}
+
+
 def read_canonical(board: Board, power: str, text: str) -> tuple[Order, str | None] | None:
-    """The order a canonical line names (in any case and spacing), its units found as they
-    stand, and its canonical text when the words are that already (else ``None``); ``None``
-    for anything else.  Built as ``notation.parse_order`` would build it, and not checked: see
+    """The order a canonical line names (in any case and spacing; in a movement phase also
+    written with names and words, as ``OrderParser.canonical_spelling`` spells it), its units
+    found as they stand, and its canonical text when the words are that already (else
+    ``None``); ``None`` for anything else.  Built as ``notation.parse_order`` would build it, and not checked: see
     ``plainly_legal``."""
     kind = board.position.phase.kind
     words = text.upper().split()  # the lenient parser reads any case
     if kind is PhaseKind.MOVEMENT:
         order = _movement_order(board, words)
         if order is None:  # written with names or other words: as the lenient parser spells it canonically
+            if _canonical_words(board.variant).issuperset(words):
+                return None  # canonical words only: spelled as they are, and read already
             spelled = parser_for(board.variant).canonical_spelling(text)
-            words = spelled.split() if spelled is not None else ()
-            order = _movement_order(board, words) if spelled is not None else None
-        if order is None:
-            return None
+            if spelled is None:
+                return None
+            words = spelled.split()
+            order = _movement_order(board, words)
+            if order is None:
+                return None
         # a support naming a fleet by its coast is canonical without the coast
         return order, (" ".join(words) if type(order) is Move or type(order) is Hold or "/" not in words[4] else None)
     order = _retreat_order(board.position, words) if kind is PhaseKind.RETREAT else _adjustment_order(board, power, words)
