@@ -161,14 +161,15 @@ def plainly_legal(board: Board, power: str, order: Order) -> bool:
     if cls is Convoy:
         army_from, army_to = order.army_from, order.army_to  # type: ignore[union-attr]
         army = board.units.get(army_from)
+        province = tables.prov_of[unit.location]
         return (
-            unit.location in tables.sea
+            province in tables.convoy_seas  # the seas, and a map's archipelagos
             and army is not None
             and army.kind is UnitKind.ARMY
             and army_from != army_to
             and army_from in tables.coastal
             and army_to in tables.coastal
-            and tables.sea_path_exists(army_from, army_to, board.fleet_seas, through=unit.location)
+            and tables.sea_path_exists(army_from, army_to, board.fleet_seas, through=province)
         )
     if cls is SupportMove:
         origin = tables.prov_of[order.supported.location]  # type: ignore[union-attr]

@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "judge.shunt_cli",  # judge shunt list|retry
     "judge.player.cli",  # judge player escrow|blind
     "judge.audit_cli",  # judge audit ARCHIVE
+    "judge.picture_cli",  # judge render
 )
 
 

@@ -46,7 +46,7 @@ from .fair import (
     SetPreference,
     ShuffledList,
 )
-from .info import GetKey, Help, History, ListGames, Summary
+from .info import GetKey, Help, History, ListGames, MapPicture, Summary
 from .join import Join, Observe, Resign, Takeover
 from .master import Dummy, Eject, Form, Pause, Preview, Process, Resume, Revive, Rollback, SetDeadline, Terminate
 from .model import MASK, ArmoredBlock, Attachment, Command, LineError, ParsedMail, SourceLine

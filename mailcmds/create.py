@@ -258,5 +258,6 @@ VERBS = (
          "create a game and become its master", _create, secret_args=(1,), opens_session=True, body=True,
          master=True,
          help=(("master", "CREATE game password", "create a game; status lines may follow:"),)),
-    *(verb for verb in STATUS_VERBS if verb.words != ("LIST",)),
+    # LIST and MAP alone are also information requests (mailcmds/info.py), which read both.
+    *(verb for verb in STATUS_VERBS if verb.words not in (("LIST",), ("MAP",))),
 )

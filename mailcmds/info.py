@@ -1,4 +1,4 @@
-"""Information requests: LIST, SUMMARY, HISTORY, HELP, GET KEY."""
+"""Information requests: LIST, SUMMARY, HISTORY, MAP, HELP, GET KEY."""
 
 from __future__ import annotations
 
@@ -34,6 +34,17 @@ class History(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class MapPicture(Command):
+    """``MAP [game] [phase]``: the picture of the board after a past phase (the last one
+    when no phase is given).  ``MAP name`` alone is also how a signed-on master sets the
+    map of a game not yet started; the judge tells the two apart (a master signed on,
+    a map of that name), so the word is kept as written in ``game``."""
+
+    game: str | None = None
+    phase: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Help(Command):
     topic: str | None = None
 
@@ -62,15 +73,22 @@ def _summary(ctx: ParseContext, line: CommandLine) -> Summary:
     return Summary(parse_game(args[0]) if args else None, source=line.source)
 
 
-def _history(ctx: ParseContext, line: CommandLine) -> History:
+def _game_and_phase(line: CommandLine) -> tuple[str | None, str | None]:
+    """``[game] [phase]``: either may be left out (a phase alone is told by its form)."""
     args = expect_count(line, 0, 2, "a game name")
     if len(args) == 2:
-        return History(parse_game(args[0]), parse_phase(args[1]), source=line.source)
+        return parse_game(args[0]), parse_phase(args[1])
     if len(args) == 1:
-        if is_phase(args[0]):
-            return History(None, parse_phase(args[0]), source=line.source)
-        return History(parse_game(args[0]), None, source=line.source)
-    return History(source=line.source)
+        return (None, parse_phase(args[0])) if is_phase(args[0]) else (parse_game(args[0]), None)
+    return None, None
+
+
+def _history(ctx: ParseContext, line: CommandLine) -> History:
+    return History(*_game_and_phase(line), source=line.source)
+
+
+def _map_picture(ctx: ParseContext, line: CommandLine) -> MapPicture:
+    return MapPicture(*_game_and_phase(line), source=line.source)
 
 
 def _help(ctx: ParseContext, line: CommandLine) -> Help:
@@ -91,6 +109,8 @@ VERBS = (
          help=(("start", "SUMMARY game", "a game's current state"),)),
     Verb(("HISTORY",), "HISTORY game [phase]", "the results of a game's past phases", _history,
          help=(("start", "HISTORY game [phase]", "results of past phases"),)),
+    Verb(("MAP",), "MAP [game] [phase]", "a picture of the board after a past phase (SVG and PNG)", _map_picture,
+         help=(("start", "MAP game [phase]", "a picture of the board after a past phase"),)),
     Verb(("HELP",), "HELP", "this list of commands", _help,
          help=(("start", "HELP", "this page"),)),
     Verb(("GET", "KEY"), "GET KEY", "the judge's public OpenPGP key (to check its signed mail)", _get_key,

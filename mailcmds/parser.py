@@ -14,7 +14,8 @@ import enum
 
 from . import registry
 from .extract import ExtractedMail
-from .info import INFORMATION
+from .info import INFORMATION, History, Summary
+from .masking import masked, normalized
 from .model import Command, ParsedMail, SourceLine, quote
 from .orders import OrderLines, looks_like_order
 from .signon import Signoff
@@ -42,6 +43,12 @@ _SUBJECT_VERBS = {
     ("SIGNON",), ("JOIN",), ("OBSERVE",), ("TAKEOVER",), ("LIST",), ("SUMMARY",), ("HISTORY",), ("HELP",), ("GET", "KEY"),
 }
 _START_HINT = "start with SIGNON power@game password, JOIN game password or CREATE game password (HELP lists every command)"
+
+
+def _needs_a_sign_on(command: Command) -> bool:
+    """SUMMARY or HISTORY without a game names the signed-on game: not a whole command on
+    its own, so not one a Subject can give."""
+    return isinstance(command, (Summary, History)) and command.game is None
 
 
 def _quoted_for(words: tuple[str, ...], text: str) -> str:
@@ -118,16 +125,16 @@ class _MailParser:
         elif self.session is _Session.FAILED:
             self.ctx.set_aside([SourceLine(number, text)])
         elif looks_like_order(text):
-            self.ctx.error(number, text, f"orders must follow a SIGNON: {_START_HINT}")
+            self.ctx.error(number, masked(text), f"orders must follow a SIGNON: {_START_HINT}")
         else:
-            self.ctx.error(number, text, f"unknown command '{quote(words[0], 40)}': {_START_HINT}")
+            self.ctx.error(number, masked(text), f"unknown command '{quote(words[0], 40)}': {_START_HINT}")
 
     # -- the loop ----------------------------------------------------------------------
     def subject(self) -> None:
         """A Subject that is itself a good one-line SIGNON, JOIN, OBSERVE, TAKEOVER or
         information request (``SIGNON Fgame pw``) is read as line 0.  Anything else in
         the Subject ("Re: ...", "Help with my orders", "Resign") is ignored silently."""
-        text = strip_comment(self.mail.subject)
+        text = normalized(strip_comment(self.mail.subject))
         words = tuple(text.split())
         if not words or len(text) > MAX_COMMAND_LINE:
             return
@@ -139,7 +146,7 @@ class _MailParser:
             command = found[0].parse(probe, CommandLine(0, text, words, found[0], found[1]))
         except Exception:  # a Subject that is not a good command is simply not one
             return
-        if probe.errors:
+        if probe.errors or _needs_a_sign_on(command):
             return
         self.after(found[0], command)
 
@@ -160,6 +167,10 @@ class _MailParser:
         if key not in self.answered:
             self.answered[key] = command.source.number
             return False
+        if self.answered[key] == 0:  # the Subject asked the same: the body's line answers it
+            self.commands = [command if c.source.number == 0 else c for c in self.commands]
+            self.answered[key] = command.source.number
+            return True
         self.ctx.set_aside([command.source])
         self.repeated.append(command.source.number)
         return True
@@ -194,13 +205,13 @@ class _MailParser:
                     ctx.set_aside(skipped)
                 continue
             ctx.advance()
-            text = strip_comment(raw.text)
+            text = normalized(strip_comment(raw.text))
             if not text:
                 continue
             self.lines_read += 1
             words = tuple(text.split())
             if len(text) > MAX_COMMAND_LINE:
-                ctx.error(raw.number, text, f"the line is {len(text)} characters long; commands and orders are at most {MAX_COMMAND_LINE}")
+                ctx.error(raw.number, masked(text), f"the line is {len(text)} characters long; commands and orders are at most {MAX_COMMAND_LINE}")
                 continue
             found = registry.lookup(words)
             if found is None:

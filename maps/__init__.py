@@ -1,4 +1,5 @@
-"""Map files shipped with the judge: ``maps/<name>.map`` -> ``Variant``.
+"""Map files shipped with the judge: ``maps/<name>.map`` -> ``Variant``, and each map's
+drawing, ``maps/<name>.geo.json`` -> ``pictures.Geometry``.
 
 The only place that reads map files; parsing is ``adjudicator.mapdata.parse_map``.
 No cache here: callers that load a map often keep the ``Variant`` they got.
@@ -6,13 +7,15 @@ No cache here: callers that load a map often keep the ``Variant`` they got.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 from adjudicator.mapdata import MapError, parse_map
 from adjudicator.types import Variant
+from pictures.geometry import Geometry, GeometryError, geometry_from_json
 
-__all__ = ["MapError", "UnknownMapError", "available", "load"]
+__all__ = ["GeometryError", "MapError", "UnknownMapError", "available", "load", "load_geometry"]
 
 _DIRECTORY = Path(__file__).resolve().parent
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
@@ -33,8 +36,28 @@ def available() -> list[str]:
 
 def load(name: str = "standard") -> Variant:
     """Read and parse ``maps/<name>.map``; raises UnknownMapError or MapError."""
+    text, filename = _read(name)
+    return parse_map(text, filename, _read)
+
+
+def _read(name: str) -> tuple[str, str]:
+    """The text and file name of ``maps/<name>.map`` (also for a map's ``base``)."""
     key = name.strip().lower()
     path = _DIRECTORY / f"{key}.map"
     if not _NAME.match(key) or not path.is_file():
         raise UnknownMapError(name)
-    return parse_map(path.read_text(encoding="utf-8-sig"), path.name)  # a BOM is not content
+    return path.read_text(encoding="utf-8-sig"), path.name  # a BOM is not content
+
+
+def load_geometry(name: str = "standard") -> Geometry:
+    """Read ``maps/<name>.geo.json``; raises UnknownMapError (no such map or drawing) or
+    GeometryError (malformed)."""
+    key = name.strip().lower()
+    path = _DIRECTORY / f"{key}.geo.json"
+    if not _NAME.match(key) or not path.is_file():
+        raise UnknownMapError(name)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as problem:
+        raise GeometryError(f"{path.name}: not JSON ({problem})") from None
+    return geometry_from_json(doc)

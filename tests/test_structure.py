@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("adjudicator", "mailcmds", "maps", "templates", "judge")
+PACKAGES = ("adjudicator", "mailcmds", "maps", "pictures", "templates", "judge")
 EDGES = ("judge.edge.smtp_in", "judge.edge.imap_in", "judge.edge.smtp_out", "judge.edge.scheduler")
-PURE = ("adjudicator", "mailcmds", "judge.turns", "judge.fair", "judge.record")
+PURE = ("adjudicator", "mailcmds", "pictures", "judge.turns", "judge.fair", "judge.record")
 DATABASE = ("sqlalchemy", "alembic", "psycopg", "judge.store")
 
 
@@ -161,6 +161,14 @@ def test_mailcmds_imports_only_the_engine_and_the_pure_timing_grammar():
         if _starts(module, ("mailcmds",)):
             outside = {n for n in imported if unit_of(n) not in (None, "mailcmds", "adjudicator", "judge.turns")
                        and n != "judge"}
+            assert not outside, f"{module} imports {sorted(outside)}"
+
+
+def test_pictures_imports_only_the_engine():
+    """Drawing is pure: the engine's values in, SVG text out (maps reads the files)."""
+    for module, imported in import_graph().items():
+        if _starts(module, ("pictures",)):
+            outside = {n for n in imported if unit_of(n) not in (None, "pictures", "adjudicator")}
             assert not outside, f"{module} imports {sorted(outside)}"
 
 

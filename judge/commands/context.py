@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from sqlalchemy.orm import Session
 
@@ -22,6 +22,9 @@ from judge.outgoing import OutgoingMail
 from judge.store.models_game import MASTER, OBSERVER, PLAYER, Game, Membership
 from mailcmds import Command, Create, Join, Observe, ParsedMail, Signon, SourceLine, Takeover
 from mailcmds.model import quote
+
+if TYPE_CHECKING:
+    from judge.publish.signing import FileAttachment
 
 
 #: Commands that say who the following lines of a mail speak for.
@@ -88,10 +91,14 @@ class MailContext:
     signed_on: SignedOn | None = None
     # The session-opening line that was refused: commands after it are not done.
     failed_signon: SourceLine | None = None
+    #: (game, who) of sign-ons refused in this mail: a second try is refused unread.
+    refused_signons: set[tuple[str, str]] = field(default_factory=set)
     entries: list[ReplyLine] = field(default_factory=list)
     # Extra blocks of text for the reply (LIST, SUMMARY, HELP output, press copies).
     blocks: list[str] = field(default_factory=list)
     outgoing: list[OutgoingMail] = field(default_factory=list)
+    # Files sent with the reply (MAP's pictures): the reply becomes text + attachments.
+    attachments: list["FileAttachment"] = field(default_factory=list)
     # Every (game id, membership id) signed on in this mail, in order: the reply shows
     # each one's orders, state and deadline.
     sessions: list[tuple[int, int]] = field(default_factory=list)

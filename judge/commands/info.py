@@ -1,4 +1,4 @@
-"""Information: LIST, LIST game, SUMMARY game, HISTORY game [phase], HELP.
+"""Information: LIST, LIST game, SUMMARY game, HISTORY game [phase], MAP game [phase], HELP.
 
 Nothing here shows an address; in a gunboat game nothing says who plays what.
 """
@@ -11,16 +11,21 @@ from importlib import resources
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+import maps
+from adjudicator.mapdata import MapError
 from adjudicator.types import Phase
 from judge.render import render
 from judge.commands.context import MailContext
 from judge.mail import CommandRefused
-from judge.store.queries import as_utc, find_game, variant_named
+import maps
+from judge.commands.create import set_map
+from judge.phases.pictures import position_picture, record_picture
+from judge.store.queries import as_utc, find_game, position_of, variant_named
 from judge.lifecycle import STATUS_TEXT
 from judge.phases.views import game_view
 from judge.store.models_game import MEMBER_ACTIVE, PLAYER, Game, Membership, PhaseRecord
 from judge.turns import format_deadline
-from mailcmds import Help, History, ListGames, Summary
+from mailcmds import Help, History, ListGames, MapPicture, MapStatus, Summary
 
 
 def _game_rows(session: Session) -> list[dict[str, object]]:
@@ -39,7 +44,7 @@ def _game_rows(session: Session) -> list[dict[str, object]]:
     return [
         {"name": g.name, "status": g.status, "phase": g.phase, "private": bool(g.private),
          "description": g.description or "",
-         "places": f"{seated.get(g.id, 0)}/{len(variant_named(g.map_name).powers)} players"}
+         "places": f"{seated.get(g.id, 0)}/{len(variant_named(g.map_name).powers)} players", "map": g.map_name}
         for g in games
     ]
 
@@ -106,11 +111,66 @@ def history(ctx: MailContext, command: History) -> None:
     ctx.done(command, f"history of game '{game.name}' below ({len(records)} phase{'s' if len(records) != 1 else ''})")
 
 
+#: Each picture is drawn in the mail's transaction (about 80 ms of CPU, less when it was drawn lately);
+#: a mail full of MAP lines must not hold the store for seconds.
+MAX_PICTURES_PER_MAIL = 3
+
+
+def _sets_the_map(ctx: MailContext, command: MapPicture) -> bool:
+    """``MAP name`` from a signed-on master, naming a map: the master's set-up command."""
+    return (command.phase is None and command.game is not None and ctx.signed_on is not None
+            and ctx.signed_on.is_master and command.game in maps.available())
+
+
+def map_picture(ctx: MailContext, command: MapPicture) -> None:
+    """The picture of a processed phase (the last one without a phase), from its record;
+    the starting position while none is processed.  A picture already in the reply is not
+    attached again; at most MAX_PICTURES_PER_MAIL are drawn for one mail."""
+    if _sets_the_map(ctx, command):
+        set_map(ctx, MapStatus(str(command.game), source=command.source))
+        return
+    game = _named_or_signed_on(ctx, command.game, "MAP")
+    query = select(PhaseRecord).where(PhaseRecord.game_id == game.id)
+    if command.phase is not None:
+        record = ctx.session.execute(query.where(PhaseRecord.phase == command.phase)).scalar_one_or_none()
+        if record is None:
+            played = ctx.session.execute(select(PhaseRecord.phase).where(PhaseRecord.game_id == game.id)
+                                         .order_by(PhaseRecord.id)).scalars().all()
+            raise CommandRefused(f"game '{game.name}' has no processed phase {command.phase} "
+                                 f"(processed: {', '.join(played) if played else 'none yet'})")
+    else:
+        record = ctx.session.execute(query.order_by(PhaseRecord.id.desc()).limit(1)).scalar_one_or_none()
+    position = position_of(game) if record is None else None  # refuses a game that has not started
+    phase = record.phase if record is not None else str(position.phase)  # type: ignore[union-attr]
+    shown = f"after {phase}" if record is not None else f"at the start ({phase})"
+    names = (f"{game.name}-{phase}.png", f"{game.name}-{phase}.svg")
+    if not {item.filename for item in ctx.attachments} >= set(names):
+        if len(ctx.attachments) >= 2 * MAX_PICTURES_PER_MAIL:  # two files a picture
+            raise CommandRefused(f"at most {MAX_PICTURES_PER_MAIL} pictures in one reply: ask for this one in another mail")
+        variant = variant_named(game.map_name)
+        files = (record_picture(game.name, variant, record) if record is not None
+                 else position_picture(game.name, variant, position))  # type: ignore[arg-type]
+        ctx.attachments.extend(files)
+    ctx.done(command, f"the map of game '{game.name}' {shown} is attached ({', '.join(names)})")
+
+
 @lru_cache(maxsize=1)
 def help_text() -> str:
     return resources.files("mailcmds").joinpath("help.txt").read_text(encoding="utf-8")
 
 
+@lru_cache(maxsize=1)
+def maps_text() -> str:
+    """The maps (variants) a game may be played on, for HELP: the shipped map files."""
+    lines = ["MAPS (CREATE game password, then MAP name)"]
+    for name in maps.available():
+        try:
+            lines.append(f"  {name:<24} {variant_named(name).headline}")
+        except (maps.UnknownMapError, MapError):
+            continue  # a broken file is the operator's problem; MAP name says what is wrong
+    return "\n".join(lines) + "\n"
+
+
 def help_page(ctx: MailContext, command: Help) -> None:
-    ctx.add_block(help_text())
+    ctx.add_block(help_text() + "\n" + maps_text())
     ctx.done(command, "the list of commands is below")

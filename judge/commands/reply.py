@@ -3,11 +3,15 @@ processed, and for each game signed on to the current orders and the deadline.""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from judge.outgoing import OutgoingMail
 from judge.render import render
 from judge.commands.context import MailContext, ReplyLine
 from judge.phases.views import session_view
+from judge.publish.signing import compose
 from judge.store.models_game import Game, Membership
+from mailcmds.masking import masked
 from mailcmds.model import quote
 
 
@@ -39,7 +43,8 @@ def build_reply(ctx: MailContext) -> OutgoingMail:
         "reply.j2",
         lines=lines,
         errors=sum(1 for line in lines if not line.ok),
-        unprocessed=[(line.number, quote(line.text)) for line in unprocessed[:MAX_LISTED_UNPROCESSED]],
+        done_lines=sum(1 for line in lines if line.ok),
+        unprocessed=[(line.number, quote(masked(line.text))) for line in unprocessed[:MAX_LISTED_UNPROCESSED]],
         more_unprocessed=max(0, len(unprocessed) - MAX_LISTED_UNPROCESSED),
         notices=list(ctx.parsed.notices),
         blocks=ctx.blocks,
@@ -47,7 +52,10 @@ def build_reply(ctx: MailContext) -> OutgoingMail:
         judge_name=ctx.judge.name,
         nothing=not lines and not ctx.blocks and not ctx.parsed.unprocessed,
     )
-    return ctx.inbound.reply(bounded(body), game_id=first_game)
+    mail = ctx.inbound.reply(bounded(body), game_id=first_game)
+    if ctx.attachments:
+        mail = replace(mail, mime=compose(mail.body, ctx.attachments))
+    return mail
 
 
 def bounded(body: str) -> str:

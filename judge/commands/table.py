@@ -65,6 +65,7 @@ HANDLERS: Mapping[type[m.Command], Handler] = MappingProxyType({
     m.ListGames: Handler(info.list_games),
     m.Summary: Handler(info.summary),
     m.History: Handler(info.history),
+    m.MapPicture: Handler(info.map_picture),  # or, from a signed-on master naming a map, create.set_map
     m.Help: Handler(info.help_page),
     m.GetKey: Handler(keys.get_key),
     # keys and sealed orders (mailcmds/sealed.py)

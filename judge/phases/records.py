@@ -3,12 +3,15 @@
 ``results_extras`` is called by the turns layer's ``process_phase`` just before it
 broadcasts the results: it returns the text to add to the results and the files to
 attach: ``<game>-<phase>.json`` (position before, orders, results, digests) for every
-game, and for a sealed game each power's commitment, revealed orders and verdict.
+game, for a sealed game each power's commitment, revealed orders and verdict, and the
+picture of the board after the phase (``<game>-<phase>.svg`` and ``.png``,
+judge/phases/pictures.py).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from datetime import datetime
 from typing import Any, Mapping, Sequence
 
@@ -18,12 +21,16 @@ from adjudicator.api import position_digest
 from adjudicator.jsonio import results_to_json
 from adjudicator.results import Adjudication
 from adjudicator.types import Position, Variant
+from maps import GeometryError, UnknownMapError
+from judge.phases.pictures import phase_picture
 from judge.phases.sealed_flow import is_sealed, sealed_results
 from judge.record import phase_document, record_name
 from judge.publish.signing import FileAttachment
 from judge.store.models_game import Game
 
 __all__ = ["record_attachment", "results_extras"]
+
+log = logging.getLogger("judge.records")
 
 
 def record_attachment(document: Mapping[str, Any]) -> FileAttachment:
@@ -56,4 +63,10 @@ def results_extras(session: Session, game: Game, *, variant: Variant, before: Po
         extensions=extensions,
     )
     files.append(record_attachment(document))
+    # The picture, from what the record holds (MAP draws it again from the record); usually
+    # drawn already, before this transaction (judge/phases/draw_ahead.py).
+    try:  # first, so that the PNG shows right after the text
+        files[:0] = phase_picture(game.name, variant, str(before.phase), adjudication.position, results)
+    except (UnknownMapError, GeometryError):  # a map shipped without its drawing: results go out all the same
+        log.exception("game %s %s: no picture (map %r has no usable geometry)", game.name, before.phase, variant.name)
     return text, tuple(files)

@@ -41,6 +41,7 @@ class FileAttachment:
     filename: str
     data: bytes
     content_type: str = "application/octet-stream"
+    disposition: str = "attachment"  # "inline": shown in the mail (the phase's PNG picture)
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,7 @@ def compose(body: str, attachments: Sequence[FileAttachment] = ()) -> EmailMessa
     for item in attachments:
         maintype, _, subtype = item.content_type.partition("/")
         message.add_attachment(item.data, maintype=maintype, subtype=subtype or "octet-stream",
-                               filename=item.filename)
+                               filename=item.filename, disposition=item.disposition)
     return message
 
 

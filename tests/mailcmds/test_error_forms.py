@@ -52,7 +52,7 @@ BAD_LINES = {
     ("REJECTED",): "REJECTED",
     ("FORMAT",): "FORMAT g1 4456 AUSTRIA",
     ("CREATE",): "CREATE g1",
-    ("MAP",): "MAP",
+    ("MAP",): "MAP g1 spring",
     ("RULE",): "RULE",
     ("TIMING",): "TIMING GRACE",
     ("DEADLINE",): "DEADLINE soon",

@@ -150,7 +150,7 @@ def test_master_commands():
     ("TIMING CLOCK 1440", "not a CLOCK value"),
     ("TIMING MOVE " + "9" * 400 + "D", "longer than a year"),
     ("RULE !NO_PRESS 1", "takes no value"),
-    ("MAP two words", "unexpected"),
+    ("MAP two words", "'words' is not a phase"),  # MAP game phase: the picture of a phase
     ("PRIVATE", "privacy keyword"),
 ])
 def test_master_and_status_errors(line, fragment):

@@ -13,6 +13,7 @@ from mailcmds import (
     GetKey,
     Help,
     History,
+    MapPicture,
     Join,
     ListGames,
     ListStatus,
@@ -263,11 +264,17 @@ def test_information_requests():
     assert only("HISTORY g1").phase is None
     assert isinstance(only("HELP"), Help) and isinstance(only("GET KEY"), GetKey)
     assert isinstance(only("SUMMARY"), Summary)
+    assert only("MAP g1 f1901m") == MapPicture("g1", "F1901M", source=only("MAP g1 f1901m").source)
+    assert (only("MAP S1902A").game, only("MAP S1902A").phase) == (None, "S1902A")
+    assert (only("MAP g1").game, only("MAP g1").phase) == ("g1", None)
+    assert (only("MAP").game, only("MAP").phase) == (None, None)
 
 
 def test_information_errors():
     assert "phase" in error_of("HISTORY g1 spring").message
     assert "unexpected" in error_of("LIST a b").message
+    assert "'spring' is not a phase" in error_of("MAP g1 spring").message
+    assert "unexpected" in error_of("MAP g1 S1901M now").message
     assert "GET KEY takes nothing" in error_of("GET KEY now").message
 
 
@@ -284,3 +291,26 @@ def test_a_failing_verb_parser_costs_one_line_not_the_mail(monkeypatch):
     parsed = parse_text("SIGNON Fg pw\nCLEAR\nSET WAIT")
     assert [type(c) for c in parsed.commands] == [Signon, SetWait]
     assert "could not read this line (IndexError)" in parsed.errors[0].message
+
+
+def test_a_subject_is_a_command_only_when_it_is_a_whole_command_on_its_own():
+    """Issue 17.6: Subject "summary" (no game) is not a command; Subject "list newbie"
+    with the same line in the body is answered once, by the body's line."""
+    from email.message import EmailMessage
+
+    from mailcmds import ListGames, Summary, parse_mail
+
+    def mail(subject: str, body: str):
+        message = EmailMessage()
+        message["From"], message["Subject"] = "a@example.org", subject
+        message.set_content(body)
+        return parse_mail(message)
+
+    summary = mail("summary", "SUMMARY newbie\n")
+    assert [type(c) for c in summary.commands] == [Summary] and summary.commands[0].game == "newbie"
+    assert summary.errors == ()
+    listing = mail("list newbie", "LIST newbie\n")
+    assert [(type(c), c.source.number) for c in listing.commands] == [(ListGames, 1)]
+    assert listing.unprocessed == () and listing.notices == ()
+    alone = mail("list newbie", "")
+    assert [(type(c), c.source.number) for c in alone.commands] == [(ListGames, 0)]

@@ -1,0 +1,125 @@
+"""A map's geometry: where each province is drawn, as a frozen value read from JSON.
+
+The document (``maps/<name>.geo.json``, made by ``pictures.generate``, written by maps/generate.py)::
+
+    {"map": "standard", "width": 1000, "height": 900,
+     "licence": "...", "provenance": "...",
+     "colors": {"ENGLAND": "#1f3a93", ...},                 # optional; else a palette
+     "provinces": {"SPA": {"outline": [[x, y], ...], "unit": [x, y], "label": [x, y],
+                           "supply": [x, y],                 # supply centres only
+                           "coasts": {"NC": [x, y], "SC": [x, y]}}, ...},
+     "impassable": [[[x, y], ...], ...]}                     # optional outlines
+
+Coordinates are SVG user units, origin top left.  ``check_against`` says whether a
+geometry covers a variant (every province drawn, every split coast placed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from adjudicator.types import Variant, coast_of, province_of
+
+Point = tuple[float, float]
+
+
+class GeometryError(ValueError):
+    """A geometry document that is malformed or does not fit its map; says what and where."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProvinceShape:
+    outline: tuple[Point, ...]
+    unit: Point
+    label: Point
+    supply: Point | None = None
+    coasts: Mapping[str, Point] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True, slots=True)
+class Geometry:
+    map_name: str
+    width: float
+    height: float
+    provinces: Mapping[str, ProvinceShape]
+    impassable: tuple[tuple[Point, ...], ...] = ()
+    colors: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    licence: str = ""
+    provenance: str = ""
+
+    def point(self, location: str) -> Point:
+        """Where a unit at ``location`` (``"SPA/NC"`` or ``"PAR"``) is drawn."""
+        shape = self.provinces[province_of(location)]
+        coast = coast_of(location)
+        if coast is not None and coast in shape.coasts:
+            return shape.coasts[coast]
+        return shape.unit
+
+    def check_against(self, variant: Variant) -> None:
+        """Raise GeometryError unless every province and split coast of ``variant`` is placed."""
+        missing = sorted(set(variant.provinces) - set(self.provinces))
+        if missing:
+            raise GeometryError(f"geometry of {self.map_name!r} lacks provinces {', '.join(missing)} of map {variant.name!r}")
+        for abbrev, province in variant.provinces.items():
+            absent = [c for c in province.coasts if c not in self.provinces[abbrev].coasts]
+            if absent:
+                raise GeometryError(f"geometry of {self.map_name!r} places no coast {', '.join(absent)} of {abbrev}")
+            if province.supply_center and self.provinces[abbrev].supply is None:
+                raise GeometryError(f"geometry of {self.map_name!r} has no supply-centre mark for {abbrev}")
+
+
+def _point(value: Any, where: str) -> Point:
+    if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, (int, float)) for v in value)):
+        raise GeometryError(f"{where} must be a point [x, y], not {value!r}")
+    return (float(value[0]), float(value[1]))
+
+
+def _outline(value: Any, where: str) -> tuple[Point, ...]:
+    if not isinstance(value, list) or len(value) < 3:
+        raise GeometryError(f"{where} must be a list of at least 3 points")
+    return tuple(_point(p, where) for p in value)
+
+
+def _shape(abbrev: str, doc: Any) -> ProvinceShape:
+    if not isinstance(doc, Mapping):
+        raise GeometryError(f"province {abbrev} must be an object with outline, unit and label")
+    for key in ("outline", "unit", "label"):
+        if key not in doc:
+            raise GeometryError(f"province {abbrev} has no {key!r}")
+    coasts = doc.get("coasts", {})
+    if not isinstance(coasts, Mapping):
+        raise GeometryError(f"coasts of {abbrev} must be an object like {{\"NC\": [x, y]}}")
+    return ProvinceShape(
+        outline=_outline(doc["outline"], f"outline of {abbrev}"),
+        unit=_point(doc["unit"], f"unit of {abbrev}"),
+        label=_point(doc["label"], f"label of {abbrev}"),
+        supply=_point(doc["supply"], f"supply of {abbrev}") if doc.get("supply") is not None else None,
+        coasts=MappingProxyType({c.upper(): _point(p, f"coast {c} of {abbrev}") for c, p in coasts.items()}),
+    )
+
+
+def geometry_from_json(doc: Mapping[str, Any]) -> Geometry:
+    """The Geometry of a decoded ``.geo.json`` document; raises GeometryError."""
+    if not isinstance(doc, Mapping):
+        raise GeometryError("a geometry document is a JSON object")
+    for key in ("map", "width", "height", "provinces"):
+        if key not in doc:
+            raise GeometryError(f"geometry document has no {key!r}")
+    provinces = doc["provinces"]
+    if not isinstance(provinces, Mapping) or not provinces:
+        raise GeometryError("'provinces' must be an object of province -> shape")
+    colors = doc.get("colors", {})
+    if not isinstance(colors, Mapping):
+        raise GeometryError("'colors' must be an object of power -> '#rrggbb'")
+    return Geometry(
+        map_name=str(doc["map"]),
+        width=float(doc["width"]),
+        height=float(doc["height"]),
+        provinces=MappingProxyType({a.upper(): _shape(a.upper(), s) for a, s in provinces.items()}),
+        impassable=tuple(_outline(o, "an impassable outline") for o in doc.get("impassable", [])),
+        colors=MappingProxyType({p.upper(): str(c) for p, c in colors.items()}),
+        licence=str(doc.get("licence", "")),
+        provenance=str(doc.get("provenance", "")),
+    )
