@@ -50,4 +50,4 @@ def result_of(outcome: Adjudication, order_text: str) -> OrderResult:
 
 def parse_errors(variant: Variant, where: Position, power: str, lines: Sequence[str]) -> list[str]:
     """The parser's complaints about ``lines`` (empty when every line is a legal order)."""
-    return [str(e) for e in api.parse_orders(variant, where, power, lines).errors]
+    return [str(e) for e in api.parse_orders(api.prepare(variant, where), power, lines).errors]
