@@ -224,3 +224,77 @@ def outbox_done(store: Store) -> bool:
 def _first_text(message: email.message.EmailMessage) -> str:
     part = message.get_body(("plain",))
     return part.get_content() if part is not None else ""
+
+
+@pytest.fixture
+def judge_pair_env(postgres_url, tmp_path, smtp_sink):
+    """The environment of two judges on one database, with the echo handler (no games)."""
+    home = short_home("pair")
+    env = {
+        "JUDGE_STORE_URL": postgres_url, "JUDGE_JUDGE_ADDRESS": JUDGE, "JUDGE_JUDGE_GNUPG_HOME": str(home),
+        "JUDGE_WORKER_HANDLER": "tests.judge.handlers:echo",
+        "JUDGE_OUTBOUND_RELAY_HOST": smtp_sink.host, "JUDGE_OUTBOUND_RELAY_PORT": str(smtp_sink.port),
+        "JUDGE_OUTBOUND_POLL_SECONDS": "0.1", "JUDGE_WORKER_POLL_SECONDS": "0.1",
+    }
+    assert run_judge(["db", "upgrade"], tmp_path, env).returncode == 0
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    yield env
+    remove_home(home)
+
+
+def test_mail_in_the_hands_of_a_killed_judge_is_processed_by_the_other(judge_pair_env, tmp_path, judge_runner,
+                                                                        smtp_sink, postgres_url):
+    """A claim on inbound mail is a row lock of the processing transaction: it dies with
+    the judge's connection, and the other judge takes the mail at once."""
+    slow = judge_runner.start(tmp_path / "a", {**judge_pair_env, "JUDGE_WORKER_PAUSE_BEFORE_COMMIT_SECONDS": "120"})
+    other = judge_runner.start(tmp_path / "b", judge_pair_env)
+    front = Front(smtp_sink, [slow])
+    message_id = front.send("anna@example.net", "LIST\n", "in hand").strip("<>")
+    slow.wait_for_log("pausing 120.0 s before commit")
+    slow.kill()
+    front.daemons = [other]
+    front.wait(front.all_answered, "the other judge's reply", timeout=20)
+    assert len(front.replies()[message_id]) == 1
+    assert "message #1 processed" in other.log
+
+
+def test_replies_leased_by_a_killed_judge_are_sent_by_the_other_within_seconds(judge_pair_env, tmp_path,
+                                                                              judge_runner, smtp_sink, postgres_url):
+    """Judge a leases a reply and hangs on a relay that never answers; it is killed.
+    Judge b, which looks at the outbox only every 10 minutes by itself, sends every reply
+    within seconds: its lease keeper sees that a is gone, releases its row and wakes b's
+    sender."""
+    import socket
+
+    black_hole = socket.socket()
+    black_hole.bind(("127.0.0.1", 0))
+    black_hole.listen(16)  # connections complete in the backlog; no greeting ever comes
+    try:
+        stuck = judge_runner.start(tmp_path / "a", {**judge_pair_env,
+                                                    "JUDGE_OUTBOUND_RELAY_PORT": str(black_hole.getsockname()[1])})
+        idle = judge_runner.start(tmp_path / "b", {**judge_pair_env, "JUDGE_OUTBOUND_POLL_SECONDS": "600",
+                                                   "JUDGE_WORKER_POLL_SECONDS": "600"})
+        front = Front(smtp_sink, [stuck])
+        for n in range(3):
+            front.send(f"p{n}@example.net", "LIST\n", f"leased {n}")
+        stuck.wait_for_log("message #3 processed")
+        store = Store(postgres_url)
+        try:
+            # a leases the first reply and hangs sending it; the others wait, due, unleased.
+            front.wait(lambda: _leased(store) >= 1, "judge a to lease a reply", timeout=10)
+            stuck.kill()
+            front.daemons = [idle]
+            front.wait(front.all_answered, "the replies through judge b (not after the 5-minute lease)", timeout=20)
+            assert outbox_done(store) and _leased(store) == 0
+        finally:
+            store.dispose()
+        assert "outbox row(s) leased by 1 judge process(es) that are gone" in idle.log
+    finally:
+        black_hole.close()
+
+
+def _leased(store: Store) -> int:
+    with store.unit_of_work() as session:
+        return session.scalar(select(func.count()).select_from(OutboxMessage)
+                              .where(OutboxMessage.leased_by.is_not(None))) or 0
