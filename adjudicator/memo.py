@@ -8,7 +8,7 @@ dict keyed by the variant's ``id`` (a C-level lookup), each entry holding a weak
 reference that removes it when the variant is collected, before its ``id`` can be
 reused.  (``Tables`` refers to its variant, so a variant whose tables were built lives
 as long as the process: callers keep one ``Variant`` per map, as
-``judge.services.games.variant_named`` and ``judge adjudicate`` do.)
+``judge.store.queries.variant_named`` and ``judge adjudicate`` do.)
 """
 
 from __future__ import annotations

@@ -95,7 +95,7 @@ def _position_doc(record: dict[str, Any]) -> dict[str, Any]:
 def _template(path: Path, now: datetime) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Play one game in through the real services; its game row and membership rows."""
     from judge.config import JudgeSettings
-    from judge.services import process_mail
+    from judge.commands import process_mail
     from judge.store.engine import Store
     from judge.store.inbound import store_inbound
     from judge.store.models_game import Game, Membership

@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     population = Population.from_json(args.database, json.loads(Path(f"{args.database}.population.json").read_text()))
 
     from judge.config import JudgeSettings
-    from judge.services import process_mail
+    from judge.commands import process_mail
     from judge.store.engine import Store
     from judge.worker import Worker
 

@@ -38,7 +38,7 @@ FAKE_HASH = "scrypt$16384$8$1$00$00"
 
 def populate(url: str, games: int, due: int, *, batch: int = 2000) -> None:
     """``games`` active games (the first ``due`` of them ready to process) in a new database."""
-    from judge.services.games import variant_named
+    from judge.store.queries import variant_named
     from judge.store.engine import Store
     from judge.store.models_game import ACTIVE, MASTER, PLAYER, Game, Membership, OrderSet
     from judge.store.schema import upgrade
@@ -89,7 +89,7 @@ def timed_pass(url: str, cpu: list[float] | None = None) -> tuple[float, dict[st
     SQLite runs in it; a loaded machine inflates the wall time, not the CPU time)."""
     from judge.config import Settings
     from judge.store.engine import Store
-    from judge.turns.scheduler import run_pass
+    from judge.edge.scheduler import run_pass
 
     store = Store(url)
     try:
@@ -125,8 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.disable(logging.INFO)  # the pass logs every processed game
     # Warm the imports and the map outside every timed region.
-    from judge.services.games import variant_named
-    import judge.services.turn_actions  # noqa: F401
+    from judge.store.queries import variant_named
+    import judge.phases.turn_actions  # noqa: F401
 
     variant_named("standard")
     print(f"machine: {machine()}")
@@ -136,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         judge = JudgeSettings(data_dir=str(directory / "data"), gnupg_home=str(directory / "gpg"))
         if args.signed:
-            from judge.services.signing import ensure_judge_key
+            from judge.publish.signing import ensure_judge_key
 
             print(f"judge key {ensure_judge_key(judge)}: broadcasts are signed")
         SETTINGS[:] = [Settings(judge=judge)]

@@ -119,8 +119,8 @@ class Judge:
 
     def __init__(self, directory: Path, gnupg_home: Path) -> None:
         from judge.config import JudgeSettings
-        from judge.services import process_mail
-        from judge.services.signing import ensure_judge_key
+        from judge.commands import process_mail
+        from judge.publish.signing import ensure_judge_key
         from judge.store.engine import Store
         from judge.store.schema import upgrade
         from judge.worker import Worker
@@ -152,7 +152,7 @@ class Judge:
 
     def tick(self) -> tuple[float, str]:
         from judge.config import Settings
-        from judge.turns.scheduler import run_pass
+        from judge.edge.scheduler import run_pass
 
         started = time.perf_counter()
         report = run_pass(self.store, Settings(judge=self.settings), self.now)

@@ -14,9 +14,9 @@ or the GET KEY reply found in the archive) and the rules engine, and checks:
    in a verified file and none for a power whose reveal failed or was missing.
 
 Records of other kinds (e.g. fair power assignment) are JSON attachments with their own
-``format``; a checker registers for a format in ``CHECKERS`` (modules listed in
-``CHECKER_MODULES`` are imported when present).  A format without a checker is reported
-as not checked, which is not a discrepancy.
+``format``, each checked by its checker in ``CHECKERS`` (one table at the end of this
+module).  A format without a checker is reported as not checked, which is not a
+discrepancy.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from judge.crypto.armor import dearmor_all
 from judge.crypto.commitments import verify_reveal, verify_sha256_reveal
 from judge.crypto.gpg import Keyring, KeyImportError, stop_agents
 from judge.crypto.pgpmime import verify_message
-from judge.hooks import import_if_present
+from judge.fair import audit as fair_audit
 from judge.record import COMMITMENTS_FORMAT, FORMAT, keys_name, orders_from_revealed
 
 __all__ = ["AuditReport", "Broadcast", "CHECKERS", "audit_archive", "audit_messages", "read_archive"]
@@ -98,9 +98,6 @@ class AuditReport:
 
 # A checker for a record format: (report, broadcast, document, context) -> None.
 Checker = Callable[[AuditReport, Broadcast, dict[str, Any], "Context"], None]
-CHECKERS: dict[str, Checker] = {}
-# Modules that register checkers for their own record formats (issue 6: fair assignment).
-CHECKER_MODULES: tuple[str, ...] = ("judge.fair.audit",)
 
 
 # -- reading the archive ----------------------------------------------------------------
@@ -339,13 +336,12 @@ def check_commitments(report: AuditReport, broadcast: Broadcast, document: dict[
     report.ok(where, f"{len(document.get('commitments', {}))} commitment(s) published, signed by the judge")
 
 
-CHECKERS[FORMAT] = check_phase
-CHECKERS[COMMITMENTS_FORMAT] = check_commitments
-
-
-def _load_checker_modules() -> None:
-    for name in CHECKER_MODULES:
-        import_if_present(name)
+#: The checker of each record format.
+CHECKERS: Mapping[str, Checker] = {
+    FORMAT: check_phase,
+    COMMITMENTS_FORMAT: check_commitments,
+    fair_audit.FORMAT: fair_audit.check,
+}
 
 
 def _check_chain(report: AuditReport, context: Context) -> None:
@@ -362,7 +358,6 @@ def _check_chain(report: AuditReport, context: Context) -> None:
 
 def audit_messages(messages: list[bytes], judge_key: str, home: Path) -> AuditReport:
     """Audit ``messages`` with ``judge_key`` (armored) in the GnuPG home ``home``."""
-    _load_checker_modules()
     report = AuditReport()
     keyring = Keyring(home)
     try:

@@ -13,7 +13,7 @@ import sys
 from typing import Sequence
 
 COMMAND_MODULES: tuple[str, ...] = (
-    "adjudicator.cli",  # judge adjudicate
+    "judge.adjudicate_cli",  # judge adjudicate
     "judge.serve_cli",  # judge serve
     "judge.tick_cli",  # judge tick
     "judge.db_cli",  # judge db upgrade|status
@@ -24,11 +24,22 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+def installed_version() -> str:
+    """The installed distribution's version ("unknown" when run from a bare source tree)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dipjudge")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="judge",
         description="An email Diplomacy judge. Each command answers --help.",
     )
+    parser.add_argument("--version", action="version", version=f"judge (dipjudge) {installed_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in COMMAND_MODULES:
         importlib.import_module(module_name).register(subparsers)

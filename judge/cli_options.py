@@ -37,7 +37,7 @@ def clock_from(args: argparse.Namespace, command: str) -> Callable[[], datetime]
     """The ``--clock-file`` clock (TEST ONLY) or the real UTC clock; None after printing
     why the clock file cannot be used."""
     from judge.clockfile import ClockFileError, FileClock
-    from judge.worker import utc_now
+    from judge.mail import utc_now
 
     try:
         return FileClock(args.clock_file) if getattr(args, "clock_file", None) else utc_now

@@ -91,7 +91,7 @@ class SchedulerSettings:
     """The periodic pass (deadlines, processing); ``handler`` is ``module:function``."""
 
     tick_seconds: float = 1200.0
-    handler: str = "judge.turns.scheduler:run_pass"
+    handler: str = "judge.edge.scheduler:run_pass"
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ class WorkerSettings:
     only: the worker sleeps between processing a message and committing it.
     """
 
-    handler: str = "judge.services:process_mail"
+    handler: str = "judge.commands:process_mail"
     poll_seconds: float = 1.0
     processes: int = 0
     pause_before_commit_seconds: float = 0.0

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from judge.config import Settings
+    from judge.mail import ProcessHook
 
 
 class HookError(ValueError):
@@ -42,3 +46,11 @@ def resolve_hook(spec: str) -> Callable[..., Any] | None:
     if not callable(target):
         raise HookError(f"hook {spec!r} names {type(target).__name__}, not a function")
     return target
+
+
+def default_process_hook(settings: "Settings") -> "ProcessHook":
+    """The configured ``[worker] handler``; a module that is not installed is an error."""
+    hook = resolve_hook(settings.worker.handler)
+    if hook is None:
+        raise HookError(f"[worker] handler {settings.worker.handler!r}: no such module in this install")
+    return hook  # type: ignore[return-value]

@@ -38,7 +38,7 @@ def register(subparsers: Any) -> None:
 def run_export(args: argparse.Namespace) -> int:
     from judge.crypto.gpg import GpgError, Keyring
     from judge.keyrecord import recorded_key
-    from judge.services.signing import home_of
+    from judge.publish.signing import home_of
 
     settings = settings_from(args)
     if settings is None:
@@ -79,7 +79,7 @@ def run_export(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     from judge.crypto.gpg import GpgError, Keyring
     from judge.keyrecord import record_key, recorded_key
-    from judge.services.signing import FINGERPRINT_FILE, home_of
+    from judge.publish.signing import FINGERPRINT_FILE, home_of
 
     settings = settings_from(args)
     if settings is None:

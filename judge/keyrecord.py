@@ -19,7 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from judge.config import JudgeSettings, Settings
 from judge.crypto.gpg import Keyring
 from judge.crypto.verdict import normalize_fingerprint
-from judge.services.signing import FINGERPRINT_FILE, ensure_judge_key, home_of
+from judge.publish.signing import FINGERPRINT_FILE, ensure_judge_key, home_of
 from judge.store.engine import Store
 from judge.store.leases import wall_clock
 from judge.store.models_hosts import JudgeKeyRecord

@@ -18,11 +18,12 @@ from judge.config import Settings
 from judge.edge.imap_in import ImapPoller
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
 from judge.edge.smtp_out import OutboxSender, transport_for
-from judge.hooks import resolve_hook
+from judge.hooks import default_process_hook, resolve_hook
 from judge.store.leases import HEARTBEAT_SECONDS
 from judge.store.engine import Store
 from judge.store.schema import check_schema, is_empty, upgrade
-from judge.worker import Clock, ProcessHook, Worker, acknowledge_placeholder, utc_now
+from judge.worker import Worker
+from judge.mail import Clock, ProcessHook, utc_now
 from judge.worker_process import WorkerProcesses, worker_process_count, writer_lock_path
 
 log = logging.getLogger("judge.serve")
@@ -33,15 +34,6 @@ class SchedulerTick(Protocol):
     mail with ``judge.outgoing.queue_outgoing``."""
 
     def __call__(self, store: Store, settings: Settings, now: datetime) -> None: ...
-
-
-def default_process_hook(settings: Settings) -> ProcessHook:
-    hook = resolve_hook(settings.worker.handler)
-    if hook is None:
-        log.warning("processing hook %s is not installed: using the acknowledge-only "
-                    "placeholder", settings.worker.handler)
-        return acknowledge_placeholder
-    return hook  # type: ignore[return-value]
 
 
 def default_tick_hook(settings: Settings) -> SchedulerTick | None:
@@ -197,7 +189,7 @@ class Daemon:
 
 
 def _stop_judge_agents(settings: Settings) -> None:
-    from judge.services.signing import stop_judge_agents
+    from judge.publish.signing import stop_judge_agents
 
     try:
         stop_judge_agents(settings.judge)

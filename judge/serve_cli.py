@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "role", "gm") == "witness":
         import dataclasses
 
-        from judge.services.fair_witness import HANDLER as WITNESS_HANDLER
+        from judge.commands.fair_witness import HANDLER as WITNESS_HANDLER
 
         settings = dataclasses.replace(settings, worker=dataclasses.replace(settings.worker, handler=WITNESS_HANDLER))
     setup_logging()

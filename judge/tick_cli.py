@@ -24,7 +24,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judge.turns.scheduler import FAILED, run_pass
+    from judge.edge.scheduler import FAILED, run_pass
 
     settings = settings_from(args)
     if settings is None:

@@ -22,113 +22,34 @@ import random
 import threading
 import time
 import traceback
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from functools import cached_property
 from email.message import EmailMessage
-from email.utils import getaddresses, parseaddr
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable
 
 from sqlalchemy import Row, bindparam, select, update
 from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings
+from judge.mail import Clock, InboundMail, ProcessHook, utc_now
 from judge.loopguard import no_reply_reason
 from judge.mailpolicy import POLICY
 from judge.outgoing import OutgoingMail, queue_all
 from judge.store.conflicts import is_conflict
 from judge.store.engine import Store
+from judge.store.schedule import NOW
 from judge.store.models_mail import PROCESSED, RECEIVED, SHUNTED, InboundMessage, Shunt
 
 log = logging.getLogger("judge.worker")
 
-Clock = Callable[[], datetime]
 
 #: Attempts of one message's transaction when each fails on a concurrency conflict.
 CONFLICT_ATTEMPTS = 5
 CONFLICT_BACKOFF_SECONDS = 0.02
 
 
-def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
 def jittered_backoff(attempt: int) -> float:
     """Seconds to wait after failed attempt ``attempt`` (1, 2, ...): doubling from 20 ms, with
     +-50% jitter so two transactions that collided do not start again in step."""
     return CONFLICT_BACKOFF_SECONDS * 2 ** (attempt - 1) * random.uniform(0.5, 1.5)
-
-
-@dataclass(frozen=True)
-class InboundMail:
-    """A stored mail as the processing hook sees it.
-
-    ``mail_from`` is the envelope sender ("" for a bounce, None when unknown, as over
-    IMAP).  ``no_reply_reason`` is the loop guard's verdict: when set, the worker sends
-    nothing that answers this mail, whatever the hook returns, and the hook should not
-    act on robot mail.  ``judge`` is the identity of the judge that received it.
-    """
-
-    inbound_id: int
-    raw: bytes = field(repr=False)
-    message: EmailMessage = field(repr=False, compare=False)
-    mail_from: str | None
-    rcpt_to: tuple[str, ...]
-    message_id: str | None
-    source: str
-    received_at: datetime
-    no_reply_reason: str | None
-    judge: JudgeSettings
-
-    @property
-    def may_reply(self) -> bool:
-        return self.no_reply_reason is None
-
-    # Cached: handlers ask for these many times per mail, and each header read parses anew.
-    @cached_property
-    def from_address(self) -> str:
-        """The From address, lower-cased ("" if none)."""
-        return parseaddr(str(self.message.get("From", "")))[1].strip().lower()
-
-    @cached_property
-    def reply_address(self) -> str:
-        """Where an answer goes: Reply-To, else From, else the envelope sender."""
-        reply_to = [a for _, a in getaddresses([str(v) for v in self.message.get_all("Reply-To", [])]) if a]
-        if reply_to:
-            return reply_to[0].strip().lower()
-        return self.from_address or (self.mail_from or "").strip().lower()
-
-    @cached_property
-    def subject(self) -> str:
-        return str(self.message.get("Subject", "") or "")
-
-    def reply(self, body: str, *, subject: str | None = None, kind: str = "reply",
-              game_id: int | None = None) -> OutgoingMail:
-        """An answer to the sender, threaded under this mail."""
-        if subject is None:
-            original = self.subject.strip()
-            subject = original if original.lower().startswith("re:") else f"Re: {original}".rstrip()
-        references = tuple(str(self.message.get("References", "") or "").split())
-        return OutgoingMail(
-            recipients=(self.reply_address,), subject=subject, body=body, kind=kind,
-            in_reply_to=self.message_id, references=references, game_id=game_id,
-        )
-
-
-class ProcessHook(Protocol):
-    """Apply one mail inside the caller's transaction and return the mail to send."""
-
-    def __call__(self, session: Session, inbound: InboundMail, now: datetime) -> Sequence[OutgoingMail]: ...
-
-
-def acknowledge_placeholder(session: Session, inbound: InboundMail, now: datetime) -> list[OutgoingMail]:
-    """PLACEHOLDER used only while judge.services is not installed: acknowledge receipt."""
-    if not inbound.may_reply:
-        return []
-    return [inbound.reply(
-        f"The judge received your message (#{inbound.inbound_id}).\n"
-        "Command processing is not installed on this judge yet; nothing was done.\n"
-    )]
 
 
 # The worker's own statements, in Core and built once: the ORM's per-statement work was a
@@ -230,6 +151,7 @@ class Worker:
 
     def _process_row(self, session: Session, row: Row[Any]) -> None:
         now = self.clock()
+        session.info[NOW] = now  # the games this mail touched are rescheduled at commit
         inbound = to_inbound_mail(row, self.judge)
         outgoing = list(self.process(session, inbound, now))
         if inbound.no_reply_reason is not None:

@@ -169,7 +169,7 @@ def _die_with_parent(parent: int) -> None:
 
 def run_child(settings: Settings, clock: Callable[..., object]) -> int:
     """The worker process: the Worker loop until end of file on stdin or SIGTERM/SIGINT."""
-    from judge.serve import default_process_hook
+    from judge.hooks import default_process_hook
     from judge.store.engine import Store
     from judge.worker import Worker
 

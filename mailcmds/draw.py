@@ -61,10 +61,15 @@ def _noconcede(ctx: ParseContext, line: CommandLine) -> SetNoConcede:
 
 VERBS = (
     Verb(("SET", "DRAW"), "SET DRAW (all survivors) or SET DRAW AEF (the powers in the draw, with RULE NO_DIAS)",
-         "vote for a draw; votes stay secret until the game ends", _draw),
+         "vote for a draw; votes stay secret until the game ends", _draw,
+         help=(("play", "SET DRAW", "vote for a draw including all survivors"),
+               ("play", "SET DRAW AEF", "vote for a draw of these powers (games with NO_DIAS)"),)),
     Verb(("SET", "NODRAW"), "SET NO DRAW", "withdraw your draw vote", _nodraw,
-         aliases=(("SET", "NO", "DRAW"),)),
-    Verb(("SET", "CONCEDE"), "SET CONCEDE power", "vote to concede the game to that power", _concede),
+         aliases=(("SET", "NO", "DRAW"),),
+         help=(("play", "SET NO DRAW", "withdraw your draw vote"),)),
+    Verb(("SET", "CONCEDE"), "SET CONCEDE power", "vote to concede the game to that power", _concede,
+         help=(("play", "SET CONCEDE power", "vote to concede the game to that power"),)),
     Verb(("SET", "NOCONCEDE"), "SET NO CONCEDE", "withdraw your concession vote", _noconcede,
-         aliases=(("SET", "NO", "CONCEDE"),)),
+         aliases=(("SET", "NO", "CONCEDE"),),
+         help=(("play", "SET NO CONCEDE", "withdraw your concession vote"),)),
 )

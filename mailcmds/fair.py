@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from .model import Attachment, Command
-from .sealed import is_signature_attachment
+from .sealed import RevealNumber, is_signature_attachment  # noqa: F401  (REVEAL n is read by REVEAL)
 from .syntax import CommandLine, ParseContext, Verb, expect_count, strip_comment
 from .values import ValueSyntaxError, parse_address, parse_game
 
@@ -29,13 +29,6 @@ class SetPreference(Command):
     @property
     def powers(self) -> tuple[str, ...]:
         return tuple(letter for tier in self.tiers for letter in tier)
-
-
-@dataclass(frozen=True, slots=True)
-class RevealNumber(Command):
-    """``REVEAL n``: the number committed to for the current lottery."""
-
-    number: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,25 +307,36 @@ def _format(ctx: ParseContext, line: CommandLine) -> BlindFormat:
 
 VERBS = (
     Verb(("SET", "PREFERENCE"), "SET PREFERENCE AE(GI)R (or E[FGR][TAI], or * for none)",
-         "your power preferences while the game forms (RULE PREFERENCES)", _preference),
+         "your power preferences while the game forms (RULE PREFERENCES)", _preference,
+         help=(("fair", "SET PREFERENCE AE(GI)R", "initials, most wanted first; (GI) = equal choice"),
+               ("fair", "SET PREFERENCE E[FGR][TAI]", "the same with square brackets"),
+               ("fair", "SET PREFERENCE *", "no preference; start with % to be a reserve player"),)),
     Verb(("ESCROW",), "ESCROW, then the armored nested \"last number\" message (or attach it)",
-         "deposit the escrowed last number with your lottery commitment", _escrow_parse(EscrowDeposit), body=True),
+         "deposit the escrowed last number with your lottery commitment", _escrow_parse(EscrowDeposit), body=True,
+         help=(("fair", "ESCROW", "then the armored nested \"last number\" message"),)),
     Verb(("PEEL",), "PEEL, then the armored decrypted layer (or attach it)",
-         "publish the escrow layer you decrypted when the judge asks", _escrow_parse(EscrowPeel), body=True),
+         "publish the escrow layer you decrypted when the judge asks", _escrow_parse(EscrowPeel), body=True,
+         help=(("fair", "PEEL", "then the armored escrow layer you decrypted"),)),
     Verb(("BLINDED",), "BLINDED game digits", "(to the witness) your assignment message with your blind added",
-         _blind_value(BlindedMessage)),
+         _blind_value(BlindedMessage),
+         help=(("fair", "BLINDED game digits", "to the witness: your message plus your blind"),)),
     Verb(("BLIND",), "BLIND game digits", "(to the witness) your blinding factor, when asked",
-         _blind_value(BlindFactor)),
+         _blind_value(BlindFactor),
+         help=(("fair", "BLIND game digits", "to the witness: your blinding factor, when asked"),)),
     Verb(("SHUFFLED",), "SHUFFLED game digits ... (witness)", "the shuffled blinded messages, for the game master",
-         _blind_list(ShuffledList), body=True),
+         _blind_list(ShuffledList), body=True,
+         help=(("fair", "SHUFFLED game digits...", "the witness's shuffled list, to the game master"),)),
     Verb(("BLINDS",), "BLINDS game digits ... (witness)", "the collected blinding factors, for publication",
-         _blind_list(BlindList), body=True),
+         _blind_list(BlindList), body=True,
+         help=(("fair", "BLINDS game digits...", "the witness's list of blinding factors"),)),
     Verb(("RECEIVED",), "RECEIVED game [digest] (game master)", "confirm receipt of the shuffled list to the witness",
-         _receipt),
+         _receipt,
+         help=(("fair", "RECEIVED game [digest]", "the game master confirms the shuffled list"),)),
     Verb(("SHUFFLE",), "SHUFFLE game length address ... (game master)",
          "ask the witness to run a blinded assignment for these players", _shuffle, body=True),
     Verb(("COLLECTED",), "COLLECTED game n (witness)", "every player's blinding factor is in", _collected),
-    Verb(("CONFIRM",), "CONFIRM game digits", "(to the witness) the final message you received", _blind_value(BlindConfirm)),
+    Verb(("CONFIRM",), "CONFIRM game digits", "(to the witness) the final message you received", _blind_value(BlindConfirm),
+         help=(("fair", "CONFIRM game digits", "to the witness: the final message you received"),)),
     Verb(("CONFIRMED",), "CONFIRMED game, then address digits lines (witness)",
          "the players' confirmed final messages, for the game master", _echoes(False), body=True),
     Verb(("REJECTED",), "REJECTED game, then address digits lines (game master)",

@@ -79,9 +79,15 @@ def _get_key(ctx: ParseContext, line: CommandLine) -> GetKey:
 
 
 VERBS = (
-    Verb(("LIST",), "LIST or LIST game", "the games on this judge, or one game's set-up and players", _list),
-    Verb(("SUMMARY",), "SUMMARY game", "a game's current state: phase, centres, players", _summary),
-    Verb(("HISTORY",), "HISTORY game [phase]", "the results of a game's past phases", _history),
-    Verb(("HELP",), "HELP", "this list of commands", _help),
-    Verb(("GET", "KEY"), "GET KEY", "the judge's public OpenPGP key (to check its signed mail)", _get_key),
+    Verb(("LIST",), "LIST or LIST game", "the games on this judge, or one game's set-up and players", _list,
+         help=(("start", "LIST", "the games on this judge"),
+               ("start", "LIST game", "one game's set-up and players"),)),
+    Verb(("SUMMARY",), "SUMMARY game", "a game's current state: phase, centres, players", _summary,
+         help=(("start", "SUMMARY game", "a game's current state"),)),
+    Verb(("HISTORY",), "HISTORY game [phase]", "the results of a game's past phases", _history,
+         help=(("start", "HISTORY game [phase]", "results of past phases"),)),
+    Verb(("HELP",), "HELP", "this list of commands", _help,
+         help=(("start", "HELP", "this page"),)),
+    Verb(("GET", "KEY"), "GET KEY", "the judge's public OpenPGP key (to check its signed mail)", _get_key,
+         help=(("start", "GET KEY", "the judge's public OpenPGP key"),)),
 )

@@ -48,5 +48,6 @@ def _clear(ctx: ParseContext, line: CommandLine) -> Clear:
 
 
 VERBS = (
-    Verb(("CLEAR",), "CLEAR", "clear all your orders for the current phase", _clear),
+    Verb(("CLEAR",), "CLEAR", "clear all your orders for the current phase", _clear,
+         help=(("play", "CLEAR", "clear all your orders for this phase"),)),
 )

@@ -135,7 +135,14 @@ def _press(ctx: ParseContext, line: CommandLine) -> Press:
 VERBS = (
     Verb(("PRESS",), "PRESS [TO powers | TO ALL BUT powers] [GREY] [QUIET], the message, then ENDPRESS",
          "send a message to some powers (initials FGR or names; M is the master); without TO, to everyone",
-         _press, body=True),
+         _press, body=True,
+         help=(("press", "PRESS TO FG", "to France and Germany (initials or names; M = master)"),
+               ("press", "PRESS TO ALL BUT RT", "to everyone but Russia and Turkey"),
+               ("press", "PRESS", "to everyone (also PRESS TO ALL)"),)),
     Verb(("BROADCAST",), "BROADCAST [GREY] [QUIET], the message, then ENDPRESS",
-         "send a message to every player and observer of the game", _press, body=True),
+         "send a message to every player and observer of the game", _press, body=True,
+         help=(("press", "BROADCAST", "to every player and observer"),
+               ("press", "    add GREY to hide who sent it (if the game allows), QUIET for no copy back", ""),
+               ("press", "...your message...", ""),
+               ("press", "ENDPRESS", "ends the message (SIGNOFF or the end of the mail too)"),)),
 )

@@ -79,6 +79,14 @@ def _armored_kind(attachment: Attachment) -> str | None:
     return match[1].decode("ascii") if match else None
 
 
+@dataclass(frozen=True, slots=True)
+class RevealNumber(Command):
+    """``REVEAL n``: the number committed to for the current lottery (fair assignment; read
+    by the REVEAL verb)."""
+
+    number: int
+
+
 def is_signature_attachment(attachment: Attachment) -> bool:
     kind = _armored_kind(attachment)
     if kind is not None:
@@ -139,7 +147,6 @@ def _reveal(ctx: ParseContext, line: CommandLine) -> Command:
     args = line.args
     if args:
         if len(args) == 1 and args[0].isdigit():
-            from .fair import RevealNumber  # REVEAL n is the lottery's number
 
             return RevealNumber(int(args[0]), source=line.source)
         raise line.fail(f"'{' '.join(args)}' cannot follow REVEAL (a lottery number is one whole number)")
@@ -159,9 +166,20 @@ def _reveal(ctx: ParseContext, line: CommandLine) -> Command:
 
 VERBS = (
     Verb(("SET", "KEY"), "SET KEY, then your ASCII-armored public key (or attach it)",
-         "register your OpenPGP key for sealed orders and fair assignment", _set_key, body=True),
+         "register your OpenPGP key for sealed orders and fair assignment", _set_key, body=True,
+         help=(("sealed", "SET KEY", "then paste your public key (gpg --armor --export you)"),
+               ("sealed", "", "or attach it"),)),
     Verb(("COMMIT",), "COMMIT with orders.asc attached (gpg --armor --detach-sign orders.txt), or COMMIT SHA256 hex",
-         "commit to orders (or a lottery number) without showing them", _commit, body=True),
+         "commit to orders (or a lottery number) without showing them", _commit, body=True,
+         help=(("sealed", "COMMIT", "attach orders.txt.asc made with"),
+               ("sealed", "", "gpg --armor --detach-sign orders.txt"),
+               ("sealed", "", "(or paste the signature below COMMIT)"),
+               ("sealed", "COMMIT SHA256 hex", "without PGP: the SHA-256 of your orders text plus a"),
+               ("sealed", "", "secret salt line (weaker; only if the game allows it)"),
+               ("fair", "COMMIT", "commit to a lottery number, as for orders"),)),
     Verb(("REVEAL",), "REVEAL with the orders file attached, or REVEAL then the orders text then ENDREVEAL; REVEAL n for a lottery number",
-         "reveal the orders (or number) you committed to", _reveal, body=True),
+         "reveal the orders (or number) you committed to", _reveal, body=True,
+         help=(("sealed", "REVEAL", "attach orders.txt, or write the orders below REVEAL"),
+               ("sealed", "ENDREVEAL", "ends inline orders after REVEAL"),
+               ("fair", "REVEAL n", "reveal your committed lottery number"),)),
 )

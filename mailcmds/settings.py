@@ -88,15 +88,21 @@ def _zone(ctx: ParseContext, line: CommandLine) -> SetZone:
 
 
 VERBS = (
-    Verb(("SET", "WAIT"), "SET WAIT", "ask that the phase is not processed before its deadline", _wait),
+    Verb(("SET", "WAIT"), "SET WAIT", "ask that the phase is not processed before its deadline", _wait,
+         help=(("play", "SET WAIT", "do not process before the deadline"),)),
     Verb(("SET", "NOWAIT"), "SET NOWAIT", "allow processing as soon as all orders are in", _nowait,
-         aliases=(("SET", "NO", "WAIT"),)),
+         aliases=(("SET", "NO", "WAIT"),),
+         help=(("play", "SET NOWAIT", "process as soon as all orders are in"),)),
     Verb(("SET", "PASSWORD"), "SET PASSWORD newpassword", "change your password for this game",
-         _password, secret_args=(0,)),
+         _password, secret_args=(0,),
+         help=(("play", "SET PASSWORD newpassword", "change your password"),)),
     Verb(("SET", "ADDRESS"), "SET ADDRESS [name@example.org]",
-         "send this game's mail to a new address (without one: the address you write from)", _address),
+         "send this game's mail to a new address (without one: the address you write from)", _address,
+         help=(("play", "SET ADDRESS [address]", "move this game's mail (default: where you write from)"),)),
     Verb(("SET", "ABSENCE"), "SET ABSENCE date [TO date] (dates as 2025-01-14 or 14 Jan 2025)",
          "tell the judge you are away; deadlines falling then are extended within the game's limits",
-         _absence),
-    Verb(("SET", "ZONE"), "SET ZONE Europe/Paris", "show deadlines to you in this time zone", _zone),
+         _absence,
+         help=(("play", "SET ABSENCE date [TO date]", "you are away; deadlines then are extended"),)),
+    Verb(("SET", "ZONE"), "SET ZONE Europe/Paris", "show deadlines to you in this time zone", _zone,
+         help=(("play", "SET ZONE Europe/Paris", "show deadlines to you in your time zone"),)),
 )

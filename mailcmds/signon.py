@@ -39,6 +39,12 @@ def _signoff(ctx: ParseContext, line: CommandLine) -> Signoff:
 VERBS = (
     Verb(("SIGNON",), "SIGNON power@game password (or SIGNON Xgame password, X the power's initial)",
          "sign on to a game as a power, an observer or its master; orders and commands follow",
-         _signon, secret_args=(1,), opens_session=True),
-    Verb(("SIGNOFF",), "SIGNOFF", "end of the commands: nothing after it is read", _signoff),
+         _signon, secret_args=(1,), opens_session=True,
+         help=(("play", "SIGNON power@game password", "sign on; orders and commands follow"),
+               ("play", "SIGNON Xgame password", "the same, X = the power's initial"),
+               ("play", "<orders>", "one per line, e.g.  A PAR - BUR   F LON S F NTH"),
+               ("play", "", "your orders replace those for the units named"),
+               ("master", "SIGNON master@game password", "then status lines (edits) or:"),)),
+    Verb(("SIGNOFF",), "SIGNOFF", "end of the commands: nothing after it is read", _signoff,
+         help=(("play", "SIGNOFF", "end of commands; nothing after it is read"),)),
 )

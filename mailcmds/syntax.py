@@ -39,6 +39,9 @@ class Verb:
     passwords: they are masked in every quoted line.  ``opens_session`` verbs (SIGNON,
     JOIN, CREATE, ...) start a part of the mail in which other lines are orders.
     ``body`` verbs read following lines, so they are never taken from the Subject.
+    ``help`` are the verb's rows on the HELP page, in the command rows of grammar.md and of
+    README (all three generated from them by mailcmds/help_page.py): ``(section, form,
+    meaning)``, a row with an empty form continuing the one above.
     """
 
     words: tuple[str, ...]
@@ -51,6 +54,7 @@ class Verb:
     body: bool = False
     master: bool = False
     aliases: tuple[tuple[str, ...], ...] = ()
+    help: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,28 @@
-"""Fixtures every test package may use (see tests/fixtures/ for what each one does)."""
+"""Fixtures every test package may use (see tests/fixtures/ for what each one does), and
+the ``gpg`` marker on every test module that uses GnuPG (``-m "not gpg"`` leaves them out)."""
+
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
 
 from tests.fixtures.dovecot import dovecot_server, imap_account  # noqa: F401
 from tests.fixtures.judge_process import judge_runner  # noqa: F401
 from tests.fixtures.postgres import postgres_server, postgres_url  # noqa: F401
 from tests.fixtures.smtp_sink import smtp_sink  # noqa: F401
 from tests.fixtures.gpg import _judge_template, gpg_home, judge_keyring, keyring, seven_players  # noqa: F401
+
+
+_GPG_WORDS = ("gpg", "gnupg", "Keyring", "judge_keyring", "seven_players")
+
+
+@lru_cache(maxsize=None)
+def _uses_gpg(path: Path) -> bool:
+    text = path.read_text(encoding="utf-8")
+    return any(word in text for word in _GPG_WORDS)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if _uses_gpg(Path(item.path)):
+            item.add_marker(pytest.mark.gpg)

@@ -76,3 +76,11 @@ def _groups_naming(name: str) -> list[str]:
 def test_every_option_is_in_the_commands_section(command: str) -> None:
     missing = [flag for flag in options(LEAVES[command]) if flag not in SECTION]
     assert not missing, f"README.md '## Commands' does not mention {missing} of `{command}`"
+
+
+def test_version_is_printed() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "judge.cli", "--version"], capture_output=True, text=True, check=True)
+    assert done.stdout.startswith("judge (dipjudge) ") and done.stdout.split()[-1][0].isdigit()

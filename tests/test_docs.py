@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import judge.services  # noqa: F401  (imports every handler module: their add_rule calls)
+
 from adjudicator.api import RULES as ENGINE_RULES
-from judge.services.rules import known_rules
+from judge.rules import known_rules
 from mailcmds.create import STATUS_VERBS
 from mailcmds.registry import VERBS
 

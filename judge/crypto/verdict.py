@@ -26,3 +26,8 @@ def normalize_fingerprint(text: str) -> str:
     """Upper-case hex without spaces or a 0x prefix, as gpg prints it with --with-colons."""
     cleaned = "".join(text.split()).upper()
     return cleaned[2:] if cleaned.startswith("0X") else cleaned
+
+
+def spaced(fingerprint: str) -> str:
+    """``ABCD 1234 ...``: how gpg --fingerprint prints it, easier to compare by eye."""
+    return " ".join(fingerprint[i:i + 4] for i in range(0, len(fingerprint), 4))

@@ -18,7 +18,7 @@ from imapclient.exceptions import IMAPClientError
 from judge.config import ImapSettings
 from judge.store.engine import Store
 from judge.store.inbound import store_inbound
-from judge.worker import Clock, utc_now
+from judge.mail import Clock, utc_now
 
 log = logging.getLogger("judge.imap_in")
 

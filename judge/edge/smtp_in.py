@@ -18,7 +18,7 @@ from aiosmtpd.smtp import Envelope, Session as SmtpSession, SMTP
 from judge.config import SmtpSettings
 from judge.store.engine import Store
 from judge.store.inbound import store_inbound
-from judge.worker import Clock, utc_now
+from judge.mail import Clock, utc_now
 
 log = logging.getLogger("judge.smtp_in")
 

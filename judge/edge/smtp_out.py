@@ -31,10 +31,10 @@ from typing import Protocol, Sequence
 from sqlalchemy import Connection, bindparam, select, update
 
 from judge.config import OutboundSettings
+from judge.mail import Clock, utc_now
 from judge.store import leases
 from judge.store.engine import Store
 from judge.store.models_mail import FAILED, QUEUED, SENT, OutboxMessage
-from judge.worker import Clock, utc_now
 
 log = logging.getLogger("judge.smtp_out")
 

@@ -115,7 +115,7 @@ def verify_numbers(document: dict[str, Any], keyring: Any) -> tuple[list[str], l
 
 
 def check(report: Any, broadcast: Any, document: dict[str, Any], context: Any) -> None:
-    """The ``judge audit`` checker (registered in judge.audit.CHECKERS)."""
+    """The ``judge audit`` checker of this format (listed in judge.audit.CHECKERS)."""
     where = f"{document.get('game')} assignment"
     notes, problems = check_record(document)
     more_notes, more_problems = verify_numbers(document, context.keyring)
@@ -124,11 +124,3 @@ def check(report: Any, broadcast: Any, document: dict[str, Any], context: Any) -
     if not problems and not more_problems:
         report.ok(where, "; ".join(notes + more_notes))
 
-
-def _register() -> None:
-    from judge.audit import CHECKERS
-
-    CHECKERS[FORMAT] = check
-
-
-_register()

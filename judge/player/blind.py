@@ -25,7 +25,7 @@ from judge.fair.blind import (
     sub_digits,
     try_blinds,
 )
-from judge.player.cli import run_standalone
+from judge.player.standalone import run_standalone
 
 # Power order of the standard map; other variants publish theirs with the format.
 STANDARD_POWERS = ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY")

@@ -27,7 +27,7 @@ from judge.crypto.escrow import (
     peel_step,
 )
 from judge.crypto.gpg import GpgError, Keyring
-from judge.player.cli import run_standalone
+from judge.player.standalone import run_standalone
 
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2

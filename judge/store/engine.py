@@ -37,6 +37,7 @@ import os
 import threading
 from collections import deque
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -199,6 +200,7 @@ class Store:
         """``writer_lock``: a file whose flock every SQLite write turn also takes (when
         other processes write to the same database)."""
         from judge.store.models import load_models
+        from judge.store.schedule import watch
 
         # Every model module, so foreign keys between modules resolve (outbox -> game).
         load_models()
@@ -212,6 +214,8 @@ class Store:
         self._durable_sessions = sessionmaker(self._durable_engine, expire_on_commit=False) \
             if self._durable_engine is not self.engine else self.sessions
         self._turns = WriteTurns(writer_lock) if is_sqlite else None
+        for factory in {self.sessions, self._durable_sessions}:
+            watch(factory)  # touched games are rescheduled when a transaction commits
 
     @property
     def dialect(self) -> str:
@@ -230,12 +234,16 @@ class Store:
             sync_wal(self._wal_file)
 
     @contextmanager
-    def unit_of_work(self, *, durable: bool = False) -> Iterator[Session]:
+    def unit_of_work(self, *, durable: bool = False, now: datetime | None = None) -> Iterator[Session]:
         """One transaction; ``durable``: synced to disk when this returns, even on SQLite
-        (for what an edge is about to acknowledge)."""
+        (for what an edge is about to acknowledge).  ``now``: the transaction's clock; the
+        games it touched are rescheduled at commit (judge/store/schedule.py), which the
+        owner may also set later as ``session.info[schedule.NOW]``."""
         factory = self._durable_sessions if durable else self.sessions
         with self._write_turn(durable):
             with factory() as session:
+                if now is not None:
+                    session.info["now"] = now  # judge.store.schedule.NOW
                 with session.begin():
                     yield session
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from adjudicator.cli import Adjudicator, run_single
+from judge.adjudicate_cli import Adjudicator, run_single
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

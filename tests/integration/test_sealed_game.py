@@ -169,13 +169,9 @@ def test_a_sealed_game_over_smtp_audited(table, tmp_path):
     powers = sorted(FALL)
     for power in powers[:-1]:
         assert "verified" in table.reveal(power, orders_file(power, "F1901M", FALL[power]))
-    started = time.monotonic()
     table.send(table.keys[powers[-1]].email, table.signon(powers[-1]) + "REVEAL\n",
                [("orders.txt", "text/plain", orders_file(powers[-1], "F1901M", FALL[powers[-1]]))])
     table.wait(lambda item: "F1901M results" in str(item[1]["Subject"]) and MASTER in item[0])
-    elapsed = time.monotonic() - started
-    print(f"\nlast reveal mailed -> results relayed: {elapsed:.2f} s")
-    assert elapsed < 5.0
 
     # The archive a player keeps: the master's copies of the list mail and a GET KEY reply.
     assert "BEGIN PGP PUBLIC KEY BLOCK" in table.command(MASTER, "GET KEY\n")

@@ -8,10 +8,11 @@ from datetime import datetime, timedelta
 from typing import Generic, Protocol, TypeVar
 
 from judge.config import JudgeSettings
-from judge.services import process_mail
+from judge.commands import process_mail
 from judge.store.engine import Store
 from judge.store.inbound import store_inbound
-from judge.worker import ProcessHook, Worker
+from judge.worker import Worker
+from judge.mail import ProcessHook
 from tests.judge.storage import newest_outbox_id
 
 

@@ -12,7 +12,7 @@ from typing import Sequence
 from sqlalchemy.orm import Session
 
 from judge.outgoing import OutgoingMail
-from judge.worker import InboundMail
+from judge.mail import InboundMail
 
 
 class DeliberateFailure(RuntimeError):

@@ -1,6 +1,5 @@
 """The IMAP poller against a real Dovecot: PEEK, store, commit, then \\Seen or move."""
 
-import threading
 import time
 from datetime import datetime, timezone
 
@@ -8,7 +7,7 @@ import pytest
 from imapclient import IMAPClient
 from sqlalchemy import select
 
-from judge.config import ImapSettings, JudgeSettings, load_settings
+from judge.config import ImapSettings, load_settings
 from judge.edge.imap_in import ImapPoller
 from judge.serve import Daemon, open_store
 from judge.store.models_mail import InboundMessage, OutboxMessage

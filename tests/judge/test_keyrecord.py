@@ -66,7 +66,7 @@ def test_a_host_with_its_own_key_is_refused_and_cannot_import_another(two_hosts,
     store, (first_home, second_home) = two_hosts
     first = settle_judge_key(on_host(first_home, monkeypatch), store)
     # The second host made a key of its own before it was pointed at this database.
-    from judge.services.signing import ensure_judge_key
+    from judge.publish.signing import ensure_judge_key
 
     own = ensure_judge_key(on_host(second_home, monkeypatch).judge)
     assert own != first

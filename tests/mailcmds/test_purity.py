@@ -24,4 +24,4 @@ def test_importing_mailcmds_loads_no_io_layer():
     judge_modules = {name for name in outside_stdlib if name.split(".")[0] == "judge"}
     assert "judge.turns.timing" in judge_modules
     assert all(name in ("judge", "judge.turns") or name.startswith("judge.turns.") for name in judge_modules)
-    assert "judge.turns.scheduler" not in judge_modules, "the scheduler pass (SQLAlchemy) must not be imported"
+    assert "judge.edge.scheduler" not in judge_modules, "the scheduler pass (SQLAlchemy) must not be imported"

@@ -14,7 +14,7 @@ import pytest
 from judge.config import JudgeSettings
 from judge.crypto.gpg import Keyring, agent_pids
 from judge.crypto.pgpmime import verify_message
-from judge.services.signing import ensure_judge_key
+from judge.publish.signing import ensure_judge_key
 from tests.fixtures.gpg import remove_home, short_home
 from tests.fixtures.judge_process import judge_environment
 
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.gpg
 SIGNER = textwrap.dedent("""
     import sys
     from judge.config import JudgeSettings
-    from judge.services.signing import broadcast_mime
+    from judge.publish.signing import broadcast_mime
     judge = JudgeSettings(data_dir=sys.argv[1], gnupg_home=sys.argv[1])
     for n in range(int(sys.argv[2])):
         text, mime = broadcast_mime(judge, f"results {n}\\n")

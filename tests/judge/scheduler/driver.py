@@ -7,7 +7,7 @@ from sqlalchemy import select
 
 from judge.config import Settings
 from judge.store.models_game import Game
-from judge.turns.scheduler import PassReport, run_pass
+from judge.edge.scheduler import PassReport, run_pass
 from tests.judge.services.harness import JUDGE, JudgeHarness, Outcome
 
 SETTINGS = Settings(judge=JUDGE)

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 from adjudicator.api import initial_position
 from adjudicator.jsonio import position_to_json
-from judge.services.games import variant_named
+from judge.store.queries import variant_named
 from judge.store.models_game import ACTIVE, MASTER, PLAYER, Game, Membership, OrderSet
 from tests.judge.scheduler.driver import HOLDS
 

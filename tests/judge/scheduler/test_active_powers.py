@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import maps
 from adjudicator.types import Phase, PhaseKind, Position, Season, Unit, UnitKind
-from judge.services.turnstate import active_powers
+from judge.phases.turnstate import active_powers
 
 VARIANT = maps.load("standard")
 

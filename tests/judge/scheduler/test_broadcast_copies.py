@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from judge.config import JudgeSettings
 from judge.outgoing import OutgoingMail, build_message, queue_all
-from judge.services.signing import compose
+from judge.publish.signing import compose
 from judge.store.models_mail import OutboxMessage
 from tests.judge.storage import migrated_store
 

@@ -23,7 +23,7 @@ from sqlalchemy import select
 
 from adjudicator.jsonio import position_from_json
 from judge.clockfile import set_clock
-from judge.services.games import variant_named
+from judge.store.queries import variant_named
 from judge.store.engine import Store
 from judge.store.models_game import Game, PhaseRecord
 from tests.judge.storage import make_mail

@@ -10,7 +10,7 @@ from judge.config import Settings
 from judge.store.engine import Store
 from judge.store.models_game import ENDED, Game
 from judge.store.schema import upgrade
-from judge.turns.scheduler import PROCESSED, due_games, run_pass
+from judge.edge.scheduler import PROCESSED, due_games, run_pass
 from tests.judge.scheduler.seed import seed_game
 from tests.judge.services.harness import JUDGE
 

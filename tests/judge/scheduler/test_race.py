@@ -14,7 +14,7 @@ from judge.store.engine import Store
 from judge.store.models_game import Game, PhaseRecord
 from judge.store.models_mail import OutboxMessage
 from judge.store.schema import upgrade
-from judge.turns import scheduler
+from judge.edge import scheduler
 from tests.judge.scheduler.seed import seed_game
 from tests.judge.services.harness import JUDGE
 
@@ -58,6 +58,7 @@ def race(url: str, monkeypatch: pytest.MonkeyPatch, passes: int = 2) -> list[sch
         thread.start()
     for thread in threads:
         thread.join(60)
+    assert not any(thread.is_alive() for thread in threads), "a pass did not finish within 60 s"
     for store in stores:
         store.dispose()
     assert not errors, errors
@@ -95,7 +96,7 @@ def test_a_crash_mid_processing_leaves_the_phase_for_the_next_pass(tmp_path, mon
     with store.unit_of_work() as session:
         seed_game(session, "crash", NOW, due=NOW)
 
-    from judge.services import processing
+    from judge.phases import processing
 
     def broken_render(*args, **kwargs):
         raise RuntimeError("power cut while rendering the results")

@@ -20,11 +20,10 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from judge.config import Settings
-from judge.services.games import touch_schedule
 from judge.store.engine import Store
 from judge.store.models_game import Game, OrderSet, PhaseRecord
 from judge.store.schema import upgrade
-from judge.turns.scheduler import PROCESSED, run_pass
+from judge.edge.scheduler import PROCESSED, run_pass
 from tests.judge.scheduler.seed import seed_game
 from tests.judge.services.harness import JUDGE
 
@@ -65,13 +64,12 @@ def test_every_phase_of_a_known_game_matches_the_reference(tmp_path):
         game_id = game.id
     compared = 0
     for record, expected in zip(records, records[1:]):
-        with store.unit_of_work() as session:
+        with store.unit_of_work(now=START) as session:  # storing orders makes the game due
             game = session.get(Game, game_id)
             assert board(game.position) == board(record), f"before {record['phase']}"
             for power, lines in record["orders"].items():
                 session.add(OrderSet(game_id=game_id, phase=game.phase, power=power, orders=lines, submitted_at=START))
             now = game.deadline + timedelta(minutes=1)
-            touch_schedule(game, START)  # what the orders handler does after storing orders
         report = run_pass(store, settings, now)
         assert report.count(PROCESSED) == 1, f"{record['phase']}: {report}"
         with store.unit_of_work() as session:

@@ -6,7 +6,7 @@ import pytest
 
 from judge.config import JudgeSettings
 from judge.crypto.gpg import agent_pids
-from judge.services.signing import broadcast_mime, ensure_judge_key, home_of, judge_keyring, keyring_held
+from judge.publish.signing import broadcast_mime, ensure_judge_key, home_of, judge_keyring, keyring_held
 
 pytestmark = pytest.mark.gpg
 

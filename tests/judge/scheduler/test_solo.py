@@ -7,12 +7,12 @@ from datetime import datetime, timezone
 from sqlalchemy import select
 
 from judge.config import Settings
-from judge.services.games import variant_named
+from judge.store.queries import variant_named
 from judge.store.engine import Store
 from judge.store.models_game import Game, OrderSet
 from judge.store.models_mail import OutboxMessage
 from judge.store.schema import upgrade
-from judge.turns.scheduler import PROCESSED, run_pass
+from judge.edge.scheduler import PROCESSED, run_pass
 from tests.judge.scheduler.seed import seed_game
 from tests.judge.services.harness import JUDGE
 

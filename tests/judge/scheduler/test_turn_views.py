@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from adjudicator.api import adjudicate, parse_order
 from adjudicator.jsonio import position_from_json, position_to_json, results_to_json
-from judge.services.games import variant_named
-from judge.services.turn_views import phase_name, results_view, summary_table
+from judge.store.queries import variant_named
+from judge.phases.turn_views import phase_name, results_view, summary_table
 
 VARIANT = variant_named("standard")
 

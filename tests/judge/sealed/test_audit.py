@@ -9,8 +9,8 @@ import pytest
 from judge.audit import audit_archive, find_judge_key, read_archive
 from judge.config import Settings
 from judge.crypto.pgpmime import sign_message
-from judge.services.signing import judge_keyring
-from judge.turns.scheduler import run_pass
+from judge.publish.signing import judge_keyring
+from judge.edge.scheduler import run_pass
 from judge.store import passwords
 from tests.fixtures.gpg import remove_home, short_home
 from tests.judge.sealed.harness import MASTER, SealedGame, SealedJudge

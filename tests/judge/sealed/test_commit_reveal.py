@@ -6,7 +6,7 @@ from sqlalchemy import select
 
 from judge.crypto.gpg import Keyring
 from judge.crypto.pgpmime import split_signed, verify_message
-from judge.services.signing import ensure_judge_key
+from judge.publish.signing import ensure_judge_key
 from judge.store.models_game import PhaseRecord
 from judge.store.models_sealed import BAD_REVEAL, VERIFIED, SealedCommitment, SealedReveal, SealedVerdict
 from tests.fixtures.gpg import remove_home, short_home
@@ -132,7 +132,7 @@ def test_reveals_one_character_off_crlf_and_no_charset(game):
     # The reveal deadline passes: the scheduler processes the phase.
     game.judge.advance(days=2)
     from judge.config import Settings
-    from judge.turns.scheduler import run_pass
+    from judge.edge.scheduler import run_pass
 
     last = game.judge.last_outbox_id()
     run_pass(game.judge.store, Settings(judge=game.judge.settings), game.judge.now)

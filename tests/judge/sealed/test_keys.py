@@ -2,7 +2,7 @@
 
 from sqlalchemy import select
 
-from judge.services.keys import spaced
+from judge.crypto.verdict import spaced
 from judge.store.models_sealed import KEY_ACTIVE, KEY_PENDING, PlayerKey
 from tests.judge.sealed.harness import MASTER
 
@@ -27,7 +27,7 @@ def test_set_key_refuses_a_secret_key_and_garbage(sealed_judge):
 def test_get_key_returns_the_judge_key_that_signs_broadcasts(sealed_judge):
     reply = sealed_judge.send("x@example.net", "GET KEY\n").reply
     assert "-----BEGIN PGP PUBLIC KEY BLOCK-----" in reply.body
-    from judge.services.signing import ensure_judge_key
+    from judge.publish.signing import ensure_judge_key
 
     fingerprint = ensure_judge_key(sealed_judge.settings)
     assert spaced(fingerprint) in reply.body

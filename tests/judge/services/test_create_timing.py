@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 
 from sqlalchemy import select
 
-from judge.services.games import as_utc
+from judge.store.queries import as_utc
 from judge.store.models_game import Game
 from tests.judge.services.conftest import MASTER, create_game, fill_game
 

@@ -1,5 +1,5 @@
 """RULE BLIND_ASSIGN by email between two judges: the game master's (judge.services) and a
-witness (judge.services.fair_witness, what ``judge serve --role witness`` runs), each on
+witness (judge.commands.fair_witness, what ``judge serve --role witness`` runs), each on
 its own SQLite store and worker; players answer the mails they get with the sums of
 judge.fair.blind, as ``judge player blind`` does for a person."""
 
@@ -17,10 +17,10 @@ from sqlalchemy import select
 
 from judge.config import JudgeSettings
 from judge.fair.blind import MessageFormat, add_digits, random_digits, try_blinds
-from judge.services import process_mail
+from judge.commands import process_mail
 from judge.config import Settings
-from judge.services.fair_due import due_game_ids, fair_due_work, run_fair_pass
-from judge.services.fair_witness import process_witness_mail
+from judge.commands.fair_due import due_game_ids, fair_due_work, run_fair_pass
+from judge.commands.fair_witness import process_witness_mail
 from judge.store.models_fair import BlindRun
 from judge.store.models_game import Game, Membership
 from judge.store.models_mail import OutboxMessage

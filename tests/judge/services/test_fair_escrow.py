@@ -21,8 +21,8 @@ from judge.config import JudgeSettings
 from judge.crypto.escrow import REFERENCE_LAYERS
 from judge.crypto.gpg import Keyring
 from judge.fair.audit import verify_numbers, check_record
-from judge.services import process_mail
-from judge.services.fair_due import fair_due_work
+from judge.commands import process_mail
+from judge.commands.fair_due import fair_due_work
 from judge.store.models_fair import FairEscrow, FairLottery
 from judge.store.models_game import Game, Membership
 from judge.store.models_mail import OutboxMessage
@@ -236,7 +236,7 @@ def test_nobody_opens_a_layer_in_time(keyed: KeyedJudge, seven_players, tmp_path
 
 def test_judge_audit_checks_the_signed_assignment_record(keyed: KeyedJudge, tmp_path) -> None:
     from judge.audit import audit_messages
-    from judge.services.signing import ensure_judge_key
+    from judge.publish.signing import ensure_judge_key
 
     ensure_judge_key(keyed.judge)  # as judge serve does on first start: broadcasts are signed
     ok(keyed.send(MASTER, "CREATE g1 masterpw\nRULE PREFERENCES\nRULE LOTTERY_SHA256\nFORM\n"))

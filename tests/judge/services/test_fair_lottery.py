@@ -15,9 +15,9 @@ from judge.config import Settings
 from judge.fair.assignment import replay
 from judge.fair.audit import check_record
 from judge.fair.preferences import parse_preferences
-from judge.services.fair_assign import audit_records
-from judge.services.fair_players import PassContext
-from judge.turns.scheduler import run_pass
+from judge.commands.fair_assign import audit_records
+from judge.commands.fair_players import PassContext
+from judge.edge.scheduler import run_pass
 from judge.store.models_fair import FairAssignment, FairLottery
 from judge.store.models_game import Game, Membership
 from judge.store.models_mail import OutboxMessage

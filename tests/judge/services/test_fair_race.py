@@ -3,7 +3,7 @@
 The mail has read the lottery (still revealing) when a scheduler pass, in its own session
 and transaction, finds the reveal deadline passed, counts the silent player as 0, decides
 the lottery and commits.  The mail must not decide it a second time: it holds the game
-through Game.version (judge.services.fair_players.claim_game), meets the pass's version
+through Game.version (judge.commands.fair_players.claim_game), meets the pass's version
 bump, and the worker runs it again on the new state, where the lottery is closed.
 
 PostgreSQL (read committed) is where the two transactions can interleave.  On SQLite every
@@ -17,10 +17,10 @@ import pytest
 from sqlalchemy import select
 
 from judge.config import Settings
-from judge.services import fair_lottery
+from judge.commands import fair_lottery
 from judge.store.models_fair import FairLottery
 from judge.store.models_mail import InboundMessage, OutboxMessage
-from judge.turns.scheduler import run_pass
+from judge.edge.scheduler import run_pass
 from tests.judge.services.harness import JUDGE, JudgeHarness
 from tests.judge.services.test_fair_lottery import commit_all, reveal, start_first_lottery
 

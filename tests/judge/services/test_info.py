@@ -1,13 +1,14 @@
-"""LIST, SUMMARY, HISTORY, HELP; commands without a handler yet; robot mail; the registry."""
+"""LIST, SUMMARY, HISTORY, HELP; robot mail; the command table."""
 
 from __future__ import annotations
 
 from sqlalchemy import select
 
-from judge.services import registry
-from judge.services.registry import DuplicateHandler, handler_for, handles
+import inspect
+
+import mailcmds
+from judge.commands.table import HANDLERS
 from judge.store.models_game import Game, Membership, PhaseRecord
-from mailcmds import Commit, Join, SetDraw
 from tests.judge.services.conftest import MASTER, create_game
 from tests.judge.storage import make_mail
 
@@ -48,13 +49,10 @@ def test_help_sends_the_command_page(judge):
     assert "HOW TO WRITE TO THE JUDGE" in body and "JOIN game password" in body
 
 
-def test_unhandled_commands_get_a_clear_line_and_the_rest_is_done(judge, started):
+def test_a_refused_command_leaves_the_rest_of_the_mail_done(judge, started):
     france = started["FRANCE"]
-    body = judge.send(france.address, f"{france.signon}\nSET DRAW\nCOMMIT SHA256 {'a' * 64}\nA PAR - BUR\n").reply.body
-    if handler_for(SetDraw) is None:
-        assert "SET DRAW: draw and concession votes are not enabled on this judge yet" in body
-    if handler_for(Commit) is None:
-        assert "COMMIT: sealed orders are not enabled on this judge yet" in body
+    body = judge.send(france.address, f"{france.signon}\nCOMMIT SHA256 {'a' * 64}\nA PAR - BUR\n").reply.body
+    assert "ERROR line 2: COMMIT SHA256" in body and "does not use sealed orders" in body
     assert "accepted: A PAR - BUR" in body
 
 
@@ -84,20 +82,13 @@ def test_reply_is_threaded_and_from_the_judge(judge):
     assert reply.message["In-Reply-To"] and reply.message["Auto-Submitted"] == "auto-replied"
 
 
-def test_registering_a_second_handler_for_a_command_fails():
-    known = handler_for(Join)
-    assert known is not None
-
-    def other(ctx, command):  # pragma: no cover - never called
-        raise AssertionError
-
-    try:
-        handles(Join)(other)
-    except DuplicateHandler as problem:
-        assert "Join already handled by judge.services.join.join" in str(problem)
-    else:
-        raise AssertionError("a second handler for Join was accepted")
-    assert registry.handler_for(Join) is known
+def test_every_command_the_parser_makes_has_one_row_in_the_table():
+    commands = {cls for module in vars(mailcmds).values() if inspect.ismodule(module)
+                for cls in vars(module).values()
+                if inspect.isclass(cls) and issubclass(cls, mailcmds.Command) and cls is not mailcmds.Command}
+    concrete = {cls for cls in commands if not any(other is not cls and issubclass(other, cls) for other in commands)}
+    assert concrete - set(HANDLERS) == set(), "commands without a handler"
+    assert set(HANDLERS) - concrete == set(), "rows for classes that are not commands"
 
 
 def test_witness_mail_sent_to_the_judge_is_answered_not_lost(judge):

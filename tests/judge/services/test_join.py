@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from judge.services.games import as_utc
+from judge.store.queries import as_utc
 from judge.store.models_game import ACTIVE, FORMING, PREPARATION, Game, Membership
 from judge.store.models_mail import OutboxMessage
 from tests.judge.services.conftest import MASTER, create_game, fill_game

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from sqlalchemy import event, select, update
 
-from judge.services.games import find_game, game_members, members, players, variant_of
-from judge.services.turnstate import seats
+from judge.store.queries import find_game, game_members, members, players, variant_of
+from judge.phases.turnstate import seats
 from judge.store.models_game import PLAYER, Membership
 from tests.judge.services.conftest import MASTER
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 
-from judge.services.games import position_of
+from judge.store.queries import position_of
 from judge.store.models_game import Game
 
 START = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from adjudicator.api import RULES as ENGINE_RULES
-from judge.services.rules import rule_info
+from judge.rules import rule_info
 from tests.judge.services.conftest import MASTER
 from tests.judge.services.harness import JudgeHarness
 

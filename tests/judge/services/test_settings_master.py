@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 from sqlalchemy import select
 
-from judge.services.games import as_utc
+from judge.store.queries import as_utc
 from judge.store.models_game import ACTIVE, DISMISSED, DUMMY, ENDED, PAUSED, RESIGNED, Game, Membership
 from tests.judge.services.conftest import MASTER
 

@@ -1,4 +1,4 @@
-"""DELAY after orders comes from the scheduler's one rule (judge.services.turnstate.after_orders):
+"""DELAY after orders comes from the scheduler's one rule (judge.phases.turnstate.after_orders):
 only *active* powers count, so a power with units but no supply centre does not keep the
 last active orders from opening the settle window, and is not "late" for press either."""
 
@@ -9,7 +9,7 @@ from datetime import timedelta
 from sqlalchemy import select
 
 from adjudicator.jsonio import position_to_json
-from judge.services.games import as_utc, position_of
+from judge.store.queries import as_utc, position_of
 from judge.store.models_game import Game
 from tests.judge.scheduler.driver import HOLDS
 from tests.judge.services.conftest import Seat

@@ -1,0 +1,42 @@
+"""Commands: a stored mail's typed commands applied to the store, and the mail that
+results, inside the worker's one transaction.
+
+    process_mail(session, inbound, now) -> list[OutgoingMail]    # the worker's ProcessHook
+
+``judge serve`` uses it by default (``[worker] handler = "judge.commands:process_mail"``).
+One module per command family, mirroring mailcmds/; judge/commands/table.py says which
+function answers which command.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from judge.commands.context import MailContext
+from judge.commands.dispatch import run_command, run_deferred
+from judge.commands.reply import build_reply
+from judge.mail import InboundMail
+from judge.outgoing import OutgoingMail
+from mailcmds import parse_mail
+
+
+def process_mail(session: Session, inbound: InboundMail, now: datetime) -> list[OutgoingMail]:
+    """Apply every command of ``inbound`` and return its one reply plus any other mail.
+
+    Robot mail (bounces, auto-replies, list traffic) is not acted on at all: a command
+    in an out-of-office echo must not change a game.
+    """
+    if not inbound.may_reply:
+        return []
+    parsed = parse_mail(inbound.message)
+    ctx = MailContext(session=session, inbound=inbound, now=now, parsed=parsed)
+    for command in parsed.commands:
+        run_command(ctx, command)
+    run_deferred(ctx)
+    session.flush()
+    return [build_reply(ctx), *ctx.outgoing]
+
+
+__all__ = ["process_mail"]

@@ -1,0 +1,161 @@
+"""What every command handler works with: the mail being processed and who is signed on.
+
+One ``MailContext`` lives for one mail, inside the worker's transaction.  Handlers read
+and change the store through ``ctx.session``, record what they did with ``ctx.done`` and
+refuse with ``raise CommandRefused(...)`` (the dispatcher rolls that command back and
+quotes its line in the reply).  Mail for other people (press, broadcasts, start notices)
+is added with ``ctx.send``; the one reply to the sender is built from the context at the
+end (judge/services/reply.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Iterable
+
+from sqlalchemy.orm import Session
+
+from judge.config import JudgeSettings
+from judge.mail import CommandRefused, InboundMail
+from judge.outgoing import OutgoingMail
+from judge.store.models_game import MASTER, OBSERVER, PLAYER, Game, Membership
+from mailcmds import Command, Create, Join, Observe, ParsedMail, Signon, SourceLine, Takeover
+from mailcmds.model import quote
+
+
+#: Commands that say who the following lines of a mail speak for.
+SESSION_OPENERS: tuple[type[Command], ...] = (Signon, Join, Create, Observe, Takeover)
+
+
+@dataclass(frozen=True)
+class SignedOn:
+    """Who the following lines of a mail speak for (set by SIGNON, JOIN, CREATE, ...).
+
+    ``membership`` is the player's, observer's or master's row in ``game``.
+    """
+
+    game: Game
+    membership: Membership
+    line: int
+
+    @property
+    def role(self) -> str:
+        return self.membership.role
+
+    @property
+    def is_master(self) -> bool:
+        return self.membership.role == MASTER
+
+    @property
+    def is_player(self) -> bool:
+        return self.membership.role == PLAYER
+
+    @property
+    def is_observer(self) -> bool:
+        return self.membership.role == OBSERVER
+
+    @property
+    def power(self) -> str | None:
+        return self.membership.power if self.is_player else None
+
+    @property
+    def label(self) -> str:
+        """How this person is named to others: the power, MASTER, or the observer's name."""
+        if self.is_master:
+            return "MASTER"
+        if self.is_player:
+            return self.membership.power or "a player (power not yet assigned)"
+        return self.membership.name or "an observer"
+
+
+@dataclass(frozen=True)
+class ReplyLine:
+    """One entry of the reply: the (masked) line it is about and what came of it."""
+
+    line_no: int
+    text: str
+    message: str
+    ok: bool
+
+
+@dataclass
+class MailContext:
+    session: Session
+    inbound: InboundMail
+    now: datetime
+    parsed: ParsedMail
+    signed_on: SignedOn | None = None
+    # The session-opening line that was refused: commands after it are not done.
+    failed_signon: SourceLine | None = None
+    entries: list[ReplyLine] = field(default_factory=list)
+    # Extra blocks of text for the reply (LIST, SUMMARY, HELP output, press copies).
+    blocks: list[str] = field(default_factory=list)
+    outgoing: list[OutgoingMail] = field(default_factory=list)
+    # Every (game id, membership id) signed on in this mail, in order: the reply shows
+    # each one's orders, state and deadline.
+    sessions: list[tuple[int, int]] = field(default_factory=list)
+    # RESIGN is applied last, and only when nothing in the mail went wrong.
+    deferred: list[tuple[Command, "SignedOn | None"]] = field(default_factory=list)
+
+    @property
+    def judge(self) -> JudgeSettings:
+        return self.inbound.judge
+
+    @property
+    def sender(self) -> str:
+        """The address the mail came from (where its reply goes)."""
+        return self.inbound.reply_address
+
+    @property
+    def sender_name(self) -> str:
+        return self.parsed.sender_name
+
+    @property
+    def has_errors(self) -> bool:
+        return bool(self.parsed.errors) or any(not e.ok for e in self.entries)
+
+    # -- recording -------------------------------------------------------------------
+    def done(self, command: Command, message: str) -> None:
+        self.entries.append(ReplyLine(command.source.number, quote(command.source.text), message, True))
+
+    def failed(self, source: SourceLine, message: str) -> None:
+        self.entries.append(ReplyLine(source.number, quote(source.text), message, False))
+
+    def add_block(self, text: str) -> None:
+        self.blocks.append(text.rstrip("\n") + "\n")
+
+    def send(self, mails: Iterable[OutgoingMail]) -> None:
+        self.outgoing.extend(mails)
+
+    # -- who is signed on ----------------------------------------------------------------
+    def sign_on(self, game: Game, membership: Membership, line: int) -> SignedOn:
+        self.signed_on = SignedOn(game, membership, line)
+        self.failed_signon = None
+        key = (game.id, membership.id)
+        if key not in self.sessions:
+            self.sessions.append(key)
+        return self.signed_on
+
+    def require_signon(self) -> SignedOn:
+        if self.signed_on is None:
+            raise CommandRefused(
+                "sign on first: SIGNON power@game password (or JOIN game password, CREATE game password)"
+            )
+        return self.signed_on
+
+    def require_player(self) -> SignedOn:
+        who = self.require_signon()
+        if not who.is_player:
+            raise CommandRefused(
+                f"only a player can do this; you are signed on as {who.label} in game '{who.game.name}'"
+            )
+        return who
+
+    def require_master(self) -> SignedOn:
+        who = self.require_signon()
+        if not who.is_master:
+            raise CommandRefused(
+                f"only the master of game '{who.game.name}' can do this: SIGNON master@{who.game.name} password first"
+            )
+        return who

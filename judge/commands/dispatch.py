@@ -1,0 +1,87 @@
+"""Running one typed command: who may give it, its handler, its own savepoint.
+
+Each command runs in a SAVEPOINT: a handler that refuses (``CommandRefused``) leaves no
+trace in the store or in the mail to send, and the rest of the mail goes on.  Any other
+exception is a bug: it propagates and the worker shunts the whole mail.
+"""
+
+from __future__ import annotations
+
+from mailcmds import Command, Create, OrderLines, Resign, SourceLine
+
+from judge.commands.context import SESSION_OPENERS, MailContext
+from judge.commands.table import Needs, handler_for
+from judge.mail import CommandRefused
+
+
+
+def source_lines(command: Command) -> tuple[SourceLine, ...]:
+    """The lines a command came from (one per order for a run of orders)."""
+    if isinstance(command, OrderLines):
+        return command.lines
+    return (command.source,)
+
+
+def _check_needs(ctx: MailContext, needs: Needs) -> None:
+    if needs is Needs.SIGNON:
+        ctx.require_signon()
+    elif needs is Needs.PLAYER:
+        ctx.require_player()
+    elif needs is Needs.MASTER:
+        ctx.require_master()
+
+
+def run_command(ctx: MailContext, command: Command) -> None:
+    opens = isinstance(command, SESSION_OPENERS)
+    if not opens and ctx.failed_signon is not None:
+        failed = ctx.failed_signon
+        for line in source_lines(command):
+            ctx.failed(line, f"not processed: the sign-on on line {failed.number} ({failed.text}) was refused")
+        return
+    if isinstance(command, Resign):
+        ctx.deferred.append((command, ctx.signed_on))
+        return
+    handler = handler_for(type(command))
+    marks = (len(ctx.outgoing), len(ctx.blocks), len(ctx.entries), len(ctx.sessions))
+    signed_on = ctx.signed_on
+    savepoint = ctx.session.begin_nested()
+    try:
+        _check_needs(ctx, handler.needs)
+        handler.run(ctx, command)
+    except CommandRefused as refusal:
+        savepoint.rollback()
+        del ctx.outgoing[marks[0]:], ctx.blocks[marks[1]:], ctx.entries[marks[2]:], ctx.sessions[marks[3]:]
+        ctx.failed(command.source, str(refusal))
+        if opens:
+            ctx.signed_on = None
+            ctx.failed_signon = command.source
+        else:
+            ctx.signed_on = signed_on
+        return
+    savepoint.commit()
+    if isinstance(command, Create):  # its status lines are the new master's first edits
+        for status in command.status:
+            run_command(ctx, status)
+
+
+def run_deferred(ctx: MailContext) -> None:
+    """RESIGN last, and only when nothing in the mail went wrong (it cannot be undone)."""
+    pending, ctx.deferred = ctx.deferred, []
+    for command, signed_on in pending:
+        if ctx.has_errors:
+            ctx.failed(command.source, "RESIGN refused: this mail has errors (listed here), and a "
+                                       "resignation cannot be undone; send RESIGN again in a mail without errors")
+            continue
+        current = ctx.signed_on
+        ctx.signed_on = signed_on
+        try:
+            savepoint = ctx.session.begin_nested()
+            try:
+                handler_for(type(command)).run(ctx, command)
+            except CommandRefused as refusal:
+                savepoint.rollback()
+                ctx.failed(command.source, str(refusal))
+                continue
+            savepoint.commit()
+        finally:
+            ctx.signed_on = current

@@ -1,0 +1,260 @@
+"""RULE BLIND_ASSIGN (reference 001): the game master's side of the blinded assignment.
+
+When the game fills, the judge (the GM) starts a ``GmSide``: it sends the witness (the
+game's ``WITNESS`` address: a second judge run with ``judge serve --role witness``, or a
+person) ``SHUFFLE``, and each player a GM-blinded message.  The witness's mail
+(``SHUFFLED``, ``COLLECTED``, ``CONFIRMED``, ``BLINDS``) drives the state machine on; the
+judge answers with ``RECEIVED``, the final messages, ``REJECTED`` and ``FORMAT``.  When the
+blinds are published, the GM's record says who plays what and the game starts.
+
+Mail between the two judges carries ``Auto-Submitted: no``: it is protocol mail the other
+judge must act on (their replies are auto-replied and never acted on, so nothing loops).
+A witness silent for a day is reported to the master; the game waits and keeps its state.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from typing import Sequence
+
+from sqlalchemy import select
+
+from judge.fair.blind import BlindError
+from judge.fair.blind_messages import (
+    WITNESS,
+    BlindMessage,
+    BlindsCollected,
+    BlindsPublished,
+    FinalMessage,
+    FormatPublished,
+    GmBlinded,
+    ListReceipt,
+    ReceiptsComplete,
+    ReceiptsRejected,
+    ShuffledList,
+    ShuffleRequest,
+)
+from judge.fair.blind_protocol import GmSide, GmStage, ProtocolError, list_digest
+from judge.fair.serialize import from_data, to_data
+from judge.outgoing import OutgoingMail
+from judge.render import render
+from judge.publish.broadcast import list_headers
+from judge.commands.context import MailContext
+from judge.mail import CommandRefused
+from judge.commands.fair_players import Ctx
+from judge.store.queries import as_utc, find_game, master_of, players, variant_of
+from judge.commands.start import DEFERRERS, start_game
+from judge.store.models_fair import ROLE_GM, BlindRun, FairWitness
+from judge.store.models_game import FORMING, Game
+from mailcmds import BlindCollected, BlindEchoes, BlindList, Command, ShuffledList as ShuffledCmd, WitnessStatus
+from mailcmds import registry as verb_registry
+
+
+SILENCE = timedelta(days=1)
+PEER = "no"  # Auto-Submitted value of protocol mail between the judges
+
+
+def witness_of(ctx: Ctx, game: Game) -> str | None:
+    row = ctx.session.get(FairWitness, game.id)
+    return row.address if row else None
+
+
+def run_of(ctx: Ctx, game: Game) -> BlindRun | None:
+    return ctx.session.execute(
+        select(BlindRun).where(BlindRun.role == ROLE_GM, BlindRun.game_id == game.id).order_by(BlindRun.id.desc())
+    ).scalars().first()
+
+
+def set_witness(ctx: MailContext, command: WitnessStatus) -> None:
+    game = ctx.require_master().game
+    address = command.address.lower()
+    if address == ctx.judge.address.lower():
+        raise CommandRefused("the witness must be a third party, not this judge: name another judge "
+                             "(judge serve --role witness) or a person")
+    run = run_of(ctx, game)
+    if run is not None:
+        raise CommandRefused(f"the blinded assignment of '{game.name}' is under way with the witness "
+                             f"{run.witness_address}; the witness cannot change now")
+    row = ctx.session.get(FairWitness, game.id)
+    if row is None:
+        row = FairWitness(game_id=game.id, address=address, set_at=ctx.now)
+        ctx.session.add(row)
+    row.address, row.set_at = address, ctx.now
+    ctx.done(command, f"the witness of game '{game.name}' is {address}")
+    if game.status == FORMING and len(players(ctx.session, game)) == len(variant_of(game).powers):
+        start_game(ctx, game)  # the game was full and waiting for its witness
+
+
+def begin(ctx: Ctx, game: Game) -> bool:
+    """The game filled: start the blinded assignment (True while it runs)."""
+    run = run_of(ctx, game)
+    if run is not None:
+        return run.finished_at is None
+    witness = witness_of(ctx, game)
+    if witness is None:
+        _tell_master(ctx, game, "the game is full, but it has no witness: send WITNESS address (a judge "
+                                "run with judge serve --role witness, or a person) and the blinded "
+                                "assignment begins; the game waits until then")
+        return True
+    addresses = [member.address.lower() for member in players(ctx.session, game)]
+    powers = [power.name for power in variant_of(game).powers]
+    step = GmSide.start(addresses, powers, secrets.SystemRandom())
+    run = BlindRun(role=ROLE_GM, game_id=game.id, game_name=game.name, gm_address=ctx.judge.address.lower(),
+                   witness_address=witness, players=addresses, state=to_data(step.state), log=[],
+                   started_at=ctx.now, waiting_since=ctx.now)
+    ctx.session.add(run)
+    ctx.session.flush()
+    _send(ctx, game, run, step.outgoing)
+    return True
+
+
+def _tell_master(ctx: Ctx, game: Game, text: str) -> None:
+    master = master_of(ctx.session, game)
+    if master is not None:
+        ctx.send([OutgoingMail(recipients=(master.address,), subject=f"{game.name}: blinded assignment",
+                               body=render("power_changed.j2", game=game.name, text=text), kind="fair_blind_master",
+                               game_id=game.id)])
+
+
+def _to_peer(ctx: Ctx, game: Game, run: BlindRun, subject: str, body: str) -> OutgoingMail:
+    return OutgoingMail(recipients=(run.witness_address,), subject=f"{game.name}: {subject}", body=body,
+                        kind="fair_blind_peer", game_id=game.id, auto_submitted=PEER)
+
+
+def _to_player(ctx: Ctx, game: Game, address: str, subject: str, body: str) -> OutgoingMail:
+    return OutgoingMail(recipients=(address,), subject=f"{game.name}: {subject}", body=body,
+                        kind="fair_blind_player", game_id=game.id, headers=list_headers(game, ctx.judge))
+
+
+def _send(ctx: Ctx, game: Game, run: BlindRun, messages: Sequence[BlindMessage]) -> None:
+    """Each protocol message as the email that carries it."""
+    mails: list[OutgoingMail] = []
+    witness = run.witness_address
+    for message in messages:
+        if isinstance(message, ShuffleRequest):
+            body = render("fair_blind_shuffle.j2", game=game.name, length=message.length, players=message.players,
+                          gm=ctx.judge.address)
+            mails.append(_to_peer(ctx, game, run, "please shuffle (blinded assignment)", body))
+        elif isinstance(message, GmBlinded):
+            body = render("fair_blind_player.j2", game=game.name, message=message.message, witness=witness)
+            mails.extend(_to_player(ctx, game, a, "your GM-blinded message", body) for a in message.recipients)
+        elif isinstance(message, ListReceipt):
+            mails.append(_to_peer(ctx, game, run, "list received", f"RECEIVED {game.name} {message.digest}\n"))
+        elif isinstance(message, FinalMessage):
+            body = render("fair_blind_final.j2", game=game.name, message=message.message, witness=witness)
+            mails.extend(_to_player(ctx, game, a, "your final message", body) for a in message.recipients)
+        elif isinstance(message, ReceiptsRejected):
+            lines = "".join(f"{player} {echo}\n" for player, echo in message.rejected)
+            mails.append(_to_peer(ctx, game, run, "receipts rejected", f"REJECTED {game.name}\n{lines}"))
+        elif isinstance(message, FormatPublished):
+            line = f"FORMAT {game.name} {message.format.template} {' '.join(message.format.powers)}\n"
+            body = render("fair_blind_format.j2", game=game.name, line=line, witness=witness)
+            for address in message.recipients:
+                if address == WITNESS:
+                    mails.append(_to_peer(ctx, game, run, "format published", line))
+                else:
+                    mails.append(_to_player(ctx, game, address, "the message format", body))
+        else:  # pragma: no cover - the GM sends nothing else
+            raise AssertionError(f"the GM does not send {type(message).__name__}")
+    ctx.send(mails)
+
+
+def _receive(ctx: MailContext, game_name: str, message: BlindMessage, command) -> None:
+    game = find_game(ctx.session, game_name)
+    run = run_of(ctx, game)
+    if run is None:
+        raise CommandRefused(f"game '{game.name}' has no blinded assignment under way")
+    if ctx.sender.lower() != run.witness_address:
+        raise CommandRefused(f"only the witness of game '{game.name}' sends this")
+    state: GmSide = from_data(run.state)
+    try:
+        step = state.receive(message, secrets.SystemRandom())
+    except (ProtocolError, BlindError) as problem:
+        raise CommandRefused(str(problem)) from None
+    run.state = to_data(step.state)
+    run.log = [*run.log, type(message).__name__]
+    run.waiting_since = ctx.now
+    run.told_master_at = None
+    _send(ctx, game, run, step.outgoing)
+    ctx.done(command, f"blinded assignment of '{game.name}': {step.state.stage.value}")
+    if step.state.stage is GmStage.DONE and run.finished_at is None:
+        _finish(ctx, game, run, step.state)
+
+
+def _finish(ctx: MailContext, game: Game, run: BlindRun, state: GmSide) -> None:
+    record = state.record
+    assert record is not None
+    if record.problems:
+        _tell_master(ctx, game, "the blinded assignment went wrong: " + "; ".join(record.problems)
+                     + ". The game waits; the run's record is kept.")
+        return
+    run.finished_at = ctx.now
+    by_address = {member.address.lower(): member for member in players(ctx.session, game)}
+    for address, power in record.assignment:
+        by_address[address].power = power
+    ctx.session.flush()
+    start_game(ctx, game)
+
+
+def shuffled(ctx: MailContext, command: ShuffledCmd) -> None:
+    _receive(ctx, command.game, ShuffledList(tuple(command.values)), command)
+
+
+def collected(ctx: MailContext, command: BlindCollected) -> None:
+    _receive(ctx, command.game, BlindsCollected(command.count), command)
+
+
+def confirmed(ctx: MailContext, command: BlindEchoes) -> None:
+    if command.rejected:
+        raise CommandRefused("REJECTED goes from the game master to the witness, not to this judge")
+    _receive(ctx, command.game, ReceiptsComplete(tuple(command.echoes)), command)
+
+
+def blinds_published(ctx: MailContext, command: BlindList) -> None:
+    _receive(ctx, command.game, BlindsPublished((), tuple(command.values)), command)
+
+
+def blind_due_work(ctx: Ctx, game_id: int | None = None) -> None:
+    """Tell the master about a witness silent for a day (again each further day)."""
+    query = select(BlindRun).where(BlindRun.role == ROLE_GM, BlindRun.finished_at.is_(None))
+    if game_id is not None:
+        query = query.where(BlindRun.game_id == game_id)
+    for run in ctx.session.execute(query).scalars().all():
+        quiet_since = run.told_master_at or run.waiting_since
+        if ctx.now - as_utc(quiet_since) < SILENCE:
+            continue
+        game = ctx.session.get(Game, run.game_id)
+        state: GmSide = from_data(run.state)
+        if game is None or WITNESS not in state.awaiting:
+            continue
+        run.told_master_at = ctx.now
+        _tell_master(ctx, game, f"the witness {run.witness_address} has not answered since "
+                                f"{as_utc(run.waiting_since):%Y-%m-%d %H:%M} UTC ({state.stage.value}). "
+                                "The game waits; nothing is lost: the judge has sent the witness its last "
+                                "message again, and the assignment goes on when the witness answers.")
+        _send(ctx, game, run, _last_to_witness(state))
+
+
+def _last_to_witness(state: GmSide) -> tuple[BlindMessage, ...]:
+    """The GM's last message to the witness, rebuilt from the state (sending it twice is
+    harmless: the witness takes a repeated message as a repeat)."""
+    if state.stage is GmStage.AWAITING_LIST:
+        return (ShuffleRequest(state.players, state.format.length),)
+    if state.stage is GmStage.AWAITING_BLINDS_COLLECTED:
+        return (ListReceipt(list_digest(state.shuffled), len(state.shuffled)),)
+    if state.stage is GmStage.AWAITING_BLINDS:
+        return (FormatPublished((WITNESS,), state.format),)
+    return ()  # waiting for players' receipts, which go to the witness directly
+
+
+DEFERRERS["BLIND_ASSIGN"] = begin
+
+
+def for_the_witness(ctx: MailContext, command: Command) -> None:
+    """A player's or master's line meant for the witness judge, sent to this one instead."""
+    words = command.source.text.split()
+    found = verb_registry.lookup(words) if words else None
+    verb = " ".join(found[0].words) if found else type(command).__name__.upper()
+    raise CommandRefused(f"{verb}: this mail belongs to the witness of a blinded assignment, not to the judge; "
+                         f"send it to the witness's address; nothing was done")

@@ -1,0 +1,198 @@
+"""Taking and leaving a place: JOIN, OBSERVE, TAKEOVER, RESIGN."""
+
+from __future__ import annotations
+
+from mailcmds import Join, Observe, PowerListError, Resign, Takeover, resolve_power
+
+from judge.render import render
+from judge.publish.broadcast import broadcast
+from judge.commands.context import MailContext
+from judge.mail import CommandRefused
+from judge.store.queries import (
+    find_game,
+    has_rule,
+    latest_of_power,
+    observers,
+    player_of,
+    players,
+    power_named,
+    variant_of,
+)
+from judge.commands.signon import MASTER_TOKENS, check_password
+from judge.commands.start import start_game
+from judge.phases.turnstate import fresh_deadline_for_newcomer
+from judge.store.models_game import (
+    ACTIVE,
+    DUMMY,
+    ENDED,
+    FORMING,
+    MASTER,
+    OBSERVER,
+    PAUSED,
+    PLAYER,
+    PREPARATION,
+    RESIGNED,
+    Game,
+    Membership,
+)
+from judge.store.passwords import hash_password, verify_password
+
+
+def check_privacy(game: Game, keyword: str | None) -> None:
+    """A private game needs the master's keyword after the password."""
+    if not game.private or not game.privacy_hash:
+        return
+    if keyword is None:
+        raise CommandRefused(
+            f"game '{game.name}' is private: add the keyword its master gave you after your password"
+        )
+    if not verify_password(keyword, game.privacy_hash):
+        raise CommandRefused(f"wrong keyword for the private game '{game.name}'")
+
+
+def _refuse_second_place(ctx: MailContext, game: Game) -> None:
+    for member in players(ctx.session, game):
+        if member.address.lower() == ctx.sender.lower():
+            raise CommandRefused(
+                f"{ctx.sender} already has a place in game '{game.name}'; one power per player "
+                f"(SIGNON to change your orders or settings)"
+            )
+
+
+def _new_member(ctx: MailContext, game: Game, role: str, password: str, *, power: str | None = None,
+                name: str | None = None) -> Membership:
+    member = Membership(
+        game_id=game.id, role=role, power=power, name=name, address=ctx.sender,
+        password_hash=hash_password(password), joined_at=ctx.now,
+    )
+    ctx.session.add(member)
+    ctx.session.flush()
+    return member
+
+
+def join(ctx: MailContext, command: Join) -> None:
+    game = find_game(ctx.session, command.game, lock=True)
+    if game.status == PREPARATION:
+        raise CommandRefused(f"game '{game.name}' is not open yet: its master has not sent FORM")
+    if game.status in (ACTIVE, PAUSED):
+        raise CommandRefused(
+            f"game '{game.name}' has started; TAKEOVER power@{game.name} password plays a power without a player"
+        )
+    if game.status != FORMING:
+        raise CommandRefused(f"game '{game.name}' has ended")
+    check_privacy(game, command.privacy)
+    _refuse_second_place(ctx, game)
+    variant = variant_of(game)
+    joined = players(ctx.session, game)
+    if len(joined) >= len(variant.powers):
+        raise CommandRefused(f"game '{game.name}' is full")
+    power = None
+    if command.power is not None:
+        if not has_rule(game, "POWER_CHOICE"):
+            raise CommandRefused(
+                f"game '{game.name}' does not let players choose (no RULE POWER_CHOICE): "
+                f"JOIN {game.name} password, and the judge assigns your power"
+            )
+        power = power_named(game, command.power)
+        if player_of(ctx.session, game, power) is not None:
+            free = [p.name for p in variant.powers if player_of(ctx.session, game, p.name) is None]
+            raise CommandRefused(f"{power} is taken in game '{game.name}' (still free: {', '.join(free)})")
+    member = _new_member(ctx, game, PLAYER, command.password, power=power, name=ctx.sender_name or None)
+    ctx.sign_on(game, member, command.source.number)
+    count = len(joined) + 1
+    chosen = f" as {power}" if power else ""
+    ctx.done(command, f"joined game '{game.name}'{chosen}: {count} of {len(variant.powers)} places taken")
+    if count == len(variant.powers):
+        start_game(ctx, game)
+        if member.power is None:  # a fair assignment by email runs first (judge.services.fair_*)
+            ctx.done(command, f"game '{game.name}' is full: the powers are now being assigned by email")
+        else:
+            ctx.done(command, f"game '{game.name}' is full and has started: you play {member.power} "
+                              f"(your start notice is on its way)")
+
+
+def observe(ctx: MailContext, command: Observe) -> None:
+    game = find_game(ctx.session, command.game)
+    if game.status == ENDED:
+        raise CommandRefused(f"game '{game.name}' has ended")
+    check_privacy(game, command.privacy)
+    name = command.name.upper()
+    try:
+        resolve_power(name, variant_of(game).powers)
+        clash = True
+    except PowerListError:
+        clash = name in MASTER_TOKENS
+    if clash or name in ("O", "OBSERVER", "OBSERVERS"):
+        raise CommandRefused(f"'{command.name}' names a power or the master; choose another observer name")
+    if any((o.name or "").upper() == name for o in observers(ctx.session, game)):
+        raise CommandRefused(f"an observer of game '{game.name}' is already called {name}; choose another name")
+    member = _new_member(ctx, game, OBSERVER, command.password, name=name)
+    ctx.sign_on(game, member, command.source.number)
+    ctx.done(command, f"you observe game '{game.name}' as {name}: you will receive its broadcasts and results")
+
+
+def takeover(ctx: MailContext, command: Takeover) -> None:
+    game = find_game(ctx.session, command.game, lock=True)
+    if game.status in (PREPARATION, FORMING):
+        raise CommandRefused(f"game '{game.name}' has not started: JOIN {game.name} password")
+    if game.status == ENDED:
+        raise CommandRefused(f"game '{game.name}' has ended")
+    power = power_named(game, command.power)
+    if player_of(ctx.session, game, power) is not None:
+        raise CommandRefused(f"{power} has a player in game '{game.name}'")
+    latest = latest_of_power(ctx.session, game, power)
+    if latest is not None and latest.status == DUMMY:
+        raise CommandRefused(
+            f"{power} is a dummy in game '{game.name}': its master must REVIVE {power} before a takeover"
+        )
+    check_privacy(game, command.privacy)
+    _refuse_second_place(ctx, game)
+    member = _new_member(ctx, game, PLAYER, command.password, power=power, name=ctx.sender_name or None)
+    ctx.sign_on(game, member, command.source.number)
+    later = fresh_deadline_for_newcomer(game, ctx.now)
+    text = f"{power} has been taken over by a new player."
+    if later:
+        text += f" The deadline passed before {power} was taken over: it is now {later}."
+    ctx.done(command, f"you now play {power} in game '{game.name}'" + (f"; the deadline is now {later}" if later else ""))
+    body = render("power_changed.j2", game=game.name, text=text)
+    ctx.send(broadcast(ctx.session, game, ctx.judge, subject=f"{game.name}: {power} taken over", body=body,
+                       kind="power_changed", exclude=[ctx.sender]))
+
+
+def _resigning_member(ctx: MailContext, command: Resign) -> tuple[Game, Membership]:
+    if command.game is None:
+        who = ctx.require_signon()
+        return who.game, who.membership
+    game = find_game(ctx.session, command.game)
+    if command.power in MASTER_TOKENS:
+        raise CommandRefused("a master cannot resign; TERMINATE ends the game")
+    power = power_named(game, command.power or "")
+    member = player_of(ctx.session, game, power)
+    if member is None:
+        raise CommandRefused(f"{power} has no player in game '{game.name}'")
+    check_password(command.password or "", member.password_hash, power, game)
+    return game, member
+
+
+def resign(ctx: MailContext, command: Resign) -> None:
+    game, member = _resigning_member(ctx, command)
+    if member.role == MASTER:
+        raise CommandRefused("a master cannot resign; TERMINATE ends the game")
+    member.status = RESIGNED
+    if member.role == OBSERVER:
+        ctx.done(command, f"you no longer observe game '{game.name}'")
+        return
+    if game.status in (PREPARATION, FORMING):
+        ctx.done(command, f"you left game '{game.name}'; your place is free again")
+        return
+    ctx.done(command, f"you resigned {member.power} in game '{game.name}'")
+    if game.status != ENDED:
+        body = render("power_changed.j2", game=game.name,
+                      text=f"the player of {member.power} has resigned; TAKEOVER "
+                           f"{(member.power or '').lower()}@{game.name} password plays it.")
+        ctx.send(broadcast(ctx.session, game, ctx.judge, subject=f"{game.name}: {member.power} resigned",
+                           body=body, kind="power_changed", exclude=[member.address]))
+        if has_rule(game, "PREFERENCES") and member.power:  # a reserve fills the dropped power
+            from judge.commands.fair_assign import fill_dropped_power
+
+            fill_dropped_power(ctx, game, member.power)

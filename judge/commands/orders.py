@@ -1,0 +1,114 @@
+"""Order lines and CLEAR: each line checked against the game's position by the engine,
+stored canonical in the power's OrderSet for the current phase.
+
+A mail's orders replace the power's orders for the units they name (an adjustment's
+builds by the province built in; WAIVEs add up); other stored orders stay.
+"""
+
+from __future__ import annotations
+
+
+
+from adjudicator.api import Board, IllegalOrder, OrderSyntaxError, parse_order, prepare, requirements
+from adjudicator.types import PhaseKind
+from judge.commands.context import MailContext, ReplyLine, SignedOn
+from judge.mail import CommandRefused
+from judge.store.queries import as_utc, position_of, variant_of
+from judge.phases.order_sets import order_key, merge_orders
+from judge.phases.turnstate import after_orders, stored_order_set
+from judge.store.models_game import ACTIVE, PAUSED, Game, OrderSet
+from judge.turns import may_submit_empty
+from mailcmds import Clear, OrderLines
+
+def _order_set(ctx: MailContext, game: Game, power: str) -> OrderSet:
+    row = stored_order_set(ctx.session, game, power)
+    if row is None:
+        row = OrderSet(game_id=game.id, phase=game.phase, power=power, orders=[], submitted_at=ctx.now)
+        ctx.session.add(row)
+    return row
+
+
+def _playing(ctx: MailContext) -> tuple[SignedOn, Game, str]:
+    who = ctx.require_player()
+    game = who.game
+    if game.status not in (ACTIVE, PAUSED) or game.position is None or who.power is None:
+        raise CommandRefused(f"game '{game.name}' is not running ({game.status}): orders are taken once it has started")
+    from judge.commands.sealed import plain_orders_refusal  # RULE SEALED: orders only by COMMIT/REVEAL
+
+    sealed = plain_orders_refusal(game)
+    if sealed is not None:
+        raise CommandRefused(sealed)
+    return who, game, who.power
+
+
+def _hint(board: Board, power: str) -> str:
+    need = requirements(board).get(power)
+    position = board.position
+    kind = position.phase.kind
+    if need is None:
+        return f"{power} has nothing to order in {position.phase}"
+    units = ", ".join(str(u) for u in need.units)
+    if kind is PhaseKind.MOVEMENT:
+        return f"write one order per unit, e.g. A PAR - BUR, F BRE S A PAR - PIC, A MAR H; your units: {units}"
+    if kind is PhaseKind.RETREAT:
+        return f"retreat or disband each dislodged unit, e.g. A PAR R BUR or A PAR D; to order: {units}"
+    if need.removals:
+        return f"remove {need.removals} unit(s), e.g. A PAR D; your units: {units}"
+    return f"build up to {need.builds} unit(s) in your free home centres, e.g. A PAR B or F BRE B, or WAIVE"
+
+
+def _adjustment_limit(board: Board, power: str, orders: list[str]) -> str | None:
+    need = requirements(board).get(power)
+    position = board.position
+    if need is None or need.phase_kind is not PhaseKind.ADJUSTMENT:
+        return None
+    allowed = need.builds or need.removals
+    if len(orders) > allowed:
+        what = "builds (and waives)" if need.builds else "removals"
+        return f"{power} may give {allowed} {what} in {position.phase}, not {len(orders)}: CLEAR and send them again"
+    return None
+
+
+def order_lines(ctx: MailContext, command: OrderLines) -> None:
+    who, game, power = _playing(ctx)
+    board = prepare(variant_of(game), position_of(game))  # one board for every line of the mail
+    good: list[str] = []
+    entry_of: dict[str, int] = {}  # province -> index in ctx.entries of its accepted line
+    for line in command.lines:
+        try:
+            order = parse_order(board, power, line.text)
+        except (OrderSyntaxError, IllegalOrder) as problem:
+            ctx.failed(line, f"{problem.reason}; {_hint(board, power)}")
+            continue
+        canonical = order.canonical()
+        good.append(canonical)
+        key = order_key(canonical)
+        if key is not None and key in entry_of:  # the same unit twice: the later line wins
+            earlier = ctx.entries[entry_of[key]]
+            ctx.entries[entry_of[key]] = ReplyLine(earlier.line_no, earlier.text,
+                                                   f"{earlier.message}, replaced by line {line.number}", True)
+        if key is not None:
+            entry_of[key] = len(ctx.entries)
+        ctx.entries.append(ReplyLine(line.number, line.text, f"accepted: {canonical}", True))
+    if not good:
+        return
+    row = _order_set(ctx, game, power)
+    merged = merge_orders(list(row.orders or []), good)
+    problem = _adjustment_limit(board, power, merged)
+    if problem is not None:
+        raise CommandRefused(problem)
+    row.orders = merged
+    row.submitted_at = ctx.now
+    after_orders(ctx.session, game, ctx.now)  # DELAY and due time: the scheduler's one rule
+
+
+def clear(ctx: MailContext, command: Clear) -> None:
+    who, game, power = _playing(ctx)
+    if game.deadline is not None and not may_submit_empty(ctx.now, as_utc(game.deadline)):
+        raise CommandRefused("the deadline has passed: an empty order list cannot be submitted now "
+                             "(send new orders for the units instead)")
+    row = _order_set(ctx, game, power)
+    row.orders = []
+    row.submitted_at = ctx.now
+    after_orders(ctx.session, game, ctx.now)
+    ctx.done(command, f"all orders of {power} for {game.phase} cleared")

@@ -1,0 +1,67 @@
+"""SIGNON power@game / Xgame / master@game / observer@game, and SIGNOFF."""
+
+from __future__ import annotations
+
+from mailcmds import Signoff, Signon, PowerListError, resolve_power
+
+from judge.commands.context import MailContext
+from judge.mail import CommandRefused
+from judge.commands.fair_players import player_by_number
+from judge.store.queries import find_game, master_of, observers, player_of, variant_of
+from judge.store.models_game import FORMING, PREPARATION, Game, Membership
+from judge.store.passwords import verify_password
+
+MASTER_TOKENS = ("M", "MASTER")
+
+
+def _member_for(ctx: MailContext, game: Game, token: str) -> Membership:
+    """The membership a SIGNON token names, or a refusal saying why there is none."""
+    if token in MASTER_TOKENS:
+        master = master_of(ctx.session, game)
+        if master is None:
+            raise CommandRefused(f"game '{game.name}' has no master")
+        return master
+    try:
+        power = resolve_power(token, variant_of(game).powers)
+    except PowerListError:
+        power = None
+    if power is not None:
+        player = player_of(ctx.session, game, power)
+        if player is not None:
+            return player
+        if game.status in (PREPARATION, FORMING):
+            raise CommandRefused(
+                f"game '{game.name}' has not started: powers are assigned when every place is taken"
+            )
+        raise CommandRefused(
+            f"{power} has no player in game '{game.name}' (TAKEOVER {power.lower()}@{game.name} password takes it over)"
+        )
+    for observer in observers(ctx.session, game):
+        if (observer.name or "").upper() == token:
+            return observer
+    numbered = player_by_number(ctx.session, game, token)  # before powers are assigned
+    if numbered is not None:
+        return numbered
+    raise CommandRefused(
+        f"'{token}' is neither a power, the master nor an observer of game '{game.name}'; "
+        f"write SIGNON power@{game.name} password (or M for the master)"
+    )
+
+
+def check_password(password: str, stored: str, who: str, game: Game) -> None:
+    if not verify_password(password, stored):
+        raise CommandRefused(f"wrong password for {who} in game '{game.name}'")
+
+
+def signon(ctx: MailContext, command: Signon) -> None:
+    game = find_game(ctx.session, command.game)
+    member = _member_for(ctx, game, command.power)
+    stored = game.master_password_hash if command.power in MASTER_TOKENS else member.password_hash
+    label = "MASTER" if command.power in MASTER_TOKENS else (member.power or member.name or command.power)
+    check_password(command.password, stored, label, game)
+    who = ctx.sign_on(game, member, command.source.number)
+    ctx.done(command, f"signed on as {who.label} in game '{game.name}'")
+
+
+def signoff(ctx: MailContext, command: Signoff) -> None:
+    ctx.done(command, "end of commands")

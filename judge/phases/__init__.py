@@ -1,0 +1,1 @@
+"""Processing a turn: readiness, orders, adjudication, the record and the results."""

@@ -1,0 +1,267 @@
+"""A game's stored state as the pure turn logic sees it (judge.turns.TurnState), and the
+bookkeeping every change of that state needs.
+
+    turn_state(session, game, now) -> TurnState     # built from the store, nothing written
+    reschedule(session, game, now) -> None          # next_due_at from judge.turns.next_due
+    after_orders(session, game, now) -> None        # every place that records orders (DELAY)
+    late_powers(session, game, now) -> frozenset    # active powers still without orders, past the deadline
+
+Who must order is the engine's ``requirements``, narrowed as the DPjudge narrows it: in a
+movement phase only powers that own a supply centre are waited for; dummy powers (the
+master's DUMMY) are never waited for, their orders default.  Powers whose player resigned
+or was dismissed are still waited for (``vacant``): the game waits for a TAKEOVER or the
+master.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Mapping
+
+from sqlalchemy import bindparam, select
+from sqlalchemy.orm import Session
+
+from adjudicator.api import requirements
+from adjudicator.types import PhaseKind, Position, Variant
+from judge.store.queries import (
+    as_utc,
+    deadline_text,
+    game_members,
+    position_of,
+    rules_of,
+    timing_of,
+    variant_of,
+)
+from judge.store.models_game import ACTIVE, DUMMY, MEMBER_ACTIVE, PAUSED, PLAYER, Game, Membership, OrderSet
+from judge.phases.order_sets import orders_complete
+from judge.store.models_turns import TurnProgress
+from judge.turns import (
+    Absence,
+    TurnState,
+    apply_absences,
+    delay_after_orders,
+    extend_only,
+    grace_end,
+    next_deadline,
+    next_due,
+)
+
+__all__ = [
+    "PowerSeats",
+    "active_powers",
+    "after_orders",
+    "absences_of",
+    "late_powers",
+    "orders_in",
+    "progress_of",
+    "reschedule",
+    "seats",
+    "stored_order_set",
+    "submitted_powers",
+    "survivors",
+    "turn_state",
+    "turn_state_and_seats",
+    "phase_deadline",
+]
+
+
+@dataclass(frozen=True)
+class PowerSeats:
+    """Who plays what: the active player of each power, and the powers without one."""
+
+    players: Mapping[str, Membership]  # power -> its active player
+    dummies: frozenset[str]  # the master made these dummies: never waited for
+    vacant: frozenset[str]  # no player (resigned, dismissed, ejected): waiting for a TAKEOVER
+
+
+def seats(session: Session, game: Game, variant: Variant) -> PowerSeats:
+    latest: dict[str, Membership] = {}
+    for row in game_members(session, game):
+        if row.role == PLAYER and row.power:
+            latest[row.power] = row  # later rows replace earlier ones (TAKEOVER)
+    players = {p: m for p, m in latest.items() if m.status == MEMBER_ACTIVE}
+    dummies = frozenset(p for p, m in latest.items() if m.status == DUMMY)
+    vacant = frozenset(p.name for p in variant.powers if p.name not in players and p.name not in dummies)
+    return PowerSeats(players, dummies, vacant)
+
+
+def survivors(position: Position) -> frozenset[str]:
+    """Powers still in the game: owning a supply centre or a unit."""
+    owners = {power for power, owned in position.centers.items() if owned}
+    return frozenset(owners | {u.power for u in position.units})
+
+
+def active_powers(variant: Variant, position: Position, dummies: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The powers whose orders the phase waits for."""
+    due = requirements(variant, position)
+    needed = set(due)
+    if position.phase.kind is PhaseKind.MOVEMENT:
+        # DPjudge: a power without supply centres is not waited for (its units hold).
+        needed = {p for p in needed if position.centers.get(p)}
+    elif position.phase.kind is PhaseKind.ADJUSTMENT:
+        # Removing every unit leaves nothing to choose: the phase does not wait for it.
+        needed = {p for p in needed if not due[p].removals or due[p].removals < len(due[p].units)}
+    return frozenset(needed - dummies)
+
+
+# Built once with bound parameters (hot path: every mail with orders, every reply).
+_ORDERS_IN_PHASE = select(OrderSet.power, OrderSet.orders).where(
+    OrderSet.game_id == bindparam("game_id"), OrderSet.phase == bindparam("phase"))
+_ORDER_SET_OF_POWER = select(OrderSet).where(
+    OrderSet.game_id == bindparam("game_id"), OrderSet.phase == bindparam("phase"), OrderSet.power == bindparam("power"))
+
+
+def orders_in(session: Session, game: Game) -> dict[str, list[str]]:
+    """power -> its stored (canonical) orders for the current phase."""
+    if game.phase is None or game.id is None:
+        return {}
+    rows = session.execute(_ORDERS_IN_PHASE, {"game_id": game.id, "phase": game.phase}).all()
+    return {power: list(lines or ()) for power, lines in rows}
+
+
+def stored_order_set(session: Session, game: Game, power: str) -> OrderSet | None:
+    """The power's order set for the game's current phase, if one is stored."""
+    if game.phase is None or game.id is None:  # (compared with NULL: as the query built per call did)
+        return session.execute(select(OrderSet).where(
+            OrderSet.game_id == game.id, OrderSet.phase == game.phase, OrderSet.power == power)).scalar_one_or_none()
+    return session.execute(
+        _ORDER_SET_OF_POWER, {"game_id": game.id, "phase": game.phase, "power": power}
+    ).scalar_one_or_none()
+
+
+def submitted_powers(variant: Variant, position: Position, orders: Mapping[str, list[str]]) -> frozenset[str]:
+    """Powers whose stored orders answer everything the phase asks of them (every unit
+    ordered; in an adjustment phase as many builds, waives or removals as due)."""
+
+    due = requirements(variant, position)
+    return frozenset(power for power, need in due.items() if orders_complete(need, orders.get(power, ())))
+
+
+def progress_of(session: Session, game: Game) -> TurnProgress:
+    """The scheduler's memory of the current phase (a fresh one when the phase changed)."""
+    row = session.get(TurnProgress, game.id)
+    if row is None:
+        row = TurnProgress(game_id=game.id, phase=game.phase or "", reminders_sent=[], graced=[])
+        session.add(row)
+    elif row.phase != game.phase:
+        row.phase = game.phase or ""
+        row.reminders_sent = []
+        row.graced = []
+    return row
+
+
+def absences_of(member: Membership) -> list[Absence]:
+    """A player's stored absences (``{"start": iso, "end": iso}`` items); bad items skipped."""
+    found = []
+    for item in member.absences or ():
+        try:
+            start = as_utc(datetime.fromisoformat(str(item["start"])))
+            end = as_utc(datetime.fromisoformat(str(item["end"])))
+            found.append(Absence(member.power or "", start, end))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return found
+
+
+def phase_deadline(session: Session, game: Game, position: Position, now: datetime, *,
+                   first_phase: bool = False, placed: PowerSeats | None = None) -> datetime:
+    """The deadline of a phase starting now: TIMING, then the absences of those who must order."""
+    variant = variant_of(game)
+    timing = timing_of(game)
+    kind = position.phase.kind
+    deadline = next_deadline(timing, kind, now, first_phase=first_phase)
+    placed = placed if placed is not None else seats(session, game, variant)
+    must_order = active_powers(variant, position, placed.dummies)
+    away = [a for power in must_order if power in placed.players for a in absences_of(placed.players[power])]
+    if away:
+        deadline = apply_absences(deadline, away, timing.absence_limit, timing=timing, kind=kind)
+    return deadline
+
+
+def _timing_rules(rules: frozenset[str]) -> frozenset[str]:
+    """Rule names as the turn logic reads them (GRACE_BUDGET keeps its number)."""
+    return frozenset(rule if rule.upper().startswith("GRACE_BUDGET") else rule.split()[0].upper() for rule in rules)
+
+
+def turn_state(session: Session, game: Game, now: datetime, *, progress: TurnProgress | None = None) -> TurnState:
+    """The TurnState of ``game`` (active or paused, with a position and a deadline)."""
+    return turn_state_and_seats(session, game, now, progress=progress)[0]
+
+
+def turn_state_and_seats(session: Session, game: Game, now: datetime, *,
+                         progress: TurnProgress | None = None) -> tuple[TurnState, PowerSeats]:
+    """``turn_state`` and the seats it was built from (reused by the scheduler pass)."""
+    if game.position is None or game.deadline is None:
+        raise ValueError(f"game {game.name!r} has not started: no turn state")
+    variant = variant_of(game)
+    position = position_of(game)
+    timing = timing_of(game)
+    placed = seats(session, game, variant)
+    active = active_powers(variant, position, placed.dummies)
+    submitted = submitted_powers(variant, position, orders_in(session, game)) & active
+    memory = progress if progress is not None else session.get(TurnProgress, game.id)
+    same_phase = memory is not None and memory.phase == game.phase
+    deadline = as_utc(game.deadline)
+    state = TurnState(
+        phase_kind=position.phase.kind,
+        active=active,
+        submitted=submitted,
+        deadline=deadline,
+        now=now,
+        waiting=frozenset(p for p, m in placed.players.items() if m.wait),
+        grace_end=grace_end(timing, deadline),
+        delay=int(game.delay or 0),
+        paused=game.status == PAUSED,
+        rules=_timing_rules(rules_of(game)),
+        grace_used={p: int(m.grace_used or 0) for p, m in placed.players.items()},
+        graced=frozenset(memory.graced) if same_phase and memory is not None else frozenset(),
+        vacant=placed.vacant & active,
+        warn=timing.warn_offsets(),
+        reminders_sent=frozenset(timedelta(seconds=int(s)) for s in memory.reminders_sent)
+        if same_phase and memory is not None else frozenset(),
+    )
+    return state, placed
+
+
+def reschedule(session: Session, game: Game, now: datetime, *, progress: TurnProgress | None = None) -> None:
+    """Store when the scheduler must look at ``game`` next (NULL: only a change wakes it)."""
+    if game.status != ACTIVE or game.position is None or game.deadline is None:
+        game.next_due_at = None
+        return
+    game.next_due_at = next_due(turn_state(session, game, now, progress=progress))
+
+
+def after_orders(session: Session, game: Game, now: datetime) -> None:
+    """Call after storing a power's orders (or CLEAR): the last orders of the *active* powers
+    set DELAY to 1 (0 when late), as the DPjudge does, and an active game is looked at by the
+    next pass.  The one DELAY rule: every place that records orders calls this.
+
+    Flushes the session first so the orders just stored are counted.
+    """
+    if game.status not in (ACTIVE, PAUSED) or game.position is None or game.deadline is None:
+        return
+    session.flush()
+    state = turn_state(session, game, now)
+    all_in = not state.missing
+    game.delay = delay_after_orders(all_in, late=state.past_deadline, current=int(game.delay or 0))
+
+
+def late_powers(session: Session, game: Game, now: datetime) -> frozenset[str]:
+    """The active powers whose orders are missing once the deadline has passed (none before)."""
+    if game.position is None or game.deadline is None:
+        return frozenset()
+    state = turn_state(session, game, now)
+    return state.missing if state.past_deadline else frozenset()
+
+
+def fresh_deadline_for_newcomer(game: Game, now: datetime) -> str | None:
+    """A player seated after the deadline (a reserve or a TAKEOVER of a power dismissed after
+    grace) would be late at once and dismissed by the next pass: the deadline moves to a fresh
+    phase length from now (never earlier).  The new deadline in words, or None when it did not
+    move.  The caller tells the list (the unit of work reschedules the game)."""
+    if game.status != ACTIVE or game.deadline is None or as_utc(game.deadline) > now:
+        return None
+    fresh = next_deadline(timing_of(game), position_of(game).phase.kind, now)
+    game.deadline = extend_only(as_utc(game.deadline), fresh)
+    return deadline_text(game, None, now)

@@ -1,0 +1,166 @@
+"""Plain values the templates show: a position by power, a member's state in a game.
+
+Templates get these frozen values and strings only, never store rows, so what a mail can
+show (and never show: addresses) is decided here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from adjudicator.types import Position, Variant
+from judge.store.queries import (
+    deadline_text,
+    latest_of_power,
+    observers,
+    player_of,
+    players,
+    position_of,
+    rules_of,
+    timing_of,
+    variant_of,
+)
+from judge.phases.order_sets import units_without_orders
+from judge.phases.turnstate import stored_order_set
+from judge.store.models_game import (
+    ACTIVE,
+    DUMMY,
+    ENDED,
+    FORMING,
+    MASTER,
+    OBSERVER,
+    PAUSED,
+    PLAYER,
+    PREPARATION,
+    Game,
+    Membership,
+)
+from judge.lifecycle import STATUS_TEXT
+from judge.turns import format_timing
+
+
+
+@dataclass(frozen=True)
+class PowerRow:
+    power: str
+    units: tuple[str, ...]
+    centers: tuple[str, ...]
+
+
+def position_rows(variant: Variant, position: Position) -> tuple[PowerRow, ...]:
+    """Every power of the map with its units and supply centres, in map order."""
+    rows = []
+    for power in variant.powers:
+        units = tuple(str(u) for u in sorted(position.units) if u.power == power.name)
+        centers = tuple(sorted(position.centers.get(power.name, ())))
+        rows.append(PowerRow(power.name, units, centers))
+    return tuple(rows)
+
+
+def current_orders(session: Session, game: Game, power: str) -> list[str]:
+    """The power's stored orders for the game's current phase, canonical."""
+    if game.phase is None:
+        return []
+    row = stored_order_set(session, game, power)
+    return list(row.orders) if row is not None else []
+
+
+@dataclass(frozen=True)
+class SessionView:
+    """One signed-on part of a mail, as its reply ends: the state of the game for this person."""
+
+    game: str
+    who: str
+    status: str
+    phase: str | None
+    deadline: str | None
+    orders: tuple[str, ...] | None  # None: not a player in a started game
+    unordered: tuple[str, ...]
+    places: str | None  # "3 of 7 places taken" while forming
+
+
+def session_view(session: Session, game: Game, member: Membership, now: datetime) -> SessionView:
+    variant = variant_of(game)
+    who = {MASTER: "the master", OBSERVER: f"observer {member.name}"}.get(member.role) \
+        or (member.power or "a player (the power is assigned when the game starts)")
+    orders: tuple[str, ...] | None = None
+    unordered: tuple[str, ...] = ()
+    if member.role == PLAYER and member.power and game.status in (ACTIVE, PAUSED) and game.position:
+        listed = current_orders(session, game, member.power)
+        orders = tuple(listed)
+        unordered = units_without_orders(variant, position_of(game), member.power, listed)
+    places = None
+    if game.status in (PREPARATION, FORMING):
+        places = f"{len(players(session, game))} of {len(variant.powers)} places taken"
+    return SessionView(
+        game=game.name, who=who, status=STATUS_TEXT.get(game.status, game.status), phase=game.phase,
+        deadline=deadline_text(game, member, now) if game.status != ENDED else None,
+        orders=orders, unordered=unordered, places=places,
+    )
+
+
+@dataclass(frozen=True)
+class PowerStanding:
+    power: str
+    player: str  # "played", "open", "dummy", "reserved" ... never an address
+    centers: int
+    units: int
+
+
+def power_standings(session: Session, game: Game) -> tuple[PowerStanding, ...]:
+    variant = variant_of(game)
+    position = position_of(game) if game.position else None
+    rows = []
+    for power in variant.powers:
+        holder = player_of(session, game, power.name)
+        if holder is not None:
+            state = "reserved" if game.status in (PREPARATION, FORMING) else "played"
+        elif game.status in (PREPARATION, FORMING):
+            state = "open"
+        else:
+            latest = latest_of_power(session, game, power.name)
+            state = "dummy (civil disorder)" if latest is not None and latest.status == DUMMY \
+                else "no player (open for TAKEOVER)"
+        centers = len(position.centers.get(power.name, ())) if position else 0
+        units = sum(1 for u in position.units if u.power == power.name) if position else 0
+        rows.append(PowerStanding(power.name, state, centers, units))
+    return tuple(rows)
+
+
+@dataclass(frozen=True)
+class GameView:
+    """A game's set-up and state for LIST game / SUMMARY (nothing personal)."""
+
+    name: str
+    status: str
+    map_name: str
+    description: str
+    private: bool
+    rules: tuple[str, ...]
+    timing: str
+    zone: str
+    phase: str | None
+    deadline: str | None
+    places: str
+    observers: int
+    standings: tuple[PowerStanding, ...]
+    board: tuple[PowerRow, ...]
+
+
+def game_view(session: Session, game: Game, now: datetime, *, viewer: Membership | None = None) -> GameView:
+    variant = variant_of(game)
+    joined = len(players(session, game))
+    board = position_rows(variant, position_of(game)) if game.position else ()
+    return GameView(
+        name=game.name, status=STATUS_TEXT.get(game.status, game.status), map_name=game.map_name,
+        description=game.description or "", private=bool(game.private),
+        rules=tuple(sorted(rules_of(game))), timing=format_timing(timing_of(game)), zone=game.zone,
+        phase=game.phase,
+        deadline=deadline_text(game, viewer, now) if game.status != ENDED else None,
+        places=f"{joined} of {len(variant.powers)} powers have a player",
+        observers=len(observers(session, game)),
+        standings=power_standings(session, game), board=board,
+    )

@@ -1,0 +1,1 @@
+"""What the judge publishes to a game's list: broadcasts, signatures, phase records."""

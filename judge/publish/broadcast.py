@@ -1,0 +1,82 @@
+"""A game's mailing list: one function fans a broadcast out to everyone in the game.
+
+``broadcast`` is used for game starts, press broadcasts, master notices and (by the turns
+scheduler) results.  Without an external list, every active player, the master and every
+observer get their own copy, with ``List-Id`` and ``List-Unsubscribe`` headers so mail
+clients file and offer to leave it; nobody sees another member's address.  With ``LIST
+address`` set by the master, one copy goes to that list (e.g. an existing Mailman list),
+which adds its own list headers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Collection, Sequence
+from urllib.parse import quote as url_quote
+
+from sqlalchemy.orm import Session
+
+from judge.config import JudgeSettings
+from judge.outgoing import OutgoingMail
+from judge.store.queries import addresses, members
+from judge.store.models_game import Game, Membership
+
+if TYPE_CHECKING:
+    from judge.publish.signing import FileAttachment
+
+
+def list_id(game: Game, judge: JudgeSettings) -> str:
+    return f"{game.name}.{judge.domain}"
+
+
+def list_headers(game: Game, judge: JudgeSettings) -> tuple[tuple[str, str], ...]:
+    """List-Id (RFC 2919) and List-Unsubscribe (RFC 2369) for one game's broadcasts.
+
+    Leaving needs the member's password, so the unsubscribe link opens a mail with the
+    commands to fill in rather than acting on one click.
+    """
+    body = url_quote(f"SIGNON you@{game.name} password\nRESIGN\n", safe="")
+    subject = url_quote(f"leave {game.name}", safe="")
+    return (
+        ("List-Id", f"Diplomacy game {game.name} <{list_id(game, judge)}>"),
+        ("List-Unsubscribe", f"<mailto:{judge.address}?subject={subject}&body={body}>"),
+    )
+
+
+def list_members(session: Session, game: Game) -> list[Membership]:
+    """Who is on the game's list: active players, the master, observers."""
+    return members(session, game)
+
+
+def broadcast(session: Session, game: Game, judge: JudgeSettings, *, subject: str, body: str,
+              kind: str, exclude: Collection[str] = (),
+              attachments: Sequence["FileAttachment"] = ()) -> list[OutgoingMail]:
+    """The mail that sends ``body`` to the game's list.
+
+    ``exclude``: addresses that already got their own version (the sender of a press
+    broadcast, players told their power personally); ignored for an external list,
+    which cannot leave anyone out.  ``attachments``: files sent with it (commitments,
+    the phase record).  Every broadcast is signed by the judge (PGP/MIME) and its
+    footer names the judge's key fingerprint (judge/services/signing.py); the one
+    signed body is shared by every copy.
+    """
+    from judge.publish.signing import broadcast_mime
+
+    body, mime = broadcast_mime(judge, body, attachments)
+    if game.list_address:
+        return [OutgoingMail(recipients=(game.list_address,), subject=subject, body=body, kind=kind,
+                             game_id=game.id, mime=mime)]
+    skipped = {address.lower() for address in exclude}
+    headers = list_headers(game, judge)
+    return [
+        OutgoingMail(recipients=(address,), subject=subject, body=body, kind=kind, game_id=game.id,
+                     headers=headers, mime=mime)
+        for address in addresses(list_members(session, game))
+        if address not in skipped
+    ]
+
+
+def to_member(game: Game, judge: JudgeSettings, member: Membership, *, subject: str, body: str,
+              kind: str) -> OutgoingMail:
+    """A mail for one member of a game (press, the power they play), with the list headers."""
+    return OutgoingMail(recipients=(member.address,), subject=subject, body=body, kind=kind,
+                        game_id=game.id, headers=list_headers(game, judge))

@@ -1,0 +1,6 @@
+"""The refusal a service raises for a command it cannot do."""
+
+
+class CommandRefused(Exception):
+    """A command that cannot be done; the message is for the player and says what would be
+    accepted.  Raised by handlers; the dispatcher turns it into an error line."""

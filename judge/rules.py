@@ -1,0 +1,72 @@
+"""The RULEs a master may set, with what each means (shown when a name is not known).
+
+Engine rules come from adjudicator.api.RULES; the others are the judge's, each declared
+once in ``JUDGE_RULES`` below (a new rule is one line here plus the code that reads it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from adjudicator.api import RULES as ENGINE_RULES
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    name: str
+    meaning: str
+    takes_value: bool = False
+
+
+# What each engine rule does (docs/adjudication.md has the detail); at most one PARADOX_ rule.
+ENGINE_MEANINGS: dict[str, str] = {
+    "PARADOX_SZYKMAN": "convoy paradoxes (the default): the convoys caught in the paradox fail and their "
+                       "armies stay, cutting nothing",
+    "PARADOX_1982_DPJUDGE": "convoy paradoxes by the DPjudge's 1982 rule: a convoyed army never cuts a support "
+                            "for or against the space of a fleet convoying it",
+    "PARADOX_ALL_FAIL": "convoy paradoxes: every order caught in the paradox fails and the units involved hold",
+    "NO_BELEAGUERED_CONVOY": "a beleaguered fleet (attacked by equal, greatest strengths that stand off) does "
+                             "not convoy",
+}
+
+#: The judge's own rules, by feature.
+JUDGE_RULES: tuple[RuleInfo, ...] = (
+    # joining, press, identities
+    RuleInfo("POWER_CHOICE", "players may choose their power: JOIN power@game password"),
+    RuleInfo("NO_PRESS", "no press between players (press to the master only)"),
+    RuleInfo("PUBLIC_PRESS", "press only as broadcasts (or to the master)"),
+    RuleInfo("GREY_PRESS", "grey (anonymous) press is allowed"),
+    RuleInfo("GUNBOAT", "players' identities are secret and there is no press until the game ends"),
+    RuleInfo("LATE_SEND", "late powers may send private press after the deadline"),
+    RuleInfo("NO_LATE_RECEIVE", "no private press to late powers after the deadline"),
+    # lateness and processing
+    RuleInfo("CIVIL_DISORDER", "process a late power's phase with civil-disorder defaults after grace"),
+    RuleInfo("CIVIL_PREVIEW", "after grace, preview civil disorder to the master and wait for PROCESS!"),
+    RuleInfo("GRACE_BUDGET", "each player may be late n times without penalty (RULE GRACE_BUDGET 2)", takes_value=True),
+    RuleInfo("ALWAYS_WAIT", "never process before the deadline"),
+    RuleInfo("NO_MINOR_WAIT", "SET WAIT counts in movement phases only"),
+    RuleInfo("NO_DIAS", "draw votes name the powers in the draw"),
+    # sealed orders (judge/commands/sealed.py, judge/phases/sealed_flow.py)
+    RuleInfo("SEALED", "sealed orders: COMMIT a signed hash, all commitments published at once, then REVEAL"),
+    RuleInfo("SEALED_SHA256", "sealed orders where COMMIT SHA256 (hash plus secret salt, no PGP) is also accepted; weaker"),
+    # fair power assignment (judge/commands/fair_*.py)
+    RuleInfo("PREFERENCES", "powers are assigned from SET PREFERENCE lists, contests decided by email lotteries"),
+    RuleInfo("LOTTERY_SHA256", "lottery numbers may be committed with COMMIT SHA256 (no PGP key needed; weaker)"),
+    RuleInfo("LOTTERY_ESCROW", "the last revealer of each lottery deposits a last-number escrow (ESCROW) with the commitment"),
+    RuleInfo("BLIND_ASSIGN", "powers are assigned blindly by email with a witness (WITNESS address): each "
+                             "player learns only its own power"),
+)
+
+_KNOWN: dict[str, RuleInfo] = {
+    **{name: RuleInfo(name, ENGINE_MEANINGS.get(name, "adjudication rule of the engine (see docs/adjudication.md)"))
+       for name in sorted(ENGINE_RULES)},
+    **{rule.name: rule for rule in JUDGE_RULES},
+}
+
+
+def rule_info(name: str) -> RuleInfo | None:
+    return _KNOWN.get(name.upper())
+
+
+def known_rules() -> tuple[RuleInfo, ...]:
+    return tuple(sorted(_KNOWN.values(), key=lambda rule: rule.name))

@@ -1,0 +1,190 @@
+"""The import rules of docs/design.md, checked on the source: every import statement of the
+project's modules (function-level ones included, ``if TYPE_CHECKING:`` blocks excluded,
+since they never run), grouped by the unit that owns it (a top-level package, a
+sub-package of judge/, or a top-level module of judge/)."""
+
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("adjudicator", "mailcmds", "maps", "templates", "judge")
+EDGES = ("judge.edge.smtp_in", "judge.edge.imap_in", "judge.edge.smtp_out", "judge.edge.scheduler")
+PURE = ("adjudicator", "mailcmds", "judge.turns", "judge.fair", "judge.record")
+DATABASE = ("sqlalchemy", "alembic", "psycopg", "judge.store")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _imports(tree: ast.AST, module: str, is_package: bool) -> set[str]:
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".") if is_package else module.split(".")[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                prefix = ".".join(base + ([node.module] if node.module else []))
+            else:
+                prefix = node.module or ""
+            found.add(prefix)
+            found.update(f"{prefix}.{alias.name}" for alias in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+@lru_cache(maxsize=1)
+def import_graph() -> dict[str, set[str]]:
+    """module -> the names it imports (dotted; ``from a import b`` gives ``a.b``, and ``a``
+    too unless ``a.b`` is a module: importing a submodule does not run its package again)."""
+    graph = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            if "migrations" in path.parts:
+                continue
+            name = _module_name(path)
+            graph[name] = _imports(ast.parse(path.read_text(encoding="utf-8")), name, path.name == "__init__.py")
+    for name, imported in graph.items():
+        packages_of_submodules = {n.rsplit(".", 1)[0] for n in imported if n in graph and "." in n}
+        graph[name] = {n for n in imported
+                       if not (n in packages_of_submodules and not _imports_names_of(n, imported, graph))}
+    return graph
+
+
+def _imports_names_of(package: str, imported: set[str], graph: dict[str, set[str]]) -> bool:
+    """Whether some ``package.x`` imported is not a module (a name defined by the package)."""
+    return any(n.rsplit(".", 1)[0] == package and n not in graph for n in imported if "." in n)
+
+
+def unit_of(name: str) -> str | None:
+    """The unit owning a module: ``judge.commands.join`` -> ``judge.commands``;
+    ``judge.mail`` -> ``judge.mail``; a module outside the project -> None."""
+    parts = name.split(".")
+    if parts[0] not in PACKAGES:
+        return None
+    if parts[0] != "judge" or len(parts) == 1:
+        return parts[0]
+    if (ROOT / "judge" / parts[1]).is_dir():
+        return f"judge.{parts[1]}"
+    return f"judge.{parts[1]}"
+
+
+def unit_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    modules = import_graph()
+    for module, imported in modules.items():
+        source = unit_of(module)
+        assert source is not None
+        targets = graph.setdefault(source, set())
+        for name in imported:
+            target = unit_of(name)
+            if target is not None and target != source and target != "judge":
+                targets.add(target)
+    return graph
+
+
+def _starts(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for target in sorted(graph.get(node, ())):
+            if state.get(target) == 1:
+                return stack[stack.index(target):] + [target]
+            if target not in state and (cycle := visit(target)) is not None:
+                return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := visit(node)) is not None:
+            return cycle
+    return None
+
+
+def test_no_import_cycle_among_the_projects_units():
+    cycle = find_cycle(unit_graph())
+    assert cycle is None, " -> ".join(cycle or ())
+
+
+def test_no_import_cycle_among_the_projects_modules():
+    graph = {module: {n for n in imported if n in import_graph()} for module, imported in import_graph().items()}
+    cycle = find_cycle(graph)
+    assert cycle is None, " -> ".join(cycle or ())
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_the_adjudicator_imports_nothing_of_the_project():
+    for module, imported in import_graph().items():
+        if _starts(module, ("adjudicator",)):
+            outside = {n for n in imported if unit_of(n) not in (None, "adjudicator")}
+            assert not outside, f"{module} imports {sorted(outside)}"
+
+
+def test_mailcmds_imports_only_the_engine_and_the_pure_timing_grammar():
+    for module, imported in import_graph().items():
+        if _starts(module, ("mailcmds",)):
+            outside = {n for n in imported if unit_of(n) not in (None, "mailcmds", "adjudicator", "judge.turns")
+                       and n != "judge"}
+            assert not outside, f"{module} imports {sorted(outside)}"
+
+
+@pytest.mark.parametrize("pure", PURE)
+def test_pure_packages_import_no_database_code(pure):
+    for module, imported in import_graph().items():
+        if _starts(module, (pure,)):
+            database = {n for n in imported if _starts(n, DATABASE)}
+            assert not database, f"{module} imports {sorted(database)}"
+
+
+def test_an_edge_never_imports_another_edge():
+    for module, imported in import_graph().items():
+        if _starts(module, EDGES):
+            others = {n for n in imported if _starts(n, EDGES) and not _starts(n, (module,))}
+            assert not others, f"{module} imports {sorted(others)}"
+
+
+def test_commands_phases_and_publishing_are_layered():
+    """edge -> commands -> phases -> publish -> store: nothing reaches back up."""
+    below = {"judge.phases": ("judge.commands", "judge.edge"),
+             "judge.publish": ("judge.commands", "judge.edge", "judge.phases"),
+             "judge.store": ("judge.commands", "judge.edge", "judge.phases", "judge.publish")}
+    graph = unit_graph()
+    for unit, forbidden in below.items():
+        wrong = {t for t in graph.get(unit, ()) if t in forbidden}
+        assert not wrong, f"{unit} imports {sorted(wrong)}"
