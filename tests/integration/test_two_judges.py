@@ -14,13 +14,12 @@ import time
 from collections import Counter, defaultdict
 from email.policy import default as default_policy
 from email.utils import make_msgid
-from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
 
 from adjudicator.api import initial_position
-from judge.services.games import variant_named
+from judge.store.queries import variant_named
 from judge.store.engine import Store
 from judge.store.models_game import Game, PhaseRecord
 from judge.store.models_mail import InboundMessage, OutboxMessage, Shunt
