@@ -110,3 +110,13 @@ def test_serve_refuses_a_different_key_and_listens_only_with_its_key(two_hosts, 
     other.terminate()
     assert f"this database's judge signs with {record.fingerprint}" in other.log
     assert "judge key import" in other.log
+
+
+def test_tick_on_a_host_without_the_key_refuses_to_sign_with_another(two_hosts, monkeypatch, capsys):
+    store, (first_home, second_home) = two_hosts
+    first = settle_judge_key(on_host(first_home, monkeypatch), store)
+    on_host(second_home, monkeypatch)
+    assert main(["tick"]) == 2
+    assert f"this database's judge signs with {first}" in capsys.readouterr().err
+    on_host(first_home, monkeypatch)
+    assert main(["tick"]) == 0
