@@ -71,10 +71,11 @@ def _board(first: Board | Variant, rest: tuple[object, ...], form: str) -> tuple
 
 
 def initial_position(variant: Variant) -> Position:
-    """Spring of the map's first year, every power on its starting units and home centres."""
+    """The map's first phase (normally Spring of its first year), every power on its starting
+    units and home centres."""
     units = tuple(sorted(u for power in variant.powers for u in power.starting_units))
     centers = {power.name: frozenset(power.home_centers) for power in variant.powers}
-    return Position(Phase(variant.start_year, Season.SPRING, PhaseKind.MOVEMENT), units, centers)
+    return Position(variant.start_phase or Phase(variant.start_year, Season.SPRING, PhaseKind.MOVEMENT), units, centers)
 
 
 @overload
@@ -486,5 +487,5 @@ def _adjustments(board: Board, orders: Mapping[str, GivenOrders]) -> Adjudicatio
     outcomes, units = resolve_adjustments(tables, position, legal, board.surpluses)
     results.extend([made(OrderResult, (o.power, o.order.canonical(), o.result, o.reason)) for o in outcomes])
     results.sort(key=_by_power)
-    following = progress.next_spring(Position(position.phase, units, position.centers))
+    following = progress.next_spring(Position(position.phase, units, position.centers), tables)
     return Adjudication(tuple(results), following, winner=progress.winner(tables, following.centers))

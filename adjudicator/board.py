@@ -21,7 +21,7 @@ from typing import Mapping
 from adjudicator.adjustments import balances
 from adjudicator.forms import Form, forms_for
 from adjudicator.tables import Tables, tables_for
-from adjudicator.types import PhaseKind, Position, Unit, Variant, province_of
+from adjudicator.types import PhaseKind, Position, Unit, UnitKind, Variant, province_of
 from adjudicator.values import value
 
 
@@ -67,6 +67,8 @@ def prepare(variant: Variant, position: Position) -> Board:
     # Only a fleet stands at sea (an army there is refused wherever a position is read), so the
     # seas holding a fleet are the seas holding a unit.
     fleet_seas = tables.sea.intersection(provinces)
+    if tables.archipelagos:  # an army may stand there too
+        fleet_seas |= {p for p in tables.archipelagos.intersection(provinces) if by_province[p].kind is UnitKind.FLEET}
     index = dict(zip(provinces, range(len(provinces))))
     powers = tuple(map(_power, units))
     return Board(variant, position, tables, by_province, provinces, fleet_seas, index, powers, forms_for(variant), _NO_SURPLUSES)

@@ -136,7 +136,7 @@ def _convoy(board: Board, power: str, line: str) -> tuple[Order, Note] | None:
     tables = board.tables
     army = board.units.get(army_from)
     if (
-        province not in tables.sea
+        province not in tables.convoy_seas
         or army is None
         or army.kind is not UnitKind.ARMY
         or army_from == army_to

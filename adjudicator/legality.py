@@ -135,7 +135,7 @@ def _movement(tables: Tables, power: str, order: Order, board: UnitsByProvince, 
         return None
     # Convoy
     assert isinstance(order, Convoy)
-    if not is_fleet or here not in tables.sea:
+    if not is_fleet or here not in tables.convoy_seas:
         return "only a fleet at sea can convoy"
     army_from = province_of(order.army_from)
     army_to = province_of(order.army_to)
@@ -153,7 +153,7 @@ def _movement(tables: Tables, power: str, order: Order, board: UnitsByProvince, 
 
 
 def _fleet_seas(tables: Tables, board: UnitsByProvince) -> frozenset[str]:
-    return frozenset(p for p, u in board.items() if u.kind is UnitKind.FLEET and p in tables.sea)
+    return frozenset(p for p, u in board.items() if u.kind is UnitKind.FLEET and p in tables.convoy_seas)
 
 
 def _move(tables: Tables, unit: Unit, destination: str, board: UnitsByProvince, fleet_seas: frozenset[str] | None) -> str | None:
@@ -237,7 +237,10 @@ def _adjustment(
         return f"{power} cannot build for {order.power}"
     location = order.location
     province = province_of(location)
-    if province not in tables.homes.get(power, ()):
+    if tables.variant.builds_anywhere:
+        if province not in tables.supply_centers:
+            return f"{province} is not a supply centre"
+    elif province not in tables.homes.get(power, ()):
         return f"{province} is not a home supply centre of {power}"
     if province not in position.centers.get(power, ()):
         return f"{power} does not own {province}"

@@ -8,12 +8,22 @@ The format (``maps/standard.map`` is the worked example)::
 
     # comment                     '#' starts a comment; blank lines are ignored
     map standard                  header: the variant's name (default: the file name)
+    title Standard Diplomacy      the name players read (default: the name, capitalised)
+    rule Free text                a special rule, told to players (repeatable)
+    base standard                 take [provinces], [coasts] and [adjacencies] from that
+                                  map; this file then gives only [powers]
     victory 18                    centres needed to win (default: more than half)
-    start 1901                    first year (default 1901)
+    start 1901                    first year (default 1901), or the first phase (W1900A)
+    years-to-fall 0               years from a Spring to its Fall (default 0)
+    years-to-spring 1             years from a Fall to the next Spring (default 1)
+    builds home                   build sites: home (owned home centres, the default) or
+                                  anywhere (any owned supply centre)
 
     [provinces]
     ABBR TERRAIN CENTRE Full name [= alias, alias, ...]
-        TERRAIN is land, sea or coast; CENTRE is SC (a supply centre) or -.
+        TERRAIN is land, sea, coast or archipelago; CENTRE is SC (a supply centre) or -.
+        An archipelago is a coastal province with only fleet moves: armies reach it
+        only by convoy, and a fleet there may convoy as if at sea.
     [coasts]
     PROVINCE COAST COAST ...      split coasts (NC, SC, EC, WC) of a coastal province
     [adjacencies]
@@ -26,6 +36,8 @@ The format (``maps/standard.map`` is the worked example)::
     [powers]
     NAME Adjective Letter homes: CENTRE ... units: UNIT, UNIT, ...
         e.g. ``RUSSIA Russian R homes: MOS SEV STP WAR units: A MOS, F SEV, F STP/SC, A WAR``
+        The letter (a letter or a digit) is the power's initial in power lists.
+        A power owns its home centres at the start.
 
 Names are case-insensitive; abbreviations are stored upper case.  Aliases are
 stored normalised (see ``normalise_name``) and must be unique across the map.
@@ -43,7 +55,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from adjudicator.types import PowerDef, Province, Terrain, Unit, UnitKind, Variant
+from collections.abc import Callable
+
+from adjudicator.types import Phase, PhaseKind, PowerDef, Province, Season, Terrain, Unit, UnitKind, Variant
 
 COAST_NAMES: dict[str, str] = {
     "NC": "north coast",
@@ -53,6 +67,12 @@ COAST_NAMES: dict[str, str] = {
 }
 
 _SECTIONS = ("provinces", "coasts", "adjacencies", "powers")
+_GEOGRAPHY = _SECTIONS[:3]  # what a map with a ``base`` takes from it
+_HEADERS = {
+    "map": "map NAME", "base": "base MAP", "victory": "victory N", "start": "start YEAR|PHASE",
+    "years-to-fall": "years-to-fall N", "years-to-spring": "years-to-spring N",
+    "builds": "builds home|anywhere", "title": "title TEXT", "rule": "rule TEXT",
+}
 _ABBREV = re.compile(r"[A-Z][A-Z0-9]*\Z")
 _DROPPED = str.maketrans("", "", ".'’")
 _NOT_ALNUM = re.compile(r"[^A-Z0-9]+")
@@ -85,6 +105,7 @@ class _ProvinceDraft:
     supply_center: bool
     line: int
     coasts: tuple[str, ...] = ()
+    convoys: bool = False
 
 
 @dataclass
@@ -103,6 +124,13 @@ class _Reader:
     map_name: str | None = None
     victory: int | None = None
     start_year: int = 1901
+    start_phase: Phase | None = None
+    years_to_fall: int = 0
+    years_to_spring: int = 1
+    builds_anywhere: bool = False
+    title: str = ""
+    rules: list[str] = field(default_factory=list)
+    base: str | None = None
     provinces: dict[str, _ProvinceDraft] = field(default_factory=dict)
     names: dict[str, tuple[str, int]] = field(default_factory=dict)  # alias -> (abbrev, line)
     coast_lines: dict[str, int] = field(default_factory=dict)
@@ -119,21 +147,47 @@ class _Reader:
 
     def header(self, line: int, words: list[str]) -> None:
         key = words[0].lower()
-        if len(words) != 2 or key not in ("map", "victory", "start"):
+        if key in ("title", "rule") and len(words) > 1:
+            if key == "title":
+                self.title = " ".join(words[1:])
+            else:
+                self.rules.append(" ".join(words[1:]))
+            return
+        if len(words) != 2 or key not in _HEADERS:
             raise self.error(
                 line,
-                f"unexpected {' '.join(words)!r} before the first section "
-                "(expected 'map NAME', 'victory N', 'start YEAR' or a [section])",
+                f"unexpected {' '.join(words)!r} before the first section (expected "
+                + ", ".join(repr(h) for h in _HEADERS.values()) + " or a [section])",
             )
+        value = words[1]
         if key == "map":
-            self.map_name = words[1].lower()
-            return
-        if not words[1].isdigit() or int(words[1]) <= 0:
-            raise self.error(line, f"{key} needs a positive whole number, not {words[1]!r}")
-        if key == "victory":
-            self.victory = int(words[1])
+            self.map_name = value.lower()
+        elif key == "base":
+            self.base = value.lower()
+        elif key == "builds":
+            if value.lower() not in ("home", "anywhere"):
+                raise self.error(line, f"builds must be 'home' or 'anywhere', not {value!r}")
+            self.builds_anywhere = value.lower() == "anywhere"
+        elif key == "start" and not value.isdigit():
+            try:
+                self.start_phase = Phase.parse(value)
+            except ValueError:
+                raise self.error(line, f"start needs a year (1901) or a phase (S1901M, W1900A), not {value!r}") from None
+            if self.start_phase.kind is PhaseKind.RETREAT:
+                raise self.error(line, f"a game cannot start with a retreat phase ({value})")
+            self.start_year = self.start_phase.year
         else:
-            self.start_year = int(words[1])
+            number = int(value) if value.isdigit() else -1
+            if number < 0 or (number == 0 and key not in ("years-to-fall",)):
+                raise self.error(line, f"{key} needs a {'whole' if key == 'years-to-fall' else 'positive whole'} number, not {value!r}")
+            if key == "victory":
+                self.victory = number
+            elif key == "start":
+                self.start_year = number
+            elif key == "years-to-fall":
+                self.years_to_fall = number
+            else:
+                self.years_to_spring = number
 
     # -- [provinces] ---------------------------------------------------------
 
@@ -143,6 +197,9 @@ class _Reader:
         if len(words) < 4:
             raise self.error(line, f"expected 'ABBR TERRAIN SC|- Full name', got {text.strip()!r}")
         abbrev, terrain_word, centre_word = words[0].upper(), words[1].lower(), words[2].upper()
+        convoys = terrain_word == "archipelago"
+        if convoys:
+            terrain_word = Terrain.COAST.value
         name = " ".join(words[3:])
         if not _ABBREV.match(abbrev):
             raise self.error(line, f"bad province abbreviation {words[0]!r} (letters and digits, starting with a letter)")
@@ -151,10 +208,10 @@ class _Reader:
         try:
             terrain = Terrain(terrain_word)
         except ValueError:
-            raise self.error(line, f"unknown terrain {words[1]!r} for {abbrev} (expected land, sea or coast)") from None
+            raise self.error(line, f"unknown terrain {words[1]!r} for {abbrev} (expected land, sea, coast or archipelago)") from None
         if centre_word not in ("SC", "-"):
             raise self.error(line, f"expected SC or - after the terrain of {abbrev}, got {words[2]!r}")
-        self.provinces[abbrev] = _ProvinceDraft(abbrev, name, terrain, centre_word == "SC", line)
+        self.provinces[abbrev] = _ProvinceDraft(abbrev, name, terrain, centre_word == "SC", line, convoys=convoys)
         aliases = [a.strip() for a in alias_text.split(",")] if alias_text.strip() else []
         for alias in [abbrev, name, *aliases]:
             self.add_name(line, alias, abbrev)
@@ -165,6 +222,8 @@ class _Reader:
             raise self.error(line, f"empty alias for {abbrev}")
         if key in self.names:
             owner, first = self.names[key]
+            if owner == abbrev and first == line:
+                return  # the full name is the abbreviation itself (FEZ  Fez)
             raise self.error(line, f"duplicate alias {alias!r}: already names {owner} (line {first})")
         self.names[key] = (abbrev, line)
 
@@ -246,6 +305,8 @@ class _Reader:
             raise self.error(line, f"army moves belong to the province {province.abbrev}, not to the coast {province.abbrev}/{coast}")
         if province.terrain is Terrain.SEA:
             raise self.error(line, f"{province.abbrev} is a sea: it cannot have army moves")
+        if province.convoys:
+            raise self.error(line, f"{province.abbrev} is an archipelago: armies reach it and leave it only by convoy")
         result: list[str] = []
         for word in words:
             neighbour, neighbour_coast = self.location(line, word, "adjacency")
@@ -253,6 +314,8 @@ class _Reader:
                 raise self.error(line, f"army moves name provinces, not coasts: {word!r}")
             if neighbour.terrain is Terrain.SEA:
                 raise self.error(line, f"{neighbour.abbrev} is a sea: an army in {province.abbrev} cannot move there")
+            if neighbour.convoys:
+                raise self.error(line, f"{neighbour.abbrev} is an archipelago: armies reach it only by convoy")
             self.check_neighbour(line, province.abbrev, neighbour.abbrev, result)
         return result
 
@@ -292,8 +355,8 @@ class _Reader:
             raise self.error(line, f"bad power name {words[0]!r} (letters and digits)")
         if name in self.powers:
             raise self.error(line, f"duplicate power {name} (first declared on line {self.powers[name].line})")
-        if len(letter) != 1 or not letter.isalpha():
-            raise self.error(line, f"the letter of {name} must be one letter, not {words[2]!r}")
+        if len(letter) != 1 or not (letter.isascii() and letter.isalnum()):
+            raise self.error(line, f"the letter of {name} must be one letter or digit, not {words[2]!r}")
         for other in self.powers.values():
             if other.letter == letter:
                 raise self.error(line, f"letter {letter} of {name} is already used by {other.name}")
@@ -367,7 +430,7 @@ class _Reader:
         if victory > centres:
             raise self.error(end, f"victory needs {victory} centres but the map has only {centres}")
         provinces = {
-            p.abbrev: Province(p.abbrev, p.name, p.terrain, p.coasts, p.supply_center)
+            p.abbrev: Province(p.abbrev, p.name, p.terrain, p.coasts, p.supply_center, p.convoys)
             for p in self.provinces.values()
         }
         army_moves = {abbrev: frozenset(self.army.get(abbrev, ())) for abbrev in provinces}
@@ -388,12 +451,32 @@ class _Reader:
             powers=powers,
             victory_centers=victory,
             start_year=self.start_year,
+            start_phase=self.start_phase,
+            years_to_fall=self.years_to_fall,
+            years_to_spring=self.years_to_spring,
+            builds_anywhere=self.builds_anywhere,
+            title=self.title,
+            rules=tuple(self.rules),
         )
 
 
-def parse_map(text: str, filename: str) -> Variant:
-    """Parse a map file's text; ``filename`` names it in errors and gives the default name."""
+BaseReader = Callable[[str], tuple[str, str]]  # map name -> (its text, its file name)
+
+
+def parse_map(text: str, filename: str, read_base: BaseReader | None = None) -> Variant:
+    """Parse a map file's text; ``filename`` names it in errors and gives the default name.
+    ``read_base`` gives the text of the map a ``base`` header names (without it, a map
+    with a base is refused)."""
     reader = _Reader(filename)
+    _read(reader, text, geography=True, header=True, powers=True, read_base=read_base)
+    stem = filename.replace("\\", "/").rsplit("/", 1)[-1]
+    return reader.finish(stem[:-4] if stem.endswith(".map") else stem)
+
+
+def _read(reader: _Reader, text: str, *, geography: bool, header: bool, powers: bool,
+          read_base: BaseReader | None) -> None:
+    """Feed the lines of one file to ``reader``: its header (unless it is a base), its
+    geography sections and its powers (only those wanted; the others are skipped)."""
     section: str | None = None
     handlers = {
         "provinces": lambda n, content: reader.province(n, content),
@@ -417,12 +500,34 @@ def parse_map(text: str, filename: str) -> Variant:
             expected = _SECTIONS.index(name)
             if any(_SECTIONS.index(s) > expected for s in seen):
                 raise reader.error(number, f"section [{name}] must come before {', '.join(f'[{s}]' for s in seen if _SECTIONS.index(s) > expected)}")
+            if section is None and header and reader.base is not None:
+                if name in _GEOGRAPHY:
+                    raise reader.error(number, f"a map with a base ({reader.base}) gives only [powers], not [{name}]")
+                _read_base(reader, number, read_base)
             seen.add(name)
             section = name
             continue
         if section is None:
-            reader.header(number, content.split())
-        else:
+            if header:
+                if content.split()[0].lower() == "base" and reader.base is not None:
+                    raise reader.error(number, "only one base map")
+                reader.header(number, content.split())
+        elif (section in _GEOGRAPHY and geography) or (section == "powers" and powers):
             handlers[section](number, content)
-    stem = filename.replace("\\", "/").rsplit("/", 1)[-1]
-    return reader.finish(stem[:-4] if stem.endswith(".map") else stem)
+    if header and reader.base is not None and not seen:
+        _read_base(reader, reader.last_line, read_base)
+
+
+def _read_base(reader: _Reader, line: int, read_base: BaseReader | None) -> None:
+    name = reader.base
+    assert name is not None
+    if read_base is None:
+        raise reader.error(line, f"base map {name!r} cannot be read here")
+    try:
+        text, base_file = read_base(name)
+    except LookupError as exc:
+        raise reader.error(line, f"base map {name!r}: {exc}") from None
+    own_file, own_last = reader.filename, reader.last_line
+    reader.filename = base_file
+    _read(reader, text, geography=True, header=False, powers=False, read_base=None)
+    reader.filename, reader.last_line = own_file, own_last

@@ -46,16 +46,16 @@ def updated_centers(tables: Tables, centers: Mapping[str, frozenset[str]], occup
 
 
 def winner(tables: Tables, centers: Mapping[str, frozenset[str]]) -> str | None:
-    """The power holding at least the map's victory count of centres, if any."""
+    """The power holding at least the map's victory count of centres, if any.  On a map
+    where several powers may reach the count in the same year, the one with the most
+    wins, and a tie at the top is no win (the game goes on: Youngstown Redux)."""
     needed = tables.variant.victory_centers
     if not centers or max(map(len, centers.values())) < needed:  # nearly always: no power is that big
         return None
-    best: str | None = None
-    for power, owned in centers.items():
-        if len(owned) >= needed:
-            needed = len(owned) + 1  # a map may set a count that two powers reach: the most wins
-            best = power
-    return best
+    counts = sorted(((len(owned), power) for power, owned in centers.items()), reverse=True)
+    if len(counts) > 1 and counts[1][0] == counts[0][0]:
+        return None
+    return counts[0][1]
 
 
 def needs_adjustment(tables: Tables, centers: Mapping[str, frozenset[str]], occupant: Mapping[str, str]) -> bool:
@@ -64,12 +64,13 @@ def needs_adjustment(tables: Tables, centers: Mapping[str, frozenset[str]], occu
     Stops at the first such power: after most Falls the first power whose centres changed."""
     holders = list(occupant.values())
     homes = tables.homes
+    anywhere = tables.variant.builds_anywhere
     for power, owned in centers.items():
         surplus = len(owned) - holders.count(power)  # a C-level count
         if surplus < 0:
             return True
-        if surplus > 0 and owned.intersection(homes.get(power, ())).difference(occupant):
-            return True  # a free home centre it owns: it builds
+        if surplus > 0 and (owned if anywhere else owned.intersection(homes.get(power, ()))).difference(occupant):
+            return True  # a free centre it may build in: it builds
     return not set(holders).issubset(centers)  # units of a power without centres: removals
 
 
@@ -80,18 +81,24 @@ def after_season(
     """The position after a season's movement (and retreats) are over, skipping an idle winter.
     ``occupant`` (``occupants(tables, units)``) may be passed by a caller that has it."""
     if phase.season is Season.SPRING:
-        return Position(Phase(phase.year, Season.FALL, PhaseKind.MOVEMENT), units, centers)
+        return Position(tables.variant.fall_after(phase), units, centers)
     if occupant is None:
         occupant = occupants(tables, units)
     new_centers = updated_centers(tables, centers, occupant)
     winter = Position(Phase(phase.year, Season.WINTER, PhaseKind.ADJUSTMENT), units, new_centers)
     if needs_adjustment(tables, new_centers, occupant):
         return winter
-    return next_spring(winter)
+    return next_spring(winter, tables)
 
 
-def next_spring(position: Position) -> Position:
-    return Position(Phase(position.phase.year + 1, Season.SPRING, PhaseKind.MOVEMENT), position.units, position.centers)
+def next_spring(position: Position, tables: Tables | None = None) -> Position:
+    """The Spring after ``position``'s Fall or Winter: the next year, or as the map's calendar
+    says (``tables``; without them the standard calendar)."""
+    if tables is None:
+        phase = Phase(position.phase.year + 1, Season.SPRING, PhaseKind.MOVEMENT)
+    else:
+        phase = tables.variant.spring_after(position.phase)
+    return Position(phase, position.units, position.centers)
 
 
 def after_movement(

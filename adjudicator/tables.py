@@ -20,12 +20,14 @@ from adjudicator.types import Terrain, UnitKind, Variant, province_of
 class Tables:
     variant: Variant
     sea: frozenset[str]  # sea provinces
+    archipelagos: frozenset[str]  # coastal provinces where a fleet may convoy (Province.convoys)
+    convoy_seas: frozenset[str]  # where a fleet may convoy: the seas and the archipelagos
     coastal: frozenset[str]  # coast provinces
     army_adj: Mapping[str, frozenset[str]]  # province -> provinces
     fleet_adj: Mapping[str, frozenset[str]]  # location -> locations
     fleet_reach: Mapping[str, frozenset[str]]  # location -> provinces (coast ignored)
     fleet_locations: frozenset[str]  # every location a fleet may stand on
-    sea_touching: Mapping[str, frozenset[str]]  # province -> sea provinces a fleet there borders
+    sea_touching: Mapping[str, frozenset[str]]  # province -> convoy_seas a fleet there borders
     any_adj: Mapping[str, frozenset[str]]  # province -> provinces adjacent by land or sea
     supply_centers: frozenset[str]
     homes: Mapping[str, frozenset[str]]  # power -> home centres
@@ -97,6 +99,8 @@ def _build(variant: Variant) -> Tables:
     provinces = variant.provinces
     sea = frozenset(p for p, d in provinces.items() if d.terrain is Terrain.SEA)
     coastal = frozenset(p for p, d in provinces.items() if d.terrain is Terrain.COAST)
+    archipelagos = frozenset(p for p, d in provinces.items() if d.convoys)
+    convoy_seas = sea | archipelagos
     army_adj = {p: frozenset(variant.army_moves.get(p, ())) for p in provinces}
     fleet_adj = {loc: frozenset(dests) for loc, dests in variant.fleet_moves.items()}
     fleet_reach = {loc: frozenset(province_of(d) for d in dests) for loc, dests in fleet_adj.items()}
@@ -105,7 +109,7 @@ def _build(variant: Variant) -> Tables:
         here = province_of(loc)
         for dest in dests:
             there = province_of(dest)
-            if there in sea:
+            if there in convoy_seas:
                 sea_touching[here].add(there)
     any_adj: dict[str, set[str]] = {p: set(army_adj[p]) for p in provinces}
     for loc, reach in fleet_reach.items():
@@ -113,6 +117,8 @@ def _build(variant: Variant) -> Tables:
     return Tables(
         variant=variant,
         sea=sea,
+        archipelagos=archipelagos,
+        convoy_seas=convoy_seas,
         coastal=coastal,
         army_adj=army_adj,
         fleet_adj=fleet_adj,

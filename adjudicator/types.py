@@ -81,6 +81,15 @@ class Phase:
     def __str__(self) -> str:
         return f"{self.season.value}{self.year}{self.kind.value}"
 
+    def closes_year(self, following: Phase) -> bool:
+        """Does playing this phase end a game year (centres counted), ``following`` being
+        the phase after it?  True for the last Fall phase before a Winter or the next
+        Spring; judged by season, not by the year's number (Hundred's Fall 1430 follows
+        Spring 1425)."""
+        if self.kind is PhaseKind.ADJUSTMENT or self.season is Season.SPRING:
+            return False
+        return following.kind is PhaseKind.ADJUSTMENT or following.season is Season.SPRING
+
 
 @dataclass(frozen=True, slots=True)
 class Province:
@@ -89,13 +98,16 @@ class Province:
     terrain: Terrain
     coasts: tuple[str, ...] = ()  # split coasts only, e.g. ("NC", "SC")
     supply_center: bool = False
+    # An archipelago (Ancient Mediterranean's Baleares): a coastal province that armies
+    # reach only by convoy and where a fleet may convoy as if at sea.
+    convoys: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class PowerDef:
     name: str  # upper-case English name: "ENGLAND"
     adjective: str  # "English"
-    letter: str  # initial used in preference lists and draw votes: "E"
+    letter: str  # initial used in preference lists and draw votes: "E" (a digit on maps of many powers)
     home_centers: tuple[str, ...]
     starting_units: tuple["Unit", ...]
 
@@ -108,6 +120,14 @@ class Variant:
     ``fleet_moves[loc]`` the set of locations (with coasts where split) a fleet at
     ``loc`` may move to.  ``aliases`` maps a normalised name (upper case, single
     spaces, no punctuation) to a location.
+
+    The calendar: play starts with ``start_phase`` (normally Spring movement of
+    ``start_year``; Chaos starts with the builds of Winter 1900).  A Fall comes
+    ``years_to_fall`` years after its Spring and the next Spring ``years_to_spring`` years
+    after that Fall (0 and 1 normally; Hundred's 5 and 5 make Spring 1425, Fall 1430,
+    Spring 1435).  With ``builds_anywhere`` a power builds in any owned, unoccupied
+    supply centre, not only its home centres.  ``title`` and ``rules`` are what players
+    are told of the variant (its full name and special rules, one line each).
     """
 
     name: str
@@ -118,12 +138,30 @@ class Variant:
     powers: tuple[PowerDef, ...]
     victory_centers: int
     start_year: int = 1901
+    start_phase: Phase | None = None  # None: Spring movement of start_year
+    years_to_fall: int = 0
+    years_to_spring: int = 1
+    builds_anywhere: bool = False
+    title: str = ""
+    rules: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("provinces", "army_moves", "fleet_moves", "aliases"):
             value = getattr(self, name)
             if not isinstance(value, MappingProxyType):
                 object.__setattr__(self, name, MappingProxyType(dict(value)))
+        if self.start_phase is None:
+            object.__setattr__(self, "start_phase", Phase(self.start_year, Season.SPRING, PhaseKind.MOVEMENT))
+        if not self.title:
+            object.__setattr__(self, "title", self.name.replace("_", " ").title())
+
+    def fall_after(self, spring: Phase) -> Phase:
+        """The Fall movement phase that follows ``spring``'s season."""
+        return Phase(spring.year + self.years_to_fall, Season.FALL, PhaseKind.MOVEMENT)
+
+    def spring_after(self, fall: Phase) -> Phase:
+        """The Spring movement phase that follows ``fall``'s year (its Fall or Winter)."""
+        return Phase(fall.year + self.years_to_spring, Season.SPRING, PhaseKind.MOVEMENT)
 
     def power(self, name: str) -> PowerDef:
         for power in self.powers:
@@ -134,6 +172,12 @@ class Variant:
     @property
     def supply_centers(self) -> frozenset[str]:
         return frozenset(p.abbrev for p in self.provinces.values() if p.supply_center)
+
+    @property
+    def headline(self) -> str:
+        """The variant in one line: ``"Hundred: 3 powers, 9 of 17 centres to win"``."""
+        return (f"{self.title}: {len(self.powers)} powers, {self.victory_centers} of "
+                f"{len(self.supply_centers)} centres to win")
 
 
 class Unit(NamedTuple):

@@ -56,7 +56,36 @@ def store_from(settings: Settings, command: str, *, initialise_empty: bool = Fal
         return open_store(settings, initialise_empty=initialise_empty)
     except SchemaNotCurrent as exc:
         print(f"judge {command}: {exc}", file=sys.stderr)
-        return None
+    except Exception as exc:
+        problem = database_problem(exc, settings)
+        if problem is None:
+            raise
+        print(f"judge {command}: {problem}", file=sys.stderr)
+    return None
+
+
+def database_problem(exc: BaseException, settings: Settings) -> str | None:
+    """One line saying why the configured database cannot be used, for the errors a
+    configuration or a database causes; None for anything else (a bug)."""
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+
+    if isinstance(exc, (ArgumentError, NoSuchModuleError)):
+        return (f"[store] url {_shown(settings.store_url)!r} is not a database URL this judge can use "
+                "(sqlite:///FILE or postgresql+psycopg://USER@HOST/DB)")
+    if isinstance(exc, SQLAlchemyError):
+        problem = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        return f"cannot use the database {_shown(settings.store_url)}: {problem}"
+    return None
+
+
+def _shown(url: str) -> str:
+    """A database URL without its password."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return "(the configured URL)"
 
 
 def setup_logging() -> None:

@@ -40,9 +40,14 @@ class JudgeSettings:
 
 @dataclass(frozen=True)
 class StoreSettings:
-    """Any SQLAlchemy URL; empty means the SQLite file ``judge.db`` in ``[judge] data_dir``."""
+    """Any SQLAlchemy URL; empty means the SQLite file ``judge.db`` in ``[judge] data_dir``.
+
+    ``keep_raw_days``: how long the raw bytes of a processed mail are kept (they may hold
+    passwords); the scheduler pass empties older ones.  0 keeps them forever.
+    """
 
     url: str = ""
+    keep_raw_days: int = 30
 
 
 @dataclass(frozen=True)
@@ -212,6 +217,11 @@ def load_settings(path: str | os.PathLike[str] | None = None,
             data = tomllib.loads(file_path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise ConfigError(f"configuration file {str(file_path)!r} does not exist") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"{file_path}: not UTF-8 text (a TOML file is UTF-8; is it binary, or "
+                              "saved as UTF-16?)") from None
+        except OSError as exc:
+            raise ConfigError(f"configuration file {str(file_path)!r} cannot be read: {exc.strerror}") from None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{file_path}: not valid TOML: {exc}") from None
         for section, table in data.items():
@@ -231,4 +241,34 @@ def load_settings(path: str | os.PathLike[str] | None = None,
             if name.startswith(prefix)
         }
         merged[section].update(_section_values(section, from_env, f"environment {prefix}*"))
+    for section, values in merged.items():
+        for key, value in values.items():
+            _check_range(section, key, value)
     return Settings(**{s: _SECTION_CLASSES[s](**merged[s]) for s in _SECTION_CLASSES})
+
+
+#: The numbers a setting may take: (section, key) -> (lowest, highest or None, in words).
+_RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
+    ("store", "keep_raw_days"): (0, None, "a number of days, 0 (keep forever) or more"),
+    ("smtp", "port"): (0, 65535, "a TCP port, 0 to 65535 (0: any free port)"),
+    ("smtp", "max_message_bytes"): (1, None, "a size in bytes, at least 1"),
+    ("outbound", "relay_port"): (1, 65535, "a TCP port, 1 to 65535"),
+    ("outbound", "retry_base_seconds"): (0.001, None, "seconds, more than 0"),
+    ("outbound", "max_attempts"): (1, None, "a count, at least 1"),
+    ("outbound", "poll_seconds"): (0.001, None, "seconds, more than 0"),
+    ("imap", "port"): (1, 65535, "a TCP port, 1 to 65535"),
+    ("imap", "poll_seconds"): (0.001, None, "seconds, more than 0"),
+    ("scheduler", "tick_seconds"): (0.001, None, "seconds, more than 0"),
+    ("worker", "poll_seconds"): (0.001, None, "seconds, more than 0"),
+    ("worker", "processes"): (0, 64, "a count of processes, 0 to 64"),
+    ("worker", "pause_before_commit_seconds"): (0, None, "seconds, 0 or more"),
+}
+
+
+def _check_range(section: str, key: str, value: Any) -> None:
+    limits = _RANGES.get((section, key))
+    if limits is None:
+        return
+    low, high, words = limits
+    if value < low or (high is not None and value > high):
+        raise ConfigError(f"[{section}] {key} = {value!r} is out of range: write {words}")

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
-from judge.cli_options import add_config_argument, settings_from
+from judge.cli_options import add_config_argument, database_problem, settings_from
 
 if TYPE_CHECKING:  # SQLAlchemy is imported when a command runs, not when `judge` starts
     from sqlalchemy.engine import Engine
@@ -32,11 +33,18 @@ def _on_database(args: argparse.Namespace, work: Callable[[Engine], T]) -> tuple
     settings = settings_from(args)
     if settings is None:
         return None
-    store = Store(settings.store_url)
     try:
-        return store.engine.url.render_as_string(hide_password=True), work(store.engine)
-    finally:
-        store.dispose()
+        store = Store(settings.store_url)
+        try:
+            return store.engine.url.render_as_string(hide_password=True), work(store.engine)
+        finally:
+            store.dispose()
+    except Exception as exc:
+        problem = database_problem(exc, settings)
+        if problem is None:
+            raise
+        print(f"judge db: {problem}", file=sys.stderr)
+        return None
 
 
 def run_upgrade(args: argparse.Namespace) -> int:

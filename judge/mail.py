@@ -3,6 +3,8 @@ clock, the processing hook's shape, and (from judge.refusal) the refusal a servi
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from email.message import EmailMessage
@@ -11,6 +13,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from judge.config import JudgeSettings
+from mailcmds.masking import masked
 from judge.refusal import CommandRefused  # noqa: F401  (services import it from here)
 from judge.outgoing import OutgoingMail
 
@@ -44,6 +47,8 @@ class InboundMail:
     received_at: datetime
     no_reply_reason: str | None
     judge: JudgeSettings
+    #: Why the mail's body could not be read at all (e.g. MIME nested too deep); None normally.
+    unreadable: str | None = None
 
     @property
     def may_reply(self) -> bool:
@@ -52,16 +57,17 @@ class InboundMail:
     # Cached: handlers ask for these many times per mail, and each header read parses anew.
     @cached_property
     def from_address(self) -> str:
-        """The From address, lower-cased ("" if none)."""
-        return parseaddr(str(self.message.get("From", "")))[1].strip().lower()
+        """The From address, lower-cased ("" if none or not a deliverable address)."""
+        return usable_address(parseaddr(_header(self.message, "From"))[1])
 
     @cached_property
     def reply_address(self) -> str:
-        """Where an answer goes: Reply-To, else From, else the envelope sender."""
-        reply_to = [a for _, a in getaddresses([str(v) for v in self.message.get_all("Reply-To", [])]) if a]
+        """Where an answer goes: Reply-To, else From, else the envelope sender ("" when none
+        of them is a deliverable address: ``nobody``, or one with control characters)."""
+        reply_to = [a for _, a in getaddresses([_header(self.message, "Reply-To")]) if a]
         if reply_to:
-            return reply_to[0].strip().lower()
-        return self.from_address or (self.mail_from or "").strip().lower()
+            return usable_address(reply_to[0])
+        return self.from_address or usable_address(self.mail_from or "")
 
     @cached_property
     def subject(self) -> str:
@@ -71,13 +77,38 @@ class InboundMail:
               game_id: int | None = None) -> OutgoingMail:
         """An answer to the sender, threaded under this mail."""
         if subject is None:
-            original = self.subject.strip()
+            original = one_line(masked(self.subject.strip()))  # no password, no line break comes back
             subject = original if original.lower().startswith("re:") else f"Re: {original}".rstrip()
         references = tuple(str(self.message.get("References", "") or "").split())
         return OutgoingMail(
             recipients=(self.reply_address,), subject=subject, body=body, kind=kind,
             in_reply_to=self.message_id, references=references, game_id=game_id,
         )
+
+
+_ADDRESS = re.compile(r"[^\s@<>()\[\]\\,;:\"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*")
+
+
+def _header(message: EmailMessage, name: str) -> str:
+    """A header's text, "" when it is missing or too malformed to read (an address whose
+    encoded words hide a line break raises when the email package parses it)."""
+    try:
+        return str(message.get(name, "") or "")
+    except (ValueError, TypeError, IndexError, AttributeError):
+        return ""
+
+
+def usable_address(text: str) -> str:
+    """``text`` lower-cased if it is an address mail can be sent to (a local part and a
+    domain, no control or blank characters); "" otherwise (``nobody``)."""
+    address = text.strip().lower()
+    return address if _ADDRESS.fullmatch(address) and address.isprintable() and len(address) <= 254 else ""
+
+
+def one_line(text: str) -> str:
+    """``text`` safe for a header: every control character and line or paragraph separator
+    (CR, LF, U+2028, ...) becomes a space, runs of blanks one space."""
+    return " ".join("".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text).split())
 
 
 class ProcessHook(Protocol):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import email
+from email.parser import BytesHeaderParser
 import sys
 from datetime import datetime, timezone
 from email.policy import default as default_policy
@@ -31,9 +31,12 @@ def register(subparsers: Any) -> None:
 
 
 def _summary(raw: bytes) -> tuple[str, str]:
-    message = email.message_from_bytes(raw, policy=default_policy)
+    # Headers only: a body nested too deep for the parser must not stop the listing.
+    message = BytesHeaderParser(policy=default_policy).parsebytes(raw)
     try:
-        return str(message.get("From", "")), str(message.get("Subject", ""))
+        from mailcmds.masking import masked
+
+        return str(message.get("From", "")), masked(str(message.get("Subject", "")))
     except Exception:  # a malformed header: show what we can
         return "?", "?"
 

@@ -17,6 +17,8 @@ of a failed attempt survives it, so the mail still takes effect exactly once.
 from __future__ import annotations
 
 import email
+from dataclasses import replace
+from email.parser import BytesHeaderParser
 import logging
 import random
 import threading
@@ -69,15 +71,25 @@ _MARK_PROCESSED = update(_INBOUND).where(_INBOUND.c.id == bindparam("row_id")).v
 
 
 def to_inbound_mail(row: InboundMessage | Row[Any], judge: JudgeSettings) -> InboundMail:
-    message = email.message_from_bytes(row.raw, policy=POLICY)
+    unreadable = None
+    try:
+        message = email.message_from_bytes(row.raw, policy=POLICY)
+    except RecursionError:  # MIME parts nested deeper than the parser can follow
+        message = BytesHeaderParser(policy=POLICY).parsebytes(row.raw)
+        message.set_payload("")
+        unreadable = "its MIME parts are nested too deep to read, so nothing in it was read"
     assert isinstance(message, EmailMessage)
     own = (judge.address,)
-    return InboundMail(
+    inbound = InboundMail(
         inbound_id=row.id, raw=row.raw, message=message, mail_from=row.mail_from,
         rcpt_to=tuple(row.rcpt_to or ()), message_id=row.message_id, source=row.source,
         received_at=row.received_at, no_reply_reason=no_reply_reason(message, row.mail_from, own),
-        judge=judge,
+        judge=judge, unreadable=unreadable,
     )
+    if inbound.no_reply_reason is None and not inbound.reply_address:
+        return replace(inbound, no_reply_reason="no address to reply to (From, Reply-To and the envelope sender "
+                                                "are none of them an address mail can be sent to)")
+    return inbound
 
 
 def _answers(mail: OutgoingMail, inbound: InboundMail) -> bool:

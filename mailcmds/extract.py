@@ -92,21 +92,29 @@ def _is_attachment(part: Message) -> bool:
     return disposition == "attachment" or _filename(part) is not None
 
 
-def _leaf_parts(message: Message) -> list[Message]:
+#: How deep multipart parts are followed; deeper ones are not read (and the reply says so).
+MAX_MIME_DEPTH = 16
+
+
+def _leaf_parts(message: Message, notices: list[str]) -> list[Message]:
     """Leaf parts in order, not descending into attached mails (a forwarded mail's
-    commands are not the sender's)."""
+    commands are not the sender's), nor below MAX_MIME_DEPTH."""
     leaves: list[Message] = []
 
-    def visit(part: Message) -> None:
+    def visit(part: Message, depth: int) -> None:
         if part.is_multipart() and part.get_content_maintype() != "message":
+            if depth >= MAX_MIME_DEPTH:
+                notices.append(f"The mail's MIME parts are nested more than {MAX_MIME_DEPTH} deep; "
+                               "the deeper parts were not read.")
+                return
             payload = part.get_payload()
             for child in payload if isinstance(payload, list) else []:
                 if isinstance(child, Message):
-                    visit(child)
+                    visit(child, depth + 1)
         else:
             leaves.append(part)
 
-    visit(message)
+    visit(message, 0)
     return leaves
 
 
@@ -225,7 +233,7 @@ def extract(message: Message) -> ExtractedMail:
     body_part: Message | None = None
     html_part: Message | None = None
     attachments: list[Attachment] = []
-    leaves = _leaf_parts(message)
+    leaves = _leaf_parts(message, notices)
     for part in leaves:
         content_type = part.get_content_type()
         maintype = part.get_content_maintype()

@@ -43,6 +43,11 @@ class GetKey(Command):
     """``GET KEY``: the judge's public OpenPGP key."""
 
 
+#: Commands that only read: the same one twice in a mail (for the same signed-on game) is
+#: answered once.
+INFORMATION: tuple[type[Command], ...] = (ListGames, Summary, History, Help, GetKey)
+
+
 def _list(ctx: ParseContext, line: CommandLine) -> Command:
     args = expect_count(line, 0, 1, "nothing, a game name, or (masters) a mailing-list address")
     if not args:

@@ -14,11 +14,15 @@ import enum
 
 from . import registry
 from .extract import ExtractedMail
+from .info import INFORMATION, History, Summary
+from .masking import masked, normalized
 from .model import Command, ParsedMail, SourceLine, quote
 from .orders import OrderLines, looks_like_order
 from .signon import Signoff
 from .syntax import (
     MAX_COMMAND_LINE,
+    MAX_COMMANDS_PER_MAIL,
+    MAX_LINES_PER_MAIL,
     CommandLine,
     CommandSyntaxError,
     ParseContext,
@@ -41,6 +45,12 @@ _SUBJECT_VERBS = {
 _START_HINT = "start with SIGNON power@game password, JOIN game password or CREATE game password (HELP lists every command)"
 
 
+def _needs_a_sign_on(command: Command) -> bool:
+    """SUMMARY or HISTORY without a game names the signed-on game: not a whole command on
+    its own, so not one a Subject can give."""
+    return isinstance(command, (Summary, History)) and command.game is None
+
+
 def _quoted_for(words: tuple[str, ...], text: str) -> str:
     """A line quoted in an error about an unknown word; if it may be a misspelt
     password-bearing command, every word after the first is masked."""
@@ -57,6 +67,11 @@ class _MailParser:
         self.commands: list[Command] = []
         self.orders: list[SourceLine] = []
         self.session = _Session.NONE
+        self.notices: list[str] = []
+        self.lines_read = 0
+        self.sessions_opened = 0  # repeated information requests count per signed-on game
+        self.answered: dict[tuple[object, ...], int] = {}  # information request -> its first line
+        self.repeated: list[int] = []
 
     # -- helpers ---------------------------------------------------------------------
     def flush_orders(self) -> None:
@@ -110,16 +125,16 @@ class _MailParser:
         elif self.session is _Session.FAILED:
             self.ctx.set_aside([SourceLine(number, text)])
         elif looks_like_order(text):
-            self.ctx.error(number, text, f"orders must follow a SIGNON: {_START_HINT}")
+            self.ctx.error(number, masked(text), f"orders must follow a SIGNON: {_START_HINT}")
         else:
-            self.ctx.error(number, text, f"unknown command '{quote(words[0], 40)}': {_START_HINT}")
+            self.ctx.error(number, masked(text), f"unknown command '{quote(words[0], 40)}': {_START_HINT}")
 
     # -- the loop ----------------------------------------------------------------------
     def subject(self) -> None:
         """A Subject that is itself a good one-line SIGNON, JOIN, OBSERVE, TAKEOVER or
         information request (``SIGNON Fgame pw``) is read as line 0.  Anything else in
         the Subject ("Re: ...", "Help with my orders", "Resign") is ignored silently."""
-        text = strip_comment(self.mail.subject)
+        text = normalized(strip_comment(self.mail.subject))
         words = tuple(text.split())
         if not words or len(text) > MAX_COMMAND_LINE:
             return
@@ -131,20 +146,56 @@ class _MailParser:
             command = found[0].parse(probe, CommandLine(0, text, words, found[0], found[1]))
         except Exception:  # a Subject that is not a good command is simply not one
             return
-        if probe.errors:
+        if probe.errors or _needs_a_sign_on(command):
             return
         self.after(found[0], command)
 
     def after(self, verb: Verb, command: Command | None) -> None:
-        if command is not None:
+        if command is not None and not self._repeated(command):
             self.commands.append(command)
         if verb.opens_session:
             self.session = _Session.OPEN if command is not None else _Session.FAILED
+            self.sessions_opened += 1
+
+    def _repeated(self, command: Command) -> bool:
+        """An information request already in this mail (for the same sign-on) is answered
+        once: the repeat is set aside, and the reply says so."""
+        if not isinstance(command, INFORMATION):
+            return False
+        key = (self.sessions_opened, type(command).__name__,
+               tuple(word.upper() for word in strip_comment(command.source.text).split()[1:]))
+        if key not in self.answered:
+            self.answered[key] = command.source.number
+            return False
+        if self.answered[key] == 0:  # the Subject asked the same: the body's line answers it
+            self.commands = [command if c.source.number == 0 else c for c in self.commands]
+            self.answered[key] = command.source.number
+            return True
+        self.ctx.set_aside([command.source])
+        self.repeated.append(command.source.number)
+        return True
+
+    def over_limits(self) -> bool:
+        """Whether this mail has asked for all the work one mail may; if so, the rest of
+        it is set aside with a notice."""
+        commands = len(self.commands) + (1 if self.orders else 0)
+        if commands < MAX_COMMANDS_PER_MAIL and self.lines_read < MAX_LINES_PER_MAIL:
+            return False
+        rest = self.ctx.lines[self.ctx.position:]
+        self.ctx.set_aside(rest)
+        self.ctx.position = len(self.ctx.lines)
+        self.notices.append(
+            f"a mail is read up to {MAX_COMMANDS_PER_MAIL} commands and {MAX_LINES_PER_MAIL} command or order "
+            f"lines; the {sum(1 for line in rest if line.text.strip())} lines after line {rest[0].number - 1 if rest else 0} "
+            "were not read: send them in another mail")
+        return True
 
     def run(self) -> ParsedMail:
         self.subject()
         ctx = self.ctx
         while (raw := ctx.peek()) is not None:
+            if raw.text.strip() and self.over_limits():
+                break
             block = ctx.block_at(raw.number)
             if block is not None and block.first_line not in ctx.used_blocks:
                 self.flush_orders()
@@ -154,12 +205,13 @@ class _MailParser:
                     ctx.set_aside(skipped)
                 continue
             ctx.advance()
-            text = strip_comment(raw.text)
+            text = normalized(strip_comment(raw.text))
             if not text:
                 continue
+            self.lines_read += 1
             words = tuple(text.split())
             if len(text) > MAX_COMMAND_LINE:
-                ctx.error(raw.number, text, f"the line is {len(text)} characters long; commands and orders are at most {MAX_COMMAND_LINE}")
+                ctx.error(raw.number, masked(text), f"the line is {len(text)} characters long; commands and orders are at most {MAX_COMMAND_LINE}")
                 continue
             found = registry.lookup(words)
             if found is None:
@@ -172,6 +224,10 @@ class _MailParser:
                 ctx.set_aside(ctx.lines[ctx.position :])
                 ctx.position = len(ctx.lines)
         self.flush_orders()
+        if self.repeated:
+            self.notices.append(f"the same information was asked for more than once; it is answered once "
+                                f"(line{'s' if len(self.repeated) > 1 else ''} "
+                                f"{_numbers(self.repeated)} not processed)")
         mail = self.mail
         return ParsedMail(
             sender=mail.sender,
@@ -184,8 +240,13 @@ class _MailParser:
             attachments=mail.attachments,
             armored=mail.armored,
             body_charset=mail.charset,
-            notices=mail.notices,
+            notices=(*mail.notices, *self.notices),
         )
+
+
+def _numbers(numbers: list[int], shown: int = 10) -> str:
+    listed = ", ".join(map(str, numbers[:shown]))
+    return listed + (f" and {len(numbers) - shown} more" if len(numbers) > shown else "")
 
 
 def parse_extracted(mail: ExtractedMail) -> ParsedMail:

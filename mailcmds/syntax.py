@@ -24,6 +24,12 @@ _COMMENT_RE = re.compile(r"(?:^|(?<=\s))//.*$")
 
 #: Longest command or order line read (press and reveal bodies are not limited).
 MAX_COMMAND_LINE = 1000
+#: The work one mail may ask for: commands (a run of order lines is one), and command or
+#: order lines read.  The rest of a longer mail is set aside, and the reply says so: one
+#: mail must not cost everyone else their service, nor mail a flood to whatever address
+#: its From names.
+MAX_COMMANDS_PER_MAIL = 100
+MAX_LINES_PER_MAIL = 500
 
 
 def strip_comment(text: str) -> str:

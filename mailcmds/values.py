@@ -57,7 +57,7 @@ def split_signon_id(text: str) -> tuple[str, str]:
     """``power@game`` or the Ken Lowe judge's ``Xgame`` (power initial then game name)."""
     if "@" in text:
         return split_power_at_game(text)
-    if len(text) < 2 or not text[0].isalpha():
+    if len(text) < 2 or not text[0].isalnum():  # a digit is an initial on maps of many powers (Chaos)
         raise ValueSyntaxError(
             f"'{text}' names no power and game: write power@game (france@mygame) "
             "or the power's initial followed by the game (Fmygame)"
@@ -75,7 +75,7 @@ def split_tokens(words: list[str] | tuple[str, ...]) -> tuple[str, ...]:
 
 # --- phases -----------------------------------------------------------------------
 
-_PHASE_RE = re.compile(r"([SFW])(\d{4})([MRA])")
+_PHASE_RE = re.compile(r"([SFW])(\d{1,4})([MRA])")  # a variant's years may be short (Ancient Mediterranean: S1M)
 
 
 def is_phase(text: str) -> bool:
@@ -196,7 +196,7 @@ _ADDRESS_RE = re.compile(r"[^@\s<>(),;:\"\[\]]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]
 
 def parse_address(text: str) -> str:
     address = text.strip("<>")
-    if not _ADDRESS_RE.fullmatch(address) or len(address) > 254:
+    if not _ADDRESS_RE.fullmatch(address) or len(address) > 254 or not address.isprintable():
         raise ValueSyntaxError(f"'{text}' is not an e-mail address: write it as name@example.org")
     return address
 

@@ -33,8 +33,14 @@ def available() -> list[str]:
 
 def load(name: str = "standard") -> Variant:
     """Read and parse ``maps/<name>.map``; raises UnknownMapError or MapError."""
+    text, filename = _read(name)
+    return parse_map(text, filename, _read)
+
+
+def _read(name: str) -> tuple[str, str]:
+    """The text and file name of ``maps/<name>.map`` (also for a map's ``base``)."""
     key = name.strip().lower()
     path = _DIRECTORY / f"{key}.map"
     if not _NAME.match(key) or not path.is_file():
         raise UnknownMapError(name)
-    return parse_map(path.read_text(encoding="utf-8-sig"), path.name)  # a BOM is not content
+    return path.read_text(encoding="utf-8-sig"), path.name  # a BOM is not content

@@ -10,6 +10,7 @@ function answers which command.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from sqlalchemy.orm import Session
@@ -31,6 +32,8 @@ def process_mail(session: Session, inbound: InboundMail, now: datetime) -> list[
     if not inbound.may_reply:
         return []
     parsed = parse_mail(inbound.message)
+    if inbound.unreadable is not None:
+        parsed = replace(parsed, notices=(*parsed.notices, f"The judge could not read your mail: {inbound.unreadable}."))
     ctx = MailContext(session=session, inbound=inbound, now=now, parsed=parsed)
     for command in parsed.commands:
         run_command(ctx, command)

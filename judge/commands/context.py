@@ -88,6 +88,8 @@ class MailContext:
     signed_on: SignedOn | None = None
     # The session-opening line that was refused: commands after it are not done.
     failed_signon: SourceLine | None = None
+    #: (game, who) of sign-ons refused in this mail: a second try is refused unread.
+    refused_signons: set[tuple[str, str]] = field(default_factory=set)
     entries: list[ReplyLine] = field(default_factory=list)
     # Extra blocks of text for the reply (LIST, SUMMARY, HELP output, press copies).
     blocks: list[str] = field(default_factory=list)

@@ -79,7 +79,7 @@ def set_map(ctx: MailContext, command: MapStatus) -> None:
     except (maps.UnknownMapError, MapError) as problem:
         raise CommandRefused(str(problem)) from None
     game.map_name = command.name
-    ctx.done(command, f"map: {command.name}")
+    ctx.done(command, f"map: {command.name} ({variant_named(command.name).headline})")
 
 
 def set_rule(ctx: MailContext, command: RuleStatus) -> None:

@@ -7,7 +7,7 @@ exception is a bug: it propagates and the worker shunts the whole mail.
 
 from __future__ import annotations
 
-from mailcmds import Command, Create, OrderLines, Resign, SourceLine
+from mailcmds import Command, Create, OrderLines, Resign, Signon, SourceLine
 
 from judge.commands.context import SESSION_OPENERS, MailContext
 from judge.commands.table import Needs, handler_for
@@ -41,6 +41,12 @@ def run_command(ctx: MailContext, command: Command) -> None:
     if isinstance(command, Resign):
         ctx.deferred.append((command, ctx.signed_on))
         return
+    target = _signon_target(command)
+    if target is not None and target in ctx.refused_signons:
+        ctx.failed(command.source, f"not tried: one sign-on attempt for {target[1]} in game '{target[0]}' per mail, "
+                                   f"and the one above was refused; send the right password in a new mail")
+        ctx.signed_on, ctx.failed_signon = None, command.source
+        return
     handler = handler_for(type(command))
     marks = (len(ctx.outgoing), len(ctx.blocks), len(ctx.entries), len(ctx.sessions))
     signed_on = ctx.signed_on
@@ -52,6 +58,8 @@ def run_command(ctx: MailContext, command: Command) -> None:
         savepoint.rollback()
         del ctx.outgoing[marks[0]:], ctx.blocks[marks[1]:], ctx.entries[marks[2]:], ctx.sessions[marks[3]:]
         ctx.failed(command.source, str(refusal))
+        if target is not None:
+            ctx.refused_signons.add(target)
         if opens:
             ctx.signed_on = None
             ctx.failed_signon = command.source
@@ -62,6 +70,13 @@ def run_command(ctx: MailContext, command: Command) -> None:
     if isinstance(command, Create):  # its status lines are the new master's first edits
         for status in command.status:
             run_command(ctx, status)
+
+
+def _signon_target(command: Command) -> tuple[str, str] | None:
+    """Whom a password-checked sign-on names: (game, power or name), case folded."""
+    if isinstance(command, Signon):
+        return command.game.lower(), command.power.upper()
+    return None
 
 
 def run_deferred(ctx: MailContext) -> None:

@@ -278,11 +278,11 @@ def maybe_publish(ctx: Ctx, game: Game, row: FairLottery, *, deadline_passed: bo
 # -- reveals ------------------------------------------------------------------------------
 def _require_revealing(row: FairLottery) -> None:
     if row.stage == LOTTERY_COMMITTING:
-        waiting = lottery_of(row).missing_commitments
-        missing = f"waiting for {', '.join(waiting)}" if waiting else "waiting for the escrow"
+        # Who has not committed is not said: as with sealed orders, it would tell others'
+        # progress to a player who has no business knowing it.
         raise CommandRefused(
-            f"you cannot reveal yet: the commitments of lottery {row.seq} are not published "
-            f"({missing}); reveal after the judge broadcasts them"
+            f"you cannot reveal yet: the commitments of lottery {row.seq} are not published; "
+            "reveal after the judge broadcasts them"
         )
 
 

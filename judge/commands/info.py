@@ -11,6 +11,8 @@ from importlib import resources
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+import maps
+from adjudicator.mapdata import MapError
 from adjudicator.types import Phase
 from judge.render import render
 from judge.commands.context import MailContext
@@ -39,7 +41,7 @@ def _game_rows(session: Session) -> list[dict[str, object]]:
     return [
         {"name": g.name, "status": g.status, "phase": g.phase, "private": bool(g.private),
          "description": g.description or "",
-         "places": f"{seated.get(g.id, 0)}/{len(variant_named(g.map_name).powers)} players"}
+         "places": f"{seated.get(g.id, 0)}/{len(variant_named(g.map_name).powers)} players", "map": g.map_name}
         for g in games
     ]
 
@@ -111,6 +113,18 @@ def help_text() -> str:
     return resources.files("mailcmds").joinpath("help.txt").read_text(encoding="utf-8")
 
 
+@lru_cache(maxsize=1)
+def maps_text() -> str:
+    """The maps (variants) a game may be played on, for HELP: the shipped map files."""
+    lines = ["MAPS (CREATE game password, then MAP name)"]
+    for name in maps.available():
+        try:
+            lines.append(f"  {name:<24} {variant_named(name).headline}")
+        except (maps.UnknownMapError, MapError):
+            continue  # a broken file is the operator's problem; MAP name says what is wrong
+    return "\n".join(lines) + "\n"
+
+
 def help_page(ctx: MailContext, command: Help) -> None:
-    ctx.add_block(help_text())
+    ctx.add_block(help_text() + "\n" + maps_text())
     ctx.done(command, "the list of commands is below")

@@ -58,20 +58,25 @@ def _hint(board: Board, power: str) -> str:
 
 
 def _adjustment_limit(board: Board, power: str, orders: list[str]) -> str | None:
+    """Why ``orders`` are more than the power may give in an adjustment phase, or None."""
     need = requirements(board).get(power)
     position = board.position
     if need is None or need.phase_kind is not PhaseKind.ADJUSTMENT:
         return None
     allowed = need.builds or need.removals
     if len(orders) > allowed:
-        what = "builds (and waives)" if need.builds else "removals"
-        return f"{power} may give {allowed} {what} in {position.phase}, not {len(orders)}: CLEAR and send them again"
+        noun = "build" if need.builds else "removal"
+        what = f"{allowed} {noun}{'s' if allowed != 1 else ''}" + (" (a WAIVE counts as one)" if need.builds else "")
+        return (f"{power} may give {what} in {position.phase}; with this line it would be {len(orders)}, so this "
+                "line was not accepted (the orders before it stand; CLEAR first to replace them)")
     return None
 
 
 def order_lines(ctx: MailContext, command: OrderLines) -> None:
     who, game, power = _playing(ctx)
     board = prepare(variant_of(game), position_of(game))  # one board for every line of the mail
+    stored_row = stored_order_set(ctx.session, game, power)
+    stored = list(stored_row.orders or []) if stored_row is not None else []
     good: list[str] = []
     entry_of: dict[str, int] = {}  # province -> index in ctx.entries of its accepted line
     for line in command.lines:
@@ -81,6 +86,10 @@ def order_lines(ctx: MailContext, command: OrderLines) -> None:
             ctx.failed(line, f"{problem.reason}; {_hint(board, power)}")
             continue
         canonical = order.canonical()
+        too_many = _adjustment_limit(board, power, merge_orders(stored, [*good, canonical]))
+        if too_many is not None:  # each line stands or falls alone: the builds before it are kept
+            ctx.failed(line, too_many)
+            continue
         good.append(canonical)
         key = order_key(canonical)
         if key is not None and key in entry_of:  # the same unit twice: the later line wins
@@ -93,11 +102,7 @@ def order_lines(ctx: MailContext, command: OrderLines) -> None:
     if not good:
         return
     row = _order_set(ctx, game, power)
-    merged = merge_orders(list(row.orders or []), good)
-    problem = _adjustment_limit(board, power, merged)
-    if problem is not None:
-        raise CommandRefused(problem)
-    row.orders = merged
+    row.orders = merge_orders(list(row.orders or []), good)
     row.submitted_at = ctx.now
     after_orders(ctx.session, game, ctx.now)  # DELAY and due time: the scheduler's one rule
 

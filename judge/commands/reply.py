@@ -8,7 +8,14 @@ from judge.render import render
 from judge.commands.context import MailContext, ReplyLine
 from judge.phases.views import session_view
 from judge.store.models_game import Game, Membership
+from mailcmds.masking import masked
 from mailcmds.model import quote
+
+
+#: Lines not processed that a reply lists one by one (the rest are counted).
+MAX_LISTED_UNPROCESSED = 20
+#: The longest reply body: a reply never grows without bound, whatever a mail asks for.
+MAX_REPLY_CHARS = 200_000
 
 
 def reply_lines(ctx: MailContext) -> list[ReplyLine]:
@@ -28,15 +35,27 @@ def build_reply(ctx: MailContext) -> OutgoingMail:
         first_game = first_game if first_game is not None else game.id
         views.append(session_view(ctx.session, game, member, ctx.now))
     lines = reply_lines(ctx)
+    unprocessed = ctx.parsed.unprocessed
     body = render(
         "reply.j2",
         lines=lines,
         errors=sum(1 for line in lines if not line.ok),
-        unprocessed=[(line.number, quote(line.text)) for line in ctx.parsed.unprocessed],
+        done_lines=sum(1 for line in lines if line.ok),
+        unprocessed=[(line.number, quote(masked(line.text))) for line in unprocessed[:MAX_LISTED_UNPROCESSED]],
+        more_unprocessed=max(0, len(unprocessed) - MAX_LISTED_UNPROCESSED),
         notices=list(ctx.parsed.notices),
         blocks=ctx.blocks,
         sessions=views,
         judge_name=ctx.judge.name,
         nothing=not lines and not ctx.blocks and not ctx.parsed.unprocessed,
     )
-    return ctx.inbound.reply(body, game_id=first_game)
+    return ctx.inbound.reply(bounded(body), game_id=first_game)
+
+
+def bounded(body: str) -> str:
+    """``body``, cut at MAX_REPLY_CHARS with a line that says so."""
+    if len(body) <= MAX_REPLY_CHARS:
+        return body
+    cut = body.rfind("\n", 0, MAX_REPLY_CHARS) + 1 or MAX_REPLY_CHARS
+    return (body[:cut] + f"\n[The reply was cut here: it would have been {len(body):,} characters, and a reply "
+            f"is at most {MAX_REPLY_CHARS:,}. Ask for less in one mail.]\n")

@@ -133,10 +133,25 @@ def run_pass(store: "Store", settings: "Settings", now: datetime) -> PassReport:
     with _signing_batch(settings, bool(due)):
         _pass_games(store, settings, now, due, report)
     _run_extra_passes(store, settings, now)
+    _purge_old_mail(store, settings, now)
     report.seconds = time.perf_counter() - started
     if report.due:
         log.info("scheduler pass at %s: %s", now.isoformat(timespec="seconds"), report)
     return report
+
+
+def _purge_old_mail(store: "Store", settings: "Settings", now: datetime) -> None:
+    """Raw bytes of mail processed longer ago than [store] keep_raw_days are emptied."""
+    from judge.store.retention import purge_raw
+
+    try:
+        purged = purge_raw(store, now, settings.store.keep_raw_days)
+    except Exception:
+        log.exception("purging old raw mail failed; the next pass tries again")
+        return
+    if purged:
+        log.info("raw bytes of %d mail(s) processed more than %d days ago emptied", purged,
+                 settings.store.keep_raw_days)
 
 
 def _signing_batch(settings: "Settings", needed: bool) -> AbstractContextManager[None]:

@@ -56,8 +56,8 @@ class PreferenceList:
 
 def _validated_letters(letters: Sequence[str]) -> tuple[str, ...]:
     result = tuple(letter.upper() for letter in letters)
-    if any(len(letter) != 1 or not letter.isalpha() for letter in result) or len(set(result)) != len(result):
-        raise ValueError(f"power letters must be distinct single letters, got {list(letters)!r}")
+    if any(len(letter) != 1 or not letter.isalnum() for letter in result) or len(set(result)) != len(result):
+        raise ValueError(f"power letters must be distinct single letters or digits, got {list(letters)!r}")
     return result
 
 

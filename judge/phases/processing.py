@@ -25,7 +25,7 @@ from adjudicator.api import RULES, IllegalOrder, OrderSyntaxError, adjudicate, p
 from adjudicator.jsonio import position_from_json, position_to_json, results_to_json
 from adjudicator.orders import Order
 from adjudicator.results import Adjudication, OrderResult
-from adjudicator.types import Phase, PhaseKind, Position, Variant
+from adjudicator.types import Phase, Position, Variant
 from judge.config import JudgeSettings
 from judge.outgoing import OutgoingMail
 from judge.render import render
@@ -221,9 +221,7 @@ def _year_ends(variant: Variant, records: list[PhaseRecord]) -> list[tuple[int, 
     for record in records:
         phase = Phase.parse(record.phase)
         after_phase = Phase.parse(str(record.position_after["phase"]))
-        if phase.kind is not PhaseKind.ADJUSTMENT and (
-            after_phase.kind is PhaseKind.ADJUSTMENT or after_phase.year > phase.year
-        ):
+        if phase.closes_year(after_phase):
             ends.append((phase.year, position_from_json(variant, record.position_after)))
     return ends
 

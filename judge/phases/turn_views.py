@@ -103,6 +103,7 @@ class CentreRow:
 @dataclass(frozen=True)
 class ResultsView:
     game: str
+    variant: str  # the map's name: "standard", "hundred"
     phase: str
     phase_name: str
     powers: tuple[PowerResults, ...]
@@ -205,15 +206,14 @@ def results_view(
                 tuple(sorted(entry.retreats)) if entry else (),
             ))
 
-    year_over = after.phase.kind is PhaseKind.ADJUSTMENT or (
-        after.phase.year > before.phase.year and before.phase.kind is not PhaseKind.ADJUSTMENT
-    )
+    year_over = before.phase.closes_year(after.phase)
     centres = centre_rows(variant, before, after) if year_over else ()
     owned = {c for cs in after.centers.values() for c in cs}
     neutral = len(variant.supply_centers - owned) if centres else 0
     eliminated = tuple(sorted(_survivors(before_doc) - _survivors(after_doc)))
     return ResultsView(
         game=game,
+        variant=variant.name,
         phase=str(before.phase),
         phase_name=phase_name(before.phase),
         powers=tuple(powers),

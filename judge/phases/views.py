@@ -137,6 +137,8 @@ class GameView:
     name: str
     status: str
     map_name: str
+    map_title: str  # Variant.headline: "Hundred: 3 powers, 9 of 17 centres to win"
+    map_rules: tuple[str, ...]  # the variant's special rules, one line each
     description: str
     private: bool
     rules: tuple[str, ...]
@@ -156,6 +158,7 @@ def game_view(session: Session, game: Game, now: datetime, *, viewer: Membership
     board = position_rows(variant, position_of(game)) if game.position else ()
     return GameView(
         name=game.name, status=STATUS_TEXT.get(game.status, game.status), map_name=game.map_name,
+        map_title=variant.headline, map_rules=variant.rules,
         description=game.description or "", private=bool(game.private),
         rules=tuple(sorted(rules_of(game))), timing=format_timing(timing_of(game)), zone=game.zone,
         phase=game.phase,

@@ -46,3 +46,8 @@ def result_of(outcome: Adjudication, order_text: str) -> OrderResult:
     found = [r for r in outcome.results if r.order == order_text]
     assert len(found) == 1, (order_text, outcome.results)
     return found[0]
+
+
+def parse_errors(variant: Variant, where: Position, power: str, lines: Sequence[str]) -> list[str]:
+    """The parser's complaints about ``lines`` (empty when every line is a legal order)."""
+    return [str(e) for e in api.parse_orders(variant, where, power, lines).errors]

@@ -284,3 +284,26 @@ def test_a_failing_verb_parser_costs_one_line_not_the_mail(monkeypatch):
     parsed = parse_text("SIGNON Fg pw\nCLEAR\nSET WAIT")
     assert [type(c) for c in parsed.commands] == [Signon, SetWait]
     assert "could not read this line (IndexError)" in parsed.errors[0].message
+
+
+def test_a_subject_is_a_command_only_when_it_is_a_whole_command_on_its_own():
+    """Issue 17.6: Subject "summary" (no game) is not a command; Subject "list newbie"
+    with the same line in the body is answered once, by the body's line."""
+    from email.message import EmailMessage
+
+    from mailcmds import ListGames, Summary, parse_mail
+
+    def mail(subject: str, body: str):
+        message = EmailMessage()
+        message["From"], message["Subject"] = "a@example.org", subject
+        message.set_content(body)
+        return parse_mail(message)
+
+    summary = mail("summary", "SUMMARY newbie\n")
+    assert [type(c) for c in summary.commands] == [Summary] and summary.commands[0].game == "newbie"
+    assert summary.errors == ()
+    listing = mail("list newbie", "LIST newbie\n")
+    assert [(type(c), c.source.number) for c in listing.commands] == [(ListGames, 1)]
+    assert listing.unprocessed == () and listing.notices == ()
+    alone = mail("list newbie", "")
+    assert [(type(c), c.source.number) for c in alone.commands] == [(ListGames, 0)]

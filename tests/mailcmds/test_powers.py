@@ -44,3 +44,21 @@ def test_lists_of_initials_and_names_from_press_and_draw_commands():
 def test_bad_lists(tokens, fragment):
     with pytest.raises(PowerListError, match=fragment):
         resolve_powers(tokens, STANDARD)
+
+
+CHAOS_LIKE = (Power("LONDON", "Q"), Power("MUNICH", "0"), Power("PORTUGAL", "1"))
+
+
+def test_digit_initials_of_a_map_of_many_powers():
+    signon = parse_text("SIGNON 0g1 pw\n").commands[0]
+    assert (signon.power, signon.game) == ("0", "g1")
+    assert resolve_power(signon.power, CHAOS_LIKE) == "MUNICH"
+    draw = parse_text("SET DRAW Q01").commands[0]
+    assert resolve_powers(draw.powers, CHAOS_LIKE) == ("LONDON", "MUNICH", "PORTUGAL")
+
+
+def test_short_years_of_a_variant_are_phases():
+    history = parse_text("HISTORY g1 S1M").commands[0]
+    assert (history.game, history.phase) == ("g1", "S1M")
+    rollback = parse_text("SIGNON mg1 pw\nROLLBACK F12R").commands[1]
+    assert rollback.phase == "F12R"

@@ -174,6 +174,10 @@ def test_reveal_before_the_commitments_are_published(judge: JudgeHarness) -> Non
     start_first_lottery(judge)
     reply = judge.send(player(0), "SIGNON p1@g1 pw0\nREVEAL 3\n").reply
     assert "cannot reveal yet" in reply.body and "not published" in reply.body
+    # nothing about who has not committed (issue 12.11)
+    refusal = reply.body.split("REVEAL 3", 1)[1].split("\n\n", 1)[0]
+    assert "not published" in refusal and "waiting" not in refusal
+    assert not any(f"P{n}" in refusal for n in range(1, 8))
 
 
 def test_a_commitment_cannot_be_reused(judge: JudgeHarness) -> None:

@@ -88,3 +88,30 @@ def test_last_orders_set_the_settle_delay_and_due_time(judge, started):
         with judge.session() as session:
             game = session.execute(select(Game)).scalar_one()
             assert game.delay == (1 if power == "TURKEY" else 0)
+
+
+def test_too_many_builds_keep_the_ones_that_fit_and_quote_the_rest(judge):
+    """Issue 17.1: England with one build sends two; the first stands, the second is quoted
+    with its reason, and nothing vanishes."""
+    from sqlalchemy import select
+
+    from judge.store.models_game import Game
+    from tests.judge.services.conftest import fill_game
+
+    create_game(judge)
+    seats = fill_game(judge)
+    with judge.session() as session:
+        game = session.execute(select(Game)).scalar_one()
+        position = dict(game.position)
+        position["phase"] = "W1901A"
+        # two centres, one unit (outside them): one build, in London or Edinburgh
+        position["units"] = {**position["units"], "ENGLAND": ["A YOR"]}
+        position["centers"] = {**position["centers"], "ENGLAND": ["EDI", "LON"]}
+        game.position, game.phase = position, "W1901A"
+    england = seats["ENGLAND"]
+    body = judge.send(england.address, f"{england.signon}\nBUILD F LON\nBUILD F EDI\n").reply.body
+    assert "ok    line 2: BUILD F LON" in body
+    assert "ERROR line 3: BUILD F EDI" in body and "may give 1 build (a WAIVE counts as one)" in body
+    assert "everything else was done" in body
+    assert "F LON B" in body.split("Your orders for W1901A:")[1]
+    assert "(none yet)" not in body

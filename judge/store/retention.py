@@ -1,0 +1,30 @@
+"""How long the judge keeps what it received: the raw bytes of processed mail.
+
+A processed mail's bytes may hold passwords (SIGNON lines); once ``[store] keep_raw_days``
+have passed since it was processed they are emptied.  The row stays (its Message-ID and
+digest still recognise a redelivery); shunted and waiting mail is never touched.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import update
+
+from judge.store.engine import Store
+from judge.store.models_mail import PROCESSED, InboundMessage
+
+
+def purge_raw(store: Store, now: datetime, keep_days: int) -> int:
+    """Empty the raw bytes of mail processed more than ``keep_days`` ago; how many were
+    emptied.  ``keep_days`` 0 keeps everything."""
+    if keep_days <= 0:
+        return 0
+    table = InboundMessage.__table__
+    with store.unit_of_work() as session:
+        return session.execute(
+            update(table)
+            .where(table.c.status == PROCESSED, table.c.processed_at < now - timedelta(days=keep_days),
+                   table.c.raw != b"")
+            .values(raw=b"")
+        ).rowcount

@@ -1,0 +1,56 @@
+"""Passwords never come back: the masked form of any line of user text.
+
+A line is masked by its structure, not by a pattern on its first word: it is read as a
+command would be (Unicode compatibility forms folded, so fullwidth ``ＳＩＧＮＯＮ`` is
+``SIGNON``; invisible format characters such as a byte-order mark dropped; a leading
+``Re:`` or ``Fwd:`` skipped), and every word from the verb's first secret argument on is
+replaced by the mask.  A line that only looks like a misspelt password-bearing command is
+masked after its first word (after its second for a two-word verb such as SET PASSWORD).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from . import registry
+from .model import MASK
+from .syntax import strip_comment
+
+_REPLY_PREFIX = re.compile(r"(?i)^(?:re|fw|fwd|aw|sv|antw|tr|wg)\s*(?:\[\d+\])?:$")
+
+
+def normalized(text: str) -> str:
+    """``text`` as the command reader sees it: NFKC-folded, without format characters
+    (byte-order marks, zero-width joiners, bidirectional marks)."""
+    folded = unicodedata.normalize("NFKC", text)
+    return "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
+
+
+def masked(text: str) -> str:
+    """``text`` with any password it may carry replaced by the mask; unchanged (as
+    written) when it carries none."""
+    words = normalized(strip_comment(text)).split()
+    prefix: list[str] = []
+    while words and _REPLY_PREFIX.match(words[0]):
+        prefix.append(words.pop(0))
+    if not words:
+        return text
+    secret_from = _secret_from(tuple(words))
+    if secret_from is None or secret_from >= len(words):
+        return text
+    return " ".join([*prefix, *words[:secret_from], *([MASK] if secret_from < len(words) else [])])
+
+
+def _secret_from(words: tuple[str, ...]) -> int | None:
+    """The index of the first word that may be secret, or None when none may be."""
+    found = registry.lookup(words)
+    if found is not None:
+        verb, length = found
+        return length + min(verb.secret_args) if verb.secret_args else None
+    if registry.verbs_starting(words[0]):
+        return 2  # SET PASWORD x: a misspelt second word
+    guess = registry.near_miss(words[0])
+    if guess is not None and guess.secret_args:
+        return 1
+    return None

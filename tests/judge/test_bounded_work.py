@@ -1,0 +1,71 @@
+"""One mail costs a bounded amount of work and reply (issue 12.1), through the real worker."""
+
+from __future__ import annotations
+
+import pytest
+
+from judge.commands.reply import MAX_REPLY_CHARS
+from mailcmds.syntax import MAX_COMMANDS_PER_MAIL
+from tests.judge.services.conftest import cheap_scrypt, create_game, fill_game  # noqa: F401
+from tests.judge.services.harness import JudgeHarness
+
+
+@pytest.fixture
+def judge(tmp_path):
+    harness = JudgeHarness(tmp_path)
+    yield harness
+    harness.close()
+
+
+def test_help_a_hundred_thousand_times_is_answered_once(judge):
+    body = "HELP\n" * 100_000  # 500 KB of mail
+    reply = judge.send("flood@example.net", body).reply.body
+    assert reply.count("HOW TO WRITE TO THE JUDGE") == 1
+    assert len(reply) < 20_000
+    assert "answered once" in reply and "were not read: send them in another mail" in reply
+    assert "... and 99979 more lines" in reply
+
+
+def test_a_thousand_helps_in_a_small_mail_make_one_small_reply(judge):
+    reply = judge.send("flood@example.net", "HELP\n" * 1000).reply.body
+    assert reply.count("HOW TO WRITE TO THE JUDGE") == 1 and len(reply) < 12_000
+
+
+def test_the_same_list_asked_twice_is_answered_once_but_different_requests_are_all_answered(judge):
+    create_game(judge)
+    create_game(judge, name="g2")
+    reply = judge.send("curious@example.net", "LIST g1\nLIST g2\nLIST g1\n").reply.body
+    assert reply.count("Game g1") == 1 and reply.count("Game g2") == 1
+    assert "line 3: LIST g1" in reply.split("Lines not processed:")[1]
+    assert "answered once (line 3 not processed)" in reply
+
+
+def test_orders_past_the_line_limit_are_set_aside_not_lost_silently(judge):
+    create_game(judge)
+    seats = fill_game(judge)
+    france = seats["FRANCE"]
+    body = f"{france.signon}\n" + "A PAR - BUR\n" * 600 + "SET WAIT\n"
+    reply = judge.send(france.address, body).reply.body
+    assert "were not read: send them in another mail" in reply
+    assert "line 602: SET WAIT" not in reply.split("Lines not processed:")[0]  # not done
+    assert "ok    line 2: A PAR - BUR" in reply and "ok    line 500: A PAR - BUR" in reply
+    assert "line 501: A PAR - BUR" in reply.split("Lines not processed:")[1]
+
+
+def test_commands_past_the_command_limit_are_not_run(judge):
+    create_game(judge)
+    lines = [f"LIST g{i}" for i in range(MAX_COMMANDS_PER_MAIL + 20)]
+    reply = judge.send("curious@example.net", "\n".join(lines) + "\n").reply.body
+    assert f"LIST g{MAX_COMMANDS_PER_MAIL - 1}" in reply
+    assert reply.count("ERROR line") == MAX_COMMANDS_PER_MAIL - 1  # every game but g1 is unknown
+    assert "were not read" in reply
+
+
+def test_a_reply_is_cut_at_its_limit_with_a_line_that_says_so():
+    from judge.commands.reply import bounded
+
+    long = "x" * 80 + "\n"
+    body = long * (MAX_REPLY_CHARS // 81 + 100)
+    cut = bounded(body)
+    assert len(cut) < MAX_REPLY_CHARS + 300 and "The reply was cut here" in cut
+    assert bounded("short\n") == "short\n"
