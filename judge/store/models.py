@@ -16,6 +16,7 @@ MODEL_MODULES: tuple[str, ...] = (
     "judge.store.models_turns",
     "judge.store.models_sealed",
     "judge.store.models_fair",
+    "judge.store.models_hosts",
 )
 
 
