@@ -117,6 +117,16 @@ class WorkerSettings:
 
 
 @dataclass(frozen=True)
+class DaideSettings:
+    """DAIDE machine players (judge/edge/daide): each game with RULE MACHINES listens on a
+    port of its own from ``port_range`` ("first-last") on ``host``; "" turns the edge off."""
+
+    host: str = "127.0.0.1"
+    port_range: str = "16713-16812"
+    poll_seconds: float = 0.25
+
+
+@dataclass(frozen=True)
 class Settings:
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     store: StoreSettings = field(default_factory=StoreSettings)
@@ -125,6 +135,7 @@ class Settings:
     imap: ImapSettings = field(default_factory=ImapSettings)
     scheduler: SchedulerSettings = field(default_factory=SchedulerSettings)
     worker: WorkerSettings = field(default_factory=WorkerSettings)
+    daide: DaideSettings = field(default_factory=DaideSettings)
 
     @property
     def store_url(self) -> str:
@@ -147,6 +158,7 @@ _SECTION_CLASSES: dict[str, type] = {
     "imap": ImapSettings,
     "scheduler": SchedulerSettings,
     "worker": WorkerSettings,
+    "daide": DaideSettings,
 }
 
 

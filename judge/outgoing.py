@@ -23,6 +23,10 @@ from judge.config import JudgeSettings
 from judge.mailpolicy import POLICY
 from judge.store.models_mail import QUEUED, OutboxMessage
 
+# Machine players (judge/edge/daide) have addresses in this reserved domain (RFC 2606):
+# they get their news over DAIDE, so mail to them is never queued.
+MACHINE_DOMAIN = "machines.invalid"
+
 AUTO_REPLIED = "auto-replied"
 AUTO_GENERATED = "auto-generated"
 
@@ -160,9 +164,26 @@ def message_bytes(mail: OutgoingMail, judge: JudgeSettings, now: datetime) -> by
     return plain if plain is not None else build_message(mail, judge, now).as_bytes()
 
 
+def _for_people(mail: OutgoingMail) -> OutgoingMail | None:
+    """``mail`` without machine recipients (None when nobody is left)."""
+    if not any(r.endswith("@" + MACHINE_DOMAIN) for r in mail.recipients):
+        return mail
+    people = tuple(r for r in mail.recipients if not r.endswith("@" + MACHINE_DOMAIN))
+    if not people:
+        return None
+    from dataclasses import replace
+
+    return replace(mail, recipients=people)
+
+
 def queue_outgoing(session: Session, mail: OutgoingMail, judge: JudgeSettings, now: datetime,
-                   *, inbound_id: int | None = None) -> OutboxMessage:
-    """Add an outbox row for ``mail``; it is sent once the surrounding transaction commits."""
+                   *, inbound_id: int | None = None) -> OutboxMessage | None:
+    """Add an outbox row for ``mail``; it is sent once the surrounding transaction commits.
+    Mail only for machine players is not queued (None)."""
+    kept = _for_people(mail)
+    if kept is None:
+        return None
+    mail = kept
     return _add_row(session, mail, message_bytes(mail, judge, now), judge, now, inbound_id)
 
 
@@ -221,7 +242,10 @@ def queue_all(session: Session, mails: Sequence[OutgoingMail], judge: JudgeSetti
     processes many games)."""
     rows = []
     built: dict[tuple[object, ...], tuple[str, bytes]] = {}
-    for mail in mails:
+    for given in mails:
+        mail = _for_people(given)  # type: ignore[assignment]
+        if mail is None:
+            continue
         key = _copy_key(mail)
         raw = None
         if key is not None and key in built:

@@ -1,5 +1,5 @@
 """``judge serve``: the SMTP listener, the optional IMAP poller, the worker, the outbox
-sender and the scheduler tick, each on its own thread over one shared ``Store``; or the
+sender, the scheduler tick and the DAIDE listeners of machine games (judge/edge/daide), each on its own thread over one shared ``Store``; or the
 worker in processes of its own (``[worker] processes``, judge.worker_process).
 
 Stopping (SIGTERM, SIGINT) closes the listener first so no new mail is accepted, lets
@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Protocol, Sequence
 
 from judge.config import Settings
+from judge.edge.daide import DaideEdge
 from judge.edge.imap_in import ImapPoller
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
 from judge.edge.smtp_out import OutboxSender, transport_for
@@ -81,8 +82,16 @@ class Daemon:
             ImapPoller(settings.imap, store, on_stored=self._mail_stored, clock=clock)
             if settings.imap.host else None
         )
+        self.daide = DaideEdge(store, settings, self._scheduler_pass, clock=clock) if settings.daide.host else None
         self._worker_thread: threading.Thread | None = None
         self._threads: list[threading.Thread] = []
+
+    def _scheduler_pass(self, store: Store, settings: Settings, now: datetime) -> None:
+        """A pass now, for the DAIDE edge (a bot's orders made a phase ready)."""
+        tick = self.tick or default_tick_hook(settings)
+        if tick is not None:
+            tick(store, settings, now)
+            self.outbox_wake.set()
 
     def _mail_stored(self) -> None:
         if self.worker_processes is not None:
@@ -139,6 +148,8 @@ class Daemon:
             self.worker_processes.start()
         for thread in self._threads:
             thread.start()
+        if self.daide is not None:
+            self.daide.start()
         s = self.settings
         log.info("judge %s listening for SMTP on %s:%d; store %s; outgoing %s", s.judge.address,
                  s.smtp.host, s.smtp.port, self.store.engine.url.render_as_string(hide_password=True),
@@ -155,6 +166,8 @@ class Daemon:
         self.stop_event.set()
         self.inbox_wake.set()
         self.outbox_wake.set()
+        if self.daide is not None:
+            self.daide.stop()
         if self._worker_thread is not None and self._worker_thread.ident is not None:
             self._worker_thread.join()
         if self.worker_processes is not None:

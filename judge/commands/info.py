@@ -23,6 +23,7 @@ from judge.phases.pictures import position_picture, record_picture
 from judge.store.queries import as_utc, find_game, position_of, variant_named
 from judge.lifecycle import STATUS_TEXT
 from judge.phases.views import game_view
+from judge.commands.daide_ports import daide_text
 from judge.store.models_game import MEMBER_ACTIVE, PLAYER, Game, Membership, PhaseRecord
 from judge.turns import format_deadline
 from mailcmds import Help, History, ListGames, MapPicture, MapStatus, Summary
@@ -69,14 +70,14 @@ def list_games(ctx: MailContext, command: ListGames) -> None:
         return
     game = _named_or_signed_on(ctx, command.game, "LIST")
     ctx.add_block(render("game_info.j2", game=game_view(ctx.session, game, ctx.now, viewer=_viewer(ctx, game)),
-                         full=False))
+                         full=False, daide=daide_text(ctx.session, game)))
     ctx.done(command, f"game '{game.name}' listed below")
 
 
 def summary(ctx: MailContext, command: Summary) -> None:
     game = _named_or_signed_on(ctx, command.game, "SUMMARY")
     ctx.add_block(render("game_info.j2", game=game_view(ctx.session, game, ctx.now, viewer=_viewer(ctx, game)),
-                         full=True))
+                         full=True, daide=daide_text(ctx.session, game)))
     ctx.done(command, f"summary of game '{game.name}' below ({STATUS_TEXT.get(game.status, game.status)})")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
+from judge.outgoing import MACHINE_DOMAIN
 from judge.render import render
 from judge.publish.broadcast import broadcast, to_member
 from judge.commands.context import MailContext, SignedOn
@@ -100,12 +101,18 @@ def press(ctx: MailContext, command: Press) -> None:
         mails = broadcast(ctx.session, game, ctx.judge, subject=subject, body=body, kind="press",
                           exclude=[ctx.sender, who.membership.address])
         undelivered: list[str] = []
+        machine_powers = []
     else:
         mails, undelivered = [], []
+        machine_powers: list[str] = []
         seen: set[str] = {who.membership.address.lower()}
         for name in recipients:
             targets = _members_for(ctx.session, game, name)
-            if not targets:
+            machines = [m for m in targets if m.address.endswith("@" + MACHINE_DOMAIN)]
+            if machines:  # a DAIDE bot plays at press level 0: no press reaches it
+                machine_powers.append(name)
+                targets = [m for m in targets if m not in machines]
+            elif not targets:
                 undelivered.append(name)
             for member in targets:
                 if member.address.lower() in seen:
@@ -118,10 +125,14 @@ def press(ctx: MailContext, command: Press) -> None:
         recipients=list(recipients), grey=command.grey, broadcast=command.broadcast,
         subject=subject[:998], body=command.body, sent_at=ctx.now,
     ))
-    to = "everyone in the game" if command.broadcast else ", ".join(r for r in recipients if r not in undelivered)
+    to = "everyone in the game" if command.broadcast else ", ".join(
+        r for r in recipients if r not in undelivered and r not in machine_powers)
     message = f"press sent to {to or 'nobody'}" + (" (grey)" if command.grey else "")
     if undelivered:
         message += f"; not delivered to {', '.join(undelivered)} (no player)"
+    if machine_powers:
+        message += (f"; not delivered to {', '.join(machine_powers)}: played by a machine (DAIDE, press level 0), "
+                    "which reads no press")
     ctx.done(command, message)
     if not command.quiet:
         ctx.add_block(f"Your press to {to or 'nobody'} ({game.name}):\n" + command.body.rstrip("\n"))

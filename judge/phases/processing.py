@@ -46,6 +46,7 @@ from judge.phases.turnstate import PowerSeats, phase_deadline, reschedule, survi
 from judge.phases.order_sources import phase_orders
 from judge.phases.records import results_extras
 from judge.phases.views import position_rows
+from judge.store.models_daide import MachineSeat
 from judge.store.models_game import ACTIVE, ENDED, PLAYER, Game, Membership, OrderSet, PhaseRecord
 
 __all__ = [
@@ -237,10 +238,14 @@ def _reveal(session: Session, game: Game) -> tuple[PlayerReveal, ...]:
         select(Membership).where(Membership.game_id == game.id, Membership.role == PLAYER).order_by(Membership.id)
     ).scalars()
     played: dict[str, list[str]] = {}
+    machines = {seat.membership_id: seat for seat in session.scalars(
+        select(MachineSeat).where(MachineSeat.game_id == game.id))}
     for row in rows:
         if not row.power:
             continue
         who = f"{row.name} <{row.address}>" if row.name else row.address
+        if row.id in machines:  # a DAIDE machine: its NME name, revealed now
+            who = f"{machines[row.id].name} {machines[row.id].version} (machine player)"
         if row.status != "active":
             who += f" ({row.status})"
         played.setdefault(row.power, []).append(who)

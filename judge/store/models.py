@@ -17,6 +17,7 @@ MODEL_MODULES: tuple[str, ...] = (
     "judge.store.models_sealed",
     "judge.store.models_fair",
     "judge.store.models_hosts",
+    "judge.store.models_daide",
 )
 
 

@@ -1,0 +1,85 @@
+"""What the DAIDE server needs of a game (``GameHost``) and what it tells its
+connections (``Listener``).  The server speaks the protocol; a host decides the
+game: who sits where, which orders stand, when a phase is processed.
+``daide.local.LocalGame`` is an in-memory host; the judge's edge puts its store
+behind the same interface.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, Sequence
+
+from adjudicator.orders import Order
+from adjudicator.results import Adjudication
+from adjudicator.tables import Tables
+from adjudicator.types import Phase, Position, Variant
+from daide.render import PlayerSummary, Timing
+from daide.tokens import TokenTable
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A machine's place: ``power`` is None until the game starts and deals the powers;
+    ``key`` is the host's own handle for it."""
+
+    power: str | None
+    passcode: int
+    key: object = None
+
+
+@dataclass(frozen=True)
+class PlayedPhase:
+    """A processed phase: the position it was played from and its adjudication."""
+
+    before: Position
+    adjudication: Adjudication
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a game ended: ``kind`` is "solo", "draw" or "over"; ``phase`` the last one played."""
+
+    kind: str
+    phase: Phase
+    players: Sequence[PlayerSummary]
+    winner: str | None = None
+    drawn: Sequence[str] = ()
+
+
+class Listener(Protocol):
+    """What a host tells the server (and through it every connection)."""
+
+    def game_started(self) -> None: ...
+    def phase_processed(self, played: PlayedPhase, position: Position) -> None: ...
+    def game_ended(self, ending: Ending) -> None: ...
+    def seats_changed(self, disorder: frozenset[str]) -> None: ...
+
+
+class GameHost(Protocol):
+    variant: Variant
+    table: TokenTable
+    tables: Tables
+
+    def started(self) -> bool: ...
+    def ended(self) -> Ending | None: ...
+    def position(self) -> Position: ...
+    def timing(self) -> Timing: ...
+    def seconds_left(self) -> int | None: ...
+    def join(self, name: str, version: str) -> Seat | None: ...
+    def rejoin(self, power: str, passcode: int) -> Seat | None: ...
+    def power_of(self, seat: Seat) -> str | None:
+        """The seat's power; None before the powers are dealt or once it no longer plays
+        (the master gave the power to someone else)."""
+    def map_accepted(self, seat: Seat) -> None: ...
+    def disconnected(self, seat: Seat) -> None: ...
+    def submit(self, power: str, orders: Sequence[tuple[str, Order]]) -> None:
+        """Store orders (each replaces the order of the unit keyed the same); no processing yet."""
+    def settle(self) -> None:
+        """Process the phase if every power that must order is ready."""
+    def ordered_units(self, power: str) -> set[str]: ...
+    def adjustment_left(self, power: str) -> int: ...
+    def set_ready(self, power: str, ready: bool) -> None: ...
+    def set_draw(self, power: str, vote: bool) -> None: ...
+    def history(self, phase: Phase) -> PlayedPhase | None: ...
+    def listen(self, listener: Listener) -> None: ...

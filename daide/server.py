@@ -1,0 +1,527 @@
+"""The DAIDE server side of one game: one listening socket, one ``Connection`` per
+client, the level-0 commands answered from a ``GameHost``.
+
+Framing errors end a connection with the EM the protocol names (a DM before the
+IM is EM 0x02, IM not first); an unknown token is EM 0x0E; a message whose
+brackets do not match gets PRN, one the server cannot use HUH with ERR at the
+place, and either way the connection stays.  A connection that floods (more than
+``flood_limit`` messages within ``flood_window`` seconds) or sends a frame with a
+body over ``max_body`` bytes is told OFF and closed.  Nothing reaches the host
+but orders that passed ``daide.orders.read_order``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Callable, Sequence
+
+from adjudicator.types import PhaseKind, Position
+from daide import framing, render
+from daide.framing import ErrorCode, Frame, FrameReader, FramingError, Kind
+from daide.host import Ending, GameHost, PlayedPhase, Seat
+from daide.messages import DecodeError, Message, Text, build_tree, encode, huh_for, token_index, with_error_mark, words
+from daide.orders import UnreadableOrder, ord_messages, read_order
+
+log = logging.getLogger(__name__)
+
+IM_TIMEOUT = 30.0
+
+
+class Connection:
+    def __init__(self, server: "GameServer", reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.server = server
+        self.reader = reader
+        self.writer = writer
+        self.frames = FrameReader()
+        self.seat: Seat | None = None  # a machine's place (NME or IAM)
+        self.power: str | None = None  # its power, once the game has dealt them
+        self.observer = False
+        self.passcode = 0
+        self.accepted_map = False
+        self.greeted = False
+        self.closed = False
+        self._queued: list[Frame] = []
+        self._recent: list[float] = []
+
+    # -- output
+    def send(self, message: Message) -> None:
+        if self.closed or self.writer.is_closing():
+            return
+        body = encode(message, self.server.host.table)
+        self.writer.write(framing.pack(Kind.DM, body))
+
+    def send_body(self, body: bytes) -> None:
+        if not self.closed and not self.writer.is_closing():
+            self.writer.write(framing.pack(Kind.DM, body))
+
+    def fail(self, code: ErrorCode) -> None:
+        if not self.closed:
+            self.writer.write(framing.error_message(code))
+        self.close()
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.writer.close()
+        self.server.forget(self)
+
+    @property
+    def in_game(self) -> bool:
+        return (self.seat is not None and self.accepted_map) or self.observer
+
+    # -- input
+    async def run(self) -> None:
+        try:
+            first = await self._first_frame()
+            if first is None:
+                return
+            self.writer.write(framing.representation(self.server.host.table.representation()))
+            self._take(self._queued)
+            while not self.closed:
+                data = await self.reader.read(65536)
+                if not data:
+                    break
+                self._take(self.frames.feed(data))
+                waiting = self.frames.waiting_header()
+                if waiting is not None and waiting[0] not in Kind._value2member_map_:
+                    self.fail(ErrorCode.UNKNOWN_MESSAGE)  # garbage: no waiting for its "body"
+                elif waiting is not None and waiting[1] > self.server.max_body:
+                    self.send(("OFF",))
+                    self.close()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            self.close()
+
+    def _take(self, frames: list[Frame]) -> None:
+        for frame in frames:
+            if self.closed:
+                break
+            self.handle_frame(frame)
+            self.server.handled += 1
+
+    async def _first_frame(self) -> Frame | None:
+        deadline = time.monotonic() + self.server.im_timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.fail(ErrorCode.IM_TIMER_POPPED)
+                return None
+            try:
+                data = await asyncio.wait_for(self.reader.read(65536), remaining)
+            except asyncio.TimeoutError:
+                self.fail(ErrorCode.IM_TIMER_POPPED)
+                return None
+            if not data:
+                return None
+            frames = self.frames.feed(data)
+            if not frames:
+                continue
+            first, rest = frames[0], frames[1:]
+            if first.kind != Kind.IM:
+                self.fail(ErrorCode.IM_NOT_FIRST)
+                return None
+            try:
+                framing.check_initial(first.body)
+            except FramingError as error:
+                self.fail(error.code)
+                return None
+            self._queued = rest
+            return first
+
+    def handle_frame(self, frame: Frame) -> None:
+        if frame.kind == Kind.DM:
+            if self._flooding():
+                self.send(("OFF",))
+                self.close()
+                return
+            self.handle_dm(frame.body)
+        elif frame.kind == Kind.FM:
+            self.close()
+        elif frame.kind == Kind.EM:
+            self.close()
+        elif frame.kind == Kind.IM:
+            self.fail(ErrorCode.IM_REPEATED)
+        elif frame.kind == Kind.RM:
+            self.fail(ErrorCode.RM_FROM_CLIENT)
+        else:
+            self.fail(ErrorCode.UNKNOWN_MESSAGE)
+
+    def _flooding(self) -> bool:
+        now = time.monotonic()
+        window = self.server.flood_window
+        self._recent = [t for t in self._recent if now - t < window]
+        self._recent.append(now)
+        return len(self._recent) > self.server.flood_limit
+
+    def handle_dm(self, body: bytes) -> None:
+        table = self.server.host.table
+        try:
+            values = words(body)
+        except DecodeError:
+            self.fail(ErrorCode.MESSAGE_TOO_SHORT)
+            return
+        try:
+            message = build_tree(values, table)
+        except DecodeError as error:
+            if error.unknown:
+                self.fail(ErrorCode.INVALID_TOKEN)
+            else:
+                self.send_body(encode(("PRN",), table) + body[:0] + _bracketed(body))
+            return
+        if not message or type(message[0]) is not str:
+            self.send_body(with_error_mark(values, 0, table))
+            return
+        try:
+            self.server.commands.get(message[0], Commands.unknown)(self.server.commands_of(self), message, values)
+        except Exception:  # the server's fault, not the client's: say so in the log, keep the connection
+            log.exception("DAIDE: handling %s failed", message[0])
+
+
+def _bracketed(body: bytes) -> bytes:
+    return b"\x40\x00" + body + b"\x40\x01"
+
+
+class Commands:
+    """The level-0 commands a client may send; one method a command word."""
+
+    def __init__(self, server: "GameServer", connection: Connection) -> None:
+        self.server = server
+        self.host = server.host
+        self.c = connection
+
+    def huh(self, message: Message, path: Sequence[int] = (0,)) -> None:
+        self.c.send_body(huh_for(message, tuple(path), self.host.table))
+
+    def unknown(self, message: Message, values: Sequence[int]) -> None:
+        self.huh(message)
+
+    def _seated(self, message: Message) -> str | None:
+        if self.c.power is None:
+            self.c.send(("REJ", message))
+            return None
+        return self.c.power
+
+    def _playing(self, message: Message) -> str | None:
+        """The connection's power while its game runs and the seat still plays it; else REJ
+        and None (a machine whose power was given to someone else is told OFF and closed)."""
+        power = self._seated(message)
+        if power is not None and (not self.host.started() or self.host.ended()):
+            self.c.send(("REJ", message))
+            return None
+        if power is not None and self.c.seat is not None and self.host.power_of(self.c.seat) != power:
+            self.c.send(("REJ", message))
+            self.c.send(("OFF",))
+            self.c.seat = None  # its power is someone else's now: no CCD for it
+            self.c.close()
+            return None
+        return power
+
+    # -- joining
+    def nme(self, message: Message, values: Sequence[int]) -> None:
+        if len(message) != 3 or not all(type(e) is tuple and len(e) == 1 and type(e[0]) is Text for e in message[1:]):
+            self.huh(message, (1,))
+            return
+        if self.c.seat is not None or self.c.observer or self.host.ended():
+            self.c.send(("REJ", message))
+            return
+        seat = self.host.join(str(message[1][0]), str(message[2][0]))
+        if seat is None:
+            self.c.send(("REJ", message))
+            return
+        self.c.seat, self.c.power, self.c.passcode = seat, seat.power, seat.passcode
+        self.c.send(("YES", message))
+        self.c.send(render.map_message(self.host.variant))
+
+    def obs(self, message: Message, values: Sequence[int]) -> None:
+        if self.c.seat is not None:
+            self.c.send(("REJ", message))
+            return
+        self.c.observer = True
+        self.c.send(("YES", message))
+        self.c.send(render.map_message(self.host.variant))
+        if self.host.started():
+            self.server.send_state(self.c)
+
+    def iam(self, message: Message, values: Sequence[int]) -> None:
+        table = self.host.table
+        if (len(message) != 3 or type(message[1]) is not tuple or len(message[1]) != 1 or type(message[2]) is not tuple
+                or len(message[2]) != 1 or type(message[2][0]) is not int):
+            self.huh(message, (1,))
+            return
+        power = table.power_of_token.get(message[1][0])
+        seat = self.host.rejoin(power, message[2][0]) if power is not None and self.c.seat is None else None
+        if seat is None:
+            self.c.send(("REJ", message))
+            return
+        for other in list(self.server.connections):
+            if other is not self.c and other.seat is not None and other.seat.key == seat.key:
+                other.seat = None  # the old connection no longer speaks for the power
+                other.close()
+        self.c.seat, self.c.power, self.c.passcode = seat, power, seat.passcode
+        self.c.accepted_map = self.c.greeted = True
+        self.c.send(("YES", message))
+
+    def map(self, message: Message, values: Sequence[int]) -> None:
+        self.c.send(render.map_message(self.host.variant))
+
+    def mdf(self, message: Message, values: Sequence[int]) -> None:
+        self.c.send(self.server.mdf)
+
+    def yes(self, message: Message, values: Sequence[int]) -> None:
+        if len(message) == 2 and type(message[1]) is tuple and message[1][:1] == ("MAP",):
+            if self.c.seat is not None and not self.c.accepted_map:
+                self.c.accepted_map = True
+                self.host.map_accepted(self.c.seat)
+                if self.host.started() and not self.c.greeted:
+                    self.server.greet(self.c)
+            return
+        self.huh(message)
+
+    def rej(self, message: Message, values: Sequence[int]) -> None:
+        if len(message) == 2 and type(message[1]) is tuple and message[1][:1] == ("MAP",):
+            self.c.send(("OFF",))
+            self.c.close()
+            return
+        self.huh(message)
+
+    # -- the game's state
+    def hlo(self, message: Message, values: Sequence[int]) -> None:
+        if self.c.power is None or not self.c.greeted:
+            self.c.send(("REJ", message))
+            return
+        self.c.send(self.server.hello(self.c))
+
+    def now(self, message: Message, values: Sequence[int]) -> None:
+        if not self.host.started():
+            self.c.send(("REJ", message))
+            return
+        self.c.send(render.now(self.host.table, self.host.position()))
+
+    def sco(self, message: Message, values: Sequence[int]) -> None:
+        if not self.host.started():
+            self.c.send(("REJ", message))
+            return
+        self.c.send(render.supply_centres(self.host.variant, self.host.table, self.host.position().centers))
+
+    def tme(self, message: Message, values: Sequence[int]) -> None:
+        if len(message) == 2:  # TME (seconds): a reminder the server may honour; this one does not
+            self.c.send(("REJ", message))
+            return
+        left = self.host.seconds_left()
+        answer = render.time_left(left) if left is not None else None
+        self.c.send(answer if answer is not None else ("REJ", message))
+
+    def hst(self, message: Message, values: Sequence[int]) -> None:
+        phase = render.phase_of(message[1]) if len(message) == 2 else None
+        played = self.host.history(phase) if phase is not None else None
+        if played is None:
+            self.c.send(("REJ", message))
+            return
+        for line in self.server.results_messages(played):
+            self.c.send(line)
+        after = played.adjudication.position
+        self.c.send(render.supply_centres(self.host.variant, self.host.table, after.centers))
+        self.c.send(render.now(self.host.table, after))
+
+    # -- orders
+    def sub(self, message: Message, values: Sequence[int]) -> None:
+        power = self._playing(message)
+        if power is None:
+            return
+        position = self.host.position()
+        start = 1
+        if len(message) > 1 and render.phase_of(message[1]) is not None:
+            if render.phase_of(message[1]) != position.phase:
+                self.c.send(("REJ", message))
+                return
+            start = 2
+        if len(message) <= start:
+            self.huh(message, (len(message),))
+            return
+        verdicts = []
+        for index in range(start, len(message)):
+            try:
+                verdicts.append((message[index], read_order(self.host.table, self.host.tables, position, power, message[index])))
+            except UnreadableOrder as error:
+                self.huh(message, (index, *error.path))
+                return
+        accepted = [(v.unit_key, v.order) for _, v in verdicts if v.order is not None]
+        for order, verdict in verdicts:
+            self.c.send(("THX", order, (verdict.note,)))
+        if accepted:
+            self.host.submit(power, accepted)
+        self.mis(("MIS",), ())
+        self.host.settle()
+
+    def mis(self, message: Message, values: Sequence[int]) -> None:
+        power = self._seated(message)
+        if power is None or not self.host.started():
+            if power is not None:
+                self.c.send(("REJ", message))
+            return
+        position = self.host.position()
+        adjust = self.host.adjustment_left(power) if position.phase.kind is PhaseKind.ADJUSTMENT else 0
+        self.c.send(render.missing(self.host.table, position, power, self.host.ordered_units(power), adjust))
+
+    def gof(self, message: Message, values: Sequence[int]) -> None:
+        self._flag(message, lambda power: self.host.set_ready(power, True))
+
+    def drw(self, message: Message, values: Sequence[int]) -> None:
+        if len(message) != 1:
+            self.c.send(("REJ", message))  # partial draws (level 10) are not offered
+            return
+        self._flag(message, lambda power: self.host.set_draw(power, True))
+
+    def not_(self, message: Message, values: Sequence[int]) -> None:
+        inner = message[1] if len(message) == 2 and type(message[1]) is tuple else ()
+        if inner == ("GOF",):
+            self._flag(message, lambda power: self.host.set_ready(power, False))
+        elif inner == ("DRW",):
+            self._flag(message, lambda power: self.host.set_draw(power, False))
+        elif inner[:1] in (("SUB",),) or inner[:1] == ("TME",):
+            self.c.send(("REJ", message))
+        else:
+            self.huh(message, (1,))
+
+    def _flag(self, message: Message, apply: Callable[[str], None]) -> None:
+        power = self._playing(message)
+        if power is None:
+            return
+        self.c.send(("YES", message))
+        apply(power)
+
+    def adm(self, message: Message, values: Sequence[int]) -> None:
+        if len(message) != 3:
+            self.huh(message, (1,))
+            return
+        for other in list(self.server.connections):
+            other.send(message)
+
+    def snd(self, message: Message, values: Sequence[int]) -> None:
+        self.huh(message)  # press level 0: no press between players
+
+
+class GameServer:
+    """One game's DAIDE listener.  ``start(host, port)`` binds; ``close()`` ends every
+    connection.  The host reports phases, endings and seat changes through the
+    ``Listener`` methods below."""
+
+    def __init__(self, host: GameHost, *, im_timeout: float = IM_TIMEOUT, flood_limit: int = 200,
+                 flood_window: float = 1.0, max_body: int = 8192) -> None:
+        self.host = host
+        self.connections: list[Connection] = []
+        self.im_timeout = im_timeout
+        self.flood_limit = flood_limit
+        self.flood_window = flood_window
+        self.max_body = max_body
+        self.handled = 0
+        self.mdf = render.mdf(host.variant, host.table)
+        self._server: asyncio.base_events.Server | None = None
+        self.commands = {name: getattr(Commands, method) for name, method in (
+            ("NME", "nme"), ("OBS", "obs"), ("IAM", "iam"), ("MAP", "map"), ("MDF", "mdf"), ("YES", "yes"),
+            ("REJ", "rej"), ("HLO", "hlo"), ("NOW", "now"), ("SCO", "sco"), ("TME", "tme"), ("HST", "hst"),
+            ("SUB", "sub"), ("MIS", "mis"), ("GOF", "gof"), ("DRW", "drw"), ("NOT", "not_"), ("ADM", "adm"),
+            ("SND", "snd"))}
+        host.listen(self)
+
+    def commands_of(self, connection: Connection) -> Commands:
+        return Commands(self, connection)
+
+    async def start(self, address: str, port: int) -> int:
+        self._server = await asyncio.start_server(self._accept, address, port)
+        return self._server.sockets[0].getsockname()[1]
+
+    async def close(self) -> None:
+        for connection in list(self.connections):
+            connection.send(("OFF",))
+            connection.close()
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connection = Connection(self, reader, writer)
+        self.connections.append(connection)
+        await connection.run()
+
+    def forget(self, connection: Connection) -> None:
+        if connection in self.connections:
+            self.connections.remove(connection)
+            seat = connection.seat
+            if seat is not None and not any(c.seat is not None and c.seat.key == seat.key for c in self.connections):
+                self.host.disconnected(seat)
+
+    # -- what every player hears
+    def hello(self, connection: Connection) -> Message:
+        return render.hello(self.host.table, connection.power, connection.passcode, self.host.timing())  # type: ignore[arg-type]
+
+    def send_state(self, connection: Connection) -> None:
+        position = self.host.position()
+        connection.send(render.supply_centres(self.host.variant, self.host.table, position.centers))
+        connection.send(render.now(self.host.table, position))
+        left = self.host.seconds_left()
+        tme = render.time_left(left) if left is not None else None
+        if tme is not None:
+            connection.send(tme)
+
+    def greet(self, connection: Connection) -> None:
+        if connection.seat is not None and connection.power is None:
+            connection.power = self.host.power_of(connection.seat)
+        connection.greeted = True
+        connection.send(self.hello(connection))
+        self.send_state(connection)
+
+    def game_started(self) -> None:
+        for connection in list(self.connections):
+            if connection.seat is not None and connection.accepted_map and not connection.greeted:
+                self.greet(connection)
+            elif connection.observer:
+                self.send_state(connection)
+
+    def results_messages(self, played: PlayedPhase) -> list[Message]:
+        a = played.adjudication
+        return ord_messages(self.host.table, self.host.tables, played.before, a.results, a.dislodged)
+
+    def phase_processed(self, played: PlayedPhase, position: Position) -> None:
+        """ORD for every order, then SCO, NOW and TME: encoded once, one write a connection."""
+        lines = self.results_messages(played)
+        if self.host.ended() is None:  # after the last phase, SMR tells the outcome
+            lines += [render.supply_centres(self.host.variant, self.host.table, position.centers),
+                      render.now(self.host.table, position)]
+            left = self.host.seconds_left()
+            tme = render.time_left(left) if left is not None else None
+            lines += [tme] if tme is not None else []
+        data = b"".join(framing.pack(Kind.DM, encode(line, self.host.table)) for line in lines)
+        for connection in list(self.connections):
+            if connection.in_game and not connection.closed and not connection.writer.is_closing():
+                connection.writer.write(data)
+
+    def game_ended(self, ending: Ending) -> None:
+        table = self.host.table
+        smr = render.summary(table, ending.phase, ending.players)
+        for connection in list(self.connections):
+            if ending.kind == "solo" and ending.winner:
+                connection.send(("SLO", (table.power_names[ending.winner],)))
+            elif ending.kind == "draw":
+                connection.send(("DRW",))
+            connection.send(smr)
+            connection.send(("OFF",))
+
+    def seats_changed(self, disorder: frozenset[str]) -> None:
+        """Tell the bots who is in civil disorder (CCD) and who is back (NOT (CCD))."""
+        table = self.host.table
+        previous = getattr(self, "_disorder", frozenset())
+        self._disorder = disorder
+        for connection in list(self.connections):
+            if not connection.in_game:
+                continue
+            for power in sorted(disorder - previous):
+                if power != connection.power:
+                    connection.send(("CCD", (table.power_names[power],)))
+            for power in sorted(previous - disorder):
+                if power != connection.power:
+                    connection.send(("NOT", ("CCD", (table.power_names[power],))))

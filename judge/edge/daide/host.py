@@ -1,0 +1,272 @@
+"""One game's ``GameHost`` over the store: every DAIDE command that changes something is
+a transaction through judge.machines (orders as a mail's orders are stored);
+what the scheduler or a mail changes reaches the bots through ``refresh``, which the
+edge calls every ``[daide] poll_seconds`` and after each change of its own."""
+
+from __future__ import annotations
+
+import logging
+import time
+from datetime import datetime, timezone
+from typing import Callable, Sequence, TypeVar
+
+from sqlalchemy.orm import Session
+
+from adjudicator.api import requirements
+from adjudicator.orders import Order
+from adjudicator.results import Adjudication
+from adjudicator.tables import tables_for
+from adjudicator.types import Phase, PhaseKind, Position
+from daide.host import Ending, Listener, PlayedPhase, Seat
+from daide.render import PlayerSummary, Timing
+from daide.tokens import TokenTable
+from judge.config import Settings
+from judge.outgoing import queue_all
+from judge import machines
+from judge.commands.fair_players import PassContext
+from judge.phases.order_sets import order_key
+from judge.store.queries import players, position_of, timing_of, variant_of
+from judge.store.times import as_utc
+from judge.store.conflicts import is_conflict
+from judge.store.engine import Store
+from judge.store.models_game import ACTIVE, ENDED, PAUSED, Game
+
+log = logging.getLogger("judge.edge.daide")
+T = TypeVar("T")
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class StoreHost:
+    def __init__(self, store: Store, settings: Settings, game_id: int, run_pass: Callable[[], None],
+                 clock: Callable[[], datetime] = _now) -> None:
+        self.store, self.settings, self.game_id = store, settings, game_id
+        self._run_pass = run_pass
+        self._clock = clock
+        self._listeners: list[Listener] = []
+        self._connected: dict[object, bool] = {}
+        self._disorder: frozenset[str] = frozenset()
+        self._ending: Ending | None = None
+        self._due = False
+        with store.sessions() as session:
+            game = self._game(session)
+            self.variant = variant_of(game)
+            self.name = game.name
+            self._seen_record = machines.last_record_id(session, game)
+            self._load(game)
+        self.table = TokenTable.for_variant(self.variant)
+        self.tables = tables_for(self.variant)
+
+    # -- the store
+    def _game(self, session: Session) -> Game:
+        game = session.get(Game, self.game_id)
+        assert game is not None, f"game #{self.game_id} is gone"
+        return game
+
+    def _load(self, game: Game) -> None:
+        self._status = game.status
+        self._phase = game.phase
+        self._position = position_of(game) if game.position is not None else None
+        self._deadline = as_utc(game.deadline) if game.deadline is not None else None
+        spans = timing_of(game)
+        self._timing = Timing(*(int(span.approximate().total_seconds())
+                                for span in (spans.movement, spans.retreat, spans.adjustment)))
+
+    def _write(self, work: Callable[[Session, PassContext], T]) -> T:
+        """``work`` in one transaction with the mail it queues; run again on a conflict."""
+        for attempt in range(5):
+            try:
+                now = self._clock()
+                with self.store.unit_of_work(now=now) as session:  # now: touched games are rescheduled
+                    ctx = PassContext(session, now, self.settings.judge)
+                    result = work(session, ctx)
+                    queue_all(session, ctx.outgoing, self.settings.judge, ctx.now)
+                return result
+            except Exception as error:
+                if attempt == 4 or not is_conflict(error):
+                    raise
+                time.sleep(0.01 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    def _member_id(self, session: Session, game: Game, power: str) -> int | None:
+        return next((m.id for m in players(session, game) if m.power == power), None)
+
+    # -- what the server asks
+    def listen(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def started(self) -> bool:
+        return self._status in (ACTIVE, PAUSED) or self._ending is not None
+
+    def ended(self) -> Ending | None:
+        return self._ending
+
+    def position(self) -> Position:
+        assert self._position is not None
+        return self._position
+
+    def timing(self) -> Timing:
+        return self._timing
+
+    def seconds_left(self) -> int | None:
+        if self._deadline is None:
+            return None
+        return max(0, int((self._deadline - self._clock()).total_seconds()))
+
+    def join(self, name: str, version: str) -> Seat | None:
+        seated = self._write(lambda session, ctx: machines.take_seat(ctx, self.game_id, name, version))
+        if seated is None:
+            return None
+        seat = Seat(None, seated.passcode, seated.membership_id)
+        self._connected[seat.key] = True
+        self.refresh()
+        return seat
+
+    def rejoin(self, power: str, passcode: int) -> Seat | None:
+        with self.store.sessions() as session:
+            member = machines.seat_by_passcode(session, self.game_id, power, passcode)
+        if member is None:
+            return None
+        seat = Seat(power, passcode, member)
+        self._connected[member] = True
+        self._tell_disorder()
+        return seat
+
+    def power_of(self, seat: Seat) -> str | None:
+        with self.store.sessions() as session:
+            found = machines.seat_of(session, self.game_id, seat.key)  # type: ignore[arg-type]
+        return found[0] if found else None
+
+    def map_accepted(self, seat: Seat) -> None:
+        pass  # a seat counts from NME; the map is the judge's to choose
+
+    def disconnected(self, seat: Seat) -> None:
+        self._connected[seat.key] = False
+        if self._status not in (ACTIVE, PAUSED):
+            self._write(lambda session, ctx: machines.release_seat(session, self.game_id, seat.key))  # type: ignore[arg-type]
+            return
+        self._tell_disorder()
+
+    def submit(self, power: str, orders: Sequence[tuple[str, Order]]) -> None:
+        lines = [order.canonical() for _, order in orders]
+
+        def store(session: Session, ctx: PassContext) -> bool:
+            game = self._game(session)
+            if game.phase != self._phase or game.status not in (ACTIVE, PAUSED):
+                return False
+            machines.store_orders(session, game, power, lines, ctx.now)
+            return machines.due_now(session, game, ctx.now)
+        self._due = self._write(store)
+
+    def settle(self) -> None:
+        """A scheduler pass at once when the last change made the phase ready."""
+        if self._due:
+            self._due = False
+            self._run_pass()
+            self.refresh()
+
+    def ordered_units(self, power: str) -> set[str]:
+        with self.store.sessions() as session:
+            stored = machines.stored_orders(session, self._game(session), power)
+        return {key for key in map(order_key, stored) if key is not None}
+
+    def adjustment_left(self, power: str) -> int:
+        need = requirements(self.variant, self.position()).get(power)
+        if need is None:
+            return 0
+        with self.store.sessions() as session:
+            given = machines.stored_orders(session, self._game(session), power)
+        if need.removals:
+            return need.removals - len(given)
+        return -(need.builds - len(given))
+
+    def set_ready(self, power: str, ready: bool) -> None:
+        def wait(session: Session, ctx: PassContext) -> bool:
+            game = self._game(session)
+            member = self._member_id(session, game, power)
+            if member is not None:
+                machines.set_wait(session, game, member, not ready, ctx.now)
+            return machines.due_now(session, game, ctx.now)
+        self._due = self._write(wait)
+        self.settle()
+
+    def set_draw(self, power: str, vote: bool) -> None:
+        def ballot(session: Session, ctx: PassContext) -> None:
+            game = self._game(session)
+            member = self._member_id(session, game, power)
+            if member is not None:
+                machines.vote_draw(ctx, game, member, vote)
+        self._write(ballot)
+        self.refresh()
+
+    def history(self, phase: Phase) -> PlayedPhase | None:
+        with self.store.sessions() as session:
+            played = machines.record_of(session, self._game(session), str(phase))
+        return _played(played) if played is not None else None
+
+    # -- what changed in the store
+    def refresh(self) -> None:
+        """Tell the listeners what happened since the last look: the game started, phases
+        were processed (by anyone), the game ended, a late bot is away."""
+        if self._ending is not None:
+            return
+        with self.store.sessions() as session:
+            game = self._game(session)
+            was_started = self.started()
+            self._load(game)
+            played = machines.phases_since(session, game, self._seen_record)
+            ending = self._ending_of(session, game) if game.status == ENDED else None
+        if not was_started and self.started():
+            for listener in self._listeners:
+                listener.game_started()
+        for record_id, phase in played:
+            self._seen_record = record_id
+            if ending is None or record_id != played[-1][0]:
+                for listener in self._listeners:
+                    listener.phase_processed(_played(phase), phase.after)
+        if ending is not None:
+            self._ending = ending
+            for listener in self._listeners:
+                if played:
+                    listener.phase_processed(_played(played[-1][1]), played[-1][1].after)
+                listener.game_ended(ending)
+            return
+        self._tell_disorder()
+
+    def _tell_disorder(self) -> None:
+        if not self.started() or self._ending is not None:
+            return
+        if not self._disorder and all(self._connected.values()):
+            return  # nobody away: nothing to look up
+        with self.store.sessions() as session:
+            game = self._game(session)
+            away = {m.power for m in players(session, game)
+                    if m.power and self._connected.get(m.id) is False}
+            # a bot away and late is in civil disorder until it comes back (NOT (CCD) then)
+            late = machines.late(session, game, self._clock()) if away else frozenset()
+            disorder = frozenset((self._disorder | (away & late)) & away)
+        if disorder != self._disorder:
+            self._disorder = disorder
+            for listener in self._listeners:
+                listener.seats_changed(disorder)
+
+    def _ending_of(self, session: Session, game: Game) -> Ending:
+        outcome = game.outcome or {}
+        kind = {"solo": "solo", "draw": "draw"}.get(str(outcome.get("result")), "over")
+        winners = list(outcome.get("powers", ()))
+        names = machines.machine_names(session, game)
+        humans = {m.power: (m.name or "player", "email") for m in players(session, game) if m.power}
+        position = position_of(game)
+        last = Phase.parse(str(outcome.get("phase") or game.phase))
+        summary = [PlayerSummary(p.name, *(names.get(p.name) or humans.get(p.name) or ("", "")),
+                                 len(position.centers.get(p.name, ())),
+                                 None if position.centers.get(p.name) else last.year)
+                   for p in self.variant.powers]
+        return Ending(kind, last, tuple(summary), winners[0] if kind == "solo" and winners else None,
+                      tuple(winners) if kind == "draw" else ())
+
+
+def _played(played: machines.Played) -> PlayedPhase:
+    return PlayedPhase(played.before, Adjudication(played.results, played.after, played.after.dislodged))

@@ -1,0 +1,248 @@
+"""Machine players (DAIDE bots) in the store: seats, orders, WAIT and draw votes, through
+the same service functions as mail, so readiness, deadlines, grace, late notices and civil
+disorder treat a bot's power like any other.
+
+A machine's membership has an address in the reserved ``machines.invalid`` domain
+(judge.outgoing drops mail to it) and no name; its NME name and version live in
+``MachineSeat`` and are shown only when the game ends (gunboat anonymity).  Each function
+works inside a transaction the edge (judge/edge/daide) opens; the mail it causes is put
+in the given ``PassContext``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Sequence
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from adjudicator.jsonio import position_from_json
+from adjudicator.results import OrderResult
+from adjudicator.types import Position
+from judge.outgoing import MACHINE_DOMAIN
+from judge.commands.draw import ballot_to_json, ballots_of, vote_text
+from judge.commands.fair_players import PassContext
+from judge.commands.start import start_game
+from judge.phases.order_sets import merge_orders
+from judge.phases.processing import DRAW, end_game
+from judge.phases.turnstate import after_orders, fresh_deadline_for_newcomer, stored_order_set, survivors, turn_state
+from judge.store.queries import has_rule, latest_of_power, player_of, players, position_of, variant_of
+from judge.store.models_daide import DaidePort, MachineSeat
+from judge.store.models_game import ACTIVE, DUMMY, FORMING, PAUSED, PLAYER, PREPARATION, Game, Membership, OrderSet, PhaseRecord
+from judge.store.passwords import hash_password
+from judge.turns import Action, Ballot, decide, tally
+
+MACHINES = "MACHINES"  # the rule (judge.rules) that opens a game to machines
+
+
+@dataclass(frozen=True)
+class MachineGame:
+    id: int
+    name: str
+    status: str
+    phase: str | None
+    port: int
+
+
+def machine_games(session: Session, ports: range) -> list[MachineGame]:
+    """Games being set up, forming or running with RULE MACHINES, each with its DAIDE port (given one from
+    ``ports`` on first sight; a game for which none is free is left out, and logged by the edge)."""
+    games = session.scalars(select(Game).where(Game.status.in_((PREPARATION, FORMING, ACTIVE, PAUSED)))).all()
+    known = {row.game_id: row.port for row in session.scalars(select(DaidePort))}
+    found = []
+    for game in games:
+        if not has_rule(game, MACHINES):
+            continue
+        port = known.get(game.id)
+        if port is None:
+            port = next((p for p in ports if p not in known.values()), None)
+            if port is None:
+                continue
+            session.add(DaidePort(game_id=game.id, port=port))
+            known[game.id] = port
+        found.append(MachineGame(game.id, game.name, game.status, game.phase, port))
+    return found
+
+
+def machine_address(game: Game, number: int) -> str:
+    return f"machine{number}.{game.name}@{MACHINE_DOMAIN}"
+
+
+@dataclass(frozen=True)
+class Seated:
+    membership_id: int
+    passcode: int
+
+
+def take_seat(ctx: PassContext, game_id: int, name: str, version: str) -> Seated | None:
+    """A free seat for a machine (None: none free).  In a forming game the game starts when
+    this seat was the last (the powers are dealt then); in a running game the machine takes
+    over a power without a player (after RESIGN or the master's EJECT; not a dummy), as a
+    TAKEOVER by mail does."""
+    game = ctx.session.get(Game, game_id)
+    if game is None or game.status not in (FORMING, ACTIVE, PAUSED) or not has_rule(game, MACHINES):
+        return None
+    joined = players(ctx.session, game)
+    vacant: str | None = None
+    if game.status != FORMING:
+        vacant = next((p.name for p in variant_of(game).powers
+                       if player_of(ctx.session, game, p.name) is None
+                       and getattr(latest_of_power(ctx.session, game, p.name), "status", None) != DUMMY), None)
+        if vacant is None:
+            return None
+    elif len(joined) >= len(variant_of(game).powers):
+        return None
+    number = 1 + int(ctx.session.scalar(select(func.count()).select_from(MachineSeat)
+                                        .where(MachineSeat.game_id == game.id)) or 0)
+    passcode = secrets.randbelow(8191) + 1
+    member = Membership(game_id=game.id, role=PLAYER, power=vacant, name=None,
+                        address=machine_address(game, number), password_hash=hash_password(secrets.token_hex(16)),
+                        joined_at=ctx.now)
+    ctx.session.add(member)
+    ctx.session.flush()
+    ctx.session.add(MachineSeat(game_id=game.id, membership_id=member.id, name=name[:64], version=version[:64],
+                                passcode=passcode))
+    if vacant is not None:
+        fresh_deadline_for_newcomer(game, ctx.now)
+    elif len(joined) + 1 == len(variant_of(game).powers):
+        start_game(ctx, game)  # type: ignore[arg-type]  # a PassContext carries what start_game uses
+    return Seated(member.id, passcode)
+
+
+def seat_of(session: Session, game_id: int, membership_id: int) -> tuple[str | None, int] | None:
+    """(power, passcode) of a machine's seat; None when it no longer plays."""
+    member = session.get(Membership, membership_id)
+    seat = session.scalar(select(MachineSeat).where(MachineSeat.membership_id == membership_id))
+    if member is None or seat is None or member.game_id != game_id or member.status != "active":
+        return None
+    return member.power, seat.passcode
+
+
+def seat_by_passcode(session: Session, game_id: int, power: str, passcode: int) -> int | None:
+    """The membership id of the machine playing ``power`` with ``passcode`` (IAM)."""
+    for seat in session.scalars(select(MachineSeat).where(MachineSeat.game_id == game_id)):
+        member = session.get(Membership, seat.membership_id)
+        if member is not None and member.power == power and member.status == "active" and seat.passcode == passcode:
+            return member.id
+    return None
+
+
+def release_seat(session: Session, game_id: int, membership_id: int) -> None:
+    """A machine that left before the game started frees its seat."""
+    game = session.get(Game, game_id)
+    member = session.get(Membership, membership_id)
+    if game is None or member is None or game.status != FORMING:
+        return
+    seat = session.scalar(select(MachineSeat).where(MachineSeat.membership_id == membership_id))
+    if seat is not None:
+        session.delete(seat)
+    session.delete(member)
+
+
+def store_orders(session: Session, game: Game, power: str, canonical: Sequence[str], now: datetime) -> None:
+    """A SUB's accepted orders, merged into the power's stored orders as a mail's are.  When
+    they complete the phase no settle window is kept (DELAY 0): a program does not change
+    its mind, and the phase is processed at the next pass (the edge runs one at once)."""
+    row = stored_order_set(session, game, power)
+    if row is None:
+        row = OrderSet(game_id=game.id, phase=game.phase, power=power, orders=[], submitted_at=now)
+        session.add(row)
+    row.orders = merge_orders(list(row.orders or []), list(canonical))
+    row.submitted_at = now
+    after_orders(session, game, now)
+    game.delay = 0
+
+
+def due_now(session: Session, game: Game, now: datetime) -> bool:
+    """Whether a scheduler pass now would process the phase (the edge runs one only then)."""
+    if game.status != ACTIVE or game.position is None or game.deadline is None:
+        return False
+    return decide(turn_state(session, game, now)).action is Action.PROCESS
+
+
+def stored_orders(session: Session, game: Game, power: str) -> list[str]:
+    row = stored_order_set(session, game, power)
+    return list(row.orders or []) if row is not None else []
+
+
+def set_wait(session: Session, game: Game, membership_id: int, wait: bool, now: datetime) -> None:
+    """GOF clears WAIT, NOT (GOF) sets it (as SET WAIT / SET NOWAIT by mail)."""
+    member = session.get(Membership, membership_id)
+    if member is not None and bool(member.wait) != wait:
+        member.wait = wait
+        after_orders(session, game, now)
+
+
+def vote_draw(ctx: PassContext, game: Game, membership_id: int, vote: bool) -> bool:
+    """DRW / NOT (DRW) as SET DRAW / SET NO DRAW (a draw of all survivors); True when the
+    draw passed and the game ended."""
+    member = ctx.session.get(Membership, membership_id)
+    if member is None or member.power is None or game.position is None:
+        return False
+    alive = survivors(position_of(game))
+    if member.power not in alive:
+        return False
+    ballots = ballots_of(ctx.session, game)
+    ballot = Ballot(vote, None, ballots.get(member.power, Ballot()).concede_to)
+    ballots[member.power] = ballot
+    member.draw_vote = ballot_to_json(ballot)
+    outcome = tally(alive, ballots, frozenset())
+    if outcome is None or outcome.kind.value != "draw":
+        return False
+    votes = {p: vote_text(b) for p, b in sorted(ballots.items()) if p in alive}
+    ctx.send(end_game(ctx.session, game, ctx.judge, ctx.now, DRAW, outcome.powers, votes=votes))
+    return True
+
+
+def late(session: Session, game: Game, now: datetime) -> frozenset[str]:
+    state = turn_state(session, game, now)
+    return state.missing if state.past_deadline else frozenset()
+
+
+@dataclass(frozen=True)
+class Played:
+    phase: str
+    before: Position
+    after: Position
+    results: tuple[OrderResult, ...]
+
+
+def phases_since(session: Session, game: Game, seen: int) -> list[tuple[int, Played]]:
+    """Processed phases with a record id above ``seen``, oldest first."""
+    rows = session.scalars(select(PhaseRecord).where(PhaseRecord.game_id == game.id, PhaseRecord.id > seen)
+                           .order_by(PhaseRecord.id)).all()
+    return [(row.id, _played(game, row)) for row in rows]
+
+
+def _played(game: Game, row: PhaseRecord) -> Played:
+    variant = variant_of(game)
+    results = tuple(OrderResult(r["power"], r["order"], r["result"], r.get("reason")) for r in row.results)
+    return Played(row.phase, position_from_json(variant, row.position_before),
+                  position_from_json(variant, row.position_after), results)
+
+
+def last_record_id(session: Session, game: Game) -> int:
+    return int(session.scalar(select(func.max(PhaseRecord.id)).where(PhaseRecord.game_id == game.id)) or 0)
+
+
+def record_of(session: Session, game: Game, phase: str) -> Played | None:
+    row = session.scalar(select(PhaseRecord).where(PhaseRecord.game_id == game.id, PhaseRecord.phase == phase))
+    return _played(game, row) if row is not None else None
+
+
+def machine_names(session: Session, game: Game) -> dict[str, tuple[str, str]]:
+    """power -> (NME name, version) of the machines; for SMR and the end-of-game record only."""
+    names = {}
+    for seat in session.scalars(select(MachineSeat).where(MachineSeat.game_id == game.id)):
+        member = session.get(Membership, seat.membership_id)
+        if member is not None and member.power:
+            names[member.power] = (seat.name, seat.version)
+    return names
+
+
+__all__ = ["MACHINES", "MachineGame", "Played", "Seated", "late",
+           "last_record_id", "machine_games", "machine_names", "phases_since", "record_of", "release_seat",
+           "seat_by_passcode", "seat_of", "set_wait", "store_orders", "stored_orders", "take_seat", "vote_draw"]
