@@ -18,6 +18,7 @@ MODEL_MODULES: tuple[str, ...] = (
     "judge.store.models_fair",
     "judge.store.models_hosts",
     "judge.store.models_daide",
+    "judge.store.models_signon",
 )
 
 
