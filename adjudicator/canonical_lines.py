@@ -1,19 +1,24 @@
-"""Movement order lines already in canonical form, read and checked without the lenient parser.
+"""The fast path of order parsing: lines already in canonical form, read without the lenient parser.
 
-``parse_lines(board, power, lines, slow)`` reads a power's order lines.  For a line
-it knows it gives what ``notation.parse_order`` followed by ``legality.illegality``
-would give (the same order, legal); any other line (not canonical, not legal, not
-``power``'s) takes the long way, ``slow``, which also finds the reason for an error.
-It knows
+``parse_lines(board, power, lines, slow)`` reads a power's order lines.  For a line it
+knows it gives what ``notation.parse_order`` followed by ``legality.illegality`` would
+give (the same order, legal); any other line takes the long way, ``slow`` (the lenient
+parser, then the full legality check, which also finds the reason for an error).
 
-* the map's canonical holds, moves and supports (``adjudicator.forms``): one lookup;
-* convoys, ``F NTH C A LON - NWY``, and moves by convoy, ``A LON - NWY VIA CONVOY``,
-  whose legality depends on which seas hold fleets: the unit is found through the
-  form of its hold, the rest is a few set lookups and the sea-path check of legality.
+One fast path per phase kind, each with the long way as its fallback:
 
-Along with the order come its canonical text and its note for the resolver, a tuple
-that starts ``(the ordered unit's province, kind, target)`` (``adjudicator.resolve.order_shape``):
-for a line of the forms, the form itself (which starts so); otherwise just those three.
+* movement: the map's canonical holds, moves and supports (``adjudicator.forms``), one
+  lookup per line in ``parse_lines`` (a line in another case or spacing, or written with
+  names and words, is looked up as its canonical text, ``OrderParser.canonical_spelling``
+  for the latter); other canonical lines (convoys, moves by convoy,
+  supports of convoyed moves, illegal orders) are read word by word by
+  ``read_canonical`` and kept when ``plainly_legal`` says so, else fully checked;
+* retreats (``A VIE R BOH``, ``A VIE D``) and adjustments (``A PAR B``, ``A PAR D``,
+  ``WAIVE``): read word by word by ``read_canonical``, then fully checked.
+
+A line either reader declines (other spellings, units not where the line says) goes to
+the lenient parser.  Along with each movement order comes its note for the resolver
+(``resolve.Note``): for a line of the forms, the form itself (which starts so).
 """
 
 from __future__ import annotations
@@ -21,20 +26,18 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from adjudicator.board import Board
+from adjudicator.memo import per_variant
 from adjudicator.legality import IllegalOrder
-from adjudicator.notation import OrderSyntaxError
-from adjudicator.orders import Convoy, Move, Order, SupportHold, SupportMove
-from adjudicator.resolve import CONVOY, MOVE, SUPPORT_HOLD, order_shape
+from adjudicator.notation import OrderSyntaxError, parser_for
+from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Order, Remove, Retreat, SupportHold, SupportMove, Waive
+from adjudicator.resolve import Note, order_shape
 from adjudicator.results import ParsedOrders
-from adjudicator.types import PhaseKind, UnitKind
+from adjudicator.tables import tables_for
+from adjudicator.types import PhaseKind, Position, UnitKind, Variant
 from adjudicator.values import made
 
-Note = tuple  # starts (province, kind, target); may go on (a form)
-
-_CONVOY_WORD = " C A "
-_BY_CONVOY = " VIA CONVOY"
-
-
+# The long way for one line: ``(order, its canonical text or None)``, or OrderSyntaxError /
+# IllegalOrder.
 SlowParse = Callable[[Board, str, str], tuple[Order, "str | None"]]
 
 
@@ -42,9 +45,8 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
     """Every non-blank line of ``power`` read: the orders, the ``(line, reason)`` errors,
     the canonical texts of the orders and, in a movement phase, their notes.
 
-    Canonical movement lines are read here; the others go to ``slow`` (the lenient parser
-    with the legality check: ``(order, canonical text or None)``, or ``OrderSyntaxError`` /
-    ``IllegalOrder``).  Lines are taken in their order: a later order for a unit counts."""
+    Lines of the forms are read here; the others go to ``slow``.  Lines are taken in
+    their order: a later order for a unit counts."""
     orders: list[Order] = []
     texts: list[str] = []
     errors: list[tuple[str, str]] = []
@@ -53,9 +55,18 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
     forms = board.forms  # empty unless in a movement phase
     units = board.units
     ordinal = board.tables.power_ordinal.get(power)  # where the forms keep this power's orders
-    movement = None  # is it a movement phase? Asked only of lines the forms do not know
     for line in lines:
         form = forms.get(line)
+        if form is None and forms:  # "a par - bur", "A PAR  -  BUR": the same order as its canonical text
+            key = " ".join(line.upper().split())
+            if key != line:
+                form = forms.get(key)
+                if form is None and not _canonical_words(board.variant).issuperset(key.split()):
+                    # "army paris to burgundy": as the lenient parser spells it canonically (a line
+                    # of canonical words only would be spelled as it is: looked up already)
+                    spelled = parser_for(board.variant).canonical_spelling(line)
+                    if spelled is not None:
+                        form = forms.get(spelled)
         if form is not None:
             # The innermost loop of parsing: a form's reading, written out (see adjudicator.forms).
             province, shape, _, location, kind, text, supported_kind, supported_at, supported_to, ready = form
@@ -65,27 +76,19 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
                     # (a power the map does not list, ordinal None, takes the long way)
                     order = ready[ordinal] if ordinal is not None else None
                 else:
-                    other = units.get(supported_at)
+                    other = units.get(supported_at)  # type: ignore[arg-type]
                     if other is None or other.kind is not supported_kind:
                         order = None  # the supported unit is not as written: the long way, below
-                    elif shape == SUPPORT_HOLD:
+                    elif supported_to is None:
                         order = made(SupportHold, (unit, other))
                     else:
                         order = made(SupportMove, (unit, other, supported_to))
                 if order is not None:
                     add_order(order)
                     add_text(text)
-                    add_note(form)  # the form starts with the order's note (adjudicator.forms)
+                    add_note(form)  # the form starts with the order's note
                     continue
-        elif movement or (movement is None and (movement := board.position.phase.kind is PhaseKind.MOVEMENT)):
-            found = _move_by_convoy(board, power, line) if line.endswith(_BY_CONVOY) else (
-                _convoy(board, power, line) if _CONVOY_WORD in line else None)
-            if found is not None:
-                add_order(found[0])
-                add_text(line)
-                add_note(found[1])
-                continue
-        if not line.strip():
+        elif not line or line.isspace():
             continue
         try:
             order, canonical = slow(board, power, line)
@@ -96,53 +99,168 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
         add_text(order.canonical() if canonical is None else canonical)
         if board.position.phase.kind is PhaseKind.MOVEMENT:
             prov_of = board.tables.prov_of
-            add_note((prov_of[order.unit.location], *order_shape(order, prov_of)))  # type: ignore[union-attr]
+            add_note(made(Note, (prov_of[order.unit.location], *order_shape(order, prov_of))))  # type: ignore[union-attr]
     return made(ParsedOrders, (tuple(orders), tuple(errors) if errors else (), power, board, tuple(texts), tuple(notes)))
 
 
-def _own_unit(board: Board, power: str, head: str, kind: UnitKind) -> str | None:
-    """The province of ``power``'s unit of ``kind`` written canonically as ``head``."""
-    form = board.forms.get(head + " H")
-    if form is None or form[4] is not kind:
-        return None
-    unit = board.units.get(form[0])
-    if unit is None or unit.location != form[3] or unit.kind is not kind or unit.power != power:
-        return None
-    return form[0]
+@per_variant
+def _canonical_words(variant: Variant) -> frozenset[str]:
+    """The words of canonical movement lines: locations, unit kinds and the order words."""
+    return frozenset(tables_for(variant).prov_of) | {"A", "F", "-", "H", "S", "C", "VIA", "CONVOY"}
 
 
-def _move_by_convoy(board: Board, power: str, line: str) -> tuple[Order, Note] | None:
-    head, dash, destination = line[: -len(_BY_CONVOY)].partition(" - ")
-    province = _own_unit(board, power, head, UnitKind.ARMY) if dash else None
-    if province is None:
-        return None
+def read_canonical(board: Board, power: str, text: str) -> tuple[Order, str | None] | None:
+    """The order a canonical line names (in any case and spacing; in a movement phase also
+    written with names and words, as ``OrderParser.canonical_spelling`` spells it), its units
+    found as they stand, and its canonical text when the words are that already (else
+    ``None``); ``None`` for anything else.  Built as ``notation.parse_order`` would build it, and not checked: see
+    ``plainly_legal``."""
+    kind = board.position.phase.kind
+    words = text.upper().split()  # the lenient parser reads any case
+    if kind is PhaseKind.MOVEMENT:
+        order = _movement_order(board, words)
+        if order is None:  # written with names or other words: as the lenient parser spells it canonically
+            if _canonical_words(board.variant).issuperset(words):
+                return None  # canonical words only: spelled as they are, and read already
+            spelled = parser_for(board.variant).canonical_spelling(text)
+            if spelled is None:
+                return None
+            words = spelled.split()
+            order = _movement_order(board, words)
+            if order is None:
+                return None
+        # a support naming a fleet by its coast is canonical without the coast
+        return order, (" ".join(words) if type(order) is Move or type(order) is Hold or "/" not in words[4] else None)
+    order = _retreat_order(board.position, words) if kind is PhaseKind.RETREAT else _adjustment_order(board, power, words)
+    return None if order is None else (order, None)
+
+
+def plainly_legal(board: Board, power: str, order: Order) -> bool:
+    """Is ``order``, built by ``read_canonical`` (so its units stand where it names them),
+    legal on its face: an own unit holding, moving to a neighbour or by convoy along a
+    sea path, supporting into a province it could move to, or a fleet at sea convoying
+    along a path through it?  A few set lookups instead of ``illegality``; an order that
+    fails here goes there, for the reason to give."""
     tables = board.tables
-    if destination == province or destination not in tables.prov_of or "/" in destination:
-        return None
-    if destination not in tables.army_adj[province] and not (
-        province in tables.coastal and destination in tables.coastal
-        and tables.sea_path_exists(province, destination, board.fleet_seas)
-    ):
-        return None
-    return made(Move, (board.units[province], destination, True, ())), (province, MOVE, destination)
+    cls = type(order)
+    if cls not in _MOVEMENT_ORDERS:
+        return False  # retreats and adjustments: the full check
+    unit = order.unit  # type: ignore[union-attr]
+    if unit.power != power:
+        return False
+    if cls is Hold:
+        return True
+    if cls is Move:
+        if not order.via_convoy:  # type: ignore[union-attr]
+            return order.destination in tables.steps[unit.kind].get(unit.location, ())  # type: ignore[union-attr]
+        province, destination = unit.location, order.destination  # type: ignore[union-attr]
+        return unit.kind is UnitKind.ARMY and destination != province and (
+            destination in tables.army_adj[province]
+            or (province in tables.coastal and destination in tables.coastal
+                and tables.sea_path_exists(province, destination, board.fleet_seas)))
+    if cls is Convoy:
+        army_from, army_to = order.army_from, order.army_to  # type: ignore[union-attr]
+        army = board.units.get(army_from)
+        province = tables.prov_of[unit.location]
+        return (
+            province in tables.convoy_seas  # the seas, and a map's archipelagos
+            and army is not None
+            and army.kind is UnitKind.ARMY
+            and army_from != army_to
+            and army_from in tables.coastal
+            and army_to in tables.coastal
+            and tables.sea_path_exists(army_from, army_to, board.fleet_seas, through=province)
+        )
+    if cls is SupportMove:
+        origin = tables.prov_of[order.supported.location]  # type: ignore[union-attr]
+        target = tables.prov_of[order.supported_to]  # type: ignore[union-attr]
+        if target == origin:
+            return False
+    else:
+        origin = target = tables.prov_of[order.supported.location]  # type: ignore[union-attr]
+    # A unit never reaches its own province, so reaching the target also rules out
+    # supporting into it; the origin is checked apart (a unit cannot support its own move).
+    return target in tables.reach[unit.kind].get(unit.location, ()) and origin != tables.prov_of[unit.location]
 
 
-def _convoy(board: Board, power: str, line: str) -> tuple[Order, Note] | None:
-    head, _, route = line.partition(_CONVOY_WORD)
-    army_from, dash, army_to = route.partition(" - ")
-    province = _own_unit(board, power, head, UnitKind.FLEET) if dash else None
-    if province is None:
+def _movement_order(board: Board, words: list[str]) -> Order | None:
+    """``F LON - NTH``, ``A PAR S A MAR - BUR``, ``F NTH C A LON - NWY``, ``A LON - NWY VIA
+    CONVOY``... naming units exactly as they stand; ``None`` for anything else or anything
+    this reader is not sure of."""
+    count = len(words)
+    if count < 3:
         return None
-    tables = board.tables
-    army = board.units.get(army_from)
-    if (
-        province not in tables.convoy_seas
-        or army is None
-        or army.kind is not UnitKind.ARMY
-        or army_from == army_to
-        or army_from not in tables.coastal
-        or army_to not in tables.coastal
-        or not tables.sea_path_exists(army_from, army_to, board.fleet_seas, through=province)
-    ):
+    units, prov_of = board.units, board.tables.prov_of
+    unit = units.get(prov_of.get(words[1], ""))
+    if unit is None or unit.location != words[1] or unit.kind._value_ != words[0]:
         return None
-    return made(Convoy, (board.units[province], army_from, army_to)), (province, CONVOY, "")
+    verb = words[2]
+    if verb == "-":
+        if count == 4:
+            via_convoy = False
+        elif count == 6 and words[4] == "VIA" and words[5] == "CONVOY":
+            via_convoy = True
+        else:
+            return None
+        destination = words[3]
+        if destination not in prov_of:
+            return None
+        if unit.kind is UnitKind.ARMY:
+            if "/" in destination:
+                return None
+        elif "/" not in destination and board.variant.provinces[destination].coasts:
+            return None  # the lenient parser picks the coast
+        return Move(unit, destination, via_convoy)
+    if verb == "H":
+        return Hold(unit) if count == 3 else None
+    if verb == "S" and (count == 5 or (count == 7 and words[5] == "-")):
+        other = units.get(prov_of.get(words[4], ""))
+        if other is None or other.location != words[4] or other.kind._value_ != words[3]:
+            return None
+        if count == 5:
+            return SupportHold(unit, other)
+        target = words[6]
+        if target not in prov_of or ("/" in target and other.kind is UnitKind.ARMY):
+            return None
+        return SupportMove(unit, other, target)
+    if verb == "C" and count == 7 and words[3] == "A" and words[5] == "-":
+        provinces = board.variant.provinces
+        if words[4] in provinces and words[6] in provinces:
+            return Convoy(unit, words[4], words[6])
+    return None
+
+
+def _retreat_order(position: Position, words: list[str]) -> Order | None:
+    """``A VIE R BOH`` / ``A VIE D`` naming a dislodged unit exactly; else ``None``."""
+    if len(words) not in (3, 4):
+        return None
+    entry = next((d for d in position.dislodged if d.unit.location == words[1]), None)
+    if entry is None or entry.unit.kind._value_ != words[0]:
+        return None
+    if len(words) == 3:
+        return Disband(entry.unit) if words[2] == "D" else None
+    if words[2] != "R" or words[3] not in entry.retreats:
+        return None  # anything unusual (other spellings, coasts to infer) goes to the lenient parser
+    return Retreat(entry.unit, words[3])
+
+
+def _adjustment_order(board: Board, power: str, words: list[str]) -> Order | None:
+    """``A PAR B``, ``F BRE B``, ``A PAR D`` and ``WAIVE``; else ``None``."""
+    if len(words) == 1:
+        return Waive(power) if words[0] == "WAIVE" else None
+    if len(words) != 3 or words[0] not in ("A", "F") or words[1] not in board.tables.prov_of:
+        return None
+    if words[2] == "B":
+        if words[0] == "A" and "/" in words[1]:
+            return None
+        return made(Build, (power, _UNIT_KINDS[words[0]], words[1]))
+    if words[2] == "D":
+        unit = board.units.get(board.tables.prov_of[words[1]])
+        if unit is None or unit.location != words[1] or unit.kind._value_ != words[0]:
+            return None
+        return Remove(unit)
+    return None
+
+
+_MOVEMENT_ORDERS = frozenset({Hold, Move, Convoy, SupportHold, SupportMove})
+_UNIT_KINDS = {kind._value_: kind for kind in UnitKind}  # "A" -> UnitKind.ARMY: a dict lookup, not the Enum's call

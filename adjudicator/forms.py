@@ -13,35 +13,40 @@ found on the board, per phase (``adjudicator.api``); a line that is not listed
 by itself, anything illegal) goes through the lenient parser and the legality
 check as before, so the forms change how fast, never what, is understood.
 
-A form is a plain tuple of ten fields, the same for every shape so that a reader takes
-it apart in one step: ``(province, shape, target, location, kind, canonical,
-supported_kind, supported_province, supported_to, orders)``.  Its first three fields are the note
-the parser hands the resolver, ``(province, shape, target)`` (``adjudicator.canonical_lines``):
-the ordered unit's province, the resolver's kind code (HOLD, MOVE, SUPPORT_HOLD,
-SUPPORT_MOVE) and the target of ``adjudicator.resolve.order_shape``; the form itself serves
-as that note, so a phase's notes are objects already in memory.  ``location`` and ``kind``
-are the ordered unit's; ``canonical`` is the order's canonical text (the key for holds and
-moves; a support may name a supported fleet by its coast, ``F BLA S F BUL/EC - CON``, while
-its canonical text names the province).  A support's ``supported_kind`` and
-``supported_province`` say what must stand where (a hold's supported unit stands in the
-target) and a support of a move has its ``supported_to`` as written.  A hold or a move is
-the same order in every position where its unit stands as written, so its form carries that
-order already made for each power of the map, ``orders[tables.power_ordinal[power]]``
-(orders are values: equal to one made anew, and a phase need not build them).  Fields a
-shape does not use are ``None``.
+A form (``Form``, a named tuple: read by name, or taken apart in one step in the hot
+loop) starts with the order's note for the resolver, ``(province, shape, target)``
+(``adjudicator.resolve.Note``), so the form itself serves as the note and a
+phase's notes are objects already in memory.  A hold or a move is the same order in every
+position where its unit stands as written, so its form carries that order already made for
+each power of the map, ``orders[tables.power_ordinal[power]]`` (orders are values: equal
+to one made anew, and a phase need not build them).
 """
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from adjudicator.memo import per_variant
-from adjudicator.orders import Hold, Move
+from adjudicator.orders import Hold, Move, Order
 from adjudicator.resolve import HOLD, MOVE, SUPPORT_HOLD, SUPPORT_MOVE
 from adjudicator.tables import Tables, tables_for
 from adjudicator.types import Unit, UnitKind, Variant, province_of
 
-Form = tuple  # one of the shapes in the module docstring
+
+class Form(NamedTuple):
+    """What the parser reads from one canonical line; fields a shape does not use are ``None``."""
+
+    province: str  # the ordered unit's province
+    shape: int  # the resolver's kind code: HOLD, MOVE, SUPPORT_HOLD or SUPPORT_MOVE
+    target: str  # adjudicator.resolve.order_shape's target ("" for a hold)
+    location: str  # where the ordered unit stands (with its coast)
+    kind: UnitKind  # the ordered unit's kind
+    canonical: str  # the order's canonical text (a support may name a fleet by its coast, this text by its province)
+    supported_kind: UnitKind | None  # a support's: the kind of unit that must stand ...
+    supported_province: str | None  # ... in this province
+    supported_to: str | None  # a support of a move's destination, as written
+    orders: tuple[Order, ...] | None  # a hold's or a move's order for each power (power_ordinal)
+
 
 @per_variant
 def forms_for(variant: Variant) -> Mapping[str, Form]:
@@ -88,22 +93,22 @@ def _build(tables: Tables) -> dict[str, Form]:
         head = f"{kind.value} {location}"
         hold = f"{head} H"
         units = [Unit(location, kind, power.name) for power in tables.variant.powers]  # as power_ordinal counts
-        forms[hold] = (province, HOLD, "", location, kind, hold, None, None, None, tuple(map(Hold, units)))
+        forms[hold] = Form(province, HOLD, "", location, kind, hold, None, None, None, tuple(map(Hold, units)))
         for step in tables.steps[kind].get(location, ()):
             there = tables.prov_of[step]
             move = f"{head} - {step}"
-            forms[move] = (province, MOVE, there, location, kind, move, None, None, None,
+            forms[move] = Form(province, MOVE, there, location, kind, move, None, None, None,
                            tuple(Move(unit, step) for unit in units))
         for target in tables.reach[kind].get(location, ()):
             for other_kind in kinds_in.get(target, ()):
                 canonical = f"{head} S {other_kind.value} {target}"
-                form = (province, SUPPORT_HOLD, target, location, kind, canonical, other_kind, target, None, None)
+                form = Form(province, SUPPORT_HOLD, target, location, kind, canonical, other_kind, target, None, None)
                 for written in _names_of(tables, target, other_kind):
                     forms[f"{head} S {other_kind.value} {written}"] = form
             for origin, other_kind, written in movers_into.get(target, ()):
                 if origin != province:
                     canonical = f"{head} S {other_kind.value} {origin} - {written}"
-                    form = (province, SUPPORT_MOVE, target, location, kind, canonical, other_kind, origin, written, None)
+                    form = Form(province, SUPPORT_MOVE, target, location, kind, canonical, other_kind, origin, written, None)
                     for origin_written in _names_of(tables, origin, other_kind):
                         forms[f"{head} S {other_kind.value} {origin_written} - {written}"] = form
     return forms

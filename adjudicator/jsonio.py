@@ -20,9 +20,12 @@ appears in retreat phases (``attacker_from`` is optional on input).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from json.encoder import encode_basestring
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple
 
 from adjudicator.mapdata import normalise_name
+from adjudicator.memo import per_variant
 from adjudicator.types import (
     Dislodged,
     Phase,
@@ -46,6 +49,7 @@ __all__ = [
     "rules_from_json",
     "result_to_json",
     "results_to_json",
+    "results_to_text",
     "error_to_json",
 ]
 
@@ -150,9 +154,76 @@ def _phase(doc: Mapping[str, Any]) -> Phase:
         raise ContractError(f"bad phase {text!r}: expected season S/F/W, year, M/R/A as in S1901M, F1901R, W1901A", text) from None
 
 
+class _Names(NamedTuple):
+    """A map's names as the contract writes them canonically, for the quick reading of a
+    position (``_units``, ``_centers``): what the careful reading would make of each."""
+
+    powers: Mapping[str, str]  # "FRANCE" -> "FRANCE"
+    # "F STP/SC" -> ("STP", {"RUSSIA": Unit("STP/SC", FLEET, "RUSSIA"), ...}): every unit that may
+    # stand so, made once for each power of the map (units are values: equal to one made anew)
+    units: Mapping[str, tuple[str, Mapping[str, Unit]]]
+    centers: frozenset[str]  # the supply centres' abbreviations
+
+
+@per_variant
+def _names(variant: Variant) -> _Names:
+    """The canonical names of ``variant``, each read once by the careful reader (memoised
+    per variant: derived from immutable data only)."""
+    units: dict[str, tuple[str, Mapping[str, Unit]]] = {}
+    for province in variant.provinces.values():
+        for place in (province.abbrev, *(f"{province.abbrev}/{coast}" for coast in province.coasts)):
+            for kind in ("A", "F"):
+                text = f"{kind} {place}"
+                try:
+                    unit = _unit(variant, text, "", "")
+                except ContractError:
+                    continue
+                units[text] = (unit.province, {p.name: Unit(unit.location, unit.kind, p.name) for p in variant.powers})
+    return _Names({p.name: p.name for p in variant.powers}, units, frozenset(variant.supply_centers))
+
+
 def _units(variant: Variant | None, doc: Mapping[str, Any]) -> tuple[Unit, ...]:
     if "units" not in doc:
         raise ContractError("missing field 'units' (power -> list of units like \"F LON\")", None)
+    if variant is not None:
+        quick = _units_quickly(_names(variant), doc["units"])
+        if quick is not None:
+            return quick
+    return _units_carefully(variant, doc)
+
+
+def _units_quickly(names: _Names, listed: Any) -> tuple[Unit, ...] | None:
+    """The units as ``_units_carefully`` reads them when every power and unit is written
+    canonically and nothing is wrong; else ``None`` (the careful reading finds what)."""
+    if type(listed) is not dict:
+        return None
+    units: list[Unit] = []
+    provinces: list[str] = []
+    add, occupy = units.append, provinces.append
+    known_units, known_powers = names.units, names.powers
+    try:
+        for name, written in listed.items():
+            power = known_powers.get(name)
+            if power is None or type(written) is not list:
+                return None
+            for text in written:
+                standing = known_units.get(text)  # TypeError for a list or an object: the careful way
+                if standing is None:
+                    return None
+                occupy(standing[0])
+                add(standing[1][power])
+    except TypeError:
+        return None
+    if len(set(provinces)) != len(provinces):
+        return None  # two units in a province: said carefully
+    units.sort(key=_by_location)
+    return tuple(units)
+
+
+_by_location = attrgetter("location")
+
+
+def _units_carefully(variant: Variant | None, doc: Mapping[str, Any]) -> tuple[Unit, ...]:
     units: list[Unit] = []
     seen: dict[str, Unit] = {}
     for name, listed in _object(doc["units"], "units").items():
@@ -167,6 +238,39 @@ def _units(variant: Variant | None, doc: Mapping[str, Any]) -> tuple[Unit, ...]:
 
 
 def _centers(variant: Variant | None, doc: Mapping[str, Any], phase: Phase) -> dict[str, frozenset[str]]:
+    if variant is not None and "centers" in doc:
+        quick = _centers_quickly(_names(variant), doc["centers"])
+        if quick is not None:
+            return quick
+    return _centers_carefully(variant, doc, phase)
+
+
+def _centers_quickly(names: _Names, listed: Any) -> dict[str, frozenset[str]] | None:
+    """The centres as ``_centers_carefully`` reads them when every power and centre is
+    written canonically and no centre has two owners; else ``None``."""
+    if type(listed) is not dict:
+        return None
+    centers: dict[str, frozenset[str]] = {}
+    supply, known_powers = names.centers, names.powers
+    count = 0
+    try:
+        for name, written in listed.items():
+            power = known_powers.get(name)
+            if power is None or type(written) is not list:
+                return None
+            owned = frozenset(written)  # TypeError for a list or an object: the careful way
+            if not owned <= supply:
+                return None
+            centers[power] = owned
+            count += len(owned)
+    except TypeError:
+        return None
+    if count != len(frozenset().union(*centers.values())):
+        return None  # a centre owned by two powers: said carefully
+    return centers
+
+
+def _centers_carefully(variant: Variant | None, doc: Mapping[str, Any], phase: Phase) -> dict[str, frozenset[str]]:
     if "centers" not in doc:
         if phase.kind is PhaseKind.ADJUSTMENT:
             raise ContractError("missing field 'centers': adjustment phases need centre ownership", None)
@@ -245,8 +349,14 @@ def position_from_json(variant_or_doc: Variant | Mapping[str, Any], doc: Mapping
 
 def order_texts_from_json(variant: Variant, doc: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
     """``orders``: power -> the order lines as typed (parsed later, one by one)."""
+    listed = doc.get("orders", {})
+    if type(listed) is dict:  # the quick way, when every power is written canonically
+        known_powers = _names(variant).powers
+        quick = {known_powers.get(name): lines for name, lines in listed.items()}
+        if None not in quick and all(type(lines) is list and all(type(line) is str for line in lines) for lines in quick.values()):
+            return {power: tuple(lines) for power, lines in quick.items()}  # type: ignore[misc]
     orders: dict[str, tuple[str, ...]] = {}
-    for name, lines in _object(doc.get("orders", {}), "orders").items():
+    for name, lines in _object(listed, "orders").items():
         power = _power(variant, name, "orders")
         texts = tuple(_string(line, f"an order of {power}") for line in _list(lines, f"orders of {power}"))
         orders[power] = orders.get(power, ()) + texts
@@ -272,7 +382,7 @@ def _units_by_power(units: Iterable[Unit]) -> dict[str, list[str]]:
     by_power: dict[str, list[Unit]] = {}
     for unit in units:
         by_power.setdefault(unit.power, []).append(unit)
-    return {power: [str(u) for u in sorted(listed)] for power, listed in sorted(by_power.items())}
+    return {power: [str(u) for u in sorted(listed, key=_by_location)] for power, listed in sorted(by_power.items())}
 
 
 def _centers_by_power(centers: Mapping[str, frozenset[str]]) -> dict[str, list[str]]:
@@ -305,19 +415,28 @@ def result_to_json(result: OrderResult) -> dict[str, Any]:
     return item
 
 
+def _in_order(adjudication: Adjudication, extra: Iterable[OrderResult]) -> list[OrderResult]:
+    """The results, each of ``extra`` listed after its power's other results (the
+    adjudication's own are grouped by power already)."""
+    results = list(adjudication.results)
+    extra = list(extra)
+    if extra:
+        results += extra
+        powers = {r.power: i for i, r in reversed(list(enumerate(results)))}
+        results = [results[i] for i in sorted(range(len(results)), key=lambda i: (powers[results[i].power], i))]
+    return results
+
+
 def results_to_json(phase: Phase, adjudication: Adjudication, extra: Iterable[OrderResult] = ()) -> dict[str, Any]:
     """The contract's output document for one adjudicated phase.
 
     ``extra`` are results decided before adjudication (orders that could not be
     parsed, reported as ``void``); they are listed with their power's results.
     """
-    results = list(adjudication.results) + list(extra)
-    powers = {r.power: i for i, r in reversed(list(enumerate(results)))}
-    ordered = sorted(range(len(results)), key=lambda i: (powers[results[i].power], i))
     nxt = adjudication.position
     return {
         "phase": str(phase),
-        "results": [result_to_json(results[i]) for i in ordered],
+        "results": list(map(result_to_json, _in_order(adjudication, extra))),
         "units": _units_by_power(nxt.units),
         "dislodged": [
             {
@@ -333,3 +452,44 @@ def results_to_json(phase: Phase, adjudication: Adjudication, extra: Iterable[Or
         "next_phase": str(nxt.phase),
         "winner": adjudication.winner,
     }
+
+
+def results_to_text(phase: Phase, adjudication: Adjudication, extra: Iterable[OrderResult] = ()) -> str:
+    """``json.dumps(results_to_json(phase, adjudication, extra), ensure_ascii=False)``, the
+    same text written straight from the values (``judge adjudicate --batch`` answers every
+    line so: no documents built only to be encoded)."""
+    q = _quote
+    results = []
+    add = results.append
+    for power, order, result, reason in _in_order(adjudication, extra):
+        if reason is None:
+            add(f'{{"power": {q(power)}, "order": {q(order)}, "result": {q(result)}}}')
+        else:
+            add(f'{{"power": {q(power)}, "order": {q(order)}, "result": {q(result)}, "reason": {q(reason)}}}')
+    nxt = adjudication.position
+    by_power: dict[str, list[str]] = {}
+    for unit in sorted(nxt.units, key=_by_location):
+        by_power.setdefault(unit.power, []).append(q(f"{unit.kind._value_} {unit.location}"))
+    units = ", ".join(f"{q(power)}: [{', '.join(listed)}]" for power, listed in sorted(by_power.items()))
+    dislodged = ", ".join(
+        f'{{"power": {q(d.unit.power)}, "unit": {q(str(d.unit))}, "attacker_from": {_nullable(d.attacker_from)}, '
+        f'"retreats": {_strings(sorted(d.retreats))}}}'
+        for d in sorted(adjudication.dislodged, key=lambda d: d.unit.location)
+    )
+    centers = ", ".join(f"{q(power)}: {_strings(sorted(owned))}" for power, owned in sorted(nxt.centers.items()) if owned)
+    return (
+        f'{{"phase": {q(str(phase))}, "results": [{", ".join(results)}], "units": {{{units}}}, '
+        f'"dislodged": [{dislodged}], "contested": {_strings(sorted(adjudication.contested))}, "centers": {{{centers}}}, '
+        f'"next_phase": {q(str(nxt.phase))}, "winner": {_nullable(adjudication.winner)}}}'
+    )
+
+
+_quote = encode_basestring  # a string as json.dumps(..., ensure_ascii=False) writes it
+
+
+def _strings(texts: Iterable[str]) -> str:
+    return f"[{', '.join(map(_quote, texts))}]"
+
+
+def _nullable(text: str | None) -> str:
+    return "null" if text is None else _quote(text)

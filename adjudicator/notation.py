@@ -85,6 +85,7 @@ _DASHES = frozenset({"-", "->", "=>", ">", "\u2013", "\u2014", "\u2192"})
 _MOVE_WORDS: tuple[tuple[str, ...], ...] = (
     ("MOVES", "TO"), ("MOVE", "TO"), ("GOES", "TO"), ("ATTACKS",), ("MOVES",), ("MOVE",), ("TO",), ("M",),
 )
+_MOVE_FIRST_WORDS = frozenset(sequence[0] for sequence in _MOVE_WORDS)
 _HOLD = frozenset({"H", "HOLD", "HOLDS", "STAND", "STANDS"})
 _SUPPORT = frozenset({"S", "SUP", "SUPP", "SUPPORT", "SUPPORTS"})
 _CONVOY = frozenset({"C", "CONVOY", "CONVOYS", "CVY"})
@@ -112,6 +113,9 @@ _PHASE_HELP = {
 }
 
 
+_NOTHING_GLUED: frozenset[int] = frozenset()
+
+
 class _Tokens:
     """A cursor over one order's tokens."""
 
@@ -120,6 +124,11 @@ class _Tokens:
     def __init__(self, text: str) -> None:
         self.text = text
         upper = text.upper().translate(_DROPPED)
+        if "-" not in upper:  # no hyphen to glue: the words are all there is to find
+            self.words = _TOKEN.findall(upper)
+            self.glued = _NOTHING_GLUED
+            self.at = 0
+            return
         matches = list(_TOKEN.finditer(upper))
         self.words = [m.group() for m in matches]
         # A hyphen written inside a word ("Mid-Atlantic", "LON-NTH") may be part of a name.
@@ -147,6 +156,8 @@ class _Tokens:
     def take_move_word(self) -> bool:
         if self.take(_DASHES):
             return True
+        if self.peek() not in _MOVE_FIRST_WORDS:  # no sequence can start here
+            return False
         for sequence in _MOVE_WORDS:
             if tuple(self.words[self.at : self.at + len(sequence)]) == sequence:
                 self.at += len(sequence)
@@ -177,6 +188,8 @@ class OrderParser:
         for abbrev in self.provinces:
             self.names[(abbrev,)] = abbrev
         self.longest_name = max(len(words) for words in self.names)
+        # every beginning of a name (the names too): reading a name stops at words no name goes on with
+        self.name_starts = frozenset(words[:end] for words in self.names for end in range(1, len(words) + 1))
         self.fleet_moves = variant.fleet_moves
         self.handlers: dict[PhaseKind, Callable[[_Tokens, Position, str, Mapping[str, Unit]], Order]] = {
             PhaseKind.MOVEMENT: self._movement,
@@ -213,7 +226,10 @@ class OrderParser:
                 continue
             key.append(words[i])
             i += 1
-            province = self.names.get(tuple(key))
+            read = tuple(key)
+            if read not in self.name_starts:
+                break  # no longer name begins so
+            province = self.names.get(read)
             if province is not None:
                 best = (province, i)
         if best is None:
@@ -370,6 +386,56 @@ class OrderParser:
             raise tokens.fail(f"expected '-' and the army's destination after {army_from}, got {tokens.rest() or 'nothing'!r}")
         army_to, _ = self._location(tokens, "the convoyed army's destination")
         return Convoy(unit, army_from, army_to)
+
+    # -- spellings of canonical movement orders ---------------------------------------------
+
+    def canonical_spelling(self, text: str) -> str | None:
+        """The canonical text of a movement order written with the unit's kind and words this
+        parser reads the same whatever the board (names, aliases, any case, ``to`` or ``moves
+        to``, ``supports``, ``convoys``, ``holds``, coasts, a trailing ``via convoy``), else
+        ``None``.  Where the text names units, the canonical text names them as written: it
+        reads as ``text`` does only on a board where they stand so, which the caller checks
+        (``canonical_lines.read_canonical``); routes and anything unusual give ``None``."""
+        tokens = _Tokens(text)
+        try:
+            kind = _KINDS.get(tokens.peek() or "")
+            if kind is None:
+                return None
+            tokens.at += 1
+            province, coast = self._location(tokens, "the unit to order")
+            head = f"{kind.value} {self._place(kind, province, coast)}"
+            if tokens.take(_HOLD):
+                body = "H"
+            elif tokens.take(_SUPPORT):
+                other = _KINDS.get(tokens.peek() or "")
+                if other is None:
+                    return None
+                tokens.at += 1
+                supported, _ = self._location(tokens, "the supported unit")
+                body = f"S {other.value} {supported}"
+                if not (tokens.done() or tokens.take(_HOLD)):
+                    if not tokens.take_move_word():
+                        return None
+                    target, target_coast = self._location(tokens, "the supported move's destination")
+                    self._take_via_convoy(tokens)  # the support is the same
+                    body += f" - {self._place(other, target, target_coast)}"
+            elif tokens.take(_CONVOY):
+                tokens.take(frozenset(_KINDS))  # the convoyed unit's kind is not read
+                army_from, _ = self._location(tokens, "the convoyed army")
+                if not tokens.take_move_word():
+                    return None
+                army_to, _ = self._location(tokens, "the convoyed army's destination")
+                body = f"C A {army_from} - {army_to}"
+            elif tokens.take_move_word():
+                destination, destination_coast = self._location(tokens, "the destination")
+                body = f"- {self._place(kind, destination, destination_coast)}"
+                if self._take_via_convoy(tokens):
+                    body += " VIA CONVOY"
+            else:
+                return None
+        except OrderSyntaxError:
+            return None
+        return f"{head} {body}" if tokens.done() else None
 
     # -- retreats -------------------------------------------------------------------------
 

@@ -87,6 +87,17 @@ def resolve_movement(
     return _Resolver(tables, units, orders, rules, provinces, index, powers, shapes).run()
 
 
+class Note(NamedTuple):
+    """What the resolver needs first of a legal movement order, noted by the parser: the
+    ordered unit's province, the order's kind code (HOLD, MOVE, ...) and its target province
+    (``order_shape``).  A canonical line's ``forms.Form`` starts with the same three fields
+    and serves as its note."""
+
+    province: str
+    shape: int
+    target: str
+
+
 def order_shape(order: Order, prov_of: Mapping[str, str]) -> tuple[int, str]:
     """What the resolver needs to know of a legal movement order at first: its kind (HOLD,
     MOVE, ...) and its target province (a move's destination, where a support is given)."""

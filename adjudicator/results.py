@@ -87,9 +87,8 @@ class ParsedOrders(NamedTuple):
     power: str = ""
     board: Board | None = None
     canonical: tuple[str, ...] = ()  # canonical text of each of ``orders`` (when made by parse_orders)
-    # per order, when made by parse_orders in a movement phase, a tuple that starts (the ordered
-    # unit's province, adjudicator.resolve.order_shape of the order), so that adjudicate need not
-    # work them out again (adjudicator.canonical_lines: it may go on, being the order's form)
+    # per order, when made by parse_orders in a movement phase, its note for the resolver
+    # (adjudicator.resolve.Note, or the forms.Form that starts with the same fields)
     notes: tuple[tuple, ...] = ()
 
     def __repr__(self) -> str:  # the board and the notes would drown the orders

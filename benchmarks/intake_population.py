@@ -78,8 +78,8 @@ def _phase_history(records: Sequence[dict[str, Any]]) -> list[tuple[dict[str, An
         if following["phase"] == "S1901M":
             continue  # the next corpus game starts
         position = jsonio.position_from_json(variant, record)
-        orders = {p: api.parse_orders(variant, position, p, lines).orders for p, lines in record["orders"].items()}
-        adjudication = api.adjudicate(variant, position, orders)
+        orders = {p: api.parse_orders(api.prepare(variant, position), p, lines).orders for p, lines in record["orders"].items()}
+        adjudication = api.adjudicate(api.prepare(variant, position), orders)
         results = jsonio.results_to_json(position.phase, adjudication)["results"]
         history.append((record, results, jsonio.position_to_json(adjudication.position)))
     return history

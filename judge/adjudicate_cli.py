@@ -13,13 +13,18 @@ import json
 import sys
 import traceback
 from dataclasses import dataclass, field
-from typing import IO, Any, Iterable, Mapping
+from typing import IO, TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from adjudicator import jsonio
 from adjudicator.jsonio import ContractError
 from adjudicator.mapdata import MapError
 from adjudicator.notation import OrderSyntaxError, parse_order
-from adjudicator.types import Variant
+from adjudicator.types import Phase, Variant
+
+if TYPE_CHECKING:  # the engine itself is imported when a document is answered (--help needs none of it)
+    from adjudicator.board import Board
+    from adjudicator.orders import Order
+    from adjudicator.results import Adjudication, OrderResult, ParsedOrders
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1  # an engine bug: a traceback went to standard error
@@ -125,8 +130,17 @@ class Adjudicator:
 
     def answer(self, doc: Any) -> dict[str, Any]:
         """The output document for one input document; raises ContractError."""
+        return jsonio.results_to_json(*self.adjudicate(doc))
+
+    def answer_line(self, doc: Any) -> str:
+        """The output document for one input document as one line of JSON (what
+        ``json.dumps(self.answer(doc), ensure_ascii=False)`` gives); raises ContractError."""
+        return jsonio.results_to_text(*self.adjudicate(doc))
+
+    def adjudicate(self, doc: Any) -> tuple[Phase, Adjudication, list[OrderResult]]:
+        """The phase of an input document, its adjudication and the results of the lines
+        that could not be understood; raises ContractError."""
         from adjudicator import api
-        from adjudicator.results import VOID, OrderResult
 
         if not isinstance(doc, dict):
             raise ContractError("the input must be a JSON object", doc)
@@ -142,17 +156,38 @@ class Adjudicator:
             rules = api.check_rules(rules)
         except ValueError as error:
             raise ContractError(str(error), sorted(rules)) from None
-        orders: dict[str, list[Any]] = {}
+        board = api.prepare(variant, position)
+        orders: dict[str, ParsedOrders | list[Order]] = {}
         unparsed: list[OrderResult] = []
         for power, lines in texts.items():
-            parsed = orders.setdefault(power, [])
-            for text in lines:
-                try:
-                    parsed.append(parse_order(variant, position, power, text))
-                except OrderSyntaxError as error:
-                    unparsed.append(OrderResult(power, text.strip(), VOID, str(error)))
-        adjudication = api.adjudicate(variant, position, orders, rules)
-        return jsonio.results_to_json(position.phase, adjudication, unparsed)
+            parsed = api.parse_orders(board, power, lines)
+            if not parsed.errors and len(parsed.orders) == len(lines):
+                orders[power] = parsed  # every line read and legal: adjudicate takes them as checked
+            else:  # the lenient reading, line by line: unreadable lines listed apart, illegal ones void
+                orders[power] = _one_by_one(board, power, lines, unparsed)
+        return position.phase, api.adjudicate(board, orders, rules), unparsed
+
+
+def _one_by_one(board: Board, power: str, lines: Sequence[str], unparsed: list[OrderResult]) -> list[Order]:
+    """``power``'s orders, each line understood but not checked (``adjudicate`` reports an
+    illegal order void in its unit's place): by the fast path's reader when the line is
+    canonical, else by the lenient parser; a line that cannot be understood goes to
+    ``unparsed`` as a void result quoting it."""
+    from adjudicator.canonical_lines import read_canonical
+    from adjudicator.results import VOID, OrderResult
+
+    variant, position, units = board.variant, board.position, board.units
+    orders: list[Order] = []
+    for text in lines:
+        found = read_canonical(board, power, text)
+        if found is not None:
+            orders.append(found[0])
+            continue
+        try:
+            orders.append(parse_order(variant, position, power, text, units))
+        except OrderSyntaxError as error:
+            unparsed.append(OrderResult(power, text.strip(), VOID, str(error)))
+    return orders
 
 
 def _error(error: ContractError, **extra: Any) -> dict[str, Any]:
@@ -188,7 +223,8 @@ def run_batch(lines: Iterable[str], out: IO[str], err: IO[str], engine: Adjudica
         try:
             if not line.strip():
                 raise ContractError("empty line: expected one JSON document per line", None)
-            _write(out, engine.answer(_decode(line)), None)
+            out.write(engine.answer_line(_decode(line)))
+            out.write("\n")
         except ContractError as error:
             _write(out, _error(error, line=number), None)
             status = status if status == EXIT_INTERNAL else EXIT_MALFORMED

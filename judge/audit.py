@@ -201,10 +201,10 @@ def readjudicate(context: Context, input_doc: Mapping[str, Any]) -> tuple[dict[s
     for power, lines in sorted(texts.items()):
         for line in lines:
             try:
-                orders.setdefault(power, []).append(api.parse_order(variant, position, power, line))
+                orders.setdefault(power, []).append(api.parse_order(api.prepare(variant, position), power, line))
             except (api.OrderSyntaxError, api.IllegalOrder) as problem:
                 unreadable.append(OrderResult(power, line, "void", problem.reason))
-    adjudication = api.adjudicate(variant, position, orders, rules)
+    adjudication = api.adjudicate(api.prepare(variant, position), orders, rules)
     output = results_to_json(position.phase, adjudication, unreadable)
     return output, api.position_digest(position), api.position_digest(adjudication.position)
 

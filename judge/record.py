@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from adjudicator.api import IllegalOrder, OrderSyntaxError, parse_order
+from adjudicator.api import IllegalOrder, OrderSyntaxError, parse_order, prepare
 from adjudicator.types import Position, Variant
 
 FORMAT = "dipjudge-phase/1"
@@ -103,7 +103,7 @@ def orders_from_revealed(variant: Variant, position: Position, power: str, data:
             ignored.append((line[:5] + "...", "the salt of a SHA256 commitment"))
             continue
         try:
-            orders.append(parse_order(variant, position, power, line).canonical())
+            orders.append(parse_order(prepare(variant, position), power, line).canonical())
         except IllegalOrder:
             orders.append(line)
         except OrderSyntaxError as problem:

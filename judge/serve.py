@@ -20,6 +20,7 @@ from judge.edge.imap_in import ImapPoller
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
 from judge.edge.smtp_out import OutboxSender, transport_for
 from judge.hooks import default_process_hook, resolve_hook
+from judge.store.leases import HEARTBEAT_SECONDS
 from judge.store.engine import Store
 from judge.store.schema import check_schema, is_empty, upgrade
 from judge.worker import Worker
@@ -101,6 +102,15 @@ class Daemon:
     def _run_worker(self) -> None:
         self.worker.run(self.stop_event, self.inbox_wake, self.settings.worker.poll_seconds)
 
+    def _run_lease_keeper(self) -> None:
+        """Heartbeat of this sender's leases; release those of judge processes that are gone."""
+        while not self.stop_event.wait(HEARTBEAT_SECONDS):
+            try:
+                if self.sender.maintain():
+                    self.outbox_wake.set()
+            except Exception:
+                log.exception("lease keeper: cannot reach the database; trying again")
+
     def _run_scheduler(self) -> None:
         assert self.tick is not None
         while not self.stop_event.wait(self.settings.scheduler.tick_seconds):
@@ -118,15 +128,19 @@ class Daemon:
         self._threads = [
             threading.Thread(target=self.sender.run, name="sender", daemon=True,
                              args=(self.stop_event, self.outbox_wake, self.settings.outbound.poll_seconds)),
+            threading.Thread(target=self._run_lease_keeper, name="lease-keeper", daemon=True),
         ]
         if self.poller is not None:
             self._threads.append(threading.Thread(target=self.poller.run, name="imap",
                                                   daemon=True, args=(self.stop_event,)))
         if self.tick is not None:
             self._threads.append(threading.Thread(target=self._run_scheduler, name="scheduler", daemon=True))
-        check_port_free(self.settings.smtp.host, self.settings.smtp.port)
-        self.controller.start()  # first: a busy port fails before anything else runs
-        _ensure_judge_key(self.settings)
+        from judge.keyrecord import settle_judge_key  # gpg and services: only when serving
+
+        check_port_free(self.settings.smtp.host, self.settings.smtp.port)  # a busy port fails first
+        settle_judge_key(self.settings, self.store)  # before listening: no mail before the key
+        self.sender.start()  # a lease owner; rows a crashed run of ours left are due again
+        self.controller.start()
         if self._worker_thread is not None:
             self._worker_thread.start()
         else:
@@ -161,6 +175,10 @@ class Daemon:
         for thread in self._threads:
             if thread.ident is not None:  # never started when start() failed early
                 thread.join(timeout=30)
+        try:
+            self.sender.stop()
+        except Exception:  # the database is gone: the leases expire, or others release them
+            log.exception("could not give back the outbox leases")
         _stop_judge_agents(self.settings)
         log.info("stopped")
 
@@ -181,19 +199,6 @@ class Daemon:
             self.stop()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
-
-
-def _ensure_judge_key(settings: Settings) -> None:
-    """The judge's key pair, generated on first start (signed broadcasts, GET KEY, sealed
-    orders).  Without it the judge still runs, and says so: broadcasts go out unsigned."""
-    from judge.publish.signing import ensure_judge_key, home_of
-
-    try:
-        fingerprint = ensure_judge_key(settings.judge)
-    except Exception as problem:  # no gpg, an unusable home: run, but say why nothing is signed
-        log.error("judge key unavailable in %s (%s): broadcasts will NOT be signed", home_of(settings.judge), problem)
-        return
-    log.info("judge key %s in %s", fingerprint, home_of(settings.judge))
 
 
 def _stop_judge_agents(settings: Settings) -> None:

@@ -47,6 +47,7 @@ def worker_command(args: argparse.Namespace) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     # Imported here, not at the top: every `judge` command builds this parser, and the
     # store (SQLAlchemy, Alembic) takes about a second to import.
+    from judge.keyrecord import JudgeKeyRefused
     from judge.serve import Daemon
 
     settings = settings_from(args)
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         daemon = Daemon(settings, store, clock=clock, worker_command=worker_command(args))
         daemon.serve_forever()
-    except (HookError, ConfigError) as exc:
+    except (HookError, ConfigError, JudgeKeyRefused) as exc:
         print(f"judge serve: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:

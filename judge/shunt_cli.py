@@ -75,7 +75,9 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_retry(args: argparse.Namespace) -> int:
-    from judge.store.models_mail import RECEIVED, SHUNTED, Shunt
+    from sqlalchemy import update
+
+    from judge.store.models_mail import RECEIVED, SHUNTED, InboundMessage, Shunt
 
     settings = settings_from(args)
     if settings is None:
@@ -96,13 +98,29 @@ def run_retry(args: argparse.Namespace) -> int:
                 print(f"judge shunt retry: there is no shunt {shunt_id} (see `judge shunt list`)",
                       file=sys.stderr)
                 return 1
+            if shunt.inbound.processed_at is not None:
+                # A mail another worker processed after this one's shunt (before the
+                # guarded shunt, a shunt could overwrite "processed"): never twice.
+                print(f"judge shunt retry: message #{shunt.inbound_id} of shunt {shunt_id} was processed at "
+                      f"{shunt.inbound.processed_at:%Y-%m-%d %H:%M:%S}Z; retrying would apply it twice",
+                      file=sys.stderr)
+                return 1
             if shunt.retried or shunt.inbound.status != SHUNTED:
                 print(f"judge shunt retry: shunt {shunt_id} was already retried "
                       f"(message #{shunt.inbound_id} is {shunt.inbound.status})", file=sys.stderr)
                 return 1
+            requeued = session.execute(
+                update(InboundMessage)
+                .where(InboundMessage.id == shunt.inbound_id, InboundMessage.status == SHUNTED,
+                       InboundMessage.processed_at.is_(None))
+                .values(status=RECEIVED)
+                .execution_options(synchronize_session=False)
+            ).rowcount
+            if not requeued:  # another `judge shunt retry` got there first
+                print(f"judge shunt retry: message #{shunt.inbound_id} is no longer shunted", file=sys.stderr)
+                return 1
             shunt.retried = True
             shunt.retried_at = datetime.now(timezone.utc)
-            shunt.inbound.status = RECEIVED
             print(f"message #{shunt.inbound_id} queued again; the running judge "
                   "(or the next `judge serve`) processes it")
     finally:

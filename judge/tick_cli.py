@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from judge.cli_options import add_config_argument, clock_from, settings_from, setup_logging, store_from
@@ -36,6 +37,15 @@ def run(args: argparse.Namespace) -> int:
     if store is None:
         return 1
     try:
+        from judge.keyrecord import JudgeKeyRefused, recorded_key, require_recorded_key
+
+        record = recorded_key(store)
+        if record is not None:
+            try:
+                require_recorded_key(settings.judge, record)  # sign with the judge's one key
+            except JudgeKeyRefused as exc:
+                print(f"judge tick: {exc}", file=sys.stderr)
+                return 2
         report = run_pass(store, settings, clock())
     finally:
         store.dispose()

@@ -63,6 +63,9 @@ _CLAIM = (select(*_CLAIMED_COLUMNS).where(_INBOUND.c.status == RECEIVED)
           .order_by(_INBOUND.c.id).limit(1).with_for_update(skip_locked=True))
 _CLAIM_ONE = (select(*_CLAIMED_COLUMNS).where(_INBOUND.c.status == RECEIVED, _INBOUND.c.id == bindparam("id"))
               .limit(1).with_for_update(skip_locked=True))
+# Guarded: only a mail still waiting (not processed, not shunted, by anyone) is shunted.
+_SHUNT_IF_RECEIVED = update(_INBOUND).where(_INBOUND.c.id == bindparam("row_id"), _INBOUND.c.status == RECEIVED) \
+    .values(status=SHUNTED)
 _MARK_PROCESSED = update(_INBOUND).where(_INBOUND.c.id == bindparam("row_id")).values(
     status=PROCESSED, processed_at=bindparam("now"), loop_reason=bindparam("reason"))
 
@@ -178,13 +181,17 @@ class Worker:
         log.info("message #%d processed, %d mail queued", row.id, len(outgoing))
 
     def _shunt(self, inbound_id: int, trace: str) -> None:
-        log.error("message #%d shunted:\n%s", inbound_id, trace)
+        """Shunt the mail unless it is no longer this worker's: once the failed transaction
+        rolled back, another worker may have claimed and processed (or shunted) it."""
         with self.store.unit_of_work() as session:
-            row = session.get(InboundMessage, inbound_id)
-            if row is None:
-                return
-            row.status = SHUNTED
-            session.add(Shunt(inbound_id=inbound_id, traceback=trace, created_at=self.clock()))
+            taken = session.connection().execute(_SHUNT_IF_RECEIVED, {"row_id": inbound_id}).rowcount
+            if taken:
+                session.add(Shunt(inbound_id=inbound_id, traceback=trace, created_at=self.clock()))
+        if taken:
+            log.error("message #%d shunted:\n%s", inbound_id, trace)
+        else:
+            log.warning("message #%d failed here but another worker has handled it meanwhile; not shunted:\n%s",
+                        inbound_id, trace)
 
     def process_pending(self) -> int:
         """Process everything stored so far; the count of messages handled."""

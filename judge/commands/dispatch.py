@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from mailcmds import Command, Create, OrderLines, Resign, Signon, SourceLine
 
+from judge.commands import signon
 from judge.commands.context import SESSION_OPENERS, MailContext
 from judge.commands.table import Needs, handler_for
 from judge.mail import CommandRefused
@@ -42,11 +43,14 @@ def run_command(ctx: MailContext, command: Command) -> None:
         ctx.deferred.append((command, ctx.signed_on))
         return
     target = _signon_target(command)
-    if target is not None and target in ctx.refused_signons:
-        ctx.failed(command.source, f"not tried: one sign-on attempt for {target[1]} in game '{target[0]}' per mail, "
-                                   f"and the one above was refused; send the right password in a new mail")
-        ctx.signed_on, ctx.failed_signon = None, command.source
-        return
+    if target is not None:
+        unread = (f"not tried: one sign-on attempt for {target[1]} in game '{target[0]}' per mail, and the one "
+                  "above was refused; send the right password in a new mail"
+                  if target in ctx.refused_signons else signon.throttled(ctx, command))  # type: ignore[arg-type]
+        if unread is not None:
+            ctx.failed(command.source, unread)
+            ctx.signed_on, ctx.failed_signon = None, command.source
+            return
     handler = handler_for(type(command))
     marks = (len(ctx.outgoing), len(ctx.blocks), len(ctx.entries), len(ctx.sessions))
     signed_on = ctx.signed_on
@@ -60,6 +64,7 @@ def run_command(ctx: MailContext, command: Command) -> None:
         ctx.failed(command.source, str(refusal))
         if target is not None:
             ctx.refused_signons.add(target)
+            signon.record_refusal(ctx, command)  # type: ignore[arg-type]  # outside the rolled-back savepoint
         if opens:
             ctx.signed_on = None
             ctx.failed_signon = command.source

@@ -8,7 +8,7 @@ without being stored.  The phase itself moves on in judge/phases/sealed_flow.py 
 
 from __future__ import annotations
 
-from adjudicator.api import requirements
+from adjudicator.api import prepare, requirements
 from judge.crypto.commitments import check_commitment, verify_reveal, verify_sha256_reveal
 from judge.record import orders_from_revealed
 from judge.commands.context import MailContext, SignedOn
@@ -71,7 +71,7 @@ def _open_for_commits(ctx: MailContext, game: Game, power: str) -> SealedPhase:
             f"the commitments for {stage.phase} are closed (published to the game's list): a commitment can no "
             "longer be made or changed; REVEAL the orders you committed to"
         )
-    if power not in stage.required and power not in requirements(variant_of(game), position_of(game)):
+    if power not in stage.required and power not in requirements(prepare(variant_of(game), position_of(game))):
         raise CommandRefused(f"{power} has nothing to order in {stage.phase}: no commitment is needed")
     return stage
 

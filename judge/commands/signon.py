@@ -1,17 +1,37 @@
-"""SIGNON power@game / Xgame / master@game / observer@game, and SIGNOFF."""
+"""SIGNON power@game / Xgame / master@game / observer@game, and SIGNOFF; the throttle
+against password guessing.
+
+The throttle: every refused SIGNON is recorded (address, game, who).  From an address
+with 3 or more refusals in the last day, the next SIGNON waits 2^(n-3) minutes after the
+last refusal (at most a day); the same for one game's power (or master or observer) over
+all addresses but its owner's, so an attack from elsewhere never locks the owner out.  A
+sign-on that must wait is refused unread, and the reply says until when.  An attacker's
+best rate is then about 14 guesses a day per address and per account.
+"""
 
 from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import func, select
 
 from mailcmds import Signoff, Signon, PowerListError, resolve_power
 
 from judge.commands.context import MailContext
 from judge.mail import CommandRefused
 from judge.commands.fair_players import player_by_number
-from judge.store.queries import find_game, master_of, observers, player_of, variant_of
+from judge.store.queries import as_utc, find_game, master_of, observers, player_of, variant_of
 from judge.store.models_game import FORMING, PREPARATION, Game, Membership
+from judge.store.models_signon import SignonFailure
+from judge.store.retention import SIGNON_MEMORY
 from judge.store.passwords import verify_password
+from judge.turns import format_deadline
 
 MASTER_TOKENS = ("M", "MASTER")
+#: Refusals that cost nothing; after them each one doubles the wait (from one minute).
+FREE_REFUSALS = 3
+THROTTLE_WINDOW = SIGNON_MEMORY
+LONGEST_WAIT = timedelta(days=1)
 
 
 def _member_for(ctx: MailContext, game: Game, token: str) -> Membership:
@@ -65,3 +85,52 @@ def signon(ctx: MailContext, command: Signon) -> None:
 
 def signoff(ctx: MailContext, command: Signoff) -> None:
     ctx.done(command, "end of commands")
+
+
+# -- the throttle -----------------------------------------------------------------------------
+def wait_until(refusals: int, last: datetime) -> datetime | None:
+    """When the next sign-on may be tried after ``refusals`` in the window, the last at
+    ``last``; None when it need not wait."""
+    if refusals < FREE_REFUSALS:
+        return None
+    return last + min(timedelta(minutes=2 ** (refusals - FREE_REFUSALS)), LONGEST_WAIT)
+
+
+def throttled(ctx: MailContext, command: Signon) -> str | None:
+    """Why this SIGNON is refused unread, or None when it may be tried."""
+    since = ctx.now - THROTTLE_WINDOW
+    address = ctx.sender.lower()
+    table = SignonFailure
+    count, last = ctx.session.execute(
+        select(func.count(), func.max(table.failed_at)).where(table.address == address, table.failed_at > since)
+    ).one()
+    until = wait_until(count, as_utc(last)) if last is not None else None
+    if until is not None and until > ctx.now:
+        return (f"not tried: {count} sign-ons from {address} were refused in the last day; the next one is read "
+                f"from {format_deadline(until)} (each refusal doubles the wait)")
+    game, who = command.game.lower(), command.power.upper()
+    if address == _owner_address(ctx, command):
+        return None
+    count, last = ctx.session.execute(
+        select(func.count(), func.max(table.failed_at)).where(
+            table.game == game, table.who == who, table.failed_at > since, table.address != address)
+    ).one()
+    until = wait_until(count, as_utc(last)) if last is not None else None
+    if until is not None and until > ctx.now:
+        return (f"not tried: {count} sign-ons for {who} in game '{game}' were refused in the last day; the next "
+                f"one from an address other than its player's is read from {format_deadline(until)}")
+    return None
+
+
+def record_refusal(ctx: MailContext, command: Signon) -> None:
+    ctx.session.add(SignonFailure(address=ctx.sender.lower(), game=command.game.lower()[:64],
+                                  who=command.power.upper()[:64], failed_at=ctx.now))
+
+
+def _owner_address(ctx: MailContext, command: Signon) -> str | None:
+    """The address on file for the membership the SIGNON names (None when it names none)."""
+    try:
+        game = find_game(ctx.session, command.game)
+        return (_member_for(ctx, game, command.power).address or "").lower() or None
+    except CommandRefused:
+        return None

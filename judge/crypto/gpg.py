@@ -4,17 +4,25 @@ The judge keeps one keyring in its data directory (its own key pair plus the pla
 public keys); each player tool works on the player's own home.  Every operation that can
 fail raises :class:`GpgError` with gpg's own status text, except signature checks, which
 return a :class:`Verdict` because a bad signature is an outcome, not an error.
+
+Several processes may use one home at once (two daemons, worker processes, ``judge
+tick``), and they share its gpg-agent.  Each open ``Keyring`` holds a shared ``flock``
+on ``<home>/.keyring-users.lock``; closing one stops the agent only when it can take that
+lock exclusively, i.e. when no other keyring on the home is open in any process.  A
+signature that fails anyway (an agent stopped by hand, a restart race) is tried again.
 """
 
 from __future__ import annotations
 
+import fcntl
+import logging
 import os
 import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import gnupg
 
@@ -28,8 +36,15 @@ from judge.crypto.packets import (
 )
 from judge.crypto.verdict import Verdict, normalize_fingerprint
 
+log = logging.getLogger("judge.gpg")
+
 # gpg-agent's socket lives under the home; Unix socket paths stop at 108 bytes.
 MAX_HOME_LENGTH = 80
+#: The file whose shared locks count the keyrings open on a home (see the module doc).
+USERS_LOCK = ".keyring-users.lock"
+#: Attempts of one signature, and the pause before each retry (the agent restarting).
+SIGN_ATTEMPTS = 3
+SIGN_RETRY_PAUSE_SECONDS = 0.2
 
 
 class GpgError(RuntimeError):
@@ -63,6 +78,7 @@ class Keyring:
                 "characters, e.g. from tempfile.mkdtemp(dir='/tmp')"
             )
         self.home.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self._users = _HomeUse(self.home)
         self._binary = gpg_binary
         self._listing: list[dict] | None = None  # cached public key list; reset on change
         self._gpg = gnupg.GPG(
@@ -74,8 +90,9 @@ class Keyring:
 
     # -- lifetime -------------------------------------------------------------------------
     def close(self) -> None:
-        """Stop the gpg-agent (and dirmngr) that operations on this home started."""
-        stop_agents(self.home)
+        """Stop the gpg-agent (and dirmngr) of this home, unless another keyring on it is
+        open (in this process or another): that one is still using the agent."""
+        self._users.leave(lambda: stop_agents(self.home))
 
     def __enter__(self) -> "Keyring":
         return self
@@ -130,6 +147,46 @@ class Keyring:
         if not result.fingerprints:
             raise GpgError(f"gpg imported no key: {_last_error(result.stderr)}")
         return sorted({normalize_fingerprint(f) for f in result.fingerprints})
+
+    def export_secret_key(self, fingerprint: str, *, passphrase: str = "") -> str:
+        """The armored secret key (to move the judge's key to another host)."""
+        result = self._run(["--armor", "--export-secret-keys", normalize_fingerprint(fingerprint)],
+                           passphrase=passphrase)
+        if result.returncode != 0 or "PRIVATE KEY BLOCK" not in result.stdout:
+            raise GpgError(f"no secret key {fingerprint} in {self.home}: {_last_error(result.stderr)}")
+        return result.stdout
+
+    def key_block_fingerprints(self, armored: str) -> tuple[list[str], list[str]]:
+        """(primary fingerprints of the secret keys, of the public-only keys) in a key
+        block, without importing it."""
+        result = self._run(["--with-colons", "--import-options", "show-only", "--import"], stdin=armored)
+        secret: list[str] = []
+        public: list[str] = []
+        kind = None
+        for line in result.stdout.splitlines():
+            fields = line.split(":")
+            if fields[0] in ("sec", "pub"):
+                kind = fields[0]
+            elif fields[0] == "fpr" and kind is not None:
+                (secret if kind == "sec" else public).append(normalize_fingerprint(fields[9]))
+                kind = None
+        if not secret and not public:
+            raise GpgError(f"no key in the block: {_last_error(result.stderr)}")
+        return secret, public
+
+    def import_secret_key(self, armored: str, *, passphrase: str = "") -> None:
+        """Import a (trusted: the operator's own) secret key block."""
+        result = self._run(["--import"], stdin=armored, passphrase=passphrase)
+        self._listing = None
+        if result.returncode != 0:
+            raise GpgError(f"gpg could not import the key: {_last_error(result.stderr)}")
+
+    def _run(self, args: list[str], *, stdin: str | None = None,
+             passphrase: str | None = None) -> subprocess.CompletedProcess[str]:
+        command = [self._binary, "--homedir", str(self.home), "--batch", "--pinentry-mode", "loopback"]
+        if passphrase is not None:
+            command += ["--passphrase", passphrase]
+        return subprocess.run(command + args, input=stdin, capture_output=True, text=True, check=False)
 
     def export_public_key(self, fingerprint: str) -> str:
         text = self._gpg.export_keys(normalize_fingerprint(fingerprint), armor=True)
@@ -206,34 +263,35 @@ class Keyring:
         self, data: bytes, signer: str, *, passphrase: str | None = None, armor: bool = True,
         digest: str = "SHA256",
     ) -> bytes:
-        result = self._gpg.sign(
-            data, keyid=signer, passphrase=passphrase, clearsign=False, detach=True,
-            binary=not armor, extra_args=["--digest-algo", digest],
-        )
-        return self._signed_bytes(result, "sign", signer)
+        return self._sign("sign", signer, data, keyid=signer, passphrase=passphrase, clearsign=False,
+                          detach=True, binary=not armor, extra_args=["--digest-algo", digest])
 
     def clearsign(self, text: str, signer: str, *, passphrase: str | None = None) -> str:
-        result = self._gpg.sign(
-            text, keyid=signer, passphrase=passphrase, clearsign=True,
-            extra_args=["--digest-algo", "SHA256"],
-        )
-        return self._signed_bytes(result, "clearsign", signer).decode("utf-8")
+        return self._sign("clearsign", signer, text, keyid=signer, passphrase=passphrase, clearsign=True,
+                          extra_args=["--digest-algo", "SHA256"]).decode("utf-8")
 
     def sign_attached(
         self, data: bytes, signer: str, *, passphrase: str | None = None, armor: bool = True,
     ) -> bytes:
         """S(M) with the signature left attached: a signed message holding ``data``."""
-        result = self._gpg.sign(
-            data, keyid=signer, passphrase=passphrase, clearsign=False, detach=False,
-            binary=not armor, extra_args=["--digest-algo", "SHA256", "--compress-algo", "none"],
-        )
-        return self._signed_bytes(result, "sign", signer)
+        return self._sign("sign", signer, data, keyid=signer, passphrase=passphrase, clearsign=False,
+                          detach=False, binary=not armor,
+                          extra_args=["--digest-algo", "SHA256", "--compress-algo", "none"])
 
-    @staticmethod
-    def _signed_bytes(result: gnupg.Sign, what: str, signer: str) -> bytes:
-        if not result.data or result.status != "signature created":
-            raise GpgError(f"gpg could not {what} with key {signer!r}: {result.status or result.stderr.strip()}")
-        return result.data
+    def _sign(self, what: str, signer: str, message: str | bytes, **options: object) -> bytes:
+        """``gpg.sign`` tried up to SIGN_ATTEMPTS times: a failure that comes from the
+        agent (stopped or restarting: "Broken pipe", "Connection reset", "invalid signer"
+        while it is away) passes; a real one (no such key) fails every time, a moment later."""
+        problem = "not attempted"
+        for attempt in range(1, SIGN_ATTEMPTS + 1):
+            result = self._gpg.sign(message, **options)
+            if result.data and result.status == "signature created":
+                return result.data
+            problem = result.status or _last_error(result.stderr) or "no status"
+            if attempt < SIGN_ATTEMPTS:
+                log.warning("gpg could not %s with key %s (%s); trying again", what, signer, problem)
+                time.sleep(SIGN_RETRY_PAUSE_SECONDS * attempt)
+        raise GpgError(f"gpg could not {what} with key {signer!r}: {problem}")
 
     # -- encryption -----------------------------------------------------------------------
     def encrypt(self, data: bytes, recipients: Sequence[str], *, armor: bool = True) -> bytes:
@@ -284,6 +342,36 @@ class Keyring:
         return _verdict_from(self._gpg.verify(text))
 
 
+class _HomeUse:
+    """One open keyring's share of its home: a shared flock held while it is open."""
+
+    def __init__(self, home: Path) -> None:
+        try:
+            self._fd: int | None = os.open(home / USERS_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            fcntl.flock(self._fd, fcntl.LOCK_SH)
+        except OSError:  # a read-only home: nobody to coordinate with
+            self._fd = None
+
+    def leave(self, last_one_out: Callable[[], None]) -> None:
+        """Stop using the home; run ``last_one_out`` if no other keyring uses it."""
+        if self._fd is None:
+            last_one_out()
+            return
+        fd, self._fd = self._fd, None
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return  # another keyring is open on this home: its agent stays
+            last_one_out()
+        finally:
+            os.close(fd)  # releases whichever lock it holds
+
+    def __del__(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+
+
 def agent_pids(home: str | os.PathLike[str]) -> list[int]:
     """Process ids of gpg daemons (gpg-agent, dirmngr, ...) started for ``home`` (Linux /proc)."""
     wanted = os.fsencode(str(Path(home)))
@@ -316,6 +404,13 @@ def stop_agents(home: str | os.PathLike[str], *, wait_seconds: float = 2.0) -> N
     deadline = time.monotonic() + wait_seconds
     while agent_pids(home) and time.monotonic() < deadline:
         time.sleep(0.01)
+
+
+def stop_agents_if_unused(home: str | os.PathLike[str]) -> None:
+    """Stop the daemons of ``home`` unless a keyring on it is open (in any process)."""
+    home = Path(home)
+    if home.is_dir():
+        _HomeUse(home).leave(lambda: stop_agents(home))
 
 
 def _last_error(stderr: str) -> str:

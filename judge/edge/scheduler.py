@@ -141,11 +141,13 @@ def run_pass(store: "Store", settings: "Settings", now: datetime) -> PassReport:
 
 
 def _purge_old_mail(store: "Store", settings: "Settings", now: datetime) -> None:
-    """Raw bytes of mail processed longer ago than [store] keep_raw_days are emptied."""
-    from judge.store.retention import purge_raw
+    """Raw bytes of mail processed longer ago than [store] keep_raw_days are emptied, and
+    refused sign-ons older than a day forgotten."""
+    from judge.store.retention import purge_raw, purge_signon_failures
 
     try:
         purged = purge_raw(store, now, settings.store.keep_raw_days)
+        purge_signon_failures(store, now)
     except Exception:
         log.exception("purging old raw mail failed; the next pass tries again")
         return

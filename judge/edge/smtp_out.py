@@ -1,11 +1,16 @@
 """The outbox sender: delivers queued mail through a relay, or into a Maildir folder.
 
-A row is leased before sending (its ``next_attempt_at`` moves forward), sent outside any
-transaction, then marked sent; a failed attempt is retried with exponential backoff and
-given up (status ``failed``) after ``max_attempts`` or on a permanent (5xx) refusal.
-Delivery is at least once: a crash between sending and marking sends the mail again
-after the lease expires, which is better than losing it.  The rows leased together (up
-to ``BATCH``) are marked in one transaction after they have all been attempted.
+Rows are leased before sending (``next_attempt_at`` moves forward and ``leased_by``
+names this sender's ``LeaseOwner``), sent outside any transaction, and each is recorded
+(sent, or its failure) in a transaction of its own as soon as its attempt ends.  So a
+crash duplicates at most the one mail in hand: the relay accepted it, the record did not
+commit, and it goes again with the same bytes and the same Message-ID (receivers may
+drop the copy).  A failed attempt is retried with exponential backoff and given up
+(status ``failed``) after ``max_attempts`` or on a permanent (5xx) refusal.
+
+The rows of a sender that died are released when it starts again, and by any other
+judge process sharing the database (``maintain``, judge.store.leases); the 5-minute
+lease is only the last resort when nobody can tell.
 """
 
 from __future__ import annotations
@@ -23,13 +28,13 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Protocol, Sequence
 
-from sqlalchemy import bindparam, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, bindparam, select, update
 
 from judge.config import OutboundSettings
+from judge.mail import Clock, utc_now
+from judge.store import leases
 from judge.store.engine import Store
 from judge.store.models_mail import FAILED, QUEUED, SENT, OutboxMessage
-from judge.mail import Clock, utc_now
 
 log = logging.getLogger("judge.smtp_out")
 
@@ -38,7 +43,7 @@ MAX_BACKOFF_SECONDS = 6 * 3600.0
 BATCH = 50
 _AUTH_CODES = frozenset({530, 534, 535, 538})
 #: After a wake-up, the sender waits this long for more mail to send in the same batch
-#: (one lease and one record transaction for all of it instead of two per mail).
+#: (one lease transaction for all of it).
 GATHER_SECONDS = 0.05
 
 # Core statements built once (the sender shares the process, and its GIL, with the worker).
@@ -51,9 +56,13 @@ _DUE = (
     .with_for_update(skip_locked=True)
 )
 _LEASE = update(_OUTBOX).where(_OUTBOX.c.id.in_(bindparam("ids", expanding=True))).values(
-    next_attempt_at=bindparam("until"))
-_SENT = update(_OUTBOX).where(_OUTBOX.c.id.in_(bindparam("ids", expanding=True))).values(
-    attempts=_OUTBOX.c.attempts + 1, status=SENT, sent_at=bindparam("now"), last_error=None)
+    next_attempt_at=bindparam("until"), leased_by=bindparam("owner"))
+_SENT = update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id")).values(
+    attempts=_OUTBOX.c.attempts + 1, status=SENT, sent_at=bindparam("now"), last_error=None, leased_by=None)
+_ATTEMPTS = select(_OUTBOX.c.attempts).where(_OUTBOX.c.id == bindparam("row_id"))
+_FAILED_ATTEMPT = update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id")).values(
+    attempts=bindparam("attempts"), last_error=bindparam("error"), status=bindparam("status"),
+    next_attempt_at=bindparam("next_at"), leased_by=None)
 
 
 class DeliveryError(Exception):
@@ -148,6 +157,9 @@ def backoff_seconds(attempts: int, base: float) -> float:
 
 
 class OutboxSender:
+    """Sends due outbox rows.  ``start()`` makes it a lease owner (and releases the rows
+    of senders that are gone); without it, leases carry no owner and only expire."""
+
     def __init__(self, store: Store, transport: Transport, *, retry_base_seconds: float = 60.0,
                  max_attempts: int = 12, clock: Clock = utc_now) -> None:
         self.store = store
@@ -155,20 +167,41 @@ class OutboxSender:
         self.retry_base_seconds = retry_base_seconds
         self.max_attempts = max_attempts
         self.clock = clock
+        self.owner: leases.Owner | None = None
+
+    def start(self) -> None:
+        """Register as a lease owner; release what dead senders held (a restart after a
+        crash picks its own rows up at once)."""
+        self.owner = leases.Owner.this_process()
+        leases.register(self.store, self.owner)
+        leases.release_gone(self.store, self.clock())
+
+    def maintain(self) -> int:
+        """Heartbeat, and release the rows of senders that are gone; the rows released."""
+        if self.owner is not None:
+            leases.heartbeat(self.store, self.owner)
+        return leases.release_gone(self.store, self.clock())
+
+    def stop(self) -> None:
+        """Give back this sender's leases (a clean stop: they are due again at once)."""
+        if self.owner is not None:
+            leases.unregister(self.store, self.owner)
+            self.owner = None
 
     def _lease_due(self) -> list[tuple[int, str, list[str], bytes]]:
         now = self.clock()
+        owner = self.owner.id if self.owner is not None else None
         with self.store.unit_of_work() as session:
             connection = session.connection()
             rows = connection.execute(_DUE, {"now": now}).all()
             if rows:
-                connection.execute(_LEASE, {"ids": [row.id for row in rows], "until": now + LEASE})
+                connection.execute(_LEASE, {"ids": [row.id for row in rows], "until": now + LEASE, "owner": owner})
             return [(row.id, row.mail_from, list(row.recipients), row.raw) for row in rows]
 
     def send_due(self) -> int:
-        """Attempt every due row once; the number delivered.  The outcomes are recorded
-        together, in one transaction (one write turn instead of one per mail)."""
-        outcomes: list[tuple[int, list[str], DeliveryError | None]] = []
+        """Attempt every due row once; the number delivered.  Each outcome is recorded
+        as soon as its attempt ends (a crash must not resend what the relay took)."""
+        delivered = 0
         for row_id, mail_from, recipients, raw in self._lease_due():
             error: DeliveryError | None = None
             try:
@@ -177,36 +210,33 @@ class OutboxSender:
                 error = exc
             except Exception as exc:  # a transport bug must not stop the other rows
                 error = DeliveryError(f"{type(exc).__name__}: {exc}")
-            outcomes.append((row_id, recipients, error))
-        if outcomes:
-            self._record(outcomes)
-        return sum(error is None for _, _, error in outcomes)
+            self._record(row_id, recipients, error)
+            delivered += error is None
+        return delivered
 
-    def _record(self, outcomes: Sequence[tuple[int, list[str], DeliveryError | None]]) -> None:
+    def _record(self, row_id: int, recipients: Sequence[str], error: DeliveryError | None) -> None:
         now = self.clock()
-        with self.store.unit_of_work() as session:
-            sent = [row_id for row_id, _, error in outcomes if error is None]
-            if sent:
-                session.connection().execute(_SENT, {"ids": sent, "now": now})
-            for row_id, recipients, error in outcomes:
-                if error is None:
-                    log.info("outbox #%d sent to %s", row_id, ", ".join(recipients))
-                else:
-                    self._record_failure(session, row_id, error, now)
+        with self.store.core_unit_of_work() as connection:
+            if error is None:
+                connection.execute(_SENT, {"row_id": row_id, "now": now})
+                log.info("outbox #%d sent to %s", row_id, ", ".join(recipients))
+            else:
+                self._record_failure(connection, row_id, error, now)
 
-    def _record_failure(self, session: Session, row_id: int, error: DeliveryError, now: datetime) -> None:
-        row = session.get(OutboxMessage, row_id)
-        if row is None:
+    def _record_failure(self, connection: Connection, row_id: int, error: DeliveryError, now: datetime) -> None:
+        attempts = connection.execute(_ATTEMPTS, {"row_id": row_id}).scalar_one_or_none()
+        if attempts is None:
             return
-        row.attempts += 1
-        row.last_error = str(error)
-        if error.permanent or row.attempts >= self.max_attempts:
-            row.status = FAILED
-            log.error("outbox #%d failed for good after %d attempts: %s", row_id, row.attempts, error)
+        attempts += 1
+        if error.permanent or attempts >= self.max_attempts:
+            connection.execute(_FAILED_ATTEMPT, {"row_id": row_id, "attempts": attempts, "error": str(error),
+                                                 "status": FAILED, "next_at": now})
+            log.error("outbox #%d failed for good after %d attempts: %s", row_id, attempts, error)
             return
-        delay = backoff_seconds(row.attempts, self.retry_base_seconds)
-        row.next_attempt_at = now + timedelta(seconds=delay)
-        log.warning("outbox #%d attempt %d failed (%s); retry in %.0f s", row_id, row.attempts, error, delay)
+        delay = backoff_seconds(attempts, self.retry_base_seconds)
+        connection.execute(_FAILED_ATTEMPT, {"row_id": row_id, "attempts": attempts, "error": str(error),
+                                             "status": QUEUED, "next_at": now + timedelta(seconds=delay)})
+        log.warning("outbox #%d attempt %d failed (%s); retry in %.0f s", row_id, attempts, error, delay)
 
     def run(self, stop: threading.Event, wake: threading.Event, poll_seconds: float = 1.0,
             gather_seconds: float = GATHER_SECONDS) -> None:

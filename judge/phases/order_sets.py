@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from adjudicator.api import requirements
+from adjudicator.api import prepare, requirements
 from adjudicator.results import Requirement
 from adjudicator.types import PhaseKind, Position, Variant, province_of
 
@@ -41,7 +41,7 @@ def _ordered_provinces(orders: Sequence[str]) -> set[str]:
 
 def units_without_orders(variant: Variant, position: Position, power: str, orders: Sequence[str]) -> tuple[str, ...]:
     """The power's units (or dislodged units) that the stored orders do not mention."""
-    need = requirements(variant, position).get(power)
+    need = requirements(prepare(variant, position)).get(power)
     if need is None or need.phase_kind is PhaseKind.ADJUSTMENT:
         return ()
     ordered = _ordered_provinces(orders)

@@ -22,7 +22,7 @@ from typing import Mapping
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from adjudicator.api import requirements
+from adjudicator.api import prepare, requirements
 from adjudicator.types import PhaseKind, Position, Variant
 from judge.store.queries import (
     as_utc,
@@ -94,7 +94,7 @@ def survivors(position: Position) -> frozenset[str]:
 
 def active_powers(variant: Variant, position: Position, dummies: frozenset[str] = frozenset()) -> frozenset[str]:
     """The powers whose orders the phase waits for."""
-    due = requirements(variant, position)
+    due = requirements(prepare(variant, position))
     needed = set(due)
     if position.phase.kind is PhaseKind.MOVEMENT:
         # DPjudge: a power without supply centres is not waited for (its units hold).
@@ -134,7 +134,7 @@ def submitted_powers(variant: Variant, position: Position, orders: Mapping[str, 
     """Powers whose stored orders answer everything the phase asks of them (every unit
     ordered; in an adjustment phase as many builds, waives or removals as due)."""
 
-    due = requirements(variant, position)
+    due = requirements(prepare(variant, position))
     return frozenset(power for power, need in due.items() if orders_complete(need, orders.get(power, ())))
 
 

@@ -6,9 +6,10 @@ fingerprint).  Every broadcast is then built by ``broadcast_mime``: the text wit
 footer naming the judge's key fingerprint, any files attached, and the whole signed as
 PGP/MIME (RFC 3156) so that a player can check it came from the judge.
 
-A keyring is opened for one use and its gpg-agent stopped afterwards
-(``judge_keyring``): the judge keeps no gpg process running between mails, and a test
-leaves none behind.
+A keyring is opened for one use and its gpg-agent stopped afterwards unless another
+use, in this or another process, still has the home open (``judge_keyring``,
+judge.crypto.gpg): the judge keeps no gpg process running between mails, several
+processes sign at once on one home, and a test leaves none behind.
 """
 
 from __future__ import annotations
@@ -167,12 +168,11 @@ def broadcast_mime(judge: JudgeSettings, body: str,
 
 
 def stop_judge_agents(judge: JudgeSettings) -> None:
-    """Stop any gpg daemon left for the judge's home (at shutdown)."""
-    from judge.crypto.gpg import stop_agents
+    """Stop any gpg daemon left for the judge's home (at shutdown), unless another
+    process of the judge (a second daemon, ``judge tick``) is using it right now."""
+    from judge.crypto.gpg import stop_agents_if_unused
 
-    home = home_of(judge)
-    if home.is_dir():
-        stop_agents(home)
+    stop_agents_if_unused(home_of(judge))
 
 
 __all__ = [

@@ -16,7 +16,9 @@ MODEL_MODULES: tuple[str, ...] = (
     "judge.store.models_turns",
     "judge.store.models_sealed",
     "judge.store.models_fair",
+    "judge.store.models_hosts",
     "judge.store.models_daide",
+    "judge.store.models_signon",
 )
 
 

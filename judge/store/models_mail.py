@@ -80,3 +80,6 @@ class OutboxMessage(Base):
     last_error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime]
     sent_at: Mapped[datetime | None]
+    # The LeaseOwner sending it now (None when not leased): a dead owner's rows are
+    # released at once instead of waiting out the lease (judge.store.leases).
+    leased_by: Mapped[str | None] = mapped_column(String(32))

@@ -1,4 +1,5 @@
-"""How long the judge keeps what it received: the raw bytes of processed mail.
+"""How long the judge keeps what it received: the raw bytes of processed mail, and the
+refused sign-ons the password throttle reads (a day).
 
 A processed mail's bytes may hold passwords (SIGNON lines); once ``[store] keep_raw_days``
 have passed since it was processed they are emptied.  The row stays (its Message-ID and
@@ -9,10 +10,14 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import update
+from sqlalchemy import delete, update
 
 from judge.store.engine import Store
 from judge.store.models_mail import PROCESSED, InboundMessage
+from judge.store.models_signon import SignonFailure
+
+#: How long a refused sign-on counts against its address and its account.
+SIGNON_MEMORY = timedelta(days=1)
 
 
 def purge_raw(store: Store, now: datetime, keep_days: int) -> int:
@@ -28,3 +33,9 @@ def purge_raw(store: Store, now: datetime, keep_days: int) -> int:
                    table.c.raw != b"")
             .values(raw=b"")
         ).rowcount
+
+
+def purge_signon_failures(store: Store, now: datetime) -> int:
+    """Forget refused sign-ons older than SIGNON_MEMORY; how many were forgotten."""
+    with store.unit_of_work() as session:
+        return session.execute(delete(SignonFailure).where(SignonFailure.failed_at < now - SIGNON_MEMORY)).rowcount

@@ -31,10 +31,10 @@ def play(
     """Parse every line (all must parse and be legal) and adjudicate."""
     parsed = {}
     for power, lines in orders.items():
-        result = api.parse_orders(variant, where, power, lines)
+        result = api.parse_orders(api.prepare(variant, where), power, lines)
         assert not result.errors, result.errors
         parsed[power] = result.orders
-    return api.adjudicate(variant, where, parsed, frozenset(rules))
+    return api.adjudicate(api.prepare(variant, where), parsed, frozenset(rules))
 
 
 def board(outcome: Adjudication) -> set[str]:
@@ -50,4 +50,4 @@ def result_of(outcome: Adjudication, order_text: str) -> OrderResult:
 
 def parse_errors(variant: Variant, where: Position, power: str, lines: Sequence[str]) -> list[str]:
     """The parser's complaints about ``lines`` (empty when every line is a legal order)."""
-    return [str(e) for e in api.parse_orders(variant, where, power, lines).errors]
+    return [str(e) for e in api.parse_orders(api.prepare(variant, where), power, lines).errors]

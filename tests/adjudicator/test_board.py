@@ -43,27 +43,27 @@ def test_the_facade_keeps_nothing_on_the_position() -> None:
     where = api.initial_position(VARIANT)
     board = api.prepare(VARIANT, where)
     parsed = api.parse_orders(board, "ENGLAND", ["F LON - NTH", "A LVP - YOR"])
-    api.parse_order(VARIANT, where, "FRANCE", "A PAR - BUR")
+    api.parse_order(api.prepare(VARIANT, where), "FRANCE", "A PAR - BUR")
     api.adjudicate(board, {"ENGLAND": parsed})
-    api.adjudicate(VARIANT, where, {"ENGLAND": parsed.orders})
+    api.adjudicate(api.prepare(VARIANT, where), {"ENGLAND": parsed.orders})
     api.requirements(board)
     where.unit_at("LON")
     assert _fields_only(where)
     assert api.position_digest(where) == api.position_digest(api.initial_position(VARIANT))  # and unchanged
 
 
-def test_both_calling_forms_give_the_same_answers() -> None:
+def test_orders_parsed_on_the_board_are_trusted_and_give_what_checked_orders_give() -> None:
     board = api.prepare(VARIANT, START)
     lines = ["F LON - NTH", "a lvp to yorkshire", "F EDI - PIC", "nonsense"]
     by_board = api.parse_orders(board, "ENGLAND", lines)
-    by_position = api.parse_orders(VARIANT, START, "ENGLAND", lines)
-    assert repr(by_board.orders) == repr(by_position.orders) and by_board.errors == by_position.errors
-    assert by_board.canonical == by_position.canonical == ("F LON - NTH", "A LVP - YOR")
+    again = api.parse_orders(api.prepare(VARIANT, START), "ENGLAND", lines)
+    assert repr(by_board.orders) == repr(again.orders) and by_board.errors == again.errors
+    assert by_board.canonical == again.canonical == ("F LON - NTH", "A LVP - YOR")
     assert by_board.power == "ENGLAND" and by_board.board is board
-    assert repr(api.parse_order(board, "FRANCE", "A PAR - BUR")) == repr(api.parse_order(VARIANT, START, "FRANCE", "A PAR - BUR"))
-    assert api.requirements(board) == api.requirements(VARIANT, START)
+    assert repr(api.parse_order(board, "FRANCE", "A PAR - BUR")) == repr(api.parse_order(api.prepare(VARIANT, START), "FRANCE", "A PAR - BUR"))
+    assert api.requirements(board) == api.requirements(api.prepare(VARIANT, START))
     trusted = api.adjudicate(board, {"ENGLAND": by_board}, frozenset({"PARADOX_ALL_FAIL"}))
-    checked = api.adjudicate(VARIANT, START, {"ENGLAND": list(by_board.orders)}, rules=frozenset({"PARADOX_ALL_FAIL"}))
+    checked = api.adjudicate(api.prepare(VARIANT, START), {"ENGLAND": list(by_board.orders)}, rules=frozenset({"PARADOX_ALL_FAIL"}))
     assert trusted.results == checked.results
     assert api.position_digest(trusted.position) == api.position_digest(checked.position)
     assert ("ENGLAND", "F LON - NTH", "moves", None) in trusted.results
@@ -80,21 +80,6 @@ def test_parsed_orders_are_trusted_only_on_their_own_board_and_for_their_own_pow
     results = api.adjudicate(parsed.board, {"FRANCE": parsed}).results  # type: ignore[arg-type]
     assert ("FRANCE", "F LON - NTH", "void", "the unit in LON belongs to ENGLAND, not FRANCE") in results
     assert ("ENGLAND", "F LON H", "holds", None) in results
-
-
-@pytest.mark.parametrize(
-    "call, expected",
-    [
-        (lambda: api.parse_order(START, "ENGLAND", "F LON H"), "parse_order(board, power, text) or parse_order(variant, position, power, text)"),
-        (lambda: api.parse_orders(VARIANT, "ENGLAND", ["F LON H"]), "parse_orders(board, power, lines) or parse_orders(variant, position, power, lines)"),
-        (lambda: api.adjudicate(START, {}), "adjudicate(board, orders, rules) or adjudicate(variant, position, orders, rules)"),
-        (lambda: api.requirements(VARIANT), "requirements(board) or requirements(variant, position)"),
-    ],
-)
-def test_a_wrong_calling_form_is_refused_with_the_forms_accepted(call, expected) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(TypeError) as refused:
-        call()
-    assert expected in str(refused.value)
 
 
 def test_the_lenient_parser_reads_the_same_with_or_without_the_boards_units() -> None:

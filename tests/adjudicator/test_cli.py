@@ -238,3 +238,37 @@ def test_console_script():
                           timeout=60)
     assert done.returncode == 0
     assert json.loads(done.stdout)["phase"] == "S1901M"
+
+
+def test_a_power_whose_lines_the_fast_path_declines_is_read_line_by_line_in_its_order():
+    # ENGLAND: a canonical line, an illegal one, a blank one, an unreadable one and a later
+    # order for a unit already ordered (the later counts): read one by one, as the lenient
+    # reading always did; FRANCE's canonical lines stay on the fast path.  Both answer alike.
+    doc = {**OPENING, "orders": {
+        "ENGLAND": ["F LON - ENG", "F EDI - PAR", "", "A LVP - Atlantis", "f edi - nth", "A LVP H"],
+        "FRANCE": ["A PAR - BUR", "A MAR S A PAR - BUR"],
+    }}
+    engine = Adjudicator()
+    line = engine.answer_line(doc)
+    assert json.loads(line) == engine.answer(doc)
+    results = [(r["power"], r["order"], r["result"]) for r in json.loads(line)["results"] if r["power"] in ("ENGLAND", "FRANCE")]
+    assert results == [
+        ("ENGLAND", "F EDI - NTH", "moves"),  # the later order for EDI replaced the illegal one
+        ("ENGLAND", "F LON - ENG", "moves"),
+        ("ENGLAND", "A LVP H", "holds"),
+        ("ENGLAND", "", "void"),  # the blank line, quoted as it was (stripped)
+        ("ENGLAND", "A LVP - Atlantis", "void"),
+        ("FRANCE", "F BRE H", "holds"),
+        ("FRANCE", "A MAR S A PAR - BUR", "supports"),
+        ("FRANCE", "A PAR - BUR", "moves"),
+    ]
+
+
+def test_lower_case_and_full_names_answer_as_canonical_lines_do():
+    engine = Adjudicator()
+    canonical = engine.answer_line(OPENING)
+    lower = {**OPENING, "orders": {p: [o.lower() for o in lines] for p, lines in OPENING["orders"].items()}}
+    assert engine.answer_line(lower) == canonical
+    named = {**OPENING, "orders": {**OPENING["orders"], "FRANCE": ["fleet brest to mid-atlantic ocean", "army paris moves to burgundy",
+                                                                   "army marseilles supports army paris to burgundy"]}}
+    assert engine.answer_line(named) == canonical

@@ -139,7 +139,7 @@ def _parse(variant: Variant, position: Position, case: DatcCase) -> tuple[dict[s
     for power_name, text in case.entries("ORDERS"):
         power = _power(variant, power_name)
         try:
-            orders.setdefault(power, []).append(api.parse_order(variant, position, power, text))
+            orders.setdefault(power, []).append(api.parse_order(api.prepare(variant, position), power, text))
         except (api.OrderSyntaxError, api.IllegalOrder) as problem:
             refused.append(f"{power}: {text} -> {problem.reason}")
     return orders, refused
@@ -169,7 +169,7 @@ def test_datc_case(variant: Variant, case: DatcCase) -> None:
     position = _position(variant, case)
     orders, refused = _parse(variant, position, case)
     rules = RULES_BY_CASE.get(case.case_id, frozenset())
-    outcome = api.adjudicate(variant, position, orders, rules)
+    outcome = api.adjudicate(api.prepare(variant, position), orders, rules)
 
     expected = _units(variant, case, "PRESTATE" if case.poststate_same else "POSTSTATE")
     context = f"case {case.case_id} (line {case.line}); refused orders: {refused}; results: {outcome.results}"

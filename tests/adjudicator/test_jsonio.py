@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 
@@ -157,3 +158,58 @@ def test_results_document():
         "next_phase": "S1901R",
         "winner": None,
     }
+
+
+def test_results_as_text_are_the_json_encoding_of_the_results_document():
+    following = Position(
+        Phase.parse("F1901R"),
+        (Unit("MUN", UnitKind.ARMY, "FRANCE"), Unit("BRE", UnitKind.FLEET, "FRANCE"), Unit("STP/SC", UnitKind.FLEET, "RUSSIA")),
+        {"FRANCE": frozenset({"PAR", "BRE"}), "ITALY": frozenset(), "RUSSIA": frozenset({"STP"})},
+    )
+    army = Unit("MUN", UnitKind.ARMY, "GERMANY")
+    for winner, dislodged, contested, unparsed in [
+        (None, (), (), []),
+        ("FRANCE", (Dislodged(army, "BUR", ("BER", "KIE")), Dislodged(Unit("BOH", UnitKind.ARMY, "AUSTRIA"), None, ())),
+         ("SIL", "BOH"), [OrderResult("GERMANY", 'A "MUN" \\ ~ é\n', "void", "cannot understand 'A \"MUN\"': \u2192")]),
+    ]:
+        adjudication = Adjudication(
+            results=(OrderResult("FRANCE", "A BUR - MUN", "moves"), OrderResult("GERMANY", "A MUN H", "dislodged", "why")),
+            position=following, dislodged=dislodged, contested=contested, winner=winner,
+        )
+        document = jsonio.results_to_json(Phase.parse("F1901M"), adjudication, unparsed)
+        assert jsonio.results_to_text(Phase.parse("F1901M"), adjudication, unparsed) == json.dumps(document, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    "units, centers",
+    [
+        ({"ENGLAND": ["F LON", "A LVP"], "RUSSIA": ["F STP/SC"]}, {"ENGLAND": ["LON", "EDI"], "RUSSIA": ["STP"]}),
+        ({"england": ["F LON"]}, {"ENGLAND": ["LON"]}),  # a power not written canonically
+        ({"ENGLAND": ["fleet london", "A LVP"]}, {"ENGLAND": ["london"]}),  # names
+        ({"ENGLAND": [], "FRANCE": ["A PAR"]}, {"ENGLAND": [], "FRANCE": ["PAR", "PAR"]}),
+    ],
+)
+def test_the_quick_reading_gives_the_careful_reading(units, centers):
+    doc = {"phase": "W1901A", "units": units, "centers": centers}
+    position = position_from_json(VARIANT, doc)
+    carefully = jsonio._units_carefully(VARIANT, doc)
+    assert repr(position.units) == repr(carefully)
+    assert dict(position.centers) == {p: frozenset(c) for p, c in jsonio._centers_carefully(VARIANT, doc, position.phase).items()}
+
+
+@pytest.mark.parametrize(
+    "units, centers, message",
+    [
+        ({"ENGLAND": ["F LON", "A LON"]}, {}, "two units in LON"),
+        ({"ENGLAND": ["F STP/SC"], "RUSSIA": ["A STP"]}, {}, "two units in STP"),
+        ({"ENGLAND": ["A NTH"]}, {}, "an army cannot stand on NTH"),
+        ({"ENGLAND": [["A LON"]]}, {}, "must be a string"),
+        ({"ENGLAND": ["A LON"]}, {"ENGLAND": ["LON"], "FRANCE": ["LON"]}, "LON is owned by both"),
+        ({"ENGLAND": ["A LON"]}, {"ENGLAND": ["NTH"]}, "NTH is not a supply centre"),
+        ({"ENGLAND": ["A LON"]}, {"ENGLAND": [{"LON": 1}]}, "must be a string"),
+    ],
+)
+def test_what_the_quick_reading_declines_the_careful_reading_refuses(units, centers, message):
+    with pytest.raises(ContractError) as refused:
+        position_from_json(VARIANT, {"phase": "S1901M", "units": units, "centers": centers})
+    assert message in refused.value.message

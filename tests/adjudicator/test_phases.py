@@ -51,11 +51,11 @@ def test_retreats_collide_disband_and_move(variant: Variant) -> None:
 def test_an_illegal_retreat_is_void_and_the_unit_disbands(variant: Variant) -> None:
     where = _retreat_position(variant)
     with pytest.raises(api.IllegalOrder):
-        api.parse_order(variant, where, "AUSTRIA", "A BUD R SER")
+        api.parse_order(api.prepare(variant, where), "AUSTRIA", "A BUD R SER")
     from adjudicator.orders import Retreat
 
     bud = Unit("BUD", UnitKind.ARMY, "AUSTRIA")
-    outcome = api.adjudicate(variant, where, {"AUSTRIA": [Retreat(bud, "SER")]})
+    outcome = api.adjudicate(api.prepare(variant, where), {"AUSTRIA": [Retreat(bud, "SER")]})
     result = result_of(outcome, "A BUD R SER")
     assert result.result == "void" and "disbanded" in (result.reason or "")
     assert not any(u.power == "AUSTRIA" for u in outcome.position.units)
@@ -70,7 +70,7 @@ def test_centres_change_hands_after_the_fall_retreat(variant: Variant) -> None:
     assert outcome.position.centers["GERMANY"] == frozenset({"MUN"})
     assert outcome.position.centers["ITALY"] == frozenset({"VIE"})
     assert str(outcome.position.phase) == "W1901A"
-    needed = api.requirements(variant, outcome.position)
+    needed = api.requirements(api.prepare(variant, outcome.position))
     assert sorted(needed) == ["ITALY", "RUSSIA"]
     assert (needed["ITALY"].removals, needed["RUSSIA"].builds) == (1, 3)
 
@@ -96,7 +96,7 @@ def test_a_centre_taken_in_fall_gives_a_build(variant: Variant) -> None:
     winter = spring_like.position
     assert str(winter.phase) == "W1901A"
     assert winter.centers["ENGLAND"] == frozenset({"EDI", "LON", "LVP", "NWY"})
-    needed = api.requirements(variant, winter)
+    needed = api.requirements(api.prepare(variant, winter))
     assert needed["ENGLAND"].builds == 1 and needed["ENGLAND"].removals == 0
 
 
@@ -113,7 +113,7 @@ def test_builds_waives_and_the_build_count(variant: Variant) -> None:
         {"ENGLAND": ["F NTH", "A YOR", "F NWY"]},
         centers={"ENGLAND": ["LON", "EDI", "LVP", "NWY", "BEL"]},
     )
-    assert api.requirements(variant, where)["ENGLAND"].builds == 2
+    assert api.requirements(api.prepare(variant, where))["ENGLAND"].builds == 2
     outcome = play(variant, where, {"ENGLAND": ["Build F LON", "waive", "Build A EDI"]})
     assert result_of(outcome, "F LON B").result == "builds"
     assert result_of(outcome, "WAIVE").result == "waived"
@@ -129,14 +129,14 @@ def test_builds_only_in_owned_free_home_centres(variant: Variant) -> None:
         {"ENGLAND": ["F LON"], "FRANCE": ["A PAR"]},
         centers={"ENGLAND": ["LON", "EDI", "NWY"], "FRANCE": ["PAR", "LVP"]},
     )
-    assert api.requirements(variant, where)["ENGLAND"].builds == 1  # EDI is the only free owned home centre
+    assert api.requirements(api.prepare(variant, where))["ENGLAND"].builds == 1  # EDI is the only free owned home centre
     with pytest.raises(api.IllegalOrder, match="occupied"):
-        api.parse_order(variant, where, "ENGLAND", "Build F LON")
+        api.parse_order(api.prepare(variant, where), "ENGLAND", "Build F LON")
     with pytest.raises(api.IllegalOrder, match="home"):
-        api.parse_order(variant, where, "ENGLAND", "Build A NWY")
+        api.parse_order(api.prepare(variant, where), "ENGLAND", "Build A NWY")
     with pytest.raises(api.IllegalOrder, match="own"):
-        api.parse_order(variant, where, "ENGLAND", "Build A LVP")
-    outcome = api.adjudicate(variant, where, {"FRANCE": [Build("FRANCE", UnitKind.ARMY, "LVP")]})
+        api.parse_order(api.prepare(variant, where), "ENGLAND", "Build A LVP")
+    outcome = api.adjudicate(api.prepare(variant, where), {"FRANCE": [Build("FRANCE", UnitKind.ARMY, "LVP")]})
     assert result_of(outcome, "A LVP B").result == "void"
 
 
@@ -147,7 +147,7 @@ def test_missing_removals_follow_civil_disorder(variant: Variant) -> None:
         {"FRANCE": ["A PAR", "A PIC", "F LYO", "A BUR"]},
         centers={"FRANCE": ["PAR", "BRE"]},
     )
-    assert api.requirements(variant, where)["FRANCE"].removals == 2
+    assert api.requirements(api.prepare(variant, where))["FRANCE"].removals == 2
     outcome = play(variant, where, {"FRANCE": ["Remove A PIC"]})
     assert result_of(outcome, "A PIC D").result == "removes"
     forced = result_of(outcome, "F LYO D")
@@ -177,7 +177,7 @@ def test_civil_disorder_measures_to_lost_home_centres_too(variant: Variant) -> N
         {"RUSSIA": ["A ARM", "A BOH", "A LVN"]},
         centers={"RUSSIA": ["STP", "WAR"], "TURKEY": ["SEV", "MOS"]},
     )
-    assert api.requirements(variant, where)["RUSSIA"].removals == 1
+    assert api.requirements(api.prepare(variant, where))["RUSSIA"].removals == 1
     outcome = play(variant, where, {})
     forced = result_of(outcome, "A BOH D")  # two moves from WAR; A ARM one from SEV, A LVN one from STP
     assert forced.result == "removes" and forced.reason == "civil disorder"
@@ -208,7 +208,7 @@ def test_a_winner_at_the_victory_count(variant: Variant) -> None:
 
 def test_requirements_of_a_movement_phase(variant: Variant) -> None:
     start = api.initial_position(variant)
-    needed = api.requirements(variant, start)
+    needed = api.requirements(api.prepare(variant, start))
     assert sorted(needed) == sorted(p.name for p in variant.powers)
     assert len(needed["RUSSIA"].units) == 4
     assert all(r.phase_kind is PhaseKind.MOVEMENT for r in needed.values())
@@ -221,15 +221,15 @@ def test_canonical_adjustment_and_retreat_texts_parse(variant: Variant) -> None:
         {"ENGLAND": ["F NTH"], "FRANCE": ["A PAR", "A PIC"]},
         centers={"ENGLAND": ["LON", "EDI"], "FRANCE": ["PAR"]},
     )
-    assert api.parse_order(variant, winter, "ENGLAND", "F LON B") == Build("ENGLAND", UnitKind.FLEET, "LON")
-    assert api.parse_order(variant, winter, "ENGLAND", "WAIVE").canonical() == "WAIVE"
-    assert api.parse_order(variant, winter, "FRANCE", "A PIC D").canonical() == "A PIC D"
+    assert api.parse_order(api.prepare(variant, winter), "ENGLAND", "F LON B") == Build("ENGLAND", UnitKind.FLEET, "LON")
+    assert api.parse_order(api.prepare(variant, winter), "ENGLAND", "WAIVE").canonical() == "WAIVE"
+    assert api.parse_order(api.prepare(variant, winter), "FRANCE", "A PIC D").canonical() == "A PIC D"
     with pytest.raises(api.IllegalOrder):
-        api.parse_order(variant, winter, "FRANCE", "A PAR B")
+        api.parse_order(api.prepare(variant, winter), "FRANCE", "A PAR B")
     outcome = play(variant, winter, {"ENGLAND": ["F LON B", "WAIVE"], "FRANCE": ["A PIC D"]})
     assert board(outcome) == {"ENGLAND F NTH", "ENGLAND F LON", "FRANCE A PAR"}
     where = _retreat_position(variant)
-    assert api.parse_order(variant, where, "AUSTRIA", "A BUD R RUM").canonical() == "A BUD R RUM"
-    assert api.parse_order(variant, where, "AUSTRIA", "A BUD D").canonical() == "A BUD D"
+    assert api.parse_order(api.prepare(variant, where), "AUSTRIA", "A BUD R RUM").canonical() == "A BUD R RUM"
+    assert api.parse_order(api.prepare(variant, where), "AUSTRIA", "A BUD D").canonical() == "A BUD D"
     with pytest.raises(api.IllegalOrder):
-        api.parse_order(variant, where, "TURKEY", "A BUD R RUM")
+        api.parse_order(api.prepare(variant, where), "TURKEY", "A BUD R RUM")

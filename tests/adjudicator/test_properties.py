@@ -148,7 +148,7 @@ def _orders(seed: int, where: Position) -> dict[str, list[Order]]:
             text = _order_text(rng, unit, units)  # noise: random, often illegal or garbled
         power = unit.power if rng.random() < 0.95 else rng.choice(POWERS)
         try:
-            orders.setdefault(power, []).append(api.parse_order(VARIANT, where, power, text))
+            orders.setdefault(power, []).append(api.parse_order(api.prepare(VARIANT, where), power, text))
         except (api.OrderSyntaxError, api.IllegalOrder):
             pass
     return orders
@@ -173,7 +173,7 @@ MOVEMENT = Phase(1903, Season.FALL, PhaseKind.MOVEMENT)
 def test_movement_never_raises_and_keeps_the_board_consistent(board_seed: int, count: int, order_seed: int) -> None:
     where = _board(board_seed, count, MOVEMENT)
     orders = _orders(order_seed, where)
-    outcome = api.adjudicate(VARIANT, where, orders, _rules(order_seed))
+    outcome = api.adjudicate(api.prepare(VARIANT, where), orders, _rules(order_seed))
 
     assert {r.result for r in outcome.results} <= RESULT_CODES
     assert all(r.reason for r in outcome.results if r.result == "void")
@@ -192,7 +192,7 @@ def test_movement_never_raises_and_keeps_the_board_consistent(board_seed: int, c
             assert province_of(location) not in outcome.contested
     assert not set(outcome.contested) & set(provinces)
     # Deterministic, and independent of the order in which powers are listed.
-    again = api.adjudicate(VARIANT, where, dict(reversed(list(orders.items()))), _rules(order_seed))
+    again = api.adjudicate(api.prepare(VARIANT, where), dict(reversed(list(orders.items()))), _rules(order_seed))
     assert Counter(again.results) == Counter(outcome.results)
     assert api.position_digest(again.position) == api.position_digest(outcome.position)
 
@@ -201,7 +201,7 @@ def test_movement_never_raises_and_keeps_the_board_consistent(board_seed: int, c
 @given(st.integers(0, 2**32), st.integers(2, 34), st.integers(0, 2**32))
 def test_retreat_phases_never_raise(board_seed: int, count: int, order_seed: int) -> None:
     where = _board(board_seed, count, MOVEMENT)
-    moved = api.adjudicate(VARIANT, where, _orders(order_seed, where))
+    moved = api.adjudicate(api.prepare(VARIANT, where), _orders(order_seed, where))
     retreat = moved.position
     if retreat.phase.kind is not PhaseKind.RETREAT:
         return
@@ -211,10 +211,10 @@ def test_retreat_phases_never_raise(board_seed: int, count: int, order_seed: int
         choices = [*entry.retreats, _near(rng, entry.unit.province)]
         text = rng.choice([f"{entry.unit} R {rng.choice(choices)}", f"{entry.unit} D", f"{entry.unit} H"])
         try:
-            orders.setdefault(entry.unit.power, []).append(api.parse_order(VARIANT, retreat, entry.unit.power, text))
+            orders.setdefault(entry.unit.power, []).append(api.parse_order(api.prepare(VARIANT, retreat), entry.unit.power, text))
         except (api.OrderSyntaxError, api.IllegalOrder):
             pass
-    outcome = api.adjudicate(VARIANT, retreat, orders)
+    outcome = api.adjudicate(api.prepare(VARIANT, retreat), orders)
     assert len(outcome.results) == len(retreat.dislodged)
     assert len(retreat.units) <= len(outcome.position.units) <= len(retreat.units) + len(retreat.dislodged)
     provinces = [province_of(u.location) for u in outcome.position.units]
@@ -237,11 +237,11 @@ def test_adjustments_end_with_units_matching_centres_where_removals_were_due(boa
                 [f"Build A {home}", f"Build F {home}", "waive", f"Remove {victim}" if victim else "waive", "Build A XYZ"]
             )
             try:
-                orders.setdefault(power, []).append(api.parse_order(VARIANT, where, power, text))
+                orders.setdefault(power, []).append(api.parse_order(api.prepare(VARIANT, where), power, text))
             except (api.OrderSyntaxError, api.IllegalOrder):
                 pass
-    needed = api.requirements(VARIANT, where)
-    outcome = api.adjudicate(VARIANT, where, orders)
+    needed = api.requirements(api.prepare(VARIANT, where))
+    outcome = api.adjudicate(api.prepare(VARIANT, where), orders)
     after = Counter(u.power for u in outcome.position.units)
     before = Counter(u.power for u in where.units)
     for power in POWERS:
@@ -257,7 +257,7 @@ def test_adjustments_end_with_units_matching_centres_where_removals_were_due(boa
 @SETTINGS
 @given(st.integers(0, 2**32), st.integers(1, 34), st.integers(0, 2**32))
 def test_the_canonical_fast_path_reads_orders_as_the_lenient_parser_does(board_seed: int, count: int, text_seed: int) -> None:
-    from adjudicator.api import _canonical_movement_order
+    from adjudicator.canonical_lines import read_canonical
     from adjudicator.notation import parse_order as lenient
 
     where = _board(board_seed, count, MOVEMENT)
@@ -267,9 +267,10 @@ def test_the_canonical_fast_path_reads_orders_as_the_lenient_parser_does(board_s
     texts += [t.replace(" ", "  ") for t in texts[:3]] + [t + " VIA CONVOY" for t in texts[:3]]
     board = api.prepare(VARIANT, where)
     for text in texts:
-        fast = _canonical_movement_order(board, text.split())
-        if fast is None:
+        found = read_canonical(board, "", text)  # in a movement phase, the power is checked later
+        if found is None:
             continue
+        fast = found[0]
         power = fast.unit.power  # type: ignore[union-attr]
         slow = lenient(VARIANT, where, power, text)
         assert repr(fast) == repr(slow), text
@@ -277,11 +278,15 @@ def test_the_canonical_fast_path_reads_orders_as_the_lenient_parser_does(board_s
             # The fast path's legality verdict (with its shortcut) is the full check's.
             expected = illegality(TABLES, where, who, slow)
             try:
-                api.parse_order(VARIANT, where, who, text)
+                api.parse_order(api.prepare(VARIANT, where), who, text)
                 assert expected is None, (text, who, expected)
             except api.IllegalOrder as refused:
                 assert refused.reason == expected, (text, who)
         parsed = api.parse_orders(board, power, [text])
+        # Lower case and other spacing take the fast path too, and read the same.
+        lowered = api.parse_orders(board, power, [" " + text.lower().replace(" ", "  ")])
+        assert repr(lowered.orders) == repr(parsed.orders) and lowered.canonical == parsed.canonical, text
+        assert [reason for _, reason in lowered.errors] == [reason for _, reason in parsed.errors], text
         if not parsed.orders:
             continue
         assert parsed.canonical == (parsed.orders[0].canonical(),), text  # the text the fast path kept is canonical
@@ -338,6 +343,57 @@ def test_canonical_lines_are_read_as_the_lenient_parser_and_the_full_check_read_
             assert [note[:3] for note in parsed.notes] == [(prov_of[order.unit.location], *order_shape(order, prov_of))], (text, power)
 
 
+_ALIASES: dict[str, list[str]] = {}
+for _alias, _place in VARIANT.aliases.items():
+    _ALIASES.setdefault(province_of(_place), []).append(_alias)
+_WORDS = {"A": ["army", "A", "Army"], "F": ["fleet", "F", "FLEET"], "-": ["to", "moves to", "-", "->", "MOVE TO"],
+          "S": ["supports", "s", "S"], "C": ["convoys", "c"], "H": ["holds", "h", "HOLD"]}
+
+
+def _spelled(rng: random.Random, text: str) -> str:
+    """``text`` (canonical) written as players do: kinds and verbs in words, provinces by any
+    of their names and aliases, coasts as ``(nc)`` or ``/nc``, any case."""
+    words = text.replace(" VIA CONVOY", "").split()
+    out = [rng.choice(_WORDS[word]) if word in _WORDS else word for word in words]
+    for i, word in enumerate(words):
+        province, slash, coast = word.partition("/")
+        if word not in _WORDS and province in VARIANT.provinces:
+            name = rng.choice(_ALIASES.get(province, [province]) + [VARIANT.provinces[province].name])
+            out[i] = name + (rng.choice([f" ({coast.lower()})", f"/{coast}", f" {coast.lower()}"]) if slash else "")
+    line = " ".join(out) + (rng.choice([" via convoy", " VIA CONVOY", " by convoy"]) if text.endswith(" VIA CONVOY") else "")
+    return line.lower() if rng.random() < 0.3 else line
+
+
+@SETTINGS
+@given(st.integers(0, 2**32), st.integers(1, 34), st.integers(0, 2**32))
+def test_orders_written_with_names_read_as_the_lenient_parser_and_the_full_check_read_them(
+    board_seed: int, count: int, text_seed: int
+) -> None:
+    """Lines with full names, aliases and words (``army paris to burgundy``) take the fast path
+    through their canonical spelling (notation.OrderParser.canonical_spelling); what they give,
+    for every power, is what the lenient parser and the full legality check give."""
+    from adjudicator.notation import OrderSyntaxError
+    from adjudicator.notation import parse_order as lenient
+
+    where = _board(board_seed, count, MOVEMENT)
+    rng = random.Random(text_seed)
+    texts = [_spelled(rng, text) for text in _canonical_texts(rng, where) + [t for _, t in _planned_texts(rng, where)] if text.strip()]
+    board = api.prepare(VARIANT, where)
+    for text in texts:
+        for power in POWERS:
+            parsed = api.parse_orders(board, power, [text])
+            try:
+                order = lenient(VARIANT, where, power, text)
+            except OrderSyntaxError as problem:
+                assert (parsed.orders, parsed.errors) == ((), ((text, problem.reason),)), (text, power)
+                continue
+            reason = illegality(TABLES, where, power, order)
+            if reason is not None:
+                assert (parsed.orders, parsed.errors) == ((), ((text, reason),)), (text, power)
+                continue
+            assert repr(parsed.orders) == repr((order,)) and parsed.canonical == (order.canonical(),), (text, power)
+
+
 @SETTINGS
 @given(st.integers(0, 2**32), st.integers(1, 34), st.integers(0, 2**32))
 def test_orders_parsed_on_a_board_adjudicate_as_the_same_orders_checked_again(board_seed: int, count: int, text_seed: int) -> None:
@@ -350,11 +406,11 @@ def test_orders_parsed_on_a_board_adjudicate_as_the_same_orders_checked_again(bo
     board = api.prepare(VARIANT, where)
     parsed = {power: api.parse_orders(board, power, lines) for power, lines in by_power.items()}
     for power, lines in by_power.items():
-        again = api.parse_orders(VARIANT, where, power, lines)
+        again = api.parse_orders(api.prepare(VARIANT, where), power, lines)
         assert repr(again.orders) == repr(parsed[power].orders) and again.errors == parsed[power].errors
         assert parsed[power].canonical == tuple(order.canonical() for order in parsed[power].orders)
     trusted = api.adjudicate(board, parsed)
-    checked = api.adjudicate(VARIANT, where, {power: list(p.orders) for power, p in parsed.items()})
+    checked = api.adjudicate(api.prepare(VARIANT, where), {power: list(p.orders) for power, p in parsed.items()})
     assert trusted.results == checked.results
     assert api.position_digest(trusted.position) == api.position_digest(checked.position)
     assert not hasattr(where, "__dict__")  # slots only: nothing can be kept on the position
@@ -365,17 +421,21 @@ def test_orders_parsed_on_a_board_adjudicate_as_the_same_orders_checked_again(bo
 def test_canonical_retreat_and_adjustment_orders_read_as_the_lenient_parser_reads_them(
     board_seed: int, count: int, order_seed: int
 ) -> None:
-    from adjudicator.api import _canonical_adjustment_order, _canonical_retreat_order
+    from adjudicator.canonical_lines import read_canonical
     from adjudicator.notation import parse_order as lenient
+
+    def fast(board: api.Board, power: str, text: str) -> Order | None:
+        found = read_canonical(board, power, text)
+        return None if found is None else found[0]
 
     rng = random.Random(order_seed)
     where = _board(board_seed, count, MOVEMENT)
-    retreat = api.adjudicate(VARIANT, where, _orders(order_seed, where)).position
+    retreat = api.adjudicate(api.prepare(VARIANT, where), _orders(order_seed, where)).position
     checked: list[tuple[Position, str, str, Order | None]] = []
     if retreat.phase.kind is PhaseKind.RETREAT:
         for entry in retreat.dislodged:
             for text in (f"{entry.unit} D", *(f"{entry.unit} R {loc}" for loc in entry.retreats), f"{entry.unit} R XYZ"):
-                checked.append((retreat, entry.unit.power, text, _canonical_retreat_order(retreat, text.split())))
+                checked.append((retreat, entry.unit.power, text, fast(api.prepare(VARIANT, retreat), entry.unit.power, text)))
     winter = _board(board_seed, count, Phase(1903, Season.WINTER, PhaseKind.ADJUSTMENT))
     board = api.prepare(VARIANT, winter)
     for power in POWERS:
@@ -384,10 +444,10 @@ def test_canonical_retreat_and_adjustment_orders_read_as_the_lenient_parser_read
         texts = [f"A {home} B", f"F {home} B", "WAIVE", *(f"F {home}/{c} B" for c in coasts)]
         texts += [f"{u} D" for u in winter.units if u.power == power][:3]
         for text in texts:
-            checked.append((winter, power, text, _canonical_adjustment_order(board, power, text.split())))
-    for where_now, power, text, fast in checked:
-        if fast is not None:
-            assert repr(fast) == repr(lenient(VARIANT, where_now, power, text)), text
+            checked.append((winter, power, text, fast(board, power, text)))
+    for where_now, power, text, read in checked:
+        if read is not None:
+            assert repr(read) == repr(lenient(VARIANT, where_now, power, text)), text
 
 
 class _MachineryOnly(_Resolver):

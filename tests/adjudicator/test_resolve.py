@@ -115,9 +115,9 @@ def test_unknown_or_conflicting_rules_are_refused(variant: Variant) -> None:
     start = api.initial_position(variant)
     assert api.RULES == {"PARADOX_SZYKMAN", "PARADOX_1982_DPJUDGE", "PARADOX_ALL_FAIL", "NO_BELEAGUERED_CONVOY"}
     with pytest.raises(ValueError, match="NO_SUCH_RULE"):
-        api.adjudicate(variant, start, {}, frozenset({"NO_SUCH_RULE"}))
+        api.adjudicate(api.prepare(variant, start), {}, frozenset({"NO_SUCH_RULE"}))
     with pytest.raises(ValueError, match="at most one"):
-        api.adjudicate(variant, start, {}, frozenset({"PARADOX_SZYKMAN", "PARADOX_ALL_FAIL"}))
+        api.adjudicate(api.prepare(variant, start), {}, frozenset({"PARADOX_SZYKMAN", "PARADOX_ALL_FAIL"}))
 
 
 def test_result_codes_of_a_supported_attack(variant: Variant) -> None:
@@ -150,7 +150,7 @@ def test_unordered_units_hold_and_every_unit_gets_one_result(variant: Variant) -
 def test_an_illegal_order_given_directly_is_void_with_a_reason_and_the_unit_holds(variant: Variant) -> None:
     where = _spring(variant, {"ENGLAND": ["F NTH"], "FRANCE": ["A PIC"]})
     fleet = Unit("NTH", UnitKind.FLEET, "ENGLAND")
-    outcome = api.adjudicate(variant, where, {"ENGLAND": [Move(fleet, "PIC")]})
+    outcome = api.adjudicate(api.prepare(variant, where), {"ENGLAND": [Move(fleet, "PIC")]})
     result = result_of(outcome, "F NTH - PIC")
     assert result.result == "void" and "PIC" in (result.reason or "")
     assert board(outcome) == {"ENGLAND F NTH", "FRANCE A PIC"}
@@ -159,7 +159,7 @@ def test_an_illegal_order_given_directly_is_void_with_a_reason_and_the_unit_hold
 def test_ordering_another_powers_unit_is_void_and_that_unit_holds(variant: Variant) -> None:
     where = _spring(variant, {"ENGLAND": ["F LON"]})
     fleet = Unit("LON", UnitKind.FLEET, "ENGLAND")
-    outcome = api.adjudicate(variant, where, {"GERMANY": [Move(fleet, "NTH")]})
+    outcome = api.adjudicate(api.prepare(variant, where), {"GERMANY": [Move(fleet, "NTH")]})
     by_power = {r.power: r for r in outcome.results}
     assert by_power["GERMANY"].result == "void" and "ENGLAND" in (by_power["GERMANY"].reason or "")
     assert by_power["ENGLAND"] == api.OrderResult("ENGLAND", "F LON H", "holds", None)
@@ -176,8 +176,8 @@ def test_a_support_that_does_not_match_is_void(variant: Variant) -> None:
 def test_dislodged_wins_over_void(variant: Variant) -> None:
     where = _spring(variant, {"ENGLAND": ["F NTH"], "GERMANY": ["F HEL", "F DEN"]})
     fleet = Unit("NTH", UnitKind.FLEET, "ENGLAND")
-    helper = api.parse_orders(variant, where, "GERMANY", ["F HEL - NTH", "F DEN S F HEL - NTH"]).orders
-    outcome = api.adjudicate(variant, where, {"ENGLAND": [Move(fleet, "PIC")], "GERMANY": helper})
+    helper = api.parse_orders(api.prepare(variant, where), "GERMANY", ["F HEL - NTH", "F DEN S F HEL - NTH"]).orders
+    outcome = api.adjudicate(api.prepare(variant, where), {"ENGLAND": [Move(fleet, "PIC")], "GERMANY": helper})
     result = result_of(outcome, "F NTH - PIC")
     assert result.result == "dislodged" and "PIC" in (result.reason or "")
 
@@ -215,7 +215,7 @@ def test_retreat_options_exclude_attacker_origin_occupied_and_standoff(variant: 
     assert (str(entry.unit), entry.attacker_from, entry.retreats) == ("A VIE", "TRI", ("BUD",))
     assert str(outcome.position.phase) == "S1901R"
     assert outcome.position.dislodged == (entry,)
-    needed = api.requirements(variant, outcome.position)
+    needed = api.requirements(api.prepare(variant, outcome.position))
     assert list(needed) == ["AUSTRIA"] and needed["AUSTRIA"].units == (entry.unit,)
 
 
@@ -259,12 +259,12 @@ def test_position_digest_is_stable_and_tracks_the_board(variant: Variant) -> Non
 
 def test_parse_orders_reports_refused_lines_with_reasons(variant: Variant) -> None:
     start = api.initial_position(variant)
-    parsed = api.parse_orders(variant, start, "ENGLAND", ["F LON - NTH", "", "A LVP - NTH", "F EDI - PIC"])
+    parsed = api.parse_orders(api.prepare(variant, start), "ENGLAND", ["F LON - NTH", "", "A LVP - NTH", "F EDI - PIC"])
     assert [o.canonical() for o in parsed.orders] == ["F LON - NTH"]
     assert [line for line, _ in parsed.errors] == ["A LVP - NTH", "F EDI - PIC"]
     assert "sea" in parsed.errors[0][1]
     with pytest.raises(api.IllegalOrder) as refused:
-        api.parse_order(variant, start, "GERMANY", "F LON - NTH")
+        api.parse_order(api.prepare(variant, start), "GERMANY", "F LON - NTH")
     assert "ENGLAND" in refused.value.reason
 
 
@@ -272,9 +272,9 @@ def test_a_fleet_cannot_be_convoyed(variant: Variant) -> None:
     start = api.initial_position(variant)
     for text in ("F LON - NTH VIA CONVOY", "F LON - ENG - BRE"):
         with pytest.raises((api.IllegalOrder, api.OrderSyntaxError)):
-            api.parse_order(variant, start, "ENGLAND", text)
+            api.parse_order(api.prepare(variant, start), "ENGLAND", text)
     fleet = Unit("LON", UnitKind.FLEET, "ENGLAND")
-    outcome = api.adjudicate(variant, start, {"ENGLAND": [Move(fleet, "NTH", via_convoy=True)]})
+    outcome = api.adjudicate(api.prepare(variant, start), {"ENGLAND": [Move(fleet, "NTH", via_convoy=True)]})
     assert result_of(outcome, "F LON - NTH VIA CONVOY").result == "void"
     assert "ENGLAND F LON" in board(outcome)
 

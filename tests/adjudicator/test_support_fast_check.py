@@ -1,4 +1,4 @@
-"""Supports written canonically are checked by set lookups (api._plainly_legal, Tables.reach);
+"""Supports written canonically are checked by set lookups (canonical_lines.plainly_legal, Tables.reach);
 the verdicts and reasons must be those of the full legality check."""
 
 from __future__ import annotations

@@ -55,3 +55,21 @@ def test_old_schema_is_refused_naming_both_revisions(tmp_path):
     store.dispose()
     assert "0000old" in str(caught.value) and str(head_revision()) in str(caught.value)
     assert "judge db upgrade" in str(caught.value)
+
+
+def test_revision_0002_keeps_the_rows_of_0001(tmp_path):
+    """Upgrading a 0001 database in place keeps its outbox rows (leased_by starts empty)."""
+    store = Store(f"sqlite:///{tmp_path / 'j.db'}")
+    upgrade(store.engine, "0001")
+    with store.engine.begin() as connection:
+        connection.execute(text(
+            "INSERT INTO outbox (mail_from, recipients, raw, kind, status, attempts, next_attempt_at, created_at) "
+            "VALUES ('j@x', '[\"a@x\"]', x'00', 'reply', 'queued', 0, '2026-01-01 00:00:00', '2026-01-01 00:00:00')"))
+    upgrade(store.engine)
+    check_schema(store.engine)
+    with store.engine.connect() as connection:
+        rows = connection.execute(text("SELECT status, leased_by FROM outbox")).all()
+        tables = set(connection.dialect.get_table_names(connection))
+    store.dispose()
+    assert [tuple(r) for r in rows] == [("queued", None)]
+    assert {"lease_owner", "judge_key"} <= tables

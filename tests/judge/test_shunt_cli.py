@@ -77,3 +77,47 @@ def test_shunt_commands_refuse_an_unmigrated_database(tmp_path, monkeypatch, cap
     monkeypatch.setenv("JUDGE_STORE_URL", f"sqlite:///{tmp_path / 'empty.db'}")
     assert main(["shunt", "list"]) == 1
     assert "judge db upgrade" in capsys.readouterr().err
+
+
+def test_a_mail_another_worker_processed_is_not_shunted(tmp_path):
+    """Worker A fails; while it rolls back, worker B claims the mail and processes it.
+    A's shunt must not overwrite B's "processed" (issue 18.2)."""
+    import threading
+
+    store = migrated_store(tmp_path)
+    store_inbound(store, make_mail(subject="contended"), mail_from="a@x.org", rcpt_to=[], source="smtp", now=NOW)
+    other = Worker(store, JUDGE, echo, clock=lambda: NOW)
+    helper: list[threading.Thread] = []
+
+    def fails_while_b_waits(session, inbound, now):
+        thread = threading.Thread(target=other.process_next)
+        thread.start()
+        helper.append(thread)
+        while store._turns.waiting < 1:  # B queues for the write turn A holds
+            threading.Event().wait(0.005)
+        raise RuntimeError("A's transaction fails")
+
+    assert Worker(store, JUDGE, fails_while_b_waits, clock=lambda: NOW).process_next()
+    helper[0].join(timeout=10)
+    with store.unit_of_work() as session:
+        assert session.execute(select(InboundMessage.status)).scalar_one() == "processed"
+        assert session.execute(select(Shunt)).scalars().all() == []
+    store.dispose()
+
+
+def test_retry_refuses_a_mail_that_was_processed(tmp_path, monkeypatch, capsys):
+    """A shunt row whose mail was processed anyway (as the unguarded shunt could leave it)."""
+    monkeypatch.setenv("JUDGE_STORE_URL", f"sqlite:///{tmp_path / 'judge.db'}")
+    store = migrated_store(tmp_path)
+    store_inbound(store, make_mail(subject="twice?"), mail_from="a@x.org", rcpt_to=[], source="smtp", now=NOW)
+    Worker(store, JUDGE, echo, clock=lambda: NOW).process_pending()
+    with store.unit_of_work() as session:
+        row = session.execute(select(InboundMessage)).scalar_one()
+        row.status = "shunted"
+        session.add(Shunt(inbound_id=row.id, traceback="RuntimeError: x", created_at=NOW))
+    assert main(["shunt", "retry", "1"]) == 1
+    assert "was processed at 2026-05-01 10:00:00Z" in capsys.readouterr().err
+    with store.unit_of_work() as session:
+        assert session.execute(select(InboundMessage.status)).scalar_one() == "shunted"
+        assert session.execute(select(Shunt.retried)).scalar_one() is False
+    store.dispose()

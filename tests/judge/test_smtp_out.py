@@ -212,16 +212,22 @@ class _RefusingOne:
         self.maildir.deliver(mail_from, recipients, raw, row_id)
 
 
-def test_a_batch_is_recorded_in_one_transaction_each_row_with_its_own_outcome(store, tmp_path):
-    from sqlalchemy import event
-
+def test_each_row_is_recorded_as_soon_as_its_attempt_ends(store, tmp_path):
+    """When the relay takes a row, that row is marked sent before the next is attempted:
+    a crash then resends at most the one row in hand (issue 12.5)."""
     first, refused, third = (queue(store, f"p{n}@example.net") for n in range(3))
-    sender = OutboxSender(store, _RefusingOne(tmp_path / "out", refused), clock=Clock(START))
-    begins: list[str] = []
-    event.listen(store.engine, "begin", lambda _connection: begins.append("begin"))
+    seen_before: dict[int, dict[int, str]] = {}
+
+    class Watching(_RefusingOne):
+        def deliver(self, mail_from, recipients, raw, row_id):
+            seen_before[row_id] = {i: r.status for i, r in outbox(store).items()}
+            super().deliver(mail_from, recipients, raw, row_id)
+
+    sender = OutboxSender(store, Watching(tmp_path / "out", refused), clock=Clock(START))
     assert sender.send_due() == 2
     rows = outbox(store)
     assert [(rows[i].status, rows[i].attempts, rows[i].sent_at) for i in (first, third)] == [("sent", 1, START)] * 2
     assert (rows[refused].status, rows[refused].attempts, rows[refused].last_error) == ("failed", 1, "550 no such user")
-    assert len(begins) == 1 + 1 + 1  # lease, record, and outbox() reading back
+    assert seen_before[refused][first] == "sent"
+    assert seen_before[third] == {first: "sent", refused: "failed", third: "queued"}
     assert len(list((tmp_path / "out" / "new").iterdir())) == 2

@@ -22,7 +22,7 @@ def test_a_turn_is_five_years_and_builds_follow_the_years_ending_in_0(hundred):
     assert str(fall.position.phase) == "F1430M"
     winter = play(hundred, fall.position, {})
     assert str(winter.position.phase) == "W1430A"  # France: five units, four centres
-    needed = api.requirements(hundred, winter.position)
+    needed = api.requirements(api.prepare(hundred, winter.position))
     assert set(needed) == {"FRANCE"} and needed["FRANCE"].removals == 1
     spring = play(hundred, winter.position, {"FRANCE": ["REMOVE A PRO"]})
     assert str(spring.position.phase) == "S1435M"
@@ -52,7 +52,7 @@ def test_builds_in_any_owned_centre(hundred):
     where = position(hundred, "W1430A", {"BURGUNDY": ["A PAR"]}, {"BURGUNDY": ["DIJ", "PAR", "CAN"]})
     outcome = play(hundred, where, {"BURGUNDY": ["BUILD A CAN"]})
     assert result_of(outcome, "A CAN B").result == "builds"
-    parsed = api.parse_orders(hundred, where, "BURGUNDY", ["BUILD A ORL"])
+    parsed = api.parse_orders(api.prepare(hundred, where), "BURGUNDY", ["BUILD A ORL"])
     assert parsed.errors  # not owned
 
 
@@ -61,7 +61,7 @@ def test_split_coasts_of_northumbria_and_aragon(hundred):
     assert hundred.fleet_moves["NOT/WC"] == {"IRI", "SCO", "WAL"}
     assert hundred.fleet_moves["ARA/SC"] == {"CAS", "MED", "TOU"}
     where = position(hundred, "S1425M", {"ENGLAND": ["F IRI"]})
-    parsed = api.parse_orders(hundred, where, "ENGLAND", ["F IRI - NOT/EC"])
+    parsed = api.parse_orders(api.prepare(hundred, where), "ENGLAND", ["F IRI - NOT/EC"])
     assert parsed.errors
 
 

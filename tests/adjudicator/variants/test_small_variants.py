@@ -47,7 +47,7 @@ def test_pure_support_decides_and_four_centres_win(pure):
 
 def test_pure_has_no_fleets(pure):
     where = position(pure, "W1901A", {"ITALY": []}, {"ITALY": ["ROM"]})
-    parsed = api.parse_orders(pure, where, "ITALY", ["BUILD F ROM"])
+    parsed = api.parse_orders(api.prepare(pure, where), "ITALY", ["BUILD F ROM"])
     assert parsed.errors and "fleet" in str(parsed.errors[0]).lower()
 
 
@@ -70,7 +70,7 @@ def test_fleet_rome_italy_opens_with_a_fleet_in_rome():
 def test_chaos_starts_with_winter_builds_and_no_units(chaos):
     start = api.initial_position(chaos)
     assert str(start.phase) == "W1900A" and start.units == ()
-    needed = api.requirements(chaos, start)
+    needed = api.requirements(api.prepare(chaos, start))
     assert len(needed) == 34 and all(r.builds == 1 for r in needed.values())
     outcome = play(chaos, start, {"LONDON": ["BUILD F LON"], "PARIS": ["BUILD A PAR"], "STPETERSBURG": ["BUILD F STP/NC"]})
     assert str(outcome.position.phase) == "S1901M"
@@ -83,11 +83,11 @@ def test_chaos_builds_in_any_owned_centre_but_not_elsewhere(chaos):
     outcome = play(chaos, where, {"PARIS": ["BUILD A BEL", "BUILD F MAR"]})  # captured centres
     assert result_of(outcome, "A BEL B").result == "builds"
     assert result_of(outcome, "F MAR B").result == "builds"
-    parsed = api.parse_orders(chaos, where, "PARIS", ["BUILD A BRE"])
+    parsed = api.parse_orders(api.prepare(chaos, where), "PARIS", ["BUILD A BRE"])
     assert parsed.errors and "does not own BRE" in str(parsed.errors[0])
     standard = maps.load("standard")
     where = position(standard, "W1902A", {"FRANCE": ["A BUR"]}, {"FRANCE": ["PAR", "BEL"]})
-    parsed = api.parse_orders(standard, where, "FRANCE", ["BUILD A BEL"])
+    parsed = api.parse_orders(api.prepare(standard, where), "FRANCE", ["BUILD A BEL"])
     assert parsed.errors and "home" in str(parsed.errors[0])  # the standard rule is unchanged
 
 

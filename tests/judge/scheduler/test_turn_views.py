@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from adjudicator.api import adjudicate, parse_order
+from adjudicator.api import adjudicate, parse_order, prepare
 from adjudicator.jsonio import position_from_json, position_to_json, results_to_json
 from judge.store.queries import variant_named
 from judge.phases.turn_views import phase_name, results_view, summary_table
@@ -12,8 +12,8 @@ VARIANT = variant_named("standard")
 
 def play(doc, orders):
     before = position_from_json(VARIANT, doc)
-    parsed = {p: [parse_order(VARIANT, before, p, line) for line in lines] for p, lines in orders.items()}
-    done = adjudicate(VARIANT, before, parsed)
+    parsed = {p: [parse_order(prepare(VARIANT, before), p, line) for line in lines] for p, lines in orders.items()}
+    done = adjudicate(prepare(VARIANT, before), parsed)
     return before, done, results_to_json(before.phase, done)["results"]
 
 
