@@ -12,7 +12,7 @@ from typing import Callable, Sequence, TypeVar
 
 from sqlalchemy.orm import Session
 
-from adjudicator.api import requirements
+from adjudicator.api import prepare, requirements
 from adjudicator.orders import Order
 from adjudicator.results import Adjudication
 from adjudicator.tables import tables_for
@@ -173,7 +173,7 @@ class StoreHost:
         return {key for key in map(order_key, stored) if key is not None}
 
     def adjustment_left(self, power: str) -> int:
-        need = requirements(self.variant, self.position()).get(power)
+        need = requirements(prepare(self.variant, self.position())).get(power)
         if need is None:
             return 0
         with self.store.sessions() as session:

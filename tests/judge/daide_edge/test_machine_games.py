@@ -66,7 +66,7 @@ def test_seven_dumbbots_play_to_winter_1905_and_every_broadcast_matches_our_adju
 
 
 def _human_orders(variant, position, power: str) -> list[str]:
-    need = api.requirements(variant, position).get(power)
+    need = api.requirements(api.prepare(variant, position)).get(power)
     if need is None:
         return []
     if need.phase_kind.name == "ADJUSTMENT":
