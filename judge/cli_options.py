@@ -57,11 +57,17 @@ def store_from(settings: Settings, command: str, *, initialise_empty: bool = Fal
     except SchemaNotCurrent as exc:
         print(f"judge {command}: {exc}", file=sys.stderr)
     except Exception as exc:
-        problem = database_problem(exc, settings)
-        if problem is None:
-            raise
-        print(f"judge {command}: {problem}", file=sys.stderr)
+        report_database_problem(exc, settings, command)
     return None
+
+
+def report_database_problem(exc: Exception, settings: Settings, command: str) -> None:
+    """Print why the configured database cannot be used; ``exc`` is raised again when it is
+    not a database or configuration problem (a bug must keep its traceback)."""
+    problem = database_problem(exc, settings)
+    if problem is None:
+        raise exc
+    print(f"judge {command}: {problem}", file=sys.stderr)
 
 
 def database_problem(exc: BaseException, settings: Settings) -> str | None:

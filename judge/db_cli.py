@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
-from judge.cli_options import add_config_argument, database_problem, settings_from
+from judge.cli_options import add_config_argument, report_database_problem, settings_from
 
 if TYPE_CHECKING:  # SQLAlchemy is imported when a command runs, not when `judge` starts
     from sqlalchemy.engine import Engine
@@ -40,10 +39,7 @@ def _on_database(args: argparse.Namespace, work: Callable[[Engine], T]) -> tuple
         finally:
             store.dispose()
     except Exception as exc:
-        problem = database_problem(exc, settings)
-        if problem is None:
-            raise
-        print(f"judge db: {problem}", file=sys.stderr)
+        report_database_problem(exc, settings, "db")
         return None
 
 

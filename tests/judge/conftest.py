@@ -8,7 +8,16 @@ from typing import Iterator
 import pytest
 
 from judge.store.engine import Store
+from tests.judge.services.harness import JudgeHarness
 from tests.judge.storage import migrated_store
+
+
+@pytest.fixture
+def judge(tmp_path: Path) -> Iterator[JudgeHarness]:
+    """A judge on a SQLite file driven mail by mail through the real worker."""
+    harness = JudgeHarness(tmp_path)
+    yield harness
+    harness.close()
 
 
 @pytest.fixture

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
 
 from judge.commands.reply import MAX_REPLY_CHARS
 from mailcmds.syntax import MAX_COMMANDS_PER_MAIL
 from tests.judge.services.conftest import cheap_scrypt, create_game, fill_game  # noqa: F401
-from tests.judge.services.harness import JudgeHarness
 
-
-@pytest.fixture
-def judge(tmp_path):
-    harness = JudgeHarness(tmp_path)
-    yield harness
-    harness.close()
 
 
 def test_help_a_hundred_thousand_times_is_answered_once(judge):

@@ -9,14 +9,7 @@ from sqlalchemy import select
 
 from judge.store.models_mail import InboundMessage, OutboxMessage, Shunt
 from tests.judge.services.harness import JudgeHarness
-from tests.judge.storage import newest_outbox_id
 
-
-@pytest.fixture
-def judge(tmp_path):
-    harness = JudgeHarness(tmp_path)
-    yield harness
-    harness.close()
 
 
 def raw_mail(headers: str, body: str = "LIST\r\n") -> bytes:

@@ -43,12 +43,6 @@ def test_a_move_the_table_does_not_allow_is_refused_naming_both_statuses():
     assert isinstance(refused.value, CommandRefused)  # a mail's command gets it as an error line
 
 
-@pytest.fixture
-def judge(tmp_path):
-    harness = JudgeHarness(tmp_path)
-    yield harness
-    harness.close()
-
 
 def _game(judge: JudgeHarness) -> Game:
     with judge.session() as session:

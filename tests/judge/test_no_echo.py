@@ -14,12 +14,6 @@ from tests.judge.services.harness import JudgeHarness
 SECRET = "hunter2secret"
 
 
-@pytest.fixture
-def judge(tmp_path):
-    harness = JudgeHarness(tmp_path)
-    yield harness
-    harness.close()
-
 
 def _outbox_bytes(judge: JudgeHarness) -> bytes:
     with judge.session() as session:

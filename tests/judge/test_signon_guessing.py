@@ -2,17 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
 
 from tests.judge.services.conftest import MASTER, cheap_scrypt, create_game, fill_game  # noqa: F401
-from tests.judge.services.harness import JudgeHarness
 
-
-@pytest.fixture
-def judge(tmp_path):
-    harness = JudgeHarness(tmp_path)
-    yield harness
-    harness.close()
 
 
 def test_two_hundred_guesses_in_one_mail_try_one_and_show_nothing(judge):

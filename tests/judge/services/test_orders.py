@@ -93,21 +93,8 @@ def test_last_orders_set_the_settle_delay_and_due_time(judge, started):
 def test_too_many_builds_keep_the_ones_that_fit_and_quote_the_rest(judge):
     """Issue 17.1: England with one build sends two; the first stands, the second is quoted
     with its reason, and nothing vanishes."""
-    from sqlalchemy import select
-
-    from judge.store.models_game import Game
-    from tests.judge.services.conftest import fill_game
-
-    create_game(judge)
-    seats = fill_game(judge)
-    with judge.session() as session:
-        game = session.execute(select(Game)).scalar_one()
-        position = dict(game.position)
-        position["phase"] = "W1901A"
-        # two centres, one unit (outside them): one build, in London or Edinburgh
-        position["units"] = {**position["units"], "ENGLAND": ["A YOR"]}
-        position["centers"] = {**position["centers"], "ENGLAND": ["EDI", "LON"]}
-        game.position, game.phase = position, "W1901A"
+    # two centres, one unit (outside them): one build, in London or Edinburgh
+    seats = _winter_1901(judge, "ENGLAND", units=["A YOR"], centres=["EDI", "LON"])
     england = seats["ENGLAND"]
     body = judge.send(england.address, f"{england.signon}\nBUILD F LON\nBUILD F EDI\n").reply.body
     assert "ok    line 2: BUILD F LON" in body
@@ -119,6 +106,15 @@ def test_too_many_builds_keep_the_ones_that_fit_and_quote_the_rest(judge):
 
 def test_a_bad_build_is_answered_with_the_players_own_centres(judge):
     """Issue 17.5: Italy's bad build gets Italy's example, not France's A PAR B."""
+    seats = _winter_1901(judge, "ITALY", units=["A VEN"])  # Naples and Rome free: two builds
+    italy = seats["ITALY"]
+    body = judge.send(italy.address, f"{italy.signon}\nBUILD A PAR\n").reply.body
+    assert "build up to 2 units in your free home centres (NAP, ROM), e.g. A NAP B, or WAIVE" in body
+    assert "A PAR B" not in body
+
+
+def _winter_1901(judge, power: str, *, units: list[str], centres: list[str] | None = None):
+    """A started game moved to W1901A with ``power``'s units (and centres) as given; the seats."""
     from sqlalchemy import select
 
     from judge.store.models_game import Game
@@ -130,9 +126,8 @@ def test_a_bad_build_is_answered_with_the_players_own_centres(judge):
         game = session.execute(select(Game)).scalar_one()
         position = dict(game.position)
         position["phase"] = "W1901A"
-        position["units"] = {**position["units"], "ITALY": ["A VEN"]}  # Naples and Rome free: two builds
+        position["units"] = {**position["units"], power: units}
+        if centres is not None:
+            position["centers"] = {**position["centers"], power: centres}
         game.position, game.phase = position, "W1901A"
-    italy = seats["ITALY"]
-    body = judge.send(italy.address, f"{italy.signon}\nBUILD A PAR\n").reply.body
-    assert "build up to 2 units in your free home centres (NAP, ROM), e.g. A NAP B, or WAIVE" in body
-    assert "A PAR B" not in body
+    return seats
