@@ -68,7 +68,7 @@ def run_status(args: argparse.Namespace) -> int:
     done = _on_database(args, current_revision)
     if done is None:
         return 2
-    _, current = done
+    where, current = done
     head = head_revision()
-    print(f"database revision: {current or 'none (empty)'}; this judge needs: {head}")
+    print(f"{where}: database revision: {current or 'none (empty)'}; this judge needs: {head}")
     return 0 if current == head else 1

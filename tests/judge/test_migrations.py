@@ -73,3 +73,39 @@ def test_revision_0002_keeps_the_rows_of_0001(tmp_path):
     store.dispose()
     assert [tuple(r) for r in rows] == [("queued", None)]
     assert {"lease_owner", "judge_key"} <= tables
+
+
+def test_judge_db_upgrade_takes_a_0001_database_to_the_head_with_its_data(tmp_path):
+    """The previous release's schema (0001, with a game in it) upgraded by the command an
+    operator runs; ``judge db status`` names the database (never its password)."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "j.db"
+    store = Store(f"sqlite:///{path}")
+    upgrade(store.engine, "0001")
+    with store.engine.begin() as connection:
+        connection.execute(text(
+            "INSERT INTO game (name, master_password_hash, map_name, rules, timing, zone, private, description, "
+            "status, created_at, version, delay) VALUES ('g1', 'x', 'standard', '[]', '{}', 'UTC', 0, 'kept', "
+            "'forming', '2026-01-01 00:00:00', 1, 0)"))
+    store.dispose()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")} | {"JUDGE_STORE_URL": f"sqlite:///{path}"}
+
+    def judge(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "judge.cli", *args], capture_output=True, text=True, env=env)
+
+    before = judge("db", "status")
+    assert before.returncode == 1 and "0001" in before.stdout + before.stderr and str(path) in before.stdout + before.stderr
+    done = judge("db", "upgrade")
+    assert done.returncode == 0 and f"upgraded from 0001 to revision {head_revision()}" in done.stdout
+    assert judge("db", "status").returncode == 0
+    store = Store(f"sqlite:///{path}")
+    with store.engine.connect() as connection:
+        assert connection.execute(text("SELECT name, description FROM game")).all() == [("g1", "kept")]
+    store.dispose()
+    secret = {"JUDGE_STORE_URL": "postgresql+psycopg://judge:s3cret@127.0.0.1:1/none"}
+    hidden = subprocess.run([sys.executable, "-m", "judge.cli", "db", "status"], capture_output=True, text=True,
+                            env=env | secret)
+    assert "s3cret" not in hidden.stdout + hidden.stderr and "judge:***@127.0.0.1" in hidden.stdout + hidden.stderr
