@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("adjudicator", "mailcmds", "maps", "pictures", "templates", "judge", "bot")
-EDGES = ("judge.edge.smtp_in", "judge.edge.imap_in", "judge.edge.smtp_out", "judge.edge.scheduler")
+PACKAGES = ("adjudicator", "mailcmds", "maps", "pictures", "templates", "judge", "bot", "daide")
+EDGES = ("judge.edge.smtp_in", "judge.edge.imap_in", "judge.edge.smtp_out", "judge.edge.scheduler", "judge.edge.daide",
+         "judge.edge.daide_player")
 PURE = ("adjudicator", "mailcmds", "pictures", "judge.turns", "judge.fair", "judge.record", "bot")
 DATABASE = ("sqlalchemy", "alembic", "psycopg", "judge.store")
 
@@ -156,6 +157,14 @@ def test_the_adjudicator_imports_nothing_of_the_project():
             assert not outside, f"{module} imports {sorted(outside)}"
 
 
+def test_the_daide_protocol_imports_only_the_engine():
+    for module, imported in import_graph().items():
+        if _starts(module, ("daide",)):
+            outside = {n for n in imported if unit_of(n) not in (None, "daide", "adjudicator")}
+            assert not outside, f"{module} imports {sorted(outside)}"
+            assert not {n for n in imported if _starts(n, DATABASE)}, module
+
+
 def test_the_bot_imports_only_the_engine():
     for module, imported in import_graph().items():
         if _starts(module, ("bot",)):
@@ -190,7 +199,8 @@ def test_pure_packages_import_no_database_code(pure):
 def test_an_edge_never_imports_another_edge():
     for module, imported in import_graph().items():
         if _starts(module, EDGES):
-            others = {n for n in imported if _starts(n, EDGES) and not _starts(n, (module,))}
+            own = next(edge for edge in EDGES if _starts(module, (edge,)))  # an edge may be a package
+            others = {n for n in imported if _starts(n, EDGES) and not _starts(n, (own,))}
             assert not others, f"{module} imports {sorted(others)}"
 
 
