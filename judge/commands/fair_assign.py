@@ -19,12 +19,11 @@ from sqlalchemy.orm import Session
 from judge.fair.assignment import AssignmentState, Contest, apply_outcome, next_contest, reserve_contest, start_assignment
 from judge.crypto.armor import enarmor
 from judge.crypto.commitments import (
+    Committed,
+    check_reveal,
     CommitmentFormatError,
     check_commitment,
-    signed_variant,
     split_salted,
-    verify_reveal,
-    verify_sha256_reveal,
 )
 from judge.fair.audit import FORMAT as RECORD_FORMAT, check_record, record_name
 from judge.fair.preferences import PreferenceError, PreferenceList, parse_preferences
@@ -283,14 +282,17 @@ def reveal_list(ctx: MailContext, command: Reveal) -> bool:
     if row.revealed_at is not None:
         raise CommandRefused(f"you already revealed your list {row.text}")
     data = command.data()
+    committed = (Committed(digest=row.digest or "") if row.commit_kind == SHA256
+                 else Committed(signature=row.commitment or b"", fingerprint=row.fingerprint or ""))
     try:
-        if row.commit_kind == SHA256:
-            verdict = verify_sha256_reveal(row.digest or "", data)
-            text = split_salted(data.decode("utf-8"))[0] if verdict.valid else ""
+        check = check_reveal(committed, data, lambda: judge_keyring(ctx.session, ctx.judge, [member]))
+        verdict = check.verdict
+        if check.signed is None:
+            text = ""
+        elif row.commit_kind == SHA256:
+            text = split_salted(check.signed.decode("utf-8"))[0]
         else:
-            with judge_keyring(ctx.session, ctx.judge, [member]) as ring:
-                verdict = verify_reveal(ring, row.commitment or b"", data, row.fingerprint or "")
-            text = signed_variant(data, verdict.variant or "exact").decode("utf-8", "replace") if verdict.valid else ""
+            text = check.signed.decode("utf-8", "replace")
     except (CommitmentFormatError, UnicodeDecodeError) as problem:
         raise CommandRefused(str(problem)) from None
     if not verdict.valid:

@@ -22,13 +22,12 @@ from typing import Callable
 from sqlalchemy import select
 
 from judge.crypto.commitments import (
+    Committed,
+    check_reveal,
     CommitmentFormatError,
     check_commitment,
     read_number,
-    signed_variant,
     split_salted,
-    verify_reveal,
-    verify_sha256_reveal,
 )
 from judge.fair.assignment import Contest
 from judge.fair.lottery import Lottery, LotteryError, Stage
@@ -330,21 +329,20 @@ def _record_reveal(ctx: MailContext, game: Game, row: FairLottery, label: str, d
     """Check revealed bytes against the commitment and count the number."""
     number = numbers_of(ctx, row)[label]
     outcomes = contest_of(row).outcomes
+    member = ctx.session.get(Membership, number.membership_id)
+    committed = (Committed(digest=number.digest or "") if number.kind == SHA256
+                 else Committed(signature=number.signature or b"", fingerprint=number.fingerprint or ""))
     try:
+        check = check_reveal(committed, data, lambda: judge_keyring(ctx.session, ctx.judge, [member] if member else []))
+        verdict = check.verdict
+        if check.signed is None:
+            shown = "" if number.kind == SHA256 else f" {data.decode('utf-8', 'replace').strip()!r}"
+            raise CommandRefused(f"the reveal{shown} does not match your commitment: {verdict.reason}")
         if number.kind == SHA256:
-            verdict = verify_sha256_reveal(number.digest or "", data)
-            if not verdict.valid:
-                raise CommandRefused(f"the reveal does not match your commitment: {verdict.reason}")
-            text, _salt = split_salted(data.decode("utf-8"))
+            text, _salt = split_salted(check.signed.decode("utf-8"))
             value = read_number(text.encode("utf-8"), outcomes)
         else:
-            member = ctx.session.get(Membership, number.membership_id)
-            with judge_keyring(ctx.session, ctx.judge, [member] if member else []) as ring:
-                verdict = verify_reveal(ring, number.signature or b"", data, number.fingerprint or "")
-            if not verdict.valid:
-                shown = data.decode("utf-8", "replace").strip()
-                raise CommandRefused(f"the reveal {shown!r} does not match your commitment: {verdict.reason}")
-            value = read_number(signed_variant(data, verdict.variant or "exact"), outcomes)
+            value = read_number(check.signed, outcomes)
     except CommitmentFormatError as problem:
         raise CommandRefused(str(problem)) from None
     count_number(ctx, game, row, label, value, data, verdict.reason)

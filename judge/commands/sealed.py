@@ -8,8 +8,12 @@ without being stored.  The phase itself moves on in judge/phases/sealed_flow.py 
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator
+
 from adjudicator.api import prepare, requirements
-from judge.crypto.commitments import check_commitment, verify_reveal, verify_sha256_reveal
+from judge.crypto.commitments import Committed, check_commitment, check_reveal
+from judge.crypto.gpg import Keyring
 from judge.record import orders_from_revealed
 from judge.commands.context import MailContext, SignedOn
 from judge.mail import CommandRefused
@@ -27,7 +31,7 @@ from judge.phases.sealed_flow import (
 )
 from judge.phases.sealed_stages import maybe_process
 from judge.publish.signing import judge_keyring, keyring_held
-from judge.store.models_game import ACTIVE, Game
+from judge.store.models_game import ACTIVE, Game, Membership
 from judge.store.models_sealed import (
     COMMITTING,
     PROCESSED,
@@ -176,18 +180,10 @@ def _reveal(ctx: MailContext, command: Reveal) -> None:
         raise CommandRefused(f"the reveal window for {stage.phase} closed at "
                              f"{format_deadline(as_utc(stage.reveal_deadline), game.zone or 'UTC')}")
     data, filename = _revealed_bytes(command)
-    if commitment.kind == SHA256:
-        verdict = verify_sha256_reveal(commitment.digest or "", data)
-        signed = data if verdict.valid else None
-    else:
-        key_fpr = commitment.fingerprint or ""
-        with judge_keyring(ctx.judge, create=True) as judge_key:
-            assert judge_key is not None
-            key = effective_key(ctx.session, who.membership)
-            if key is not None and key.fingerprint == key_fpr:
-                ensure_imported(judge_key.keyring, key)
-            verdict = verify_reveal(judge_key.keyring, commitment.signature or b"", data, key_fpr)
-        signed = _signed_bytes(data, verdict.variant) if verdict.valid else None
+    committed = (Committed(digest=commitment.digest or "") if commitment.kind == SHA256
+                 else Committed(signature=commitment.signature or b"", fingerprint=commitment.fingerprint or ""))
+    check = check_reveal(committed, data, lambda: _keyring_with_key(ctx, who.membership, committed.fingerprint))
+    verdict, signed = check.verdict, check.signed
     row = earlier or SealedReveal(game_id=game.id, phase=stage.phase, power=power, revealed_at=ctx.now, data=b"")
     row.data, row.signed_data, row.filename = data, signed, filename
     row.valid, row.reason, row.variant, row.revealed_at = verdict.valid, verdict.reason, verdict.variant, ctx.now
@@ -209,7 +205,12 @@ def _reveal(ctx: MailContext, command: Reveal) -> None:
     ctx.send(maybe_process(ctx.session, game, ctx.judge, ctx.now))
 
 
-def _signed_bytes(data: bytes, variant: str | None) -> bytes:
-    from judge.crypto.commitments import signed_variant
-
-    return data if variant in (None, "exact") else signed_variant(data, variant)
+@contextmanager
+def _keyring_with_key(ctx: MailContext, member: Membership, fingerprint: str) -> Iterator[Keyring]:
+    """The judge's keyring with the player's key in it (when it is the committed one)."""
+    with judge_keyring(ctx.judge, create=True) as judge_key:
+        assert judge_key is not None
+        key = effective_key(ctx.session, member)
+        if key is not None and key.fingerprint == fingerprint:
+            ensure_imported(judge_key.keyring, key)
+        yield judge_key.keyring

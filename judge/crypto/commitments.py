@@ -9,8 +9,9 @@ Two forms:
   short salt can be brute-forced over the small space of plausible orders).  The hashed
   bytes are defined by :func:`salted_bytes`.
 
-Lottery numbers use the same functions: the committed file holds one number
-(:func:`read_number`).
+Lottery numbers and preference lists use the same functions (the committed file holds one
+number, :func:`read_number`, or one list).  The reveal step of all three commit-reveal
+flows is :func:`check_reveal`; each flow keeps its own storage and publishing.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Callable
 
 from judge.crypto.armor import ArmorError, dearmor
@@ -297,6 +300,42 @@ def verify_sha256_reveal(commitment_hex: str, revealed: bytes) -> Verdict:
             return Verdict(True, None, None, f"SHA-256 of the revealed text matches ({name})", variant=name)
     return Verdict(False, None, None,
                    "the SHA-256 of the revealed text (orders, then the SALT line) does not match the commitment")
+
+
+# -- the reveal step of every flow ----------------------------------------------------------
+@dataclass(frozen=True)
+class Committed:
+    """What a player committed to, as a flow stored it: a salted SHA-256 ``digest``, or a
+    detached ``signature`` by the key with ``fingerprint``."""
+
+    digest: str | None = None
+    signature: bytes | None = None
+    fingerprint: str = ""
+
+
+@dataclass(frozen=True)
+class RevealCheck:
+    """The verdict on revealed bytes, and the bytes the commitment covers (for a signature,
+    the form the player actually signed); ``signed`` is None when the reveal failed."""
+
+    verdict: Verdict
+    signed: bytes | None
+
+
+def check_reveal(committed: Committed, revealed: bytes,
+                 keyring: Callable[[], AbstractContextManager[Keyring]]) -> RevealCheck:
+    """Revealed bytes against a commitment: the one reveal check of sealed orders, lottery
+    numbers and preference lists.  ``keyring`` opens a keyring holding the signer's key; it
+    is opened only for a signed commitment."""
+    if committed.digest is not None:
+        verdict = verify_sha256_reveal(committed.digest, revealed)
+        return RevealCheck(verdict, revealed if verdict.valid else None)
+    with keyring() as ring:
+        verdict = verify_reveal(ring, committed.signature or b"", revealed, committed.fingerprint)
+    if not verdict.valid:
+        return RevealCheck(verdict, None)
+    variant = verdict.variant or "exact"
+    return RevealCheck(verdict, revealed if variant == "exact" else signed_variant(revealed, variant))
 
 
 # -- committed numbers --------------------------------------------------------------------

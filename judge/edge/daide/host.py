@@ -16,7 +16,7 @@ from adjudicator.api import prepare, requirements
 from adjudicator.orders import Order
 from adjudicator.results import Adjudication
 from adjudicator.tables import tables_for
-from adjudicator.types import Phase, PhaseKind, Position
+from adjudicator.types import Phase, Position
 from daide.host import Ending, Listener, PlayedPhase, Seat
 from daide.render import PlayerSummary, Timing
 from daide.tokens import TokenTable

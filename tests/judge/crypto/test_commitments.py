@@ -242,3 +242,18 @@ def test_inline_signature_in_a_mail_body_verifies(judge_keyring, seven_players, 
     france = seven_players[2]
     assert check_commitment(judge_keyring, body, france.fingerprint).valid
     assert verify_reveal(judge_keyring, body, ORDERS, france.fingerprint).valid
+
+
+def test_check_reveal_is_the_reveal_step_and_opens_a_keyring_only_for_a_signature():
+    from judge.crypto.commitments import Committed, check_reveal, salted_bytes, sha256_commitment
+
+    salt = "SALT " + "s" * 20
+    digest = sha256_commitment("A PAR H\n", salt)
+
+    def no_keyring():
+        raise AssertionError("a SHA-256 commitment needs no keyring")
+
+    good = check_reveal(Committed(digest=digest), salted_bytes("A PAR H\n", salt), no_keyring)
+    assert good.verdict.valid and good.signed == salted_bytes("A PAR H\n", salt)
+    bad = check_reveal(Committed(digest=digest), salted_bytes("A PAR - BUR\n", salt), no_keyring)
+    assert not bad.verdict.valid and bad.signed is None
