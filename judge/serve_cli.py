@@ -67,6 +67,13 @@ def run(args: argparse.Namespace) -> int:
         from judge.worker_process import run_child
 
         return run_child(settings, clock)
+    from judge.edge.smtp_in import check_port_free
+
+    try:  # a busy port is the first thing said, before the database is touched (no stray judge.db)
+        check_port_free(settings.smtp.host, settings.smtp.port)
+    except OSError as exc:
+        print(f"judge serve: cannot listen on {settings.smtp.host}:{settings.smtp.port}: {exc}", file=sys.stderr)
+        return 1
     store = store_from(settings, "serve", initialise_empty=True)
     if store is None:
         return 1

@@ -58,3 +58,18 @@ def test_a_read_only_database(tmp_path):
     url = f"sqlite:///file:{path}?mode=ro&uri=true"
     one_clear_line(judge("db", "upgrade", env={"JUDGE_STORE_URL": url}, cwd=tmp_path), "cannot use the database",
                    "readonly")
+
+
+def test_a_busy_port_is_said_first_and_no_database_is_made(tmp_path):
+    """Issue 17.15: a second judge serve on a busy port fails before touching the database."""
+    import socket
+
+    with socket.socket() as busy:
+        busy.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = judge("serve", env={"JUDGE_SMTP_PORT": str(port), "JUDGE_DAIDE_HOST": ""}, cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[0].startswith(f"judge serve: cannot listen on 127.0.0.1:{port}")
+    assert list(tmp_path.iterdir()) == []
