@@ -160,7 +160,10 @@ class MailContext:
         return who
 
     def require_master(self) -> SignedOn:
-        who = self.require_signon()
+        if self.signed_on is None:
+            raise CommandRefused("this is the master's command: sign on as the master first, with "
+                                 "SIGNON master@game password (or SIGNON Mgame password)")
+        who = self.signed_on
         if not who.is_master:
             raise CommandRefused(
                 f"only the master of game '{who.game.name}' can do this: SIGNON master@{who.game.name} password first"

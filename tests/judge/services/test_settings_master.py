@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from judge.store.queries import as_utc
 from judge.store.models_game import ACTIVE, DISMISSED, DUMMY, ENDED, PAUSED, RESIGNED, Game, Membership
-from tests.judge.services.conftest import MASTER
+from tests.judge.services.conftest import MASTER, create_game
 
 MASTER_SIGNON = "SIGNON master@g1 masterpw"
 
@@ -118,3 +118,10 @@ def test_status_edits_after_master_signon(judge, started):
     assert "ERROR line 6: RULE PARADOX_SZYKMAN" in body and "at most one convoy-paradox rule" in body
     assert "ERROR line 7: MAP standard" in body and "only before anybody has joined" in body
     assert game_row(judge).rules == ["GRACE_BUDGET 2", "PARADOX_ALL_FAIL"]
+
+
+def test_form_before_signing_on_says_how_a_master_signs_on(judge):
+    """Issue 17.9: a newcomer's FORM without a sign-on is told the master's form."""
+    create_game(judge, form=False)
+    body = judge.send(MASTER, "FORM\n").reply.body
+    assert "SIGNON master@game password (or SIGNON Mgame password)" in body
