@@ -69,17 +69,24 @@ def _bracket(message_id: str) -> str:
     return message_id if message_id.startswith("<") else f"<{message_id}>"
 
 
+#: Headers written as given, never folded into encoded words: RFC 2369/2919 list headers
+#: are angle-bracketed URLs a mail client must read as they are.
+_AS_GIVEN = re.compile(r"(?i)list-[a-z-]+\Z")
+#: The policy of built messages: headers set raw (the list headers above) are not refolded.
+_BUILD_POLICY = POLICY.clone(refold_source="none")
+
+
 def build_message(mail: OutgoingMail, judge: JudgeSettings, now: datetime) -> EmailMessage:
     """The complete RFC 5322 message for ``mail``, sent from the judge."""
     if mail.mime is not None:
-        message = EmailMessage(policy=POLICY)
+        message = EmailMessage(policy=_BUILD_POLICY)
         for name, value in mail.mime.items():
             message[name] = value
         message.set_payload(mail.mime.get_payload())
         if "MIME-Version" not in message:
             message["MIME-Version"] = "1.0"
     else:
-        message = EmailMessage(policy=POLICY)
+        message = EmailMessage(policy=_BUILD_POLICY)
         body = mail.body if mail.body.endswith("\n") else mail.body + "\n"
         cte = "7bit" if body.isascii() and max(map(len, body.splitlines()), default=0) <= 900 \
             else "quoted-printable"
@@ -97,7 +104,10 @@ def build_message(mail: OutgoingMail, judge: JudgeSettings, now: datetime) -> Em
         chain = [_bracket(r) for r in mail.references] + [_bracket(mail.in_reply_to)]
         message["References"] = " ".join(dict.fromkeys(chain))
     for name, value in mail.headers:
-        message[name] = value
+        if _AS_GIVEN.match(name) and value.isascii() and value.isprintable() and len(value) < 990:
+            message.set_raw(name, value)
+        else:
+            message[name] = value
     return message
 
 

@@ -29,16 +29,19 @@ def list_id(game: Game, judge: JudgeSettings) -> str:
 
 
 def list_headers(game: Game, judge: JudgeSettings) -> tuple[tuple[str, str], ...]:
-    """List-Id (RFC 2919) and List-Unsubscribe (RFC 2369) for one game's broadcasts.
+    """List-Id (RFC 2919), List-Unsubscribe and List-Post (RFC 2369) for one game's
+    broadcasts, written as plain ``<mailto:...>`` values (judge/outgoing.py never encodes them).
 
     Leaving needs the member's password, so the unsubscribe link opens a mail with the
-    commands to fill in rather than acting on one click.
+    commands to fill in rather than acting on one click; posting to the game is mail to
+    the judge (SIGNON, then PRESS or BROADCAST).
     """
     body = url_quote(f"SIGNON you@{game.name} password\nRESIGN\n", safe="")
     subject = url_quote(f"leave {game.name}", safe="")
     return (
         ("List-Id", f"Diplomacy game {game.name} <{list_id(game, judge)}>"),
         ("List-Unsubscribe", f"<mailto:{judge.address}?subject={subject}&body={body}>"),
+        ("List-Post", f"<mailto:{judge.address}>"),
     )
 
 

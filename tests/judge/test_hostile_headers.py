@@ -107,3 +107,28 @@ def test_set_address_refuses_control_characters():
 
     parsed = parse_text("SIGNON france@g1 pw\nSET ADDRESS a\x07b@example.org\n")
     assert parsed.errors and "is not an e-mail address" in parsed.errors[0].message
+
+
+def test_list_headers_are_plain_as_rfc_2369_and_2919_write_them(judge):
+    """Issue 17.10: List-Id, List-Unsubscribe and List-Post on a real broadcast, unencoded."""
+    import re
+
+    from tests.judge.services.conftest import create_game, fill_game
+
+    create_game(judge)
+    seats = fill_game(judge)
+    france = seats["FRANCE"]
+    last = judge.last_outbox_id()
+    judge.send(france.address, f"{france.signon}\nBROADCAST\nHello all.\nENDPRESS\n")
+    with judge.session() as session:
+        rows = [row for row in session.execute(select(OutboxMessage).where(OutboxMessage.id > last)).scalars()
+                if row.kind != "reply"]
+    assert rows
+    for row in rows:
+        head = row.raw.replace(b"\r\n", b"\n").split(b"\n\n", 1)[0].decode("ascii")
+        assert "=?" not in "".join(line for line in head.splitlines() if line.startswith("List-"))
+        fields = {line.split(":", 1)[0]: line.split(":", 1)[1].strip() for line in head.splitlines()
+                  if line.startswith("List-")}
+        assert re.fullmatch(r"[^<>]*<[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+>", fields["List-Id"])  # RFC 2919
+        for name in ("List-Unsubscribe", "List-Post"):  # RFC 2369: angle-bracketed URLs
+            assert re.fullmatch(r"<mailto:[^<>\s]+>(\s*,\s*<[^<>\s]+>)*", fields[name]), fields[name]
