@@ -8,6 +8,7 @@ the ones standing where they are worth least.
 
 from __future__ import annotations
 
+from adjudicator.adjustments import free_home_centres
 from adjudicator.api import Board, requirements
 from adjudicator.orders import Build, Disband, Order, Remove, Retreat, Waive
 from adjudicator.types import PhaseKind, Season, Terrain, UnitKind, province_of
@@ -68,9 +69,7 @@ def adjustment_orders(board: Board, power: str, values: ValueMap) -> list[Order]
 def free_homes(board: Board, power: str) -> list[str]:
     """Where ``power`` may build: the home centres it owns with no unit in them (any owned,
     empty centre on a map whose units are built anywhere)."""
-    owned = board.position.centers.get(power, frozenset())
-    places = owned if board.variant.builds_anywhere else board.tables.homes.get(power, ())
-    return sorted(c for c in places if c in owned and c not in board.units)
+    return list(free_home_centres(board.tables, board.position, power))
 
 
 def _build_places(board: Board, centre: str) -> list[tuple[UnitKind, str]]:
