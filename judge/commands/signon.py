@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import or_, select
 
 from mailcmds import Signoff, Signon, PowerListError, resolve_power
 
@@ -97,29 +97,31 @@ def wait_until(refusals: int, last: datetime) -> datetime | None:
 
 
 def throttled(ctx: MailContext, command: Signon) -> str | None:
-    """Why this SIGNON is refused unread, or None when it may be tried."""
-    since = ctx.now - THROTTLE_WINDOW
+    """Why this SIGNON is refused unread, or None when it may be tried.
+
+    One indexed read of the day's refusals from this address or for this account; the
+    owner's address is looked up only when the account has enough refusals to matter."""
     address = ctx.sender.lower()
-    table = SignonFailure
-    count, last = ctx.session.execute(
-        select(func.count(), func.max(table.failed_at)).where(table.address == address, table.failed_at > since)
-    ).one()
-    until = wait_until(count, as_utc(last)) if last is not None else None
-    if until is not None and until > ctx.now:
-        return (f"not tried: {count} sign-ons from {address} were refused in the last day; the next one is read "
-                f"from {format_deadline(until)} (each refusal doubles the wait)")
     game, who = command.game.lower(), command.power.upper()
-    if address == _owner_address(ctx, command):
+    table = SignonFailure
+    rows = ctx.session.execute(
+        select(table.address, table.game, table.who, table.failed_at).where(
+            table.failed_at > ctx.now - THROTTLE_WINDOW,
+            or_(table.address == address, (table.game == game) & (table.who == who)))
+    ).all()
+    if not rows:
         return None
-    count, last = ctx.session.execute(
-        select(func.count(), func.max(table.failed_at)).where(
-            table.game == game, table.who == who, table.failed_at > since, table.address != address)
-    ).one()
-    until = wait_until(count, as_utc(last)) if last is not None else None
+    mine = [as_utc(row.failed_at) for row in rows if row.address == address]
+    until = wait_until(len(mine), max(mine)) if mine else None
     if until is not None and until > ctx.now:
-        return (f"not tried: {count} sign-ons for {who} in game '{game}' were refused in the last day; the next "
-                f"one from an address other than its player's is read from {format_deadline(until)}")
-    return None
+        return (f"not tried: {len(mine)} sign-ons from {address} were refused in the last day; the next one is read "
+                f"from {format_deadline(until)} (each refusal doubles the wait)")
+    others = [as_utc(row.failed_at) for row in rows if row.address != address and row.game == game and row.who == who]
+    until = wait_until(len(others), max(others)) if others else None
+    if until is None or until <= ctx.now or address == _owner_address(ctx, command):
+        return None
+    return (f"not tried: {len(others)} sign-ons for {who} in game '{game}' were refused in the last day; the next "
+            f"one from an address other than its player's is read from {format_deadline(until)}")
 
 
 def record_refusal(ctx: MailContext, command: Signon) -> None:
