@@ -80,3 +80,11 @@ def _reschedule(session: Session) -> None:
             touch_schedule(game, now)
     session.info.pop(_TOUCHED, None)
     session.info.pop(_TOUCHED_IDS, None)
+
+
+def start_over(session: Session) -> None:
+    """Forget what this transaction has touched and scheduled so far: the next part of it
+    (the worker's next mail in a batch, each in a savepoint) is a unit of its own, and a
+    part rolled back leaves nothing to reschedule."""
+    for key in (_TOUCHED, _TOUCHED_IDS, _SCHEDULED):
+        session.info.pop(key, None)

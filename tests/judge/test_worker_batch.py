@@ -1,0 +1,62 @@
+"""The daemon's worker on SQLite processes the mails waiting in one transaction, each in
+a savepoint (``Worker.process_batch``): every mail still takes effect wholly or not at
+all, a failing one is shunted alone, and each gets its reply."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import event, select
+
+from judge.config import JudgeSettings
+from judge.store.inbound import store_inbound
+from judge.store.models_game import Game
+from judge.store.models_mail import InboundMessage, OutboxMessage, Shunt
+from judge.worker import Worker
+from tests.judge.handlers import DeliberateFailure, echo
+from tests.judge.storage import make_mail
+
+NOW = datetime(2026, 5, 1, 10, 0, tzinfo=timezone.utc)
+JUDGE = JudgeSettings(address="judge@example.org", domain="example.org")
+
+
+def put(store, subject: str) -> int:
+    return store_inbound(store, make_mail(subject=subject), mail_from="anna@example.net",
+                         rcpt_to=["judge@example.org"], source="smtp", now=NOW).inbound_id
+
+
+def rows(store, model):
+    with store.unit_of_work() as session:
+        return session.execute(select(model).order_by(model.id)).scalars().all()
+
+
+def writes_a_game_then_echoes(session, inbound, now):
+    """Each mail creates a game named by its subject; CRASH fails after that write."""
+    session.add(Game(name=inbound.subject.split()[-1], master_password_hash="x", created_at=now))
+    session.flush()
+    return echo(session, inbound, now)
+
+
+def test_waiting_mails_share_one_transaction_and_a_failing_one_is_shunted_alone(store):
+    ids = [put(store, "game one"), put(store, "CRASH two"), put(store, "game three")]
+    commits: list[int] = []
+    event.listen(store.engine, "commit", lambda connection: commits.append(1))
+    processed: list[int] = []
+    worker = Worker(store, JUDGE, writes_a_game_then_echoes, clock=lambda: NOW,
+                    on_processed=lambda: processed.append(1))
+    assert worker.process_batch() == 3
+    assert len(commits) == 1 and processed == [1]
+    assert {m.id: m.status for m in rows(store, InboundMessage)} == {
+        ids[0]: "processed", ids[1]: "shunted", ids[2]: "processed"}
+    assert [game.name for game in rows(store, Game)] == ["one", "three"]  # "two" rolled back with its mail
+    [shunt] = rows(store, Shunt)
+    assert shunt.inbound_id == ids[1] and DeliberateFailure.__name__ in shunt.traceback
+    assert [row.inbound_id for row in rows(store, OutboxMessage)] == [ids[0], ids[2]]
+    assert worker.process_batch() == 0
+
+
+def test_a_batch_takes_at_most_its_limit_oldest_first(store):
+    ids = [put(store, f"game g{n}") for n in range(5)]
+    worker = Worker(store, JUDGE, writes_a_game_then_echoes, clock=lambda: NOW)
+    assert [worker.process_batch(2), worker.process_batch(2), worker.process_batch(2)] == [2, 2, 1]
+    assert [row.inbound_id for row in rows(store, OutboxMessage)] == ids
