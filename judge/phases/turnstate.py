@@ -194,12 +194,9 @@ def turn_state_and_seats(session: Session, game: Game, now: datetime, *,
     """``turn_state`` and the seats it was built from (reused by the scheduler pass)."""
     if game.position is None or game.deadline is None:
         raise ValueError(f"game {game.name!r} has not started: no turn state")
-    variant = variant_of(game)
     position = position_of(game)
     timing = timing_of(game)
-    placed = seats(session, game, variant)
-    active = active_powers(variant, position, placed.dummies)
-    submitted = submitted_powers(variant, position, orders_in(session, game)) & active
+    placed, active, submitted = _who_orders(session, game, position)
     memory = progress if progress is not None else session.get(TurnProgress, game.id)
     same_phase = memory is not None and memory.phase == game.phase
     deadline = as_utc(game.deadline)
@@ -224,6 +221,14 @@ def turn_state_and_seats(session: Session, game: Game, now: datetime, *,
     return state, placed
 
 
+def _who_orders(session: Session, game: Game, position: Position) -> tuple[PowerSeats, frozenset[str], frozenset[str]]:
+    """The seats, the powers that must order this phase, and those of them whose orders are in."""
+    variant = variant_of(game)
+    placed = seats(session, game, variant)
+    active = active_powers(variant, position, placed.dummies)
+    return placed, active, submitted_powers(variant, position, orders_in(session, game)) & active
+
+
 def reschedule(session: Session, game: Game, now: datetime, *, progress: TurnProgress | None = None) -> None:
     """Store when the scheduler must look at ``game`` next (NULL: only a change wakes it)."""
     if game.status != ACTIVE or game.position is None or game.deadline is None:
@@ -242,9 +247,11 @@ def after_orders(session: Session, game: Game, now: datetime) -> None:
     if game.status not in (ACTIVE, PAUSED) or game.position is None or game.deadline is None:
         return
     session.flush()
-    state = turn_state(session, game, now)
-    all_in = not state.missing
-    game.delay = delay_after_orders(all_in, late=state.past_deadline, current=int(game.delay or 0))
+    # Only who must order and whose orders are in (as turn_state has them): the rest of
+    # the turn state (TIMING, the scheduler's memory) is not needed after every order mail.
+    _, active, submitted = _who_orders(session, game, position_of(game))
+    all_in = active <= submitted
+    game.delay = delay_after_orders(all_in, late=now >= as_utc(game.deadline), current=int(game.delay or 0))
 
 
 def late_powers(session: Session, game: Game, now: datetime) -> frozenset[str]:
