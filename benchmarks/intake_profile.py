@@ -2,6 +2,7 @@
 
     python -m benchmarks.intake_profile /tmp/dipjudge-intake-bench/intake-10000.db --mails 400
     python -m benchmarks.intake_profile /tmp/dipjudge-intake-bench/intake-10000.db --mails 400 --interleave
+    python -m benchmarks.intake_profile /tmp/dipjudge-intake-bench/intake-10000.db --mails 400 --batch 8
 
 Works on a copy of the database.  The mails are stored first (not timed), then the worker
 processes them under cProfile; the warm-up round (one mail per seat) runs before, untimed,
@@ -47,6 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--interleave", action="store_true",
                         help="store each mail just before processing it (over another connection, as "
                              "the daemon's intake does) instead of all of them first")
+    parser.add_argument("--batch", type=int, default=1,
+                        help="mails per transaction, as the daemon's worker on SQLite takes them (default 1)")
     args = parser.parse_args(argv)
     population = Population.from_json(args.database, json.loads(Path(f"{args.database}.population.json").read_text()))
 
@@ -79,7 +82,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             started = time.perf_counter()
             if not args.no_profile:
                 profile.enable()
-            done += worker.process_pending()
+            if args.batch > 1:
+                while handled := worker.process_batch(args.batch):
+                    done += handled
+            else:
+                done += worker.process_pending()
             profile.disable()
             elapsed += time.perf_counter() - started
             cpu += time.thread_time() - cpu_started
