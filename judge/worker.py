@@ -46,8 +46,11 @@ log = logging.getLogger("judge.worker")
 #: Attempts of one message's transaction when each fails on a concurrency conflict.
 CONFLICT_ATTEMPTS = 5
 CONFLICT_BACKOFF_SECONDS = 0.02
-#: On SQLite, ``run`` processes up to this many waiting mails in one transaction.
+#: On SQLite, ``run`` processes up to this many waiting mails in one transaction ...
 BATCH_MAILS = 8
+#: ... and takes no further mail once the batch has run this long, or another thread
+#: waits for the write turn (intake must not wait behind a whole batch to answer 250).
+BATCH_SECONDS = 0.02
 
 
 def jittered_backoff(attempt: int) -> float:
@@ -109,7 +112,8 @@ class Worker:
                  clock: Clock = utc_now, pause_before_commit: float = 0.0,
                  on_processed: Callable[[], None] = lambda: None,
                  conflict_attempts: int = CONFLICT_ATTEMPTS,
-                 conflict_backoff: Callable[[int], float] = jittered_backoff) -> None:
+                 conflict_backoff: Callable[[int], float] = jittered_backoff,
+                 batch_seconds: float = BATCH_SECONDS) -> None:
         if conflict_attempts < 1:
             raise ValueError(f"conflict_attempts must be at least 1, not {conflict_attempts}")
         self.store = store
@@ -120,6 +124,7 @@ class Worker:
         self.on_processed = on_processed
         self.conflict_attempts = conflict_attempts
         self.conflict_backoff = conflict_backoff
+        self.batch_seconds = batch_seconds
 
     def process_next(self) -> bool:
         """Process the oldest unprocessed message; False when there was none.
@@ -197,7 +202,8 @@ class Worker:
 
     def process_batch(self, limit: int = BATCH_MAILS) -> int:
         """Process up to ``limit`` waiting mails in one transaction, each in a savepoint of
-        its own; the number handled (0: none waiting).
+        its own; the number handled (0: none waiting).  No mail is added to the batch once
+        another thread waits for the write turn or the batch has run ``batch_seconds``.
 
         Only where writers take turns (SQLite): the begin, claim, commit and write turn of
         each mail cost about as much as a short mail's commands, and nobody else could
@@ -213,7 +219,8 @@ class Worker:
         handled = 0
         try:
             with self.store.unit_of_work() as session:
-                while handled < limit and (row := self._claim(session, None)) is not None:
+                started = time.monotonic()
+                while self._takes_more(handled, limit, started) and (row := self._claim(session, None)) is not None:
                     handled += 1
                     start_over(session)
                     try:
@@ -238,6 +245,12 @@ class Worker:
         if handled:
             self.on_processed()
         return handled
+
+    def _takes_more(self, handled: int, limit: int, started: float) -> bool:
+        """Whether a batch takes another mail: its first always; more while under ``limit``
+        and ``batch_seconds`` old, and no other thread waits to write."""
+        return handled == 0 or (handled < limit and time.monotonic() - started < self.batch_seconds
+                                and not self.store.writers_waiting())
 
     def process_pending(self) -> int:
         """Process everything stored so far; the count of messages handled."""

@@ -221,6 +221,11 @@ class Store:
     def dialect(self) -> str:
         return self.engine.dialect.name
 
+    def writers_waiting(self) -> bool:
+        """Whether other threads of this process wait for a SQLite write turn (False on
+        other databases): a long unit of work may give its turn back early for them."""
+        return self._turns is not None and self._turns.waiting > 0
+
     @contextmanager
     def _write_turn(self, durable: bool) -> Iterator[None]:
         """This thread's SQLite write turn around a transaction; a durable one is synced

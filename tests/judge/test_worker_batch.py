@@ -43,7 +43,7 @@ def test_waiting_mails_share_one_transaction_and_a_failing_one_is_shunted_alone(
     event.listen(store.engine, "commit", lambda connection: commits.append(1))
     processed: list[int] = []
     worker = Worker(store, JUDGE, writes_a_game_then_echoes, clock=lambda: NOW,
-                    on_processed=lambda: processed.append(1))
+                    on_processed=lambda: processed.append(1), batch_seconds=60)
     assert worker.process_batch() == 3
     assert len(commits) == 1 and processed == [1]
     assert {m.id: m.status for m in rows(store, InboundMessage)} == {
@@ -57,6 +57,28 @@ def test_waiting_mails_share_one_transaction_and_a_failing_one_is_shunted_alone(
 
 def test_a_batch_takes_at_most_its_limit_oldest_first(store):
     ids = [put(store, f"game g{n}") for n in range(5)]
-    worker = Worker(store, JUDGE, writes_a_game_then_echoes, clock=lambda: NOW)
+    worker = Worker(store, JUDGE, writes_a_game_then_echoes, clock=lambda: NOW, batch_seconds=60)
     assert [worker.process_batch(2), worker.process_batch(2), worker.process_batch(2)] == [2, 2, 1]
     assert [row.inbound_id for row in rows(store, OutboxMessage)] == ids
+
+
+def test_a_batch_ends_when_another_thread_waits_to_write(store):
+    import threading
+
+    ids = [put(store, f"game g{n}") for n in range(4)]
+    intake_waits = threading.Event()
+    written = threading.Event()
+
+    def hook(session, inbound, now):
+        if not intake_waits.is_set():  # the first mail: another thread now wants the turn
+            intake_waits.set()
+            threading.Thread(target=lambda: (put(store, "game late"), written.set())).start()
+            while not store.writers_waiting():
+                threading.Event().wait(0.001)
+        return writes_a_game_then_echoes(session, inbound, now)
+
+    worker = Worker(store, JUDGE, hook, clock=lambda: NOW, batch_seconds=60)
+    assert worker.process_batch(8) == 1  # the first mail only: the writer waiting goes next
+    assert written.wait(30)
+    assert worker.process_batch(8) == 4  # the three left and the one stored meanwhile
+    assert [row.inbound_id for row in rows(store, OutboxMessage)] == [*ids, ids[-1] + 1]
