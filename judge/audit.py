@@ -168,6 +168,8 @@ class Context:
     # game -> [(phase document, files)] in archive order
     phases: dict[str, list[tuple[dict[str, Any], Mapping[str, bytes]]]] = field(default_factory=dict)
     variants: dict[str, Any] = field(default_factory=dict)
+    # what the checkers of other formats keep from earlier broadcasts (e.g. a game's lotteries)
+    ledgers: dict[tuple[str, str], Any] = field(default_factory=dict)
 
     def variant(self, name: str) -> Any:
         import maps
@@ -341,6 +343,8 @@ CHECKERS: Mapping[str, Checker] = {
     FORMAT: check_phase,
     COMMITMENTS_FORMAT: check_commitments,
     fair_audit.FORMAT: fair_audit.check,
+    fair_audit.LOTTERY_FORMAT: fair_audit.check_lottery_record,
+    fair_audit.LISTS_FORMAT: fair_audit.check_lottery_record,
 }
 
 
@@ -388,9 +392,11 @@ def audit_messages(messages: list[bytes], judge_key: str, home: Path) -> AuditRe
                     continue
                 seen[(name, "")] = key[1].encode()
                 pending.append((item, document))
-        # Commitments first (they carry the players' keys), then phases in order.
+        # Commitments first (they carry the players' keys), then phases in order; a game's
+        # fair records in the order they were published, the assignment record last.
         pending.sort(key=lambda pair: (pair[1].get("format") != COMMITMENTS_FORMAT,
-                                       str(pair[1].get("game")), _phase_key(str(pair[1].get("phase", "")))))
+                                       str(pair[1].get("game")), _phase_key(str(pair[1].get("phase", ""))),
+                                       fair_audit.order(pair[1])))
         for item, document in pending:
             checker = CHECKERS.get(str(document.get("format")))
             if checker is None:
