@@ -36,7 +36,7 @@ from judge.crypto.commitments import verify_reveal, verify_sha256_reveal
 from judge.crypto.gpg import Keyring, KeyImportError, stop_agents
 from judge.crypto.pgpmime import verify_message
 from judge.fair import audit as fair_audit
-from judge.record import COMMITMENTS_FORMAT, FORMAT, keys_name, orders_from_revealed
+from judge.record import COMMITMENTS_FORMAT, FORMAT, REVEAL_FORMAT, keys_name, orders_from_revealed
 
 __all__ = ["AuditReport", "Broadcast", "CHECKERS", "audit_archive", "audit_messages", "read_archive"]
 
@@ -297,6 +297,14 @@ def check_sealed(report: AuditReport, where: str, document: Mapping[str, Any], f
         elif commitment is not None and published is None:
             report.lines.append(f"{here}: note: the commitments broadcast of this phase is not in the archive")
         revealed = files.get(str(entry.get("revealed"))) if entry.get("revealed") else None
+        broadcast_reveal = context.ledgers.get(("sealed", str(document["game"])), {}).get((str(document["phase"]), power))
+        if broadcast_reveal is not None and outcome != "verified":
+            report.bad(here, f"marked {outcome}, but its reveal matching the commitment was broadcast "
+                             f"(message {broadcast_reveal[1] + 1}): a dropped reveal")
+            continue
+        if broadcast_reveal is not None and revealed != broadcast_reveal[0]:
+            report.bad(here, "the revealed file in the results is not the one broadcast when it was revealed")
+            continue
         verdict = _verify_file(context, entry, commitment, revealed) if commitment and revealed is not None else None
         if outcome == "verified":
             if verdict is None or not verdict.valid:
@@ -338,10 +346,35 @@ def check_commitments(report: AuditReport, broadcast: Broadcast, document: dict[
     report.ok(where, f"{len(document.get('commitments', {}))} commitment(s) published, signed by the judge")
 
 
+def check_reveal_record(report: AuditReport, broadcast: Broadcast, document: dict[str, Any], context: Context) -> None:
+    """A reveal broadcast as it arrived: its file against the published commitment; kept so
+    that the phase's results can be held to it (a verified reveal cannot be dropped later)."""
+    game, phase, power = str(document.get("game")), str(document.get("phase")), str(document.get("power"))
+    where = f"{game} {phase} {power} reveal"
+    revealed = broadcast.files.get(str(document.get("revealed")))
+    published = context.commitments.get((game, phase))
+    listed = published[0].get("commitments", {}).get(power) if published is not None else None
+    if revealed is None:
+        report.bad(where, f"the reveal broadcast does not carry {document.get('revealed')}")
+        return
+    if listed is None:
+        report.bad(where, "a reveal was broadcast for a power whose commitment was not published"
+                   if published is not None else "the commitments broadcast of this phase is not in the archive")
+        return
+    commitment = published[1].get(str(listed.get("file")), b"")
+    verdict = _verify_file(context, listed, commitment, revealed)
+    if not verdict.valid:
+        report.bad(where, f"the broadcast reveal does not match the published commitment: {verdict.reason}")
+        return
+    context.ledgers.setdefault(("sealed", game), {})[(phase, power)] = (revealed, broadcast.index)
+    report.ok(where, "matches the published commitment (checked with gpg)")
+
+
 #: The checker of each record format.
 CHECKERS: Mapping[str, Checker] = {
     FORMAT: check_phase,
     COMMITMENTS_FORMAT: check_commitments,
+    REVEAL_FORMAT: check_reveal_record,
     fair_audit.FORMAT: fair_audit.check,
     fair_audit.LOTTERY_FORMAT: fair_audit.check_lottery_record,
     fair_audit.LISTS_FORMAT: fair_audit.check_lottery_record,
@@ -392,11 +425,12 @@ def audit_messages(messages: list[bytes], judge_key: str, home: Path) -> AuditRe
                     continue
                 seen[(name, "")] = key[1].encode()
                 pending.append((item, document))
-        # Commitments first (they carry the players' keys), then phases in order; a game's
-        # fair records in the order they were published, the assignment record last.
+        # Commitments first (they carry the players' keys), then phases in order, each phase's
+        # reveal broadcasts before its results; a game's fair records in the order they were
+        # published, the assignment record last.
         pending.sort(key=lambda pair: (pair[1].get("format") != COMMITMENTS_FORMAT,
                                        str(pair[1].get("game")), _phase_key(str(pair[1].get("phase", ""))),
-                                       fair_audit.order(pair[1])))
+                                       pair[1].get("format") != REVEAL_FORMAT, fair_audit.order(pair[1])))
         for item, document in pending:
             checker = CHECKERS.get(str(document.get("format")))
             if checker is None:

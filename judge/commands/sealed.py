@@ -27,6 +27,7 @@ from judge.phases.sealed_flow import (
     commitments_of,
     current_phase,
     is_sealed,
+    publish_reveal,
     reveals_of,
 )
 from judge.phases.sealed_stages import maybe_process
@@ -202,6 +203,7 @@ def _reveal(ctx: MailContext, command: Reveal) -> None:
     if read.ignored:
         message += f"; lines that are not orders (ignored): {'; '.join(line for line, _ in read.ignored)}"
     ctx.done(command, message)
+    ctx.send(publish_reveal(ctx.session, game, ctx.judge, row, commitment.kind))
     ctx.send(maybe_process(ctx.session, game, ctx.judge, ctx.now))
 
 
