@@ -185,6 +185,9 @@ def _reveal(ctx: MailContext, command: Reveal) -> None:
                  else Committed(signature=commitment.signature or b"", fingerprint=commitment.fingerprint or ""))
     check = check_reveal(committed, data, lambda: _keyring_with_key(ctx, who.membership, committed.fingerprint))
     verdict, signed = check.verdict, check.signed
+    if command.target is not None and not verdict.valid:  # passed on by anyone: only a match is kept
+        raise CommandRefused(f"REVEAL {command.target}: the file does not match {power}'s commitment "
+                             f"({verdict.reason}); nothing was kept")
     row = earlier or SealedReveal(game_id=game.id, phase=stage.phase, power=power, revealed_at=ctx.now, data=b"")
     row.data, row.signed_data, row.filename = data, signed, filename
     row.valid, row.reason, row.variant, row.revealed_at = verdict.valid, verdict.reason, verdict.variant, ctx.now
