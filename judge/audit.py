@@ -56,6 +56,8 @@ class Broadcast:
     reason: str
     files: Mapping[str, bytes]
     index: int
+    # ``REVEAL who@game`` in a player's own (unsigned) mail to the list: (who@game, bytes)
+    player_reveals: tuple[tuple[str, bytes], ...] = ()
 
     @property
     def records(self) -> list[tuple[str, dict[str, Any]]]:
@@ -156,7 +158,19 @@ def _broadcast(keyring: Keyring, judge_fingerprint: str, raw: bytes, index: int)
         files = _files(inner) if inner is not None else {}
         return Broadcast(subject, True, checked.valid, checked.verdict.reason, files, index)
     assert isinstance(message, EmailMessage)
-    return Broadcast(subject, False, False, "not signed", _files(message), index)
+    return Broadcast(subject, False, False, "not signed", _files(message), index, _player_reveals(message))
+
+
+def _player_reveals(message: EmailMessage) -> tuple[tuple[str, bytes], ...]:
+    """The reveals a player posted to the game's list itself (``REVEAL who@game``)."""
+    from mailcmds import Reveal, parse_mail
+
+    try:
+        parsed = parse_mail(message)
+    except Exception:  # a mail the parser cannot read holds no reveal to check
+        return ()
+    return tuple((command.target, command.data()) for command in parsed.commands
+                 if isinstance(command, Reveal) and command.target)
 
 
 # -- the checks --------------------------------------------------------------------------
@@ -260,6 +274,7 @@ def check_phase(report: AuditReport, broadcast: Broadcast, document: dict[str, A
                 checker(report, broadcast, document, context)
     report.ok(where, "; ".join(n for n in notes if n))
     context.phases.setdefault(game, []).append((document, broadcast.files))
+    context.ledgers[("results", game, phase)] = broadcast.index
 
 
 def _verify_file(context: Context, entry: Mapping[str, Any], commitment: bytes, revealed: bytes):
@@ -393,6 +408,41 @@ def _check_chain(report: AuditReport, context: Context) -> None:
                 report.bad(where, f"does not start from the position {earlier.get('phase')} ended with")
 
 
+def check_player_reveals(report: AuditReport, context: Context, broadcasts: Iterable[Broadcast]) -> None:
+    """A player's own reveal on the list, matching its published commitment, proves that a
+    result calling it missing dropped it (when the reveal came before that result)."""
+    for item in broadcasts:
+        for target, data in item.player_reveals:
+            who, _, game = target.partition("@")
+            where = f"message {item.index + 1} (REVEAL {target})"
+            if not (_check_sealed_player_reveal(report, context, where, item.index, game, who.upper(), data)
+                    or fair_audit.check_player_reveal(report, context, where, item.index, game, who.upper(), data)):
+                report.lines.append(f"{where}: note: matches no published commitment")
+
+
+def _check_sealed_player_reveal(report: AuditReport, context: Context, where: str, index: int, game: str,
+                                power: str, data: bytes) -> bool:
+    for (name, phase), (document, files) in sorted(context.commitments.items()):
+        listed = document.get("commitments", {}).get(power) if name == game else None
+        if listed is None:
+            continue
+        verdict = _verify_file(context, listed, files.get(str(listed.get("file")), b""), data)
+        if not verdict.valid:
+            continue
+        results = context.ledgers.get(("results", game, phase))
+        record = next((doc for doc, _ in context.phases.get(game, []) if doc.get("phase") == phase), None)
+        outcome = str(((record or {}).get("sealed") or {}).get(power, {}).get("outcome"))
+        if record is None or results is None:
+            report.lines.append(f"{where}: matches {power}'s commitment for {phase}; its results are not in the archive")
+        elif outcome != "verified" and index < results:
+            report.bad(f"{game} {phase} {power}", f"marked {outcome}, but the player's own reveal in {where}, sent "
+                                                  "before the results, matches its commitment: a dropped reveal")
+        else:
+            report.ok(where, f"{power}'s own reveal for {phase} matches its commitment; the results: {outcome}")
+        return True
+    return False
+
+
 def audit_messages(messages: list[bytes], judge_key: str, home: Path) -> AuditReport:
     """Audit ``messages`` with ``judge_key`` (armored) in the GnuPG home ``home``."""
     report = AuditReport()
@@ -439,6 +489,7 @@ def audit_messages(messages: list[bytes], judge_key: str, home: Path) -> AuditRe
             report.records += 1
             checker(report, item, document, context)
         _check_chain(report, context)
+        check_player_reveals(report, context, broadcasts)
         if report.records == 0 and not report.discrepancies:
             report.bad("archive", "no signed record found (phase, commitments, assignment): nothing could be checked")
     finally:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from judge.fair.assignment import AssignmentError, next_contest, replay, start_assignment
-from judge.fair.ledger import COMMITMENTS, FORMAT as LOTTERY_FORMAT, LISTS_FORMAT, REVEAL, Ledger, sort_key
+from judge.fair.ledger import COMMITMENTS, FORMAT as LOTTERY_FORMAT, LISTS_FORMAT, RESULT, REVEAL, Ledger, sort_key
 from judge.fair.preferences import PreferenceError, parse_preferences
 
 FORMAT = "dipjudge-assignment/1"
@@ -142,6 +142,8 @@ def check_lottery_record(report: Any, broadcast: Any, document: dict[str, Any], 
         where = f"{game} lottery {document.get('seq')} {stage}" + (f" {document.get('label')}" if stage == REVEAL else "")
         committed = (book.lotteries.get(int(document.get("seq") or 0), {}).get(COMMITMENTS) or {}).get("commitments") or {}
     problems = book.add(document)
+    if stage == RESULT:
+        context.ledgers[("lottery-result", game, int(document.get("seq") or 0))] = broadcast.index
     note = "signed by the judge"
     if stage == REVEAL:
         entry = committed.get(str(document.get("label")))
@@ -155,6 +157,29 @@ def check_lottery_record(report: Any, broadcast: Any, document: dict[str, Any], 
         report.bad(where, problem)
     if not problems:
         report.ok(where, note)
+
+
+def check_player_reveal(report: Any, context: Any, where: str, index: int, game: str, label: str,
+                        data: bytes) -> bool:
+    """A player's own lottery reveal from the list: if it matches the published commitment
+    and came before the result, the result must have counted it (True: it matched one)."""
+    book = ledger_of(context, game)
+    text = data.decode("utf-8", "replace")
+    for seq, stages in sorted(book.lotteries.items()):
+        entry = ((stages.get(COMMITMENTS) or {}).get("commitments") or {}).get(label)
+        if not entry or not _verify_entry(context.keyring, entry, text).valid:
+            continue
+        result = stages.get(RESULT)
+        published_at = context.ledgers.get(("lottery-result", game, seq))
+        if result is None or published_at is None:
+            report.lines.append(f"{where}: matches {label}'s commitment in lottery {seq}; its result is not in the archive")
+        elif label in (result.get("defaulted") or []) and index < published_at:
+            report.bad(f"{game} lottery {seq}", f"{label} counted as not revealed, but {label}'s own reveal in {where}, "
+                                                "sent before the result, matches its commitment: a dropped reveal")
+        else:
+            report.ok(where, f"{label}'s own reveal for lottery {seq} matches its commitment and was counted")
+        return True
+    return False
 
 
 def _verify_entry(keyring: Any, entry: dict[str, Any], revealed: str) -> Any:

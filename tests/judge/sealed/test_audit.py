@@ -191,6 +191,31 @@ def test_results_that_drop_a_broadcast_reveal_fail_the_audit(archive, game):
     assert not any("re-adjudication differs" in d for d in report.discrepancies)  # the forgery is consistent
 
 
+def test_a_players_own_reveal_on_the_list_proves_a_dropped_reveal(archive, tmp_path):
+    """Italy never reached the judge's count in S1901M ("no reveal").  If Italy's own post
+    to the list, before the results, carries the file matching its commitment, the results
+    dropped it; the audit says so from Italy's own file."""
+    from email.message import EmailMessage
+
+    own = EmailMessage()
+    own["From"], own["To"], own["Subject"] = "italy@players.test", "g1@lists.example.net", "my orders"
+    own.set_content("REVEAL italy@g1\n")
+    own.add_attachment(orders_file("ITALY", "S1901M", SPRING["ITALY"]), maintype="text", subtype="plain",
+                       filename="orders.txt")
+    messages = read_archive(archive)
+    results_at = next(i for i, raw in enumerate(messages)
+                      if "S1901M results" in str(message_from_bytes(raw, policy=policy.default)["Subject"]))
+    path = tmp_path / "own.mbox"
+    box = mailbox.mbox(str(path))
+    for raw in [*messages[:results_at], own.as_bytes(), *messages[results_at:]]:
+        box.add(raw)
+    box.flush()
+    box.close()
+    report = audit_archive(path)
+    assert any(d.startswith("g1 S1901M ITALY: marked no_reveal, but the player's own reveal in message")
+               and "a dropped reveal" in d for d in report.discrepancies), report.text()
+
+
 def test_the_judge_key_comes_from_the_get_key_reply_or_a_file(archive, tmp_path):
     key = find_judge_key(read_archive(archive))
     assert key and key.startswith("-----BEGIN PGP PUBLIC KEY BLOCK-----")

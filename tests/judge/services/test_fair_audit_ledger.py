@@ -152,3 +152,23 @@ def _records(raw: bytes) -> list[dict]:
         if (part.get_filename() or "").endswith(".json"):
             found.append(json.loads(part.get_payload(decode=True)))
     return found
+
+
+def test_a_dropped_reveal_is_proven_by_the_players_own_mail_on_the_list(keyed: KeyedJudge) -> None:
+    """P3 posted its reveal to the game's list before the result; the judge never counted it.
+    The archive holds P3's own mail: it matches P3's published commitment, so the result's
+    'P3 did not reveal' is a discrepancy.  The same mail after the result proves nothing."""
+    from email.message import EmailMessage
+
+    archive, key = play(keyed)
+    own = EmailMessage()
+    own["From"], own["To"], own["Subject"] = "p2@example.net", "g1@lists.example.net", "my number"
+    own.set_content(f"REVEAL p3@g1\n{number_file(SILENT, 1)}ENDREVEAL\n")
+    result_at = next(i for i, raw in enumerate(archive)
+                     if "lottery 1 result" in str(message_from_bytes(raw, policy=policy.default)["Subject"]))
+    before = [*archive[:result_at], own.as_bytes(), *archive[result_at:]]
+    report = audit(before, key)
+    assert any("g1 lottery 1: P3 counted as not revealed, but P3's own reveal in message" in d
+               and "a dropped reveal" in d for d in report.discrepancies), report.text()
+    after = [*archive, own.as_bytes()]
+    assert audit(after, key).passed
