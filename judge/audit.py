@@ -56,8 +56,10 @@ class Broadcast:
     reason: str
     files: Mapping[str, bytes]
     index: int
-    # ``REVEAL who@game`` in a player's own (unsigned) mail to the list: (who@game, bytes)
+    # ``REVEAL who@game`` in a player's own mail to the list: (who@game, bytes)
     player_reveals: tuple[tuple[str, bytes], ...] = ()
+    # False: signed, but by another key than the judge's (a player's PGP/MIME mail)
+    by_judge: bool = True
 
     @property
     def records(self) -> list[tuple[str, dict[str, Any]]]:
@@ -156,7 +158,13 @@ def _broadcast(keyring: Keyring, judge_fingerprint: str, raw: bytes, index: int)
         checked = verify_message(keyring, raw, judge_fingerprint)
         inner = checked.signed_part
         files = _files(inner) if inner is not None else {}
-        return Broadcast(subject, True, checked.valid, checked.verdict.reason, files, index)
+        verdict = checked.verdict
+        by_judge = checked.valid or verdict.fingerprint == judge_fingerprint or bool(
+            verdict.key_id and judge_fingerprint.endswith(verdict.key_id))
+        if not by_judge and isinstance(message, EmailMessage):  # a player's own signed mail to the list
+            return Broadcast(subject, True, False, verdict.reason, files, index, _player_reveals(message),
+                             by_judge=False)
+        return Broadcast(subject, True, checked.valid, verdict.reason, files, index)
     assert isinstance(message, EmailMessage)
     return Broadcast(subject, False, False, "not signed", _files(message), index, _player_reveals(message))
 
@@ -462,6 +470,10 @@ def audit_messages(messages: list[bytes], judge_key: str, home: Path) -> AuditRe
             if not item.signed:
                 if records:
                     report.bad(f"message {item.index + 1} ({item.subject})", "carries a record but is not signed")
+                continue
+            if not item.valid and not item.by_judge and not records:
+                report.lines.append(f"message {item.index + 1} ({item.subject}): note: signed by another key than "
+                                    "the judge's; read as a player's mail")
                 continue
             if not item.valid:
                 report.bad(f"message {item.index + 1} ({item.subject})", f"judge signature: {item.reason}")

@@ -191,10 +191,12 @@ def test_results_that_drop_a_broadcast_reveal_fail_the_audit(archive, game):
     assert not any("re-adjudication differs" in d for d in report.discrepancies)  # the forgery is consistent
 
 
-def test_a_players_own_reveal_on_the_list_proves_a_dropped_reveal(archive, tmp_path):
+@pytest.mark.parametrize("signed", [False, True], ids=["plain", "pgp-mime-signed-by-the-player"])
+def test_a_players_own_reveal_on_the_list_proves_a_dropped_reveal(archive, game, tmp_path, signed):
     """Italy never reached the judge's count in S1901M ("no reveal").  If Italy's own post
     to the list, before the results, carries the file matching its commitment, the results
-    dropped it; the audit says so from Italy's own file."""
+    dropped it; the audit says so from Italy's own file (a mail Italy signed PGP/MIME with
+    its own key is a player's mail, not a bad judge signature)."""
     from email.message import EmailMessage
 
     own = EmailMessage()
@@ -202,6 +204,10 @@ def test_a_players_own_reveal_on_the_list_proves_a_dropped_reveal(archive, tmp_p
     own.set_content("REVEAL italy@g1\n")
     own.add_attachment(orders_file("ITALY", "S1901M", SPRING["ITALY"]), maintype="text", subtype="plain",
                        filename="orders.txt")
+    if signed:
+        italy = game.keys["ITALY"]
+        with italy.keyring() as ring:
+            own = sign_message(ring, own, italy.fingerprint)
     messages = read_archive(archive)
     results_at = next(i for i, raw in enumerate(messages)
                       if "S1901M results" in str(message_from_bytes(raw, policy=policy.default)["Subject"]))
@@ -214,6 +220,7 @@ def test_a_players_own_reveal_on_the_list_proves_a_dropped_reveal(archive, tmp_p
     report = audit_archive(path)
     assert any(d.startswith("g1 S1901M ITALY: marked no_reveal, but the player's own reveal in message")
                and "a dropped reveal" in d for d in report.discrepancies), report.text()
+    assert len(report.discrepancies) == 1, report.text()
 
 
 def test_the_judge_key_comes_from_the_get_key_reply_or_a_file(archive, tmp_path):
