@@ -4,6 +4,7 @@ and importing the modules that a given install may not have."""
 from __future__ import annotations
 
 import importlib
+from datetime import datetime
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -54,3 +55,23 @@ def default_process_hook(settings: "Settings") -> "ProcessHook":
     if hook is None:
         raise HookError(f"[worker] handler {settings.worker.handler!r}: no such module in this install")
     return hook  # type: ignore[return-value]
+
+
+DEFAULT_SCHEDULER = "judge.edge.scheduler:run_pass"
+
+
+def after_commit_hook(settings: "Settings", store: Any) -> Callable[[frozenset[int], datetime], None] | None:
+    """What the worker runs after a mail that made phases ready (judge.worker): the default
+    scheduler's pass for those games; None when ``[scheduler] handler`` is another (its
+    passes then decide alone when phases are processed)."""
+    if settings.scheduler.handler != DEFAULT_SCHEDULER:
+        return None
+    module = import_if_present("judge.edge.scheduler")
+    if module is None:
+        return None
+    process_games = module.process_games
+
+    def process_ready(game_ids: frozenset[int], now: datetime) -> None:
+        process_games(store, settings, now, game_ids)
+
+    return process_ready

@@ -12,6 +12,11 @@ this transaction read it, a serialization failure or deadlock, SQLite's lock wai
 out) is not the mail's fault: the rolled-back transaction is run again from scratch, in a
 new session, a few times after a short jittered pause, and only then shunted.  Nothing
 of a failed attempt survives it, so the mail still takes effect exactly once.
+
+A mail that makes a phase ready to process now (its last orders, no settle window and
+nobody waiting: judge.phases.turnstate.outlooks) names the game in the session's
+PROCESS_AFTER_COMMIT; once the mail's transaction has committed, ``after_commit`` (the
+scheduler's pass for those games, judge.edge.scheduler.process_games) processes it.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import threading
 import time
 import traceback
 from email.message import EmailMessage
+from datetime import datetime
 from typing import Any, Callable
 
 from sqlalchemy import Row, bindparam, select, update
@@ -37,7 +43,7 @@ from judge.mailpolicy import POLICY
 from judge.outgoing import OutgoingMail, queue_all
 from judge.store.conflicts import is_conflict
 from judge.store.engine import Store
-from judge.store.schedule import NOW
+from judge.store.schedule import NOW, PROCESS_AFTER_COMMIT
 from judge.store.models_mail import PROCESSED, RECEIVED, SHUNTED, InboundMessage, Shunt
 
 log = logging.getLogger("judge.worker")
@@ -107,7 +113,8 @@ class Worker:
                  clock: Clock = utc_now, pause_before_commit: float = 0.0,
                  on_processed: Callable[[], None] = lambda: None,
                  conflict_attempts: int = CONFLICT_ATTEMPTS,
-                 conflict_backoff: Callable[[int], float] = jittered_backoff) -> None:
+                 conflict_backoff: Callable[[int], float] = jittered_backoff,
+                 after_commit: Callable[[frozenset[int], datetime], None] | None = None) -> None:
         if conflict_attempts < 1:
             raise ValueError(f"conflict_attempts must be at least 1, not {conflict_attempts}")
         self.store = store
@@ -118,6 +125,7 @@ class Worker:
         self.on_processed = on_processed
         self.conflict_attempts = conflict_attempts
         self.conflict_backoff = conflict_backoff
+        self.after_commit = after_commit
 
     def process_next(self) -> bool:
         """Process the oldest unprocessed message; False when there was none.
@@ -137,7 +145,8 @@ class Worker:
                         # None waiting; or, on a retry, another worker has taken the message.
                         return claimed is not None
                     claimed = row.id
-                    self._process_row(session, row)
+                    now = self._process_row(session, row)
+                    ready = frozenset(session.info.pop(PROCESS_AFTER_COMMIT, ()))
                 break
             except Exception as error:
                 if is_conflict(error) and attempt < self.conflict_attempts:
@@ -151,8 +160,19 @@ class Worker:
                     raise
                 self._shunt(claimed, traceback.format_exc())
                 return True
+        if ready and self.after_commit is not None:
+            self._process_ready(ready, now)
         self.on_processed()
         return True
+
+    def _process_ready(self, games: frozenset[int], now: datetime) -> None:
+        """The phases this mail made ready, processed right after its transaction; a failure
+        leaves them due, and the next scheduler pass processes them."""
+        try:
+            self.after_commit(games, now)  # type: ignore[misc]
+        except Exception:
+            log.exception("processing games %s right after their mail failed; the next scheduler pass does it",
+                          sorted(games))
 
     @staticmethod
     def _claim(session: Session, inbound_id: int | None) -> Row[Any] | None:
@@ -161,7 +181,8 @@ class Worker:
             return session.connection().execute(_CLAIM).first()
         return session.connection().execute(_CLAIM_ONE, {"id": inbound_id}).first()
 
-    def _process_row(self, session: Session, row: Row[Any]) -> None:
+    def _process_row(self, session: Session, row: Row[Any]) -> datetime:
+        """Process one claimed mail in ``session``; returns the clock it was processed at."""
         now = self.clock()
         session.info[NOW] = now  # the games this mail touched are rescheduled at commit
         inbound = to_inbound_mail(row, self.judge)
@@ -179,6 +200,7 @@ class Worker:
                         row.id, self.pause_before_commit)
             time.sleep(self.pause_before_commit)
         log.info("message #%d processed, %d mail queued", row.id, len(outgoing))
+        return now
 
     def _shunt(self, inbound_id: int, trace: str) -> None:
         """Shunt the mail unless it is no longer this worker's: once the failed transaction

@@ -19,6 +19,7 @@ from judge.commands.context import MailContext
 from judge.commands.dispatch import run_command, run_deferred
 from judge.commands.reply import build_reply
 from judge.mail import InboundMail
+from judge.phases.turnstate import outlooks
 from judge.outgoing import OutgoingMail
 from mailcmds import parse_mail
 
@@ -39,7 +40,7 @@ def process_mail(session: Session, inbound: InboundMail, now: datetime) -> list[
         run_command(ctx, command)
     run_deferred(ctx)
     session.flush()
-    return [build_reply(ctx), *ctx.outgoing]
+    return [build_reply(ctx, outlooks(session, now)), *ctx.outgoing]
 
 
 __all__ = ["process_mail"]

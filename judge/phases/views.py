@@ -24,7 +24,7 @@ from judge.store.queries import (
     variant_of,
 )
 from judge.phases.order_sets import units_without_orders
-from judge.phases.turnstate import stored_order_set
+from judge.phases.turnstate import orders_in, stored_order_set, turn_state
 from judge.store.models_game import (
     ACTIVE,
     DUMMY,
@@ -80,6 +80,7 @@ class SessionView:
     orders: tuple[str, ...] | None  # None: not a player in a started game
     unordered: tuple[str, ...]
     places: str | None  # "3 of 7 places taken" while forming
+    processing: str | None = None  # when the phase is processed, once every order is in
 
 
 def session_view(session: Session, game: Game, member: Membership, now: datetime) -> SessionView:
@@ -150,6 +151,40 @@ class GameView:
     observers: int
     standings: tuple[PowerStanding, ...]
     board: tuple[PowerRow, ...]
+    orders: tuple[str, ...] = ()  # "FRANCE   LATE: no orders": every power for the master, the own for a player
+
+
+def order_states(session: Session, game: Game, now: datetime, viewer: Membership | None) -> tuple[str, ...]:
+    """Whose orders are in for the current phase, as DPjudge masters see it: every power the
+    phase waits for, for the master; a player's own power only; nothing for anyone else (or
+    in a sealed game, whose orders are not known before they are revealed)."""
+    if (viewer is None or game.status not in (ACTIVE, PAUSED) or game.position is None
+            or game.deadline is None or "SEALED" in {r.split()[0] for r in rules_of(game)}):
+        return ()
+    if viewer.role == MASTER:
+        shown = None
+    elif viewer.role == PLAYER and viewer.power:
+        shown = {viewer.power}
+    else:
+        return ()
+    state = turn_state(session, game, now)
+    stored = orders_in(session, game)
+    rows = []
+    for power in sorted(state.active):
+        if shown is not None and power not in shown:
+            continue
+        if power in state.submitted:
+            text = "orders in"
+        elif stored.get(power):
+            text = ("LATE: " if state.past_deadline else "") + "orders incomplete"
+        else:
+            text = ("LATE: " if state.past_deadline else "") + "no orders yet"
+        if power in state.waiting:
+            text += ", waits for the deadline (SET WAIT)"
+        if power in state.vacant:
+            text += " (no player)"
+        rows.append(f"{power:<8} {text}")
+    return tuple(rows)
 
 
 def game_view(session: Session, game: Game, now: datetime, *, viewer: Membership | None = None) -> GameView:
@@ -166,4 +201,5 @@ def game_view(session: Session, game: Game, now: datetime, *, viewer: Membership
         places=f"{joined} of {len(variant.powers)} powers have a player",
         observers=len(observers(session, game)),
         standings=power_standings(session, game), board=board,
+        orders=order_states(session, game, now, viewer),
     )

@@ -39,7 +39,8 @@ def test_history_lists_processed_phases(judge, started):
             position_after=game.position, digest="0" * 64, processed_at=judge.now,
         ))
     body = judge.send("curious@example.net", "HISTORY g1\n").reply.body
-    assert "S1901M (processed" in body and "FRANCE: A PAR - BUR -> bounce" in body
+    assert "Spring 1901 movement (S1901M), processed" in body
+    assert "FRANCE:\n  A PAR - BUR                  BOUNCED\n" in body  # the results mail's words
     later = judge.send("curious@example.net", "HISTORY g1 F1901M\n").reply.body
     assert "(no phase has been processed yet)" in later
 
