@@ -55,7 +55,7 @@ def build_reply(ctx: MailContext, processing: Mapping[int, str] | None = None) -
         blocks=ctx.blocks,
         sessions=views,
         judge_name=ctx.judge.name,
-        nothing=not lines and not ctx.blocks and not ctx.parsed.unprocessed,
+        nothing=not lines and not ctx.blocks,
     )
     mail = ctx.inbound.reply(bounded(body), game_id=first_game)
     if ctx.attachments:

@@ -132,10 +132,10 @@ def test_orders_after_signon_are_grouped_with_line_numbers_and_comments_stripped
 
 
 def test_lines_before_any_signon_are_errors_not_orders():
-    parsed = parse_text("A PAR - BUR\nhello judge")
-    assert parsed.commands == ()
+    parsed = parse_text("A PAR - BUR\nhello judge\nSIGNOFF")
+    assert [type(c).__name__ for c in parsed.commands] == ["Signoff"]
     assert "orders must follow a SIGNON" in parsed.errors[0].message
-    assert "unknown command 'hello'" in parsed.errors[1].message
+    assert "unknown command 'hello'" in parsed.errors[1].message  # words before a command: an error
 
 
 def test_a_failed_signon_sets_its_orders_aside():
