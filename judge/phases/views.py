@@ -17,6 +17,7 @@ from judge.store.queries import (
     latest_of_power,
     observers,
     player_of,
+    player_label,
     players,
     position_of,
     rules_of,
@@ -31,6 +32,7 @@ from judge.store.models_game import (
     ENDED,
     FORMING,
     MASTER,
+    MEMBER_ACTIVE,
     OBSERVER,
     PAUSED,
     PLAYER,
@@ -83,10 +85,20 @@ class SessionView:
     processing: str | None = None  # when the phase is processed, once every order is in
 
 
+def _unassigned(session: Session, game: Game, member: Membership) -> str:
+    """A player without a power yet: his number, and how he signs on with it."""
+    label = player_label(session, game, member)
+    if label is None:
+        return "a former player (you have left this game)" if member.status != MEMBER_ACTIVE \
+            else "a player (the power is assigned when the game starts)"
+    return (f"player {label} (until powers are assigned you sign on as SIGNON {label}@{game.name} password; "
+            f"your number stays {label} whoever leaves)")
+
+
 def session_view(session: Session, game: Game, member: Membership, now: datetime) -> SessionView:
     variant = variant_of(game)
     who = {MASTER: "the master", OBSERVER: f"observer {member.name}"}.get(member.role) \
-        or (member.power or "a player (the power is assigned when the game starts)")
+        or member.power or _unassigned(session, game, member)
     orders: tuple[str, ...] | None = None
     unordered: tuple[str, ...] = ()
     if member.role == PLAYER and member.power and game.status in (ACTIVE, PAUSED) and game.position:
