@@ -87,9 +87,17 @@ def _record_view(game: Game, row: PhaseRecord) -> ResultsView:
     """A processed phase in the words of its results mail (judge.phases.turn_views)."""
     variant = variant_of(game)
     before_doc, after_doc = dict(row.position_before or {}), dict(row.position_after or {})
+    results = list(row.results or [])
+    ordered = {power: len(lines) for power, lines in (row.orders or {}).items() if lines}
+    resolved: dict[str, int] = {}
+    for item in results:
+        power = str(item.get("power"))
+        resolved[power] = resolved.get(power, 0) + 1
+    # The record keeps the orders sent: a power with fewer of them than results was defaulted.
+    defaulted = sorted(power for power, count in resolved.items() if ordered.get(power, 0) < count)
     return results_view(game=game.name, variant=variant, before=position_from_json(variant, before_doc),
-                        before_doc=before_doc, results=list(row.results or []),
-                        after=position_from_json(variant, after_doc), after_doc=after_doc, show_next=False)
+                        before_doc=before_doc, results=results, after=position_from_json(variant, after_doc),
+                        after_doc=after_doc, defaulted=defaulted, ordered=frozenset(ordered), show_next=False)
 
 
 def _phase_rank(text: str) -> Phase | None:
