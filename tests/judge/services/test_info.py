@@ -34,7 +34,7 @@ def test_history_lists_processed_phases(judge, started):
     with judge.session() as session:
         game = session.execute(select(Game)).scalar_one()
         session.add(PhaseRecord(
-            game_id=game.id, phase="S1901M", position_before=game.position, orders={},
+            game_id=game.id, phase="S1901M", position_before=game.position, orders={"FRANCE": ["A PAR - BUR"]},
             results=[{"power": "FRANCE", "order": "A PAR - BUR", "result": "bounce"}],
             position_after=game.position, digest="0" * 64, processed_at=judge.now,
         ))
