@@ -251,17 +251,19 @@ def after_orders(session: Session, game: Game, now: datetime) -> None:
     state = turn_state(session, game, now)
     all_in = not state.missing
     game.delay = delay_after_orders(all_in, late=state.past_deadline, current=int(game.delay or 0))
-    orders_changed(session, game)
+    orders_changed(session, game, all_in=all_in)
 
 
 #: session.info key: ids of the games whose orders or WAIT flags this transaction changed.
 _ORDERS_CHANGED = "orders_changed_games"
 
 
-def orders_changed(session: Session, game: Game) -> None:
-    """Remember that ``game``'s orders or WAIT flags changed in this mail (see ``outlooks``)."""
+def orders_changed(session: Session, game: Game, *, all_in: bool = True) -> None:
+    """Remember that ``game``'s orders or WAIT flags changed in this mail (see ``outlooks``);
+    ``all_in=False``: the caller knows orders are still missing, so there is nothing to say
+    (and no turn state to compute again) unless a later change in the mail says otherwise."""
     if game.id is not None:
-        session.info.setdefault(_ORDERS_CHANGED, set()).add(game.id)
+        session.info.setdefault(_ORDERS_CHANGED, {})[game.id] = all_in
 
 
 def outlooks(session: Session, now: datetime) -> dict[int, str]:
@@ -270,7 +272,7 @@ def outlooks(session: Session, now: datetime) -> dict[int, str]:
     session's PROCESS_AFTER_COMMIT ids: the worker runs the scheduler's pass for it right
     after the mail's transaction (the DPjudge's readiness, without waiting for a tick)."""
     said: dict[int, str] = {}
-    changed = sorted(session.info.pop(_ORDERS_CHANGED, ()))
+    changed = sorted(game_id for game_id, all_in in session.info.pop(_ORDERS_CHANGED, {}).items() if all_in)
     if changed:
         session.flush()
     for game_id in changed:
