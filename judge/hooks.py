@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable
 if TYPE_CHECKING:
     from judge.config import Settings
     from judge.mail import ProcessHook
+    from judge.store.engine import Store
 
 
 class HookError(ValueError):
@@ -60,7 +61,7 @@ def default_process_hook(settings: "Settings") -> "ProcessHook":
 DEFAULT_SCHEDULER = "judge.edge.scheduler:run_pass"
 
 
-def after_commit_hook(settings: "Settings", store: Any) -> Callable[[frozenset[int], datetime], None] | None:
+def after_commit_hook(settings: "Settings", store: "Store") -> Callable[[frozenset[int], datetime], None] | None:
     """What the worker runs after a mail that made phases ready (judge.worker): the default
     scheduler's pass for those games; None when ``[scheduler] handler`` is another (its
     passes then decide alone when phases are processed)."""
