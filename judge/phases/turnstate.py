@@ -285,11 +285,11 @@ def outlooks(session: Session, now: datetime) -> dict[int, str]:
             continue
         if when is Outlook.NOW:
             session.info.setdefault(PROCESS_AFTER_COMMIT, set()).add(game_id)
-        said[game_id] = _outlook_text(when, state, game, now)
+        said[game_id] = _outlook_text(when, state, game)
     return said
 
 
-def _outlook_text(when: Outlook, state: TurnState, game: Game, now: datetime) -> str:
+def _outlook_text(when: Outlook, state: TurnState, game: Game) -> str:
     if when is Outlook.NOW:
         return "all orders are in: the phase is processed right after this mail; the results follow in their own mail"
     if when is Outlook.PAUSED:
