@@ -67,12 +67,11 @@ def after_commit_hook(settings: "Settings", store: "Store") -> Callable[[frozens
     passes then decide alone when phases are processed)."""
     if settings.scheduler.handler != DEFAULT_SCHEDULER:
         return None
-    module = import_if_present("judge.edge.scheduler")
-    if module is None:
-        return None
-    process_games = module.process_games
 
     def process_ready(game_ids: frozenset[int], now: datetime) -> None:
+        # Imported at the first use: a worker process starts without the turn machinery.
+        from judge.edge.scheduler import process_games
+
         process_games(store, settings, now, game_ids)
 
     return process_ready
