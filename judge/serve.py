@@ -19,7 +19,7 @@ from judge.edge.daide import DaideEdge
 from judge.edge.imap_in import ImapPoller
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
 from judge.edge.smtp_out import OutboxSender, transport_for
-from judge.hooks import default_process_hook, resolve_hook
+from judge.hooks import after_commit_hook, default_process_hook, resolve_hook
 from judge.store.leases import HEARTBEAT_SECONDS
 from judge.store.engine import Store
 from judge.store.schema import check_schema, is_empty, upgrade
@@ -63,7 +63,7 @@ class Daemon:
         self.worker = Worker(
             store, settings.judge, process or default_process_hook(settings), clock=clock,
             pause_before_commit=settings.worker.pause_before_commit_seconds,
-            on_processed=self.outbox_wake.set,
+            on_processed=self.outbox_wake.set, after_commit=after_commit_hook(settings, store),
         )
         self.tick = tick
         self.sender = OutboxSender(

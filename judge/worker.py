@@ -12,6 +12,11 @@ this transaction read it, a serialization failure or deadlock, SQLite's lock wai
 out) is not the mail's fault: the rolled-back transaction is run again from scratch, in a
 new session, a few times after a short jittered pause, and only then shunted.  Nothing
 of a failed attempt survives it, so the mail still takes effect exactly once.
+
+A mail that makes a phase ready to process now (its last orders, no settle window and
+nobody waiting: judge.phases.turnstate.outlooks) names the game in the session's
+PROCESS_AFTER_COMMIT; once the mail's transaction has committed, ``after_commit`` (the
+scheduler's pass for those games, judge.edge.scheduler.process_games) processes it.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import threading
 import time
 import traceback
 from email.message import EmailMessage
+from datetime import datetime
 from typing import Any, Callable
 
 from sqlalchemy import Row, bindparam, select, update
@@ -37,7 +43,7 @@ from judge.mailpolicy import POLICY
 from judge.outgoing import OutgoingMail, queue_all
 from judge.store.conflicts import is_conflict
 from judge.store.engine import Store
-from judge.store.schedule import NOW, start_over
+from judge.store.schedule import NOW, PROCESS_AFTER_COMMIT, start_over
 from judge.store.models_mail import PROCESSED, RECEIVED, SHUNTED, InboundMessage, Shunt
 
 log = logging.getLogger("judge.worker")
@@ -113,6 +119,7 @@ class Worker:
                  on_processed: Callable[[], None] = lambda: None,
                  conflict_attempts: int = CONFLICT_ATTEMPTS,
                  conflict_backoff: Callable[[int], float] = jittered_backoff,
+                 after_commit: Callable[[frozenset[int], datetime], None] | None = None,
                  batch_seconds: float = BATCH_SECONDS) -> None:
         if conflict_attempts < 1:
             raise ValueError(f"conflict_attempts must be at least 1, not {conflict_attempts}")
@@ -124,6 +131,7 @@ class Worker:
         self.on_processed = on_processed
         self.conflict_attempts = conflict_attempts
         self.conflict_backoff = conflict_backoff
+        self.after_commit = after_commit
         self.batch_seconds = batch_seconds
 
     def process_next(self) -> bool:
@@ -144,7 +152,8 @@ class Worker:
                         # None waiting; or, on a retry, another worker has taken the message.
                         return claimed is not None
                     claimed = row.id
-                    self._process_row(session, row)
+                    now = self._process_row(session, row)
+                    ready = frozenset(session.info.pop(PROCESS_AFTER_COMMIT, ()))
                 break
             except Exception as error:
                 if is_conflict(error) and attempt < self.conflict_attempts:
@@ -158,8 +167,19 @@ class Worker:
                     raise
                 self._shunt(claimed, traceback.format_exc())
                 return True
+        if ready and self.after_commit is not None:
+            self._process_ready(ready, now)
         self.on_processed()
         return True
+
+    def _process_ready(self, games: frozenset[int], now: datetime) -> None:
+        """The phases this mail made ready, processed right after its transaction; a failure
+        leaves them due, and the next scheduler pass processes them."""
+        try:
+            self.after_commit(games, now)  # type: ignore[misc]
+        except Exception:
+            log.exception("processing games %s right after their mail failed; the next scheduler pass does it",
+                          sorted(games))
 
     @staticmethod
     def _claim(session: Session, inbound_id: int | None) -> Row[Any] | None:
@@ -168,7 +188,8 @@ class Worker:
             return session.connection().execute(_CLAIM).first()
         return session.connection().execute(_CLAIM_ONE, {"id": inbound_id}).first()
 
-    def _process_row(self, session: Session, row: Row[Any]) -> None:
+    def _process_row(self, session: Session, row: Row[Any]) -> datetime:
+        """Process one claimed mail in ``session``; returns the clock it was processed at."""
         now = self.clock()
         session.info[NOW] = now  # the games this mail touched are rescheduled at commit
         inbound = to_inbound_mail(row, self.judge)
@@ -186,6 +207,7 @@ class Worker:
                         row.id, self.pause_before_commit)
             time.sleep(self.pause_before_commit)
         log.info("message #%d processed, %d mail queued", row.id, len(outgoing))
+        return now
 
     def _shunt(self, inbound_id: int, trace: str) -> None:
         """Shunt the mail unless it is no longer this worker's: once the failed transaction
@@ -209,6 +231,8 @@ class Worker:
         each mail cost about as much as a short mail's commands, and nobody else could
         write meanwhile anyway.  Each mail still takes effect entirely or not at all: one
         that fails is rolled back to its savepoint and shunted in the same transaction.
+        A mail that makes a phase ready ends the batch (the phase is processed right after
+        the commit, as after a mail on its own, so the next mail finds the new phase).
         A concurrency conflict rolls the whole batch back, and the first mail is then
         processed on its own with ``process_next``'s retries.  On other databases, and with
         the pause-before-commit test hook, this is ``process_next``.
@@ -217,23 +241,35 @@ class Worker:
             return int(self.process_next())
         shunted: list[tuple[int, str]] = []
         handled = 0
+        ready: frozenset[int] = frozenset()
+        now = self.clock()
         try:
             with self.store.unit_of_work() as session:
                 started = time.monotonic()
-                while self._takes_more(handled, limit, started) and (row := self._claim(session, None)) is not None:
+                while not ready and self._takes_more(handled, limit, started) \
+                        and (row := self._claim(session, None)) is not None:
                     handled += 1
                     start_over(session)
+                    before = set(session.info)
                     try:
                         with session.begin_nested():
-                            self._process_row(session, row)
+                            now = self._process_row(session, row)
                     except Exception as error:
                         if is_conflict(error):
                             raise
+                        # What the failed mail noted for later (games to reschedule or to
+                        # process, orders changed) was rolled back with it.
                         start_over(session)
+                        for key in set(session.info) - before:
+                            del session.info[key]
                         trace = traceback.format_exc()
                         session.connection().execute(_SHUNT_IF_RECEIVED, {"row_id": row.id})
                         session.add(Shunt(inbound_id=row.id, traceback=trace, created_at=self.clock()))
                         shunted.append((row.id, trace))
+                    else:
+                        # A phase this mail made ready is processed right after the commit, as
+                        # after a mail on its own: the next mail must find the new phase.
+                        ready = frozenset(session.info.pop(PROCESS_AFTER_COMMIT, ()))
         except Exception as error:
             if not is_conflict(error):
                 raise
@@ -242,6 +278,8 @@ class Worker:
             return int(self.process_next())
         for inbound_id, trace in shunted:
             log.error("message #%d shunted:\n%s", inbound_id, trace)
+        if ready and self.after_commit is not None:
+            self._process_ready(ready, now)
         if handled:
             self.on_processed()
         return handled

@@ -122,7 +122,18 @@ def set_timing(ctx: MailContext, command: TimingStatus) -> None:
         raise CommandRefused(str(problem)) from None
     game.timing = {"text": format_timing(timing)}
     game.zone = timing.zone
-    ctx.done(command, f"timing: {format_timing(timing)} (from the next deadline the judge sets)")
+    ctx.done(command, f"timing: {format_timing(timing)} (from the next deadline the judge sets)"
+                      + _zone_note(ctx, game, timing.zone))
+
+
+def _zone_note(ctx: MailContext, game: Game, zone: str) -> str:
+    """Says in which zone the times of day are read when the master sees deadlines in another
+    (SET ZONE is the master's own display zone; ZONE sets the game's)."""
+    own = ctx.signed_on.membership.zone if ctx.signed_on is not None else None
+    if not own or own == zone:
+        return ""
+    return (f"; times of day are read in the game's zone, {zone}, not in {own}, the zone you see "
+            f"deadlines in (SET ZONE); write ZONE {own} to make it the game's zone")
 
 
 def set_zone(ctx: MailContext, command: ZoneStatus) -> None:

@@ -176,7 +176,7 @@ def process_phase(session: Session, game: Game, judge: JudgeSettings, now: datet
         deadline=deadline_text(game, None, now) if winner is None else None, winner=winner,
         show_next=winner is None,
     )
-    body = render("turn_results.j2", view=view, preview=False)
+    body = render("turn_results.j2", view=view, preview=False, board=position_rows(done.variant, after))
     # The verifiable record (judge/phases/records.py): <game>-<phase>.json with the position
     # before, the orders, the results and the digests; sealed games add each power's
     # commitment, revealed orders and verdict.
@@ -209,7 +209,8 @@ def preview_text(session: Session, game: Game, *, defaulted: Iterable[str] = (),
         ordered=done.ordered, by_bot=done.by_bot,
         winner=done.adjudication.winner,
     )
-    return render("turn_results.j2", view=view, preview=True, reason=reason)
+    return render("turn_results.j2", view=view, preview=True, reason=reason,
+                  board=position_rows(done.variant, done.after))
 
 
 def preview_phase(session: Session, game: Game, judge: JudgeSettings, now: datetime, *,

@@ -47,6 +47,8 @@ __all__ = [
     "TurnState",
     "decide",
     "delay_after_orders",
+    "Outlook",
+    "outlook",
     "grace_budget",
     "may_submit_empty",
     "next_due",
@@ -310,6 +312,29 @@ def next_due(state: TurnState) -> datetime | None:
         ahead.append(state.grace_end)
     future = [moment for moment in ahead if moment > state.now]
     return min(future, default=None)
+
+
+class Outlook(enum.Enum):
+    """When a phase whose orders are all in will be processed (``outlook``)."""
+
+    NOW = "now"  # the next pass processes it: the judge runs one right after the mail
+    SETTLE = "settle"  # after DELAY more passes (the settle window after the last orders)
+    DEADLINE = "deadline"  # someone waits (SET WAIT, RULE ALWAYS_WAIT): at the deadline
+    PAUSED = "paused"  # when the master resumes the game
+
+
+def outlook(state: TurnState) -> Outlook | None:
+    """When the phase will be processed once every active power's orders are in; None while
+    orders are missing (then the deadline and lateness rules decide)."""
+    if state.missing:
+        return None
+    if state.paused:
+        return Outlook.PAUSED
+    if decide(state).action is Action.PROCESS:
+        return Outlook.NOW
+    if not state.past_deadline and _someone_waits(state):
+        return Outlook.DEADLINE
+    return Outlook.SETTLE
 
 
 def delay_after_orders(all_in: bool, late: bool, current: int = 0) -> int:

@@ -82,3 +82,34 @@ def test_a_batch_ends_when_another_thread_waits_to_write(store):
     assert written.wait(30)
     assert worker.process_batch(8) == 4  # the three left and the one stored meanwhile
     assert [row.inbound_id for row in rows(store, OutboxMessage)] == [*ids, ids[-1] + 1]
+
+
+def marks_game_ready(session, inbound, now):
+    """A subject with "ready" makes game 42 ready to process after the commit; CRASH then fails."""
+    from judge.store.schedule import PROCESS_AFTER_COMMIT
+
+    if "ready" in inbound.subject:
+        session.info.setdefault(PROCESS_AFTER_COMMIT, set()).add(42)
+    return writes_a_game_then_echoes(session, inbound, now)
+
+
+def test_a_mail_that_makes_a_phase_ready_ends_the_batch_and_the_phase_is_processed_after_its_commit(store):
+    for subject in ("game a", "ready b", "game c"):
+        put(store, subject)
+    processed_after: list[frozenset[int]] = []
+    worker = Worker(store, JUDGE, marks_game_ready, clock=lambda: NOW, batch_seconds=60,
+                    after_commit=lambda games, now: processed_after.append(games))
+    assert worker.process_batch() == 2  # the next mail must find the phase processed
+    assert processed_after == [frozenset({42})]
+    assert worker.process_batch() == 1 and processed_after == [frozenset({42})]
+
+
+def test_what_a_failed_mail_made_ready_is_rolled_back_with_it(store):
+    put(store, "ready CRASH")
+    put(store, "game fine")
+    processed_after: list[frozenset[int]] = []
+    worker = Worker(store, JUDGE, marks_game_ready, clock=lambda: NOW, batch_seconds=60,
+                    after_commit=lambda games, now: processed_after.append(games))
+    assert worker.process_batch() == 2
+    assert processed_after == []
+    assert [game.name for game in rows(store, Game)] == ["fine"]

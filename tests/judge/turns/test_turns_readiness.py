@@ -15,8 +15,10 @@ from judge.turns.readiness import (
     decide,
     delay_after_orders,
     grace_budget,
+    Outlook,
     may_submit_empty,
     next_due,
+    outlook,
 )
 
 M, R, A = PhaseKind.MOVEMENT, PhaseKind.RETREAT, PhaseKind.ADJUSTMENT
@@ -360,3 +362,19 @@ def test_next_due_is_nothing_when_only_a_change_can_help():
 
 def test_next_due_with_all_orders_in_and_a_wait_flag_is_the_deadline():
     assert next_due(state(waiting=frozenset({"ITALY"}))) == DEADLINE
+
+
+@pytest.mark.parametrize("changes, expected", [
+    ({"submitted": ALL_BUT_FRANCE}, None),  # orders missing: the deadline decides
+    ({}, Outlook.NOW),
+    ({"delay": 1}, Outlook.SETTLE),
+    ({"delay": 1, "now": AFTER}, Outlook.SETTLE),  # the settle window is kept past the deadline
+    ({"waiting": frozenset({"FRANCE"})}, Outlook.DEADLINE),
+    ({"waiting": frozenset({"FRANCE"}), "now": AFTER}, Outlook.NOW),
+    ({"rules": frozenset({"ALWAYS_WAIT"})}, Outlook.DEADLINE),
+    ({"paused": True}, Outlook.PAUSED),
+])
+def test_outlook_says_when_an_all_in_phase_is_processed(changes, expected):
+    assert outlook(state(**changes)) is expected
+    if expected is Outlook.NOW:  # what the worker runs after the mail is exactly a processing pass
+        assert decide(state(**changes)).action is Action.PROCESS
