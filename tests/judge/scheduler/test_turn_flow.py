@@ -170,13 +170,11 @@ def test_dias_draw_is_secret_until_it_passes(judge):
     holdout = voters[-1]
     reply = judge.send(holdout.address, f"{holdout.signon}\nSET NO DRAW\n").reply.body
     assert "SET DRAW" not in reply.replace("SET NO DRAW", "")  # nothing about others' votes
-    # Votes are cleared by processing: a new phase needs every vote again.
+    # Votes stand from phase to phase until withdrawn (as the DPjudge keeps them): after
+    # processing, the holdout's vote alone completes the draw.
     order_all(judge, seats)
     judge.tick(), judge.tick()
-    assert judge.game()["phase"] == "F1901M"
-    for seat in voters[:-1]:
-        judge.send(seat.address, f"{seat.signon}\nSET DRAW\n")
-    assert judge.game()["status"] == "active"
+    assert judge.game()["phase"] == "F1901M" and judge.game()["status"] == "active"
     out = judge.send(holdout.address, f"{holdout.signon}\nSET DRAW\n")
     end = out.of_kind("game_end")
     assert judge.game()["status"] == "ended" and judge.game()["outcome"]["result"] == "draw"
@@ -235,3 +233,26 @@ def test_incomplete_orders_are_named_as_such_in_the_results(judge):
     assert "TURKEY:  (orders incomplete: units without orders hold)" in body
     assert "ITALY:  (no orders received: civil disorder, units hold)" in body
     assert "  A SMY H                      holds" in body
+
+
+def test_draw_votes_stand_until_withdrawn_and_a_rollback_clears_them(judge):
+    seats = start(judge)
+    voters = list(seats.values())
+    for seat in voters[:-2]:
+        reply = judge.send(seat.address, f"{seat.signon}\nSET DRAW\n").reply.body
+        assert "yours stands, phase after phase, until you change it" in reply
+    withdrawn = voters[-2]
+    judge.send(withdrawn.address, f"{withdrawn.signon}\nSET DRAW\n")
+    judge.send(withdrawn.address, f"{withdrawn.signon}\nSET NO DRAW\n")
+    order_all(judge, seats)
+    judge.tick(), judge.tick()
+    assert judge.game()["phase"] == "F1901M"
+    judge.send(MASTER, "SIGNON master@g1 masterpw\nROLLBACK S1901M\n")  # votes go with the rollback
+    assert judge.game()["phase"] == "S1901M"
+    last = voters[-1]
+    judge.send(last.address, f"{last.signon}\nSET DRAW\n")
+    judge.send(withdrawn.address, f"{withdrawn.signon}\nSET DRAW\n")
+    assert judge.game()["status"] == "active"  # the first five must vote again
+    for seat in voters[:-2]:
+        judge.send(seat.address, f"{seat.signon}\nSET DRAW\n")
+    assert judge.game()["status"] == "ended" and judge.game()["outcome"]["result"] == "draw"
