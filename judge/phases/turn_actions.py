@@ -5,7 +5,8 @@
 Applying a Decision (judge.turns.readiness says what each field means): store the new
 DELAY; remember the WARN reminders sent and the grace uses charged this phase; dismiss
 late players; mail reminders (to each late player, deadline in their own zone), late
-notices and grace announcements (to the game's list), dismissal notices; process the
+notices (the first of a phase to the game's list, repeats to the late players and the
+master only, as the DPjudge sends them), grace announcements (to the list), dismissal notices; process the
 phase (with civil-disorder defaults for the powers named) or send the master a preview;
 finally store the game's next due time.
 """
@@ -84,7 +85,7 @@ def act(session: Session, game: Game, judge: JudgeSettings, now: datetime, *,
     if decision.reminders:
         mails += _reminders(session, game, judge, now, state, decision)
     if decision.late_notice:
-        mails += _late_notice(session, game, judge, now, state, decision, charged)
+        mails += _late_notice(session, game, judge, now, state, decision, charged, progress)
     elif charged:
         mails += _grace_notice(session, game, judge, state, charged)
     if decision.dismiss:
@@ -165,18 +166,26 @@ def _reminders(session: Session, game: Game, judge: JudgeSettings, now: datetime
 
 
 def _late_notice(session: Session, game: Game, judge: JudgeSettings, now: datetime, state: TurnState,
-                 decision: Decision, charged: list[GraceCharge]) -> list[OutgoingMail]:
+                 decision: Decision, charged: list[GraceCharge], progress: TurnProgress) -> list[OutgoingMail]:
     rules = rules_of(game)
     end = state.grace_end
+    repeat = int(progress.late_notices or 0) > 0
+    progress.late_notices = int(progress.late_notices or 0) + 1
     body = render(
         "turn_late.j2", game=game.name, phase=game.phase, phase_name=phase_name(game.phase),
         deadline=deadline_text(game, None, now), late=sorted(decision.late_notice),
         grace_end=format_deadline(end, game.zone or "UTC") if end is not None and end > now else None,
         after_grace=after_grace_text(rules, end is not None), charged=charged,
-        budget=grace_budget(state.rules) or 0,
+        budget=grace_budget(state.rules) or 0, repeat=repeat,
     )
-    return broadcast(session, game, judge, subject=f"{game.name} {game.phase}: late notice", body=body,
-                     kind="late_notice")
+    subject = f"{game.name} {game.phase}: late notice"
+    if not repeat:
+        return broadcast(session, game, judge, subject=subject, body=body, kind="late_notice")
+    readers = [member for _, member in _seated(session, game, decision.late_notice)]
+    master = master_of(session, game)
+    if master is not None:
+        readers.append(master)
+    return [to_member(game, judge, member, subject=subject, body=body, kind="late_notice") for member in readers]
 
 
 def _grace_notice(session: Session, game: Game, judge: JudgeSettings, state: TurnState,

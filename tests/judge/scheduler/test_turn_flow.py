@@ -256,3 +256,37 @@ def test_draw_votes_stand_until_withdrawn_and_a_rollback_clears_them(judge):
     for seat in voters[:-2]:
         judge.send(seat.address, f"{seat.signon}\nSET DRAW\n")
     assert judge.game()["status"] == "ended" and judge.game()["outcome"]["result"] == "draw"
+
+
+def test_a_power_that_ordered_some_units_only_is_late_and_the_notice_says_why(judge):
+    seats = start(judge)
+    order_all(judge, seats, dict(HOLDS, ITALY=["A ROM H", "A VEN H"]))  # F NAP forgotten
+    assert judge.game()["delay"] == 0  # not all in: no settle window, no early processing
+    judge.tick()
+    assert judge.game()["phase"] == "S1901M"
+    judge.advance(days=6, minutes=1)
+    late = judge.tick().of_kind("late_notice")
+    assert "Orders are still missing from: ITALY." in late[0].body
+    assert "A power is late until every unit it must order has an order" in late[0].body
+
+
+def test_repeated_late_notices_go_to_the_late_players_and_the_master_only(judge):
+    seats = start(judge)
+    order_all(judge, seats, skip=("ITALY", "TURKEY"))
+    judge.advance(days=6, minutes=1)
+    first = judge.tick().of_kind("late_notice")
+    assert len(first) == 8  # everyone: the seven players and the master
+    for _ in range(24):  # DELAY 24 counts down, one pass each
+        judge.advance(minutes=20)
+        assert judge.tick().of_kind("late_notice") == []
+    judge.advance(minutes=20)
+    again = judge.tick().of_kind("late_notice")
+    assert sorted(m.address for m in again) == sorted([seats["ITALY"].address, seats["TURKEY"].address, MASTER])
+    assert "the first late notice went to everyone" in again[0].body
+    judge.orders(seats["ITALY"], HOLDS["ITALY"])
+    judge.orders(seats["TURKEY"], HOLDS["TURKEY"])
+    judge.tick()
+    assert judge.game()["phase"] == "F1901M"
+    order_all(judge, seats, skip=("FRANCE",))
+    judge.advance(days=3, minutes=1)
+    assert len(judge.tick().of_kind("late_notice")) == 8  # a new phase: the first goes to everyone again
