@@ -8,7 +8,7 @@ deadline is Sun 8 Mar 12:00 UTC.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import select
 
@@ -290,3 +290,24 @@ def test_repeated_late_notices_go_to_the_late_players_and_the_master_only(judge)
     order_all(judge, seats, skip=("FRANCE",))
     judge.advance(days=3, minutes=1)
     assert len(judge.tick().of_kind("late_notice")) == 8  # a new phase: the first goes to everyone again
+
+
+def test_resume_gives_back_the_time_paused(judge):
+    seats = start(judge)
+    master = "SIGNON master@g1 masterpw\n"
+    order_all(judge, seats, skip=("ENGLAND",))
+    before = judge.game()["deadline"]
+    judge.advance(days=4)  # two days left
+    paused = judge.send(MASTER, master + "PAUSE\n")
+    assert "which gives the time paused back" in paused.reply.body
+    assert "the deadline moves on by the time the game was paused" in paused.of_kind("game_paused")[0].body
+    judge.advance(days=3)  # the old deadline passes while paused: nothing happens
+    assert judge.tick().mails == () and judge.game()["phase"] == "S1901M"
+    resumed = judge.send(MASTER, master + "RESUME\n")
+    after = judge.game()["deadline"]
+    assert after - before == timedelta(days=3)  # still two days left
+    assert "Deadline for S1901M: Wed 11 Mar 2026 12:00 UTC" in resumed.of_kind("game_resumed")[0].body
+    judge.advance(days=1, hours=23)
+    assert judge.tick().of_kind("late_notice") == []
+    judge.advance(hours=1, minutes=1)
+    assert judge.tick().of_kind("late_notice")  # late only at the moved deadline
