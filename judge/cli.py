@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "judge.db_cli",  # judge db upgrade|status
     "judge.shunt_cli",  # judge shunt list|retry
     "judge.outbox_cli",  # judge outbox list|retry
+    "judge.backup_cli",  # judge backup FILE
     "judge.key_cli",  # judge key export|import
     "judge.player.cli",  # judge player escrow|blind
     "judge.audit_cli",  # judge audit ARCHIVE
