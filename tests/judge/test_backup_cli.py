@@ -110,3 +110,15 @@ def test_backup_refuses_a_folder_that_does_not_exist(tmp_path, judge_home, capsy
     migrated_store(tmp_path).dispose()
     assert main(["backup", str(tmp_path / "missing" / "x.tar")]) == 2
     assert "is not a directory" in capsys.readouterr().err
+
+
+def test_on_postgresql_the_archive_says_to_use_pg_dump(tmp_path, postgres_url, monkeypatch, capsys):
+    monkeypatch.setenv("JUDGE_STORE_URL", postgres_url)
+    monkeypatch.setenv("JUDGE_JUDGE_DATA_DIR", str(tmp_path))
+    assert main(["db", "upgrade"]) == 0
+    capsys.readouterr()
+    archive = tmp_path / "pg.tar"
+    assert main(["backup", "--no-key", str(archive)]) == 0
+    assert "dump it with pg_dump" in capsys.readouterr().err
+    with tarfile.open(archive) as packed:
+        assert packed.getnames() == ["backup.json"]
