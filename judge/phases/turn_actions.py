@@ -24,11 +24,20 @@ from judge.config import JudgeSettings
 from judge.outgoing import OutgoingMail
 from judge.render import render
 from judge.publish.broadcast import broadcast, to_member
-from judge.store.queries import as_utc, deadline_text, master_of, rules_of, timing_of, variant_of
+from judge.store.queries import as_utc, deadline_text, master_of, position_of, rules_of, timing_of, variant_of
 from judge.phases.processing import preview_phase, process_phase
 from judge.phases.sealed_stages import sealed_act  # RULE SEALED: commit, publish, reveal stages
 from judge.phases.turn_views import phase_name
-from judge.phases.turnstate import PowerSeats, absences_of, progress_of, reschedule, seats, turn_state_and_seats
+from judge.phases.order_sets import units_without_orders
+from judge.phases.turnstate import (
+    PowerSeats,
+    absences_of,
+    orders_in,
+    progress_of,
+    reschedule,
+    seats,
+    turn_state_and_seats,
+)
 from judge.phases.outcomes import NOTIFIED, PREVIEWED, PROCESSED, WAITED
 from judge.store.models_game import DISMISSED, Game, Membership
 from judge.store.models_turns import TurnProgress
@@ -154,12 +163,17 @@ def _charge_grace(session: Session, game: Game, progress: TurnProgress, decision
 
 def _reminders(session: Session, game: Game, judge: JudgeSettings, now: datetime, state: TurnState,
                decision: Decision) -> list[OutgoingMail]:
-    letters = {p.name: p.letter for p in variant_of(game).powers}
+    variant = variant_of(game)
+    letters = {p.name: p.letter for p in variant.powers}
+    stored = orders_in(session, game)
     mails = []
     for power, member in _seated(session, game, decision.reminders):
+        # A power that ordered some units is told which ones still lack an order.
+        unordered = (units_without_orders(variant, position_of(game), power, stored[power])
+                     if stored.get(power) else ())
         body = render("turn_reminder.j2", game=game.name, power=power, phase=game.phase,
                       phase_name=phase_name(game.phase), deadline=deadline_text(game, member, now),
-                      initial=letters.get(power, power[:1]))
+                      initial=letters.get(power, power[:1]), unordered=unordered)
         mails.append(to_member(game, judge, member, subject=f"{game.name} {game.phase}: reminder, orders due",
                                body=body, kind="reminder"))
     return mails

@@ -264,7 +264,11 @@ def test_a_power_that_ordered_some_units_only_is_late_and_the_notice_says_why(ju
     assert judge.game()["delay"] == 0  # not all in: no settle window, no early processing
     judge.tick()
     assert judge.game()["phase"] == "S1901M"
-    judge.advance(days=6, minutes=1)
+    judge.advance(days=5, hours=20, minutes=1)  # inside WARN 4H
+    [reminder] = judge.tick().of_kind("reminder")
+    assert reminder.address == seats["ITALY"].address
+    assert "has orders from ITALY for Spring 1901 movement (S1901M), but not for\nevery unit: F NAP" in reminder.body
+    judge.advance(hours=4)
     late = judge.tick().of_kind("late_notice")
     assert "Orders are still missing from: ITALY." in late[0].body
     assert "A power is late until every unit it must order has an order" in late[0].body
