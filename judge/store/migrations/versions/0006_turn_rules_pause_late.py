@@ -1,8 +1,8 @@
 """turn rules: when a game was paused (RESUME gives the time back) and how many late
 notices a phase has had (repeats go to the late powers and the master only)
 
-Revision ID: 0005_turn_rules
-Revises: 0004
+Revision ID: 0006_turn_rules
+Revises: 0005_blind_run_peer_key
 Create Date: 2026-11-25 22:10:00
 
 Additive only (two new columns).
@@ -16,8 +16,8 @@ import sqlalchemy as sa
 import judge.store.base
 
 
-revision: str = '0005_turn_rules'
-down_revision: Union[str, None] = '0004'
+revision: str = '0006_turn_rules'
+down_revision: Union[str, None] = '0005_blind_run_peer_key'
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
