@@ -23,7 +23,7 @@ from adjudicator.jsonio import position_from_json
 from adjudicator.results import OrderResult
 from adjudicator.types import Position
 from judge.outgoing import MACHINE_DOMAIN
-from judge.commands.draw import ballot_to_json, ballots_of, vote_text
+from judge.phases.ballots import ballot_to_json, ballots_of, vote_text
 from judge.commands.fair_players import PassContext
 from judge.commands.start import start_game
 from judge.phases.order_sets import merge_orders

@@ -148,12 +148,13 @@ def progress_of(session: Session, game: Game) -> TurnProgress:
     """The scheduler's memory of the current phase (a fresh one when the phase changed)."""
     row = session.get(TurnProgress, game.id)
     if row is None:
-        row = TurnProgress(game_id=game.id, phase=game.phase or "", reminders_sent=[], graced=[])
+        row = TurnProgress(game_id=game.id, phase=game.phase or "", reminders_sent=[], graced=[], late_notices=0)
         session.add(row)
     elif row.phase != game.phase:
         row.phase = game.phase or ""
         row.reminders_sent = []
         row.graced = []
+        row.late_notices = 0
     return row
 
 
