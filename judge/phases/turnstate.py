@@ -38,6 +38,7 @@ from judge.phases.order_sets import orders_complete
 from judge.store.models_turns import TurnProgress
 from judge.store.schedule import PROCESS_AFTER_COMMIT
 from judge.turns import (
+    NO_SETTLE,
     Absence,
     Outlook,
     TurnState,
@@ -251,7 +252,8 @@ def after_orders(session: Session, game: Game, now: datetime) -> None:
     session.flush()
     state = turn_state(session, game, now)
     all_in = not state.missing
-    game.delay = delay_after_orders(all_in, late=state.past_deadline, current=int(game.delay or 0))
+    game.delay = delay_after_orders(all_in, late=state.past_deadline, current=int(game.delay or 0),
+                                    settle=NO_SETTLE not in state.rules)
     orders_changed(session, game, all_in=all_in)
 
 
