@@ -176,9 +176,16 @@ def _one_by_one(board: Board, power: str, lines: Sequence[str], unparsed: list[O
     from adjudicator.canonical_lines import read_canonical
     from adjudicator.results import VOID, OrderResult
 
-    variant, position, units = board.variant, board.position, board.units
+    variant, position, units, forms = board.variant, board.position, board.units, board.forms
+    ordinal = board.tables.power_ordinal.get(power)
     orders: list[Order] = []
     for text in lines:
+        form = forms.get(text)  # a canonical hold or move of this power's unit: the order made already
+        if form is not None and form.orders is not None and ordinal is not None:
+            unit = units.get(form.province)
+            if unit is not None and unit.location == form.location and unit.kind is form.kind and unit.power == power:
+                orders.append(form.orders[ordinal])
+                continue
         found = read_canonical(board, power, text)
         if found is not None:
             orders.append(found[0])
