@@ -56,18 +56,23 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
     forms = board.forms  # empty unless in a movement phase
     units = board.units
     ordinal = board.tables.power_ordinal.get(power)  # where the forms keep this power's orders
+    canonical_words = spell = None  # looked up at the first line that needs them
     for line in lines:
         form = forms.get(line)
         if form is None and forms:  # "a par - bur", "A PAR  -  BUR": the same order as its canonical text
             key = " ".join(line.upper().split())
             if key != line:
                 form = forms.get(key)
-                if form is None and not _canonical_words(board.variant).issuperset(key.split()):
-                    # "army paris to burgundy": as the lenient parser spells it canonically (a line
-                    # of canonical words only would be spelled as it is: looked up already)
-                    spelled = parser_for(board.variant).canonical_spelling(line)
-                    if spelled is not None:
-                        form = forms.get(spelled)
+                if form is None:
+                    if canonical_words is None:
+                        canonical_words = _canonical_words(board.variant)
+                        spell = parser_for(board.variant).canonical_spelling
+                    if not canonical_words.issuperset(key.split()):
+                        # "army paris to burgundy": as the lenient parser spells it canonically (a line
+                        # of canonical words only would be spelled as it is: looked up already)
+                        spelled = spell(line)  # type: ignore[misc]
+                        if spelled is not None:
+                            form = forms.get(spelled)
         if form is not None:
             # The innermost loop of parsing: a form's reading, written out (see adjudicator.forms).
             province, shape, target, location, kind, text, supported_kind, supported_at, supported_to, ready, by_sea = form
