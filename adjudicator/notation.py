@@ -86,6 +86,9 @@ _MOVE_WORDS: tuple[tuple[str, ...], ...] = (
     ("MOVES", "TO"), ("MOVE", "TO"), ("GOES", "TO"), ("ATTACKS",), ("MOVES",), ("MOVE",), ("TO",), ("M",),
 )
 _MOVE_FIRST_WORDS = frozenset(sequence[0] for sequence in _MOVE_WORDS)
+_MOVE_WORDS_FROM: dict[str, tuple[tuple[str, ...], ...]] = {  # the sequences by first word, longest first
+    first: tuple(sequence for sequence in _MOVE_WORDS if sequence[0] == first) for first in _MOVE_FIRST_WORDS
+}
 _HOLD = frozenset({"H", "HOLD", "HOLDS", "STAND", "STANDS"})
 _SUPPORT = frozenset({"S", "SUP", "SUPP", "SUPPORT", "SUPPORTS"})
 _CONVOY = frozenset({"C", "CONVOY", "CONVOYS", "CVY"})
@@ -155,20 +158,25 @@ class _Tokens:
         return self.at >= self.count
 
     def take(self, choices: frozenset[str]) -> str | None:
-        word = self.peek()
-        if word is not None and word in choices:
-            self.at += 1
-            return word
+        i = self.at
+        if i < self.count:
+            word = self.words[i]
+            if word in choices:
+                self.at = i + 1
+                return word
         return None
 
     def take_move_word(self) -> bool:
-        if self.take(_DASHES):
-            return True
-        if self.peek() not in _MOVE_FIRST_WORDS:  # no sequence can start here
+        i = self.at
+        if i >= self.count:
             return False
-        for sequence in _MOVE_WORDS:
-            if tuple(self.words[self.at : self.at + len(sequence)]) == sequence:
-                self.at += len(sequence)
+        word = self.words[i]
+        if word in _DASHES:
+            self.at = i + 1
+            return True
+        for sequence in _MOVE_WORDS_FROM.get(word, ()):  # none when no sequence can start here
+            if tuple(self.words[i : i + len(sequence)]) == sequence:
+                self.at = i + len(sequence)
                 return True
         return False
 
