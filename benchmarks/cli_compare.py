@@ -1,6 +1,6 @@
 """``judge adjudicate --batch`` answers of two source trees compared on every corpus phase.
 
-    python -m benchmarks.cli_compare --tree before=/tmp/engine-before [--save DIR]
+    python -m benchmarks.cli_compare --tree before=/tmp/engine-before [--save DIR] [--limit N]
 
 Every phase of every corpus in ``benchmarks/data`` (movement, retreat and adjustment), in
 each spelling of ``benchmarks.cli_bench`` (canonical, lower case, full names) and under
@@ -8,7 +8,8 @@ each rule setting (none and each optional rule alone), goes through the real com
 this tree and of the other one (``python -m judge.cli adjudicate --batch``, a child
 process each).  The answers must be the same bytes; the first differing lines are printed
 and the exit status is 1.  A speed-up of the engine or of the command is checked so before
-it is kept (docs/benchmarks.md, issue 16.1).  ``--save DIR`` writes each tree's answers.
+it is kept (docs/benchmarks.md, issue 16.1).  ``--save DIR`` writes each tree's answers;
+``--limit N`` takes the first N phases only (a quick look).
 """
 
 from __future__ import annotations
@@ -62,9 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tree", required=True, metavar="LABEL=PATH", help="the other source tree")
     parser.add_argument("--save", type=Path, help="write each tree's answers there (LABEL.jsonl)")
+    parser.add_argument("--limit", type=int, help="the first N phases only")
     args = parser.parse_args(argv)
     label, _, path = args.tree.partition("=")
-    text = batch(every_phase())
+    text = batch(every_phase()[:args.limit])
     ours, theirs = answers(HERE, text), answers(Path(path).resolve(), text)
     if args.save:
         args.save.mkdir(parents=True, exist_ok=True)
