@@ -8,14 +8,12 @@ imperative shell of the engine: reading input, loading maps, printing.
 from __future__ import annotations
 
 import argparse
-import codecs
 import io
 import json
-import os
 import sys
 import traceback
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
+from typing import IO, TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from adjudicator import jsonio
 from adjudicator.jsonio import ContractError
@@ -244,60 +242,13 @@ def run_batch(lines: Iterable[str], out: IO[str], err: IO[str], engine: Adjudica
             err.write(f"judge adjudicate: internal error on line {number}:\n{traceback.format_exc()}")
             _write(out, {"error": f"internal error: {type(error).__name__}: {error}", "detail": None, "line": number}, None)
             status = EXIT_INTERNAL
-        if not getattr(lines, "buffered", False):  # about to wait for input: the answers so far go out
-            out.flush()
+        out.flush()
     return status
-
-
-class _InputLines:
-    """The lines of standard input as ``sys.stdin`` gives them on POSIX (its encoding,
-    undecodable bytes as U+FFFD, lines split at "\\n" only), read in large chunks straight
-    from the file descriptor.  ``buffered`` says whether a whole line is already waiting: ``run_batch``
-    writes its answers out only before it would wait for more input, so a client waiting
-    for each answer gets it at once, and a batch costs a write per chunk, not per line."""
-
-    def __init__(self, fd: int, encoding: str) -> None:
-        self.fd = fd
-        self.encoding = encoding
-        self.waiting = 0
-
-    @property
-    def buffered(self) -> bool:
-        return self.waiting > 0
-
-    def __iter__(self) -> Iterator[str]:
-        decode = codecs.getincrementaldecoder(self.encoding)("replace").decode
-        pending = ""
-        while True:
-            chunk = os.read(self.fd, 1 << 16)
-            lines = (pending + decode(chunk, final=not chunk)).split("\n")
-            pending = lines.pop()  # the start of a line still being written ("" after a newline)
-            self.waiting = len(lines)
-            for line in lines:
-                self.waiting -= 1
-                yield line + "\n"
-            if not chunk:
-                if pending:
-                    yield pending  # the last line, without its newline
-                return
-
-
-def _standard_input_lines() -> Iterable[str]:
-    """Standard input's lines: chunk by chunk from its file descriptor when it has one."""
-    stdin = sys.stdin
-    if isinstance(stdin, io.TextIOWrapper) and os.name == "posix":  # (Windows' stdin translates newlines)
-        try:
-            return _InputLines(stdin.fileno(), stdin.encoding)
-        except (OSError, ValueError):  # no file descriptor (replaced, closed): line by line
-            pass
-    return stdin
 
 
 def run(args: argparse.Namespace) -> int:
     engine = Adjudicator()
     if args.file == "-":
-        if args.batch:
-            return run_batch(_standard_input_lines(), sys.stdout, sys.stderr, engine)
         source: IO[str] = sys.stdin
         if isinstance(source, io.TextIOWrapper):  # undecodable bytes become U+FFFD, then a clear error
             source.reconfigure(errors="replace")
