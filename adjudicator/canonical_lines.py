@@ -75,7 +75,7 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
                             form = forms.get(spelled)
         if form is not None:
             # The innermost loop of parsing: a form's reading, written out (see adjudicator.forms).
-            province, shape, target, location, kind, text, supported_kind, supported_at, supported_to, ready, by_sea = form
+            province, _, target, location, kind, text, supported_kind, supported_at, supported_to, ready, by_sea = form
             unit = units.get(province)
             if unit is not None and unit.location == location and unit.kind is kind and unit.power == power:
                 if ready is not None:  # a hold or a move: made once per map and power

@@ -79,7 +79,7 @@ class Phase:
         return cls._parse(text)
 
     @classmethod
-    def _parse(cls, text: str) -> "Phase":
+    def _parse(cls, text: str) -> Phase:
         text = text.strip().upper()
         if len(text) < 3 or text[0] not in "SFW" or text[-1] not in "MRA" or not text[1:-1].isdigit():
             raise ValueError(f"not a phase: {text!r} (expected e.g. S1901M, F1901R, W1901A)")
