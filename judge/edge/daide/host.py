@@ -192,12 +192,16 @@ class StoreHost:
         self._due = self._write(wait)
         self.settle()
 
-    def set_draw(self, power: str, vote: bool) -> None:
+    def draw_refusal(self, power: str, powers: frozenset[str] | None) -> str | None:
+        with self.store.sessions() as session:
+            return machines.draw_refusal(self._game(session), power, powers)
+
+    def set_draw(self, power: str, vote: bool, powers: frozenset[str] | None = None) -> None:
         def ballot(session: Session, ctx: PassContext) -> None:
             game = self._game(session)
             member = self._member_id(session, game, power)
             if member is not None:
-                machines.vote_draw(ctx, game, member, vote)
+                machines.vote_draw(ctx, game, member, vote, powers)
         self._write(ballot)
         self.refresh()
 
