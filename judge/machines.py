@@ -23,6 +23,7 @@ from adjudicator.jsonio import position_from_json
 from adjudicator.results import OrderResult
 from adjudicator.types import Position
 from judge.outgoing import MACHINE_DOMAIN
+from judge.commands.daide_ports import MACHINES, give_port
 from judge.commands.draw import ballot_to_json, ballots_of, vote_text
 from judge.commands.fair_players import PassContext
 from judge.commands.start import start_game
@@ -30,13 +31,12 @@ from judge.phases.order_sets import merge_orders
 from judge.phases.processing import DRAW, end_game
 from judge.phases.turnstate import after_orders, fresh_deadline_for_newcomer, stored_order_set, survivors, turn_state
 from judge.store.queries import has_rule, latest_of_power, player_of, players, position_of, rules_of, variant_of
-from judge.store.models_daide import DaidePort, MachineSeat
+from judge.store.models_daide import MachineSeat
 from judge.store.models_game import ACTIVE, DUMMY, FORMING, PAUSED, PLAYER, PREPARATION, Game, Membership, OrderSet, PhaseRecord
 from judge.store.passwords import hash_password
 from judge.turns import Action, Ballot, DrawError, decide, tally
 from judge.turns.draws import NO_DIAS
 
-MACHINES = "MACHINES"  # the rule (judge.rules) that opens a game to machines
 
 
 @dataclass(frozen=True)
@@ -49,22 +49,14 @@ class MachineGame:
 
 
 def machine_games(session: Session, ports: range) -> list[MachineGame]:
-    """Games being set up, forming or running with RULE MACHINES, each with its DAIDE port (given one from
-    ``ports`` on first sight; a game for which none is free is left out, and logged by the edge)."""
+    """Games being set up, forming or running with RULE MACHINES, each with its DAIDE port (the one
+    RULE MACHINES gave it, or one from ``ports`` now; a game for which none is free is left out)."""
     games = session.scalars(select(Game).where(Game.status.in_((PREPARATION, FORMING, ACTIVE, PAUSED)))).all()
-    known = {row.game_id: row.port for row in session.scalars(select(DaidePort))}
     found = []
     for game in games:
-        if not has_rule(game, MACHINES):
-            continue
-        port = known.get(game.id)
-        if port is None:
-            port = next((p for p in ports if p not in known.values()), None)
-            if port is None:
-                continue
-            session.add(DaidePort(game_id=game.id, port=port))
-            known[game.id] = port
-        found.append(MachineGame(game.id, game.name, game.status, game.phase, port))
+        port = give_port(session, game, ports) if has_rule(game, MACHINES) else None
+        if port is not None:
+            found.append(MachineGame(game.id, game.name, game.status, game.phase, port))
     return found
 
 

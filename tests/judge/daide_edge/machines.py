@@ -21,6 +21,7 @@ from sqlalchemy import select
 
 from daide.client import ConnectionClosed, DaideClient
 from daide.messages import Message, from_text
+from judge.commands.daide_ports import configure_ports
 from judge.config import DaideSettings, Settings
 from judge.edge.daide import DaideEdge
 from judge.store.models_game import Game
@@ -71,10 +72,11 @@ class MachineJudge:
 
     def __init__(self, directory: Path, *status: str) -> None:
         self.judge = JudgeHarness(directory)
-        create_game(self.judge, "RULE MACHINES", *status)
         self.port = free_port()
         self.settings = Settings(judge=JUDGE, daide=DaideSettings(
             host="127.0.0.1", port_range=f"{self.port}-{self.port}", poll_seconds=0.05))
+        configure_ports(self.settings.daide)  # as judge serve does: RULE MACHINES gives this port
+        create_game(self.judge, "RULE MACHINES", *status)
         self.edge = DaideEdge(self.judge.store, self.settings, run_pass, clock=lambda: self.judge.now)
         self.edge.start()
         self.bots: list[Bot] = []
@@ -102,6 +104,7 @@ class MachineJudge:
             bot.stop()
         self.edge.stop()
         self.judge.close()
+        configure_ports(DaideSettings())
 
 
 def wait_until(condition: Callable[[], object], what: str, timeout: float = 60.0) -> None:
