@@ -67,6 +67,14 @@ class Bot:
             self.process.wait(5)
 
 
+def launch_bot(port: int, kind: str = "dumbbot", *options: str) -> Bot:
+    """An AiClient bot connecting to ``port`` on this host, in a temporary folder of its own."""
+    folder = Path(tempfile.mkdtemp(prefix="daide-bot-"))
+    process = subprocess.Popen([str(bot_path(kind)), "-i127.0.0.1", f"-p{port}", *options], cwd=folder,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return Bot(process, folder)
+
+
 class MachineJudge:
     """The harness judge, its edge listening on one free port, and the bots started here."""
 
@@ -83,12 +91,8 @@ class MachineJudge:
         wait_until(lambda: self.edge.servers, "the game's DAIDE port to open")
 
     def start_bot(self, kind: str = "dumbbot", *options: str) -> Bot:
-        folder = Path(tempfile.mkdtemp(prefix="daide-bot-"))
-        process = subprocess.Popen([str(bot_path(kind)), "-i127.0.0.1", f"-p{self.port}", *options], cwd=folder,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        bot = Bot(process, folder)
-        self.bots.append(bot)
-        return bot
+        self.bots.append(launch_bot(self.port, kind, *options))
+        return self.bots[-1]
 
     def game(self) -> Game:
         with self.judge.store.sessions() as session:

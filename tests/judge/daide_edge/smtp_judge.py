@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import email
 import smtplib
-import subprocess
-import tempfile
 from datetime import datetime
 from email.message import EmailMessage
 from email.policy import default as default_policy
@@ -21,7 +19,7 @@ from judge.edge.scheduler import run_pass
 from judge.serve import Daemon, open_store
 from judge.store.models_game import Game
 from tests.fixtures.ports import free_port
-from tests.judge.daide_edge.machines import Bot, bot_path, wait_until
+from tests.judge.daide_edge.machines import Bot, launch_bot, wait_until
 from tests.judge.services.harness import START
 from tests.judge.storage import make_mail
 
@@ -64,10 +62,7 @@ class SmtpMachineJudge:
 
     # -- the rest
     def start_bot(self, kind: str = "dumbbot") -> Bot:
-        folder = Path(tempfile.mkdtemp(prefix="daide-bot-"))
-        process = subprocess.Popen([str(bot_path(kind)), "-i127.0.0.1", f"-p{self.port}"], cwd=folder,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.bots.append(Bot(process, folder))
+        self.bots.append(launch_bot(self.port, kind))
         return self.bots[-1]
 
     def game(self) -> Game:
@@ -80,7 +75,7 @@ class SmtpMachineJudge:
         run_pass(self.store, self.settings, self.now)
 
     def close(self) -> None:
-        for bot in self.bots:
+        for bot in self.bots:  # the bots first: they must not see the listener go mid-message
             bot.stop()
         self.daemon.stop()
         self.store.dispose()
