@@ -14,6 +14,7 @@ import threading
 from datetime import datetime
 from typing import Protocol, Sequence
 
+from judge.commands.daide_ports import configure_ports
 from judge.config import Settings, make_data_dir
 from judge.edge.daide import DaideEdge
 from judge.edge.imap_in import ImapPoller
@@ -60,6 +61,7 @@ class Daemon:
         self.stop_event = threading.Event()
         self.inbox_wake = threading.Event()
         self.outbox_wake = threading.Event()
+        configure_ports(settings.daide)  # RULE MACHINES gives a game its DAIDE port in the mail's transaction
         self.worker = Worker(
             store, settings.judge, process or default_process_hook(settings), clock=clock,
             pause_before_commit=settings.worker.pause_before_commit_seconds,

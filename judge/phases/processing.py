@@ -45,7 +45,7 @@ from judge.store.queries import (
 from judge.phases.ballots import standing_outcome, vote_text
 from judge.phases.turn_views import phase_name, results_view, summary_table
 from judge.phases.turnstate import PowerSeats, phase_deadline, reschedule, survivors
-from judge.phases.order_sources import phase_orders, played_by_bot, with_bot_orders
+from judge.phases.order_sources import phase_orders, played_by_bot, with_bot_orders, with_seated_bot_orders
 from judge.phases.records import results_extras
 from judge.phases.views import position_rows
 from judge.store.models_daide import MachineSeat
@@ -97,7 +97,7 @@ def adjudicate_current(session: Session, game: Game, defaulted: Iterable[str] = 
     or, with RULE CD_BOT, the ``defaulted`` powers get the bot's orders."""
     variant = variant_of(game)
     before = position_of(game)
-    stored = phase_orders(session, game)
+    stored = with_seated_bot_orders(session, game, phase_orders(session, game))
     ordered = frozenset(power for power, lines in stored.items() if lines)
     stored, bot_powers = with_bot_orders(game, stored, played_by_bot(game, frozenset(defaulted)))
     orders: dict[str, list[Order]] = {}

@@ -33,6 +33,7 @@ from judge.store.queries import (
     timing_of,
     variant_of,
 )
+from judge.phases.bot_seats import bot_powers
 from judge.store.models_game import ACTIVE, DUMMY, MEMBER_ACTIVE, PAUSED, PLAYER, Game, Membership, OrderSet
 from judge.phases.order_sets import orders_complete
 from judge.store.models_turns import TurnProgress
@@ -207,7 +208,8 @@ def turn_state_and_seats(session: Session, game: Game, now: datetime, *,
     timing = timing_of(game)
     placed = seats(session, game, variant)
     active = active_powers(variant, position, placed.dummies)
-    submitted = submitted_powers(variant, position, orders_in(session, game)) & active
+    # the judge's bot orders when the phase is processed: its powers are never waited for
+    submitted = (submitted_powers(variant, position, orders_in(session, game)) | bot_powers(placed.players)) & active
     memory = progress if progress is not None else session.get(TurnProgress, game.id)
     same_phase = memory is not None and memory.phase == game.phase
     deadline = as_utc(game.deadline)
