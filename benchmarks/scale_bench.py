@@ -252,12 +252,14 @@ class LayoutResult:
     judges_cpu: float
     postgres_cpu: float
     machine_cpu: float
+    load_average: float  # the machine's 1-minute load average at the end of saturation
 
     def to_json(self) -> dict[str, Any]:
         return {"layout": self.layout.name, "daemons": self.layout.daemons,
                 "processes": self.layout.processes, "workers": self.layout.workers,
                 "saturation": self.saturation.to_json(), "cpu_seconds": {
-                    "judges": self.judges_cpu, "postgres": self.postgres_cpu, "machine": self.machine_cpu}}
+                    "judges": self.judges_cpu, "postgres": self.postgres_cpu, "machine": self.machine_cpu},
+                "load_average": self.load_average}
 
 
 def run_layout(layout: Layout, server: Any, template: str, population: Population, workdir: Path,
@@ -289,7 +291,7 @@ def run_layout(layout: Layout, server: Any, template: str, population: Populatio
         saturation = figures("saturation", sent, observer)
         cpu_after = (cpu_seconds(judge_pids), cpu_seconds([pg]), machine_busy_seconds())
         judges_cpu, postgres_cpu, machine_cpu = (after - before for after, before in zip(cpu_after, cpu_before))
-        return LayoutResult(layout, saturation, judges_cpu, postgres_cpu, machine_cpu)
+        return LayoutResult(layout, saturation, judges_cpu, postgres_cpu, machine_cpu, os.getloadavg()[0])
     finally:
         observer.stopping.set()
         for judge in judges:
@@ -299,7 +301,7 @@ def run_layout(layout: Layout, server: Any, template: str, population: Populatio
 def report_lines(results: Sequence[LayoutResult], cores: int) -> list[str]:
     one = next((r for r in results if r.layout.workers == 1), None)
     lines = [f"{'layout':<7} {'workers':>7} {'mails/s':>8} {'cmds/s':>8} {'vs 1':>5} {'reply p50 ms':>12} "
-             f"{'p99 ms':>8} | CPU s per 100 mails: {'judges':>6} {'pg':>5} | machine busy {'':>4}"]
+             f"{'p99 ms':>8} | CPU s per 100 mails: {'judges':>6} {'pg':>5} | machine busy {'':>11} | load"]
     for result in results:
         figures_ = result.saturation
         ratio = figures_.commands_per_second / one.saturation.commands_per_second if one else float("nan")
@@ -308,7 +310,7 @@ def report_lines(results: Sequence[LayoutResult], cores: int) -> list[str]:
         lines.append(f"{result.layout.name:<7} {result.layout.workers:>7} {figures_.mails_per_second:8.1f} "
                      f"{figures_.commands_per_second:8.1f} {ratio:5.2f} {figures_.reply_ms['p50']:12.0f} "
                      f"{figures_.reply_ms['p99']:8.0f} | {'':>21}{result.judges_cpu * per100:6.2f} "
-                     f"{result.postgres_cpu * per100:5.2f} | {busy:6.0%} of {cores} cores")
+                     f"{result.postgres_cpu * per100:5.2f} | {busy:6.0%} of {cores} cores | {result.load_average:4.1f}")
     return lines
 
 
