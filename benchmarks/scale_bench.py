@@ -17,7 +17,7 @@ spreading its deliveries).  Replies are observed as in the intake benchmark: a t
 polls the outbox over its own connection and notes when each inbound row's reply row is
 committed.
 
-Each layout sends a warm-up (every seat signs on ``3 x workers`` times, so that each worker
+Each layout sends a warm-up (every seat signs on ``2 x workers`` times, so that each worker
 process has checked each password with scrypt once and keeps it in its cache; not
 counted), then ``--mails`` mails at saturation from ``--senders`` connections: throughput
 is mails (and commands) over the time from the first DATA to the last reply committed.
@@ -33,6 +33,8 @@ import json
 import os
 import queue
 import random
+import signal
+import sys
 import threading
 import time
 from contextlib import ExitStack
@@ -43,7 +45,7 @@ from typing import Any, Sequence
 import psycopg
 from sqlalchemy import create_engine, text
 
-from benchmarks.intake_bench import PhaseFigures, Sender, Sent, figures, machine
+from benchmarks.intake_bench import PhaseFigures, ReplyObserver, Sender, Sent, figures, machine
 from benchmarks.intake_bench import Daemon as IntakeDaemon
 from benchmarks.intake_mail import BenchMail, mail_stream, one_per_seat
 from benchmarks.intake_population import Population, load_or_build
@@ -105,7 +107,7 @@ def copy_population(sqlite_path: Path, target_url: str) -> None:
         target.dispose()
 
 
-class PostgresObserver(threading.Thread):
+class PostgresObserver(ReplyObserver):
     """Notes when the reply row of each inbound row is first visible to another connection
     (the intake benchmark's ReplyObserver, on PostgreSQL).
 
@@ -117,13 +119,8 @@ class PostgresObserver(threading.Thread):
     LAG_ROWS = 200
 
     def __init__(self, conninfo: str, poll_seconds: float) -> None:
-        super().__init__(name="observer", daemon=True)
+        super().__init__(Path(), poll_seconds)
         self.conninfo = conninfo
-        self.poll_seconds = poll_seconds
-        self.seen: dict[int, float] = {}
-        self.changed = threading.Condition()
-        self.stopping = threading.Event()
-        self.polls = 0
 
     def run(self) -> None:
         with psycopg.connect(self.conninfo, autocommit=True) as db:
@@ -141,18 +138,6 @@ class PostgresObserver(threading.Thread):
                         self.changed.notify_all()
                     last = max(last, rows[-1][0])
                 self.stopping.wait(self.poll_seconds)
-
-    def wait_for(self, inbound_ids: Any, timeout: float) -> None:
-        wanted = set(inbound_ids)
-        deadline = time.monotonic() + timeout
-        with self.changed:
-            while not wanted <= self.seen.keys():
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    missing = sorted(wanted - self.seen.keys())
-                    raise TimeoutError(f"{len(missing)} replies not committed after {timeout} s "
-                                       f"(inbound {missing[:5]}...)")
-                self.changed.wait(min(remaining, 0.5))
 
 
 # -- the judges --------------------------------------------------------------------------------
@@ -278,7 +263,7 @@ def run_layout(layout: Layout, server: Any, template: str, population: Populatio
         observer.start()
         ports = [judge.port for judge in judges]
         connections = max(args.senders, layout.daemons)
-        rounds = 3 * layout.workers
+        rounds = 2 * layout.workers
         warm = [mail for n in range(rounds)
                 for mail in one_per_seat(population.seats, args.seed + n, f"{run_id}.{layout.name}.w{n}")]
         figures("warm-up", send_spread(ports, warm, connections), observer)
@@ -358,12 +343,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--traffic-games", type=int, default=10, help="games whose players send mail")
     parser.add_argument("--rebuild", action="store_true", help="build the population even if one fits")
     parser.add_argument("--senders", type=int, default=8, help="SMTP connections, spread over the daemons")
-    parser.add_argument("--mails", type=int, default=1500, help="mails sent at saturation per layout")
+    parser.add_argument("--mails", type=int, default=1000, help="mails sent at saturation per layout")
     parser.add_argument("--poll-ms", type=float, default=5.0, help="outbox polling interval")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, help="write the figures here too")
     args = parser.parse_args(argv)
     random.seed(args.seed)
+    # SIGTERM unwinds like ^C: the judges are stopped and the PostgreSQL cluster removed.
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: sys.exit(143))
     report = run(args)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2), encoding="utf-8")

@@ -26,7 +26,7 @@ from judge.store.models_game import Game, PhaseRecord
 from judge.store.models_mail import InboundMessage, OutboxMessage, Shunt
 from tests.fixtures.gpg import remove_home, short_home
 from tests.fixtures.judge_process import JudgeProcess, run_judge
-from tests.integration.test_two_judges import JUDGE, MASTER, Front, holds, outbox_done, phases
+from tests.integration.test_two_judges import MASTER, Front, games_env, holds, outbox_done, phases
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.gpg]
 
@@ -39,18 +39,14 @@ VICTIM_PAUSE_SECONDS = 0.4
 @pytest.fixture
 def survivor_and_victim(postgres_url, tmp_path, smtp_sink, judge_runner):
     home = short_home("kill")
-    env = {
-        "JUDGE_STORE_URL": postgres_url, "JUDGE_JUDGE_ADDRESS": JUDGE, "JUDGE_JUDGE_DOMAIN": "example.org",
-        "JUDGE_JUDGE_GNUPG_HOME": str(home),
-        "JUDGE_OUTBOUND_RELAY_HOST": smtp_sink.host, "JUDGE_OUTBOUND_RELAY_PORT": str(smtp_sink.port),
-        "JUDGE_OUTBOUND_POLL_SECONDS": "0.1", "JUDGE_WORKER_POLL_SECONDS": "0.1",
-        "JUDGE_SCHEDULER_TICK_SECONDS": "0.3",
-    }
+    env = games_env(postgres_url, home, smtp_sink)
     assert (upgraded := run_judge(["db", "upgrade"], tmp_path, env)).returncode == 0, upgraded.stderr
     for name in ("survivor", "victim"):
         (tmp_path / name).mkdir()
     # The survivor's worker runs in two processes of its own (the scale-out layout 1x2).
-    survivor = judge_runner.start(tmp_path / "survivor", {**env, "JUDGE_WORKER_PROCESSES": "2"})
+    # The first start makes the judge's key pair: slow on a busy machine.
+    survivor = judge_runner.start(tmp_path / "survivor", {**env, "JUDGE_WORKER_PROCESSES": "2"},
+                                  wait=False).wait_ready(timeout=90)
     store = Store(postgres_url)
     try:
         yield survivor, tmp_path / "victim", env, store
@@ -93,7 +89,7 @@ def test_a_killed_judge_loses_and_doubles_nothing(survivor_and_victim, judge_run
     random.Random(16).shuffle(load)
 
     victim = judge_runner.start(victim_dir, {**env, "JUDGE_WORKER_PAUSE_BEFORE_COMMIT_SECONDS":
-                                             str(VICTIM_PAUSE_SECONDS)})
+                                             str(VICTIM_PAUSE_SECONDS)}, wait=False).wait_ready(timeout=60)
     front.daemons = [survivor, victim]
     cut = 2 * len(load) // 3
     for mail in load[:cut]:
