@@ -17,13 +17,16 @@ spreading its deliveries).  Replies are observed as in the intake benchmark: a t
 polls the outbox over its own connection and notes when each inbound row's reply row is
 committed.
 
-Each layout sends a warm-up (every seat signs on ``2 x workers`` times, so that each worker
-process has checked each password with scrypt once and keeps it in its cache; not
-counted), then ``--mails`` mails at saturation from ``--senders`` connections: throughput
-is mails (and commands) over the time from the first DATA to the last reply committed.
-CPU seconds used during saturation are read from /proc for the judges (with their worker
-processes), for PostgreSQL (the postmaster and its backends) and for the whole machine
-(other work on it included), so a figure can be read against the cores it had.
+Each layout sends a warm-up (every seat signs on ``6 x workers`` times, so that each worker
+process has, but for a seat or two, checked each password with scrypt once and keeps it in
+its cache, as every process of a judge running for a while has; not counted), then
+``--mails`` mails at saturation from ``--senders`` connections: throughput is mails (and
+commands) over the time from the first DATA to the last reply committed.  CPU seconds
+used during saturation are read from /proc for the judges (with their worker processes),
+for PostgreSQL (the postmaster and its backends), for this process (senders, observer) and
+for the whole machine (other work on it included), so a figure can be read against the
+cores it had.  The judges run with ``[daide] host = ""`` (no machine games here; see
+``Judge``).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import json
 import os
 import queue
 import random
+import resource
 import signal
 import sys
 import threading
@@ -153,6 +157,9 @@ class Judge(IntakeDaemon):
             "JUDGE_JUDGE_DATA_DIR": str(shared_data),  # one GnuPG home, one key, for every judge
             "JUDGE_OUTBOUND_OUTBOX_DIR": str(workdir / "outbox"),
             "JUDGE_WORKER_PROCESSES": str(processes),
+            # No RULE MACHINES game here; the DAIDE edge's poll of every game (4 a second,
+            # per daemon) would be counted once per judge (issue 16.2 takes it on).
+            "JUDGE_DAIDE_HOST": "",
         }, worker_processes=processes)
 
 
@@ -185,6 +192,11 @@ def machine_busy_seconds() -> float:
         values = [int(v) for v in stat.readline().split()[1:]]
     idle = values[3] + (values[4] if len(values) > 4 else 0)
     return (sum(values[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def _own_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def postmaster_pid(data_directory: Path) -> int:
@@ -237,13 +249,15 @@ class LayoutResult:
     judges_cpu: float
     postgres_cpu: float
     machine_cpu: float
+    client_cpu: float  # this process: the SMTP senders and the observer
     load_average: float  # the machine's 1-minute load average at the end of saturation
 
     def to_json(self) -> dict[str, Any]:
         return {"layout": self.layout.name, "daemons": self.layout.daemons,
                 "processes": self.layout.processes, "workers": self.layout.workers,
                 "saturation": self.saturation.to_json(), "cpu_seconds": {
-                    "judges": self.judges_cpu, "postgres": self.postgres_cpu, "machine": self.machine_cpu},
+                    "judges": self.judges_cpu, "postgres": self.postgres_cpu, "machine": self.machine_cpu,
+                    "client": self.client_cpu},
                 "load_average": self.load_average}
 
 
@@ -263,7 +277,7 @@ def run_layout(layout: Layout, server: Any, template: str, population: Populatio
         observer.start()
         ports = [judge.port for judge in judges]
         connections = max(args.senders, layout.daemons)
-        rounds = 2 * layout.workers
+        rounds = 6 * layout.workers  # a seat misses a given worker with odds (1 - 1/W) ** (6 W) < 0.3 %
         warm = [mail for n in range(rounds)
                 for mail in one_per_seat(population.seats, args.seed + n, f"{run_id}.{layout.name}.w{n}")]
         figures("warm-up", send_spread(ports, warm, connections), observer)
@@ -271,12 +285,12 @@ def run_layout(layout: Layout, server: Any, template: str, population: Populatio
         mails = [next(stream) for _ in range(args.mails)]
         pg = postmaster_pid(server.directory / "data")
         judge_pids = [judge.process.pid for judge in judges]
-        cpu_before = (cpu_seconds(judge_pids), cpu_seconds([pg]), machine_busy_seconds())
+        cpu_before = (cpu_seconds(judge_pids), cpu_seconds([pg]), machine_busy_seconds(), _own_cpu())
         sent = send_spread(ports, mails, connections)
         saturation = figures("saturation", sent, observer)
-        cpu_after = (cpu_seconds(judge_pids), cpu_seconds([pg]), machine_busy_seconds())
-        judges_cpu, postgres_cpu, machine_cpu = (after - before for after, before in zip(cpu_after, cpu_before))
-        return LayoutResult(layout, saturation, judges_cpu, postgres_cpu, machine_cpu, os.getloadavg()[0])
+        cpu_after = (cpu_seconds(judge_pids), cpu_seconds([pg]), machine_busy_seconds(), _own_cpu())
+        judges_cpu, postgres_cpu, busy_cpu, client_cpu = (after - before for after, before in zip(cpu_after, cpu_before))
+        return LayoutResult(layout, saturation, judges_cpu, postgres_cpu, busy_cpu, client_cpu, os.getloadavg()[0])
     finally:
         observer.stopping.set()
         for judge in judges:
@@ -286,7 +300,7 @@ def run_layout(layout: Layout, server: Any, template: str, population: Populatio
 def report_lines(results: Sequence[LayoutResult], cores: int) -> list[str]:
     one = next((r for r in results if r.layout.workers == 1), None)
     lines = [f"{'layout':<7} {'workers':>7} {'mails/s':>8} {'cmds/s':>8} {'vs 1':>5} {'reply p50 ms':>12} "
-             f"{'p99 ms':>8} | CPU s per 100 mails: {'judges':>6} {'pg':>5} | machine busy {'':>11} | load"]
+             f"{'p99 ms':>8} | CPU s per 100 mails: {'judges':>6} {'pg':>5} {'client':>6} | machine busy {'':>11} | load"]
     for result in results:
         figures_ = result.saturation
         ratio = figures_.commands_per_second / one.saturation.commands_per_second if one else float("nan")
@@ -295,7 +309,7 @@ def report_lines(results: Sequence[LayoutResult], cores: int) -> list[str]:
         lines.append(f"{result.layout.name:<7} {result.layout.workers:>7} {figures_.mails_per_second:8.1f} "
                      f"{figures_.commands_per_second:8.1f} {ratio:5.2f} {figures_.reply_ms['p50']:12.0f} "
                      f"{figures_.reply_ms['p99']:8.0f} | {'':>21}{result.judges_cpu * per100:6.2f} "
-                     f"{result.postgres_cpu * per100:5.2f} | {busy:6.0%} of {cores} cores | {result.load_average:4.1f}")
+                     f"{result.postgres_cpu * per100:5.2f} {result.client_cpu * per100:6.2f} | {busy:6.0%} of {cores} cores | {result.load_average:4.1f}")
     return lines
 
 
@@ -340,7 +354,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         default=[Layout.parse(p) for p in DEFAULT_LAYOUTS.split(",")],
                         help=f"comma-separated DxP: D daemons with P worker processes each (default {DEFAULT_LAYOUTS})")
     parser.add_argument("--games", type=int, default=2000, help="stored games (default 2000)")
-    parser.add_argument("--traffic-games", type=int, default=10, help="games whose players send mail")
+    parser.add_argument("--traffic-games", type=int, default=5, help="games whose players send mail")
     parser.add_argument("--rebuild", action="store_true", help="build the population even if one fits")
     parser.add_argument("--senders", type=int, default=8, help="SMTP connections, spread over the daemons")
     parser.add_argument("--mails", type=int, default=1000, help="mails sent at saturation per layout")
