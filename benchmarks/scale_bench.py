@@ -55,6 +55,7 @@ from benchmarks.intake_mail import BenchMail, mail_stream, one_per_seat
 from benchmarks.intake_population import Population, load_or_build
 
 DEFAULT_LAYOUTS = "1x0,2x0,4x0"
+IDLE_SECONDS = 3.0
 
 
 @dataclass(frozen=True)
@@ -164,7 +165,7 @@ class Judge(IntakeDaemon):
 
 
 def cpu_seconds(pids: Sequence[int]) -> float:
-    """User + system CPU seconds of ``pids`` and all their descendants (alive now)."""
+    """User + system CPU seconds of ``pids`` and all their descendants, alive or reaped."""
     ticks = os.sysconf("SC_CLK_TCK")
     total = 0.0
     seen: set[int] = set()
@@ -177,7 +178,9 @@ def cpu_seconds(pids: Sequence[int]) -> float:
         try:
             with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
                 fields = stat.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / ticks
+            # utime, stime, and cutime, cstime: the children it has reaped (PostgreSQL's
+            # backends of closed connections, a worker process that died)
+            total += sum(int(f) for f in fields[11:15]) / ticks
             for task in os.listdir(f"/proc/{pid}/task"):
                 with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as listed:
                     pending.extend(int(child) for child in listed.read().split())
@@ -197,6 +200,14 @@ def machine_busy_seconds() -> float:
 def _own_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
+
+
+def _sessions(conninfo: str) -> int:
+    """Connections ever opened to the database (a pool that closes and opens connections
+    pays a fork and a SCRAM handshake for each)."""
+    with psycopg.connect(conninfo, autocommit=True) as db:
+        return int(db.execute("SELECT sessions FROM pg_stat_database WHERE datname = current_database()")
+                   .fetchone()[0])
 
 
 def postmaster_pid(data_directory: Path) -> int:
@@ -251,6 +262,8 @@ class LayoutResult:
     machine_cpu: float
     client_cpu: float  # this process: the SMTP senders and the observer
     load_average: float  # the machine's 1-minute load average at the end of saturation
+    idle_cpu: float  # CPU seconds per second of the judges with no mail to do
+    sessions: int  # PostgreSQL connections opened during saturation
 
     def to_json(self) -> dict[str, Any]:
         return {"layout": self.layout.name, "daemons": self.layout.daemons,
@@ -258,7 +271,8 @@ class LayoutResult:
                 "saturation": self.saturation.to_json(), "cpu_seconds": {
                     "judges": self.judges_cpu, "postgres": self.postgres_cpu, "machine": self.machine_cpu,
                     "client": self.client_cpu},
-                "load_average": self.load_average}
+                "load_average": self.load_average, "idle_cpu_per_second": self.idle_cpu,
+                "postgres_sessions": self.sessions}
 
 
 def run_layout(layout: Layout, server: Any, template: str, population: Population, workdir: Path,
@@ -285,12 +299,18 @@ def run_layout(layout: Layout, server: Any, template: str, population: Populatio
         mails = [next(stream) for _ in range(args.mails)]
         pg = postmaster_pid(server.directory / "data")
         judge_pids = [judge.process.pid for judge in judges]
+        idle_before = cpu_seconds(judge_pids)
+        time.sleep(IDLE_SECONDS)  # the judges' own cost with no mail: polls, heartbeats
+        idle_cpu = (cpu_seconds(judge_pids) - idle_before) / IDLE_SECONDS
         cpu_before = (cpu_seconds(judge_pids), cpu_seconds([pg]), machine_busy_seconds(), _own_cpu())
+        sessions_before = _sessions(conninfo)
         sent = send_spread(ports, mails, connections)
         saturation = figures("saturation", sent, observer)
         cpu_after = (cpu_seconds(judge_pids), cpu_seconds([pg]), machine_busy_seconds(), _own_cpu())
+        sessions = _sessions(conninfo) - sessions_before - 1  # less this count's own
         judges_cpu, postgres_cpu, busy_cpu, client_cpu = (after - before for after, before in zip(cpu_after, cpu_before))
-        return LayoutResult(layout, saturation, judges_cpu, postgres_cpu, busy_cpu, client_cpu, os.getloadavg()[0])
+        return LayoutResult(layout, saturation, judges_cpu, postgres_cpu, busy_cpu, client_cpu, os.getloadavg()[0],
+                            idle_cpu, sessions)
     finally:
         observer.stopping.set()
         for judge in judges:
@@ -300,7 +320,7 @@ def run_layout(layout: Layout, server: Any, template: str, population: Populatio
 def report_lines(results: Sequence[LayoutResult], cores: int) -> list[str]:
     one = next((r for r in results if r.layout.workers == 1), None)
     lines = [f"{'layout':<7} {'workers':>7} {'mails/s':>8} {'cmds/s':>8} {'vs 1':>5} {'reply p50 ms':>12} "
-             f"{'p99 ms':>8} | CPU s per 100 mails: {'judges':>6} {'pg':>5} {'client':>6} | machine busy {'':>11} | load"]
+             f"{'p99 ms':>8} | CPU s per 100 mails: {'judges':>6} {'pg':>5} {'client':>6} | machine busy {'':>11} | load | idle CPU | new connections"]
     for result in results:
         figures_ = result.saturation
         ratio = figures_.commands_per_second / one.saturation.commands_per_second if one else float("nan")
@@ -309,7 +329,7 @@ def report_lines(results: Sequence[LayoutResult], cores: int) -> list[str]:
         lines.append(f"{result.layout.name:<7} {result.layout.workers:>7} {figures_.mails_per_second:8.1f} "
                      f"{figures_.commands_per_second:8.1f} {ratio:5.2f} {figures_.reply_ms['p50']:12.0f} "
                      f"{figures_.reply_ms['p99']:8.0f} | {'':>21}{result.judges_cpu * per100:6.2f} "
-                     f"{result.postgres_cpu * per100:5.2f} {result.client_cpu * per100:6.2f} | {busy:6.0%} of {cores} cores | {result.load_average:4.1f}")
+                     f"{result.postgres_cpu * per100:5.2f} {result.client_cpu * per100:6.2f} | {busy:6.0%} of {cores} cores | {result.load_average:4.1f} | {result.idle_cpu:5.1%} | {result.sessions}")
     return lines
 
 
