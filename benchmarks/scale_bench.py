@@ -276,11 +276,11 @@ class LayoutResult:
 
 
 def run_layout(layout: Layout, server: Any, template: str, population: Population, workdir: Path,
-               args: argparse.Namespace, run_id: str) -> LayoutResult:
-    database = f"scale_{layout.name}_{run_id}"
+               args: argparse.Namespace, run_id: str, number: int) -> LayoutResult:
+    database = f"scale_{number}_{layout.name}_{run_id}"
     url = server.create_database(database, template=template)
     conninfo = server.admin_conninfo(database)
-    base = workdir / f"layout-{layout.name}"
+    base = workdir / f"layout-{number}-{layout.name}"
     judges: list[Judge] = []
     observer = PostgresObserver(conninfo, args.poll_ms / 1000)
     try:
@@ -318,7 +318,7 @@ def run_layout(layout: Layout, server: Any, template: str, population: Populatio
 
 
 def report_lines(results: Sequence[LayoutResult], cores: int) -> list[str]:
-    one = next((r for r in results if r.layout.workers == 1), None)
+    one = next((r for r in results if r.layout.workers == 1), None)  # the first one-worker run
     lines = [f"{'layout':<7} {'workers':>7} {'mails/s':>8} {'cmds/s':>8} {'vs 1':>5} {'reply p50 ms':>12} "
              f"{'p99 ms':>8} | CPU s per 100 mails: {'judges':>6} {'pg':>5} {'client':>6} | machine busy {'':>11} | load | idle CPU | new connections"]
     for result in results:
@@ -356,8 +356,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             version = admin.execute("SHOW server_version").fetchone()[0]
         report["machine"]["postgresql"] = version
         print(f"PostgreSQL {version}: population copied ({time.perf_counter() - started:.0f} s)", flush=True)
-        for layout in args.layouts:
-            result = run_layout(layout, server, template, population, workdir, args, run_id)
+        for number, layout in enumerate(args.layouts):
+            result = run_layout(layout, server, template, population, workdir, args, run_id, number)
             results.append(result)
             print(f"{layout.name}: {result.saturation.line()}", flush=True)
     cores = os.cpu_count() or 1
