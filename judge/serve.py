@@ -14,7 +14,8 @@ import threading
 from datetime import datetime
 from typing import Protocol, Sequence
 
-from judge.config import Settings
+from judge.commands.daide_ports import configure_ports
+from judge.config import Settings, make_data_dir
 from judge.edge.daide import DaideEdge
 from judge.edge.imap_in import ImapPoller
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
@@ -60,6 +61,7 @@ class Daemon:
         self.stop_event = threading.Event()
         self.inbox_wake = threading.Event()
         self.outbox_wake = threading.Event()
+        configure_ports(settings.daide)  # RULE MACHINES gives a game its DAIDE port in the mail's transaction
         self.worker = Worker(
             store, settings.judge, process or default_process_hook(settings), clock=clock,
             pause_before_commit=settings.worker.pause_before_commit_seconds,
@@ -151,6 +153,8 @@ class Daemon:
         if self.daide is not None:
             self.daide.start()
         s = self.settings
+        log.info("data folder %s (SQLite store, outbox, the judge's key); [judge] data_dir moves it",
+                 s.judge.data_dir)
         log.info("judge %s listening for SMTP on %s:%d; store %s; outgoing %s", s.judge.address,
                  s.smtp.host, s.smtp.port, self.store.engine.url.render_as_string(hide_password=True),
                  f"relay {s.outbound.relay_host}:{s.outbound.relay_port}" if s.outbound.relay_host
@@ -217,6 +221,7 @@ def open_store(settings: Settings, *, initialise_empty: bool = False) -> Store:
     ``judge serve`` on the defaults just works; a database with an older schema is never
     touched: upgrading is a deliberate step (``judge db upgrade``), e.g. after a backup.
     """
+    make_data_dir(settings)
     store = Store(settings.store_url, writer_lock=writer_lock_path(settings))
     try:
         if initialise_empty and is_empty(store.engine):

@@ -14,6 +14,7 @@ from adjudicator.mapdata import MapError
 from judge.render import render
 from judge.publish.broadcast import broadcast
 from judge.commands.context import MailContext
+from judge.commands.daide_ports import MACHINES, daide_text, give_port, take_back_port
 from judge.mail import CommandRefused
 from judge.store.queries import (
     as_utc,
@@ -96,6 +97,8 @@ def set_rule(ctx: MailContext, command: RuleStatus) -> None:
     others = [r for r in (game.rules or []) if str(r).split()[0] != info.name]
     if command.remove:
         game.rules = others
+        if info.name == MACHINES:
+            take_back_port(ctx.session, game)
         ctx.done(command, f"rule {info.name} removed")
         return
     if info.takes_value and command.value is None:
@@ -112,6 +115,9 @@ def set_rule(ctx: MailContext, command: RuleStatus) -> None:
         raise CommandRefused(f"{problem} (remove the other with RULE !name)") from None
     game.rules = sorted([*others, entry])
     ctx.done(command, f"rule {entry}: {info.meaning}")
+    if info.name == MACHINES:
+        give_port(ctx.session, game)
+        ctx.done(command, f"machine players (DAIDE bots) take free seats at {daide_text(ctx.session, game)}")
 
 
 def set_timing(ctx: MailContext, command: TimingStatus) -> None:

@@ -33,11 +33,13 @@ from judge.store.queries import (
     timing_of,
     variant_of,
 )
+from judge.phases.bot_seats import bot_powers
 from judge.store.models_game import ACTIVE, DUMMY, MEMBER_ACTIVE, PAUSED, PLAYER, Game, Membership, OrderSet
 from judge.phases.order_sets import orders_complete
 from judge.store.models_turns import TurnProgress
 from judge.store.schedule import PROCESS_AFTER_COMMIT
 from judge.turns import (
+    NO_SETTLE,
     Absence,
     Outlook,
     TurnState,
@@ -148,12 +150,13 @@ def progress_of(session: Session, game: Game) -> TurnProgress:
     """The scheduler's memory of the current phase (a fresh one when the phase changed)."""
     row = session.get(TurnProgress, game.id)
     if row is None:
-        row = TurnProgress(game_id=game.id, phase=game.phase or "", reminders_sent=[], graced=[])
+        row = TurnProgress(game_id=game.id, phase=game.phase or "", reminders_sent=[], graced=[], late_notices=0)
         session.add(row)
     elif row.phase != game.phase:
         row.phase = game.phase or ""
         row.reminders_sent = []
         row.graced = []
+        row.late_notices = 0
     return row
 
 
@@ -200,9 +203,13 @@ def turn_state_and_seats(session: Session, game: Game, now: datetime, *,
     """``turn_state`` and the seats it was built from (reused by the scheduler pass)."""
     if game.position is None or game.deadline is None:
         raise ValueError(f"game {game.name!r} has not started: no turn state")
+    variant = variant_of(game)
     position = position_of(game)
     timing = timing_of(game)
-    placed, active, submitted = _who_orders(session, game, position)
+    placed = seats(session, game, variant)
+    active = active_powers(variant, position, placed.dummies)
+    # the judge's bot orders when the phase is processed: its powers are never waited for
+    submitted = (submitted_powers(variant, position, orders_in(session, game)) | bot_powers(placed.players)) & active
     memory = progress if progress is not None else session.get(TurnProgress, game.id)
     same_phase = memory is not None and memory.phase == game.phase
     deadline = as_utc(game.deadline)
@@ -227,14 +234,6 @@ def turn_state_and_seats(session: Session, game: Game, now: datetime, *,
     return state, placed
 
 
-def _who_orders(session: Session, game: Game, position: Position) -> tuple[PowerSeats, frozenset[str], frozenset[str]]:
-    """The seats, the powers that must order this phase, and those of them whose orders are in."""
-    variant = variant_of(game)
-    placed = seats(session, game, variant)
-    active = active_powers(variant, position, placed.dummies)
-    return placed, active, submitted_powers(variant, position, orders_in(session, game)) & active
-
-
 def reschedule(session: Session, game: Game, now: datetime, *, progress: TurnProgress | None = None) -> None:
     """Store when the scheduler must look at ``game`` next (NULL: only a change wakes it)."""
     if game.status != ACTIVE or game.position is None or game.deadline is None:
@@ -253,11 +252,10 @@ def after_orders(session: Session, game: Game, now: datetime) -> None:
     if game.status not in (ACTIVE, PAUSED) or game.position is None or game.deadline is None:
         return
     session.flush()
-    # Only who must order and whose orders are in (as turn_state has them): the rest of
-    # the turn state (TIMING, the scheduler's memory) is not needed after every order mail.
-    _, active, submitted = _who_orders(session, game, position_of(game))
-    all_in = active <= submitted
-    game.delay = delay_after_orders(all_in, late=now >= as_utc(game.deadline), current=int(game.delay or 0))
+    state = turn_state(session, game, now)
+    all_in = not state.missing
+    game.delay = delay_after_orders(all_in, late=state.past_deadline, current=int(game.delay or 0),
+                                    settle=NO_SETTLE not in state.rules)
     orders_changed(session, game, all_in=all_in)
 
 

@@ -22,6 +22,8 @@ Added from the DPjudge's rules and TIMING:
   none left is dealt with at the deadline as if its grace had run out.  Civil-disorder
   processing and the automatic preview wait until every late power's grace has run out.
   Without a GRACE setting the budget changes nothing.
+* RULE NO_SETTLE: no settle window: the last orders leave DELAY at 0, so the phase is
+  processed right after the mail that completed it (unless someone waits);
 * RULE ALWAYS_WAIT: never process before the deadline (as if every power had set WAIT);
   RULE NO_MINOR_WAIT: wait flags count in movement phases only.
 
@@ -55,6 +57,7 @@ __all__ = [
     "DELAY_AFTER_LATE_NOTICE",
     "DELAY_AFTER_PREVIEW",
     "DELAY_AFTER_LAST_ORDERS",
+    "NO_SETTLE",
 ]
 
 DELAY_AFTER_LAST_ORDERS = 1  # one pass to panic and change them
@@ -65,6 +68,7 @@ CIVIL_DISORDER = "CIVIL_DISORDER"
 CIVIL_PREVIEW = "CIVIL_PREVIEW"
 GRACE_BUDGET = "GRACE_BUDGET"
 ALWAYS_WAIT = "ALWAYS_WAIT"
+NO_SETTLE = "NO_SETTLE"
 NO_MINOR_WAIT = "NO_MINOR_WAIT"
 
 
@@ -337,15 +341,16 @@ def outlook(state: TurnState) -> Outlook | None:
     return Outlook.SETTLE
 
 
-def delay_after_orders(all_in: bool, late: bool, current: int = 0) -> int:
-    """DELAY after a power's orders arrive: the last orders set 1, or 0 when they come late.
+def delay_after_orders(all_in: bool, late: bool, current: int = 0, settle: bool = True) -> int:
+    """DELAY after a power's orders arrive: the last orders set 1, or 0 when they come late
+    or the game has no settle window (RULE NO_SETTLE).
 
     ``all_in``: these orders complete the phase; ``late``: they arrived after the deadline;
     ``current``: the stored DELAY, kept when orders are still missing.
     """
     if not all_in:
         return current
-    return 0 if late else DELAY_AFTER_LAST_ORDERS
+    return DELAY_AFTER_LAST_ORDERS if settle and not late else 0
 
 
 def may_submit_empty(now: datetime, deadline: datetime) -> bool:

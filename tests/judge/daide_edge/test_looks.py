@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from judge import machines
+from judge.commands.daide_ports import configure_ports
 from judge.config import DaideSettings, Settings
 from judge.edge.daide import DaideEdge
 from judge.edge.scheduler import run_pass
@@ -35,6 +36,7 @@ def test_a_machine_game_made_while_the_edge_idles_gets_its_port(tmp_path: Path) 
     port = free_port()
     settings = Settings(judge=JUDGE, daide=DaideSettings(host="127.0.0.1", port_range=f"{port}-{port}",
                                                          poll_seconds=0.05))
+    configure_ports(settings.daide)  # as judge serve does: RULE MACHINES gives this port
     edge = DaideEdge(judge.store, settings, run_pass, clock=lambda: judge.now)
     edge.start()
     try:
@@ -47,4 +49,5 @@ def test_a_machine_game_made_while_the_edge_idles_gets_its_port(tmp_path: Path) 
         wait_until(lambda: edge.idle_pause == settings.daide.poll_seconds, "the looks to come at the set pace again")
     finally:
         edge.stop()
+        configure_ports(DaideSettings())
         judge.close()

@@ -66,6 +66,18 @@ def test_last_orders_before_the_deadline_say_when_the_settle_window_ends(judge, 
     assert judge.tick().of_kind("results") and judge.game()["phase"] == "F1901M"
 
 
+def test_rule_no_settle_processes_last_orders_before_the_deadline_right_after_that_mail(judge):
+    create_game(judge, "RULE NO_SETTLE")
+    seats = fill_game(judge)
+    *first, last = sorted(seats)
+    for power in first:
+        assert orders(judge, seats[power], *HOLDS[power]).of_kind("results") == []
+    out = orders(judge, seats[last], *HOLDS[last])
+    assert "Processing: all orders are in: the phase is processed right after this mail" in out.reply.body
+    assert out.of_kind("results")[0].subject == "g1 S1901M results"
+    assert judge.game()["phase"] == "F1901M"
+
+
 def test_all_orders_in_with_a_wait_say_the_deadline(judge, started):
     *first, last = sorted(started)
     for power in first:

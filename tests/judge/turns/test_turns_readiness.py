@@ -85,6 +85,11 @@ def test_orders_that_do_not_complete_the_phase_keep_the_delay():
     assert delay_after_orders(all_in=True, late=False, current=0) == 1
 
 
+def test_no_settle_rule_leaves_no_settle_window_after_the_last_orders():
+    assert delay_after_orders(all_in=True, late=False, current=0, settle=False) == 0
+    assert delay_after_orders(all_in=False, late=False, current=3, settle=False) == 3
+
+
 def test_deadline_passed_with_orders_missing_sends_late_notices_and_sets_delay_24():
     decision = decide(state(submitted=ALL_BUT_FRANCE, now=AFTER))
     assert decision.action is Action.WAIT
