@@ -63,7 +63,7 @@ class Daemon:
         self.worker = Worker(
             store, settings.judge, process or default_process_hook(settings), clock=clock,
             pause_before_commit=settings.worker.pause_before_commit_seconds,
-            on_processed=self.outbox_wake.set,
+            on_processed=self.outbox_wake.set, max_attempts=settings.worker.max_attempts,
         )
         self.tick = tick
         self.sender = OutboxSender(

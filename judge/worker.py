@@ -12,6 +12,13 @@ this transaction read it, a serialization failure or deadlock, SQLite's lock wai
 out) is not the mail's fault: the rolled-back transaction is run again from scratch, in a
 new session, a few times after a short jittered pause, and only then shunted.  Nothing
 of a failed attempt survives it, so the mail still takes effect exactly once.
+
+A mail that kills the worker (out of memory, SIGKILL, a crash of the interpreter) leaves
+no exception to shunt it by, and would be started again after every restart.  So before
+processing starts, the mail's ``attempts`` count is raised in a transaction of its own
+and committed: a mail found with ``max_attempts`` starts already counted is not started
+again but shunted, with a reason for the operator.  Every shunt tells the sender (when
+the mail may be answered) that nothing in it was done.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ from judge.store.conflicts import is_conflict
 from judge.store.engine import Store
 from judge.store.schedule import NOW
 from judge.store.models_mail import PROCESSED, RECEIVED, SHUNTED, InboundMessage, Shunt
+from judge.shunt_notice import cause_for_sender, sender_notice, unfinished_reason
 
 log = logging.getLogger("judge.worker")
 
@@ -46,6 +54,8 @@ log = logging.getLogger("judge.worker")
 #: Attempts of one message's transaction when each fails on a concurrency conflict.
 CONFLICT_ATTEMPTS = 5
 CONFLICT_BACKOFF_SECONDS = 0.02
+#: Starts of one mail's processing that never finished, after which it is shunted.
+MAX_ATTEMPTS = 3
 
 
 def jittered_backoff(attempt: int) -> float:
@@ -59,8 +69,9 @@ def jittered_backoff(attempt: int) -> float:
 _INBOUND = InboundMessage.__table__
 _CLAIMED_COLUMNS = (_INBOUND.c.id, _INBOUND.c.raw, _INBOUND.c.mail_from, _INBOUND.c.rcpt_to,
                     _INBOUND.c.message_id, _INBOUND.c.source, _INBOUND.c.received_at)
-_CLAIM = (select(*_CLAIMED_COLUMNS).where(_INBOUND.c.status == RECEIVED)
-          .order_by(_INBOUND.c.id).limit(1).with_for_update(skip_locked=True))
+_NEXT_WAITING = (select(_INBOUND.c.id, _INBOUND.c.attempts).where(_INBOUND.c.status == RECEIVED)
+                 .order_by(_INBOUND.c.id).limit(1).with_for_update(skip_locked=True))
+_COUNT_START = update(_INBOUND).where(_INBOUND.c.id == bindparam("row_id")).values(attempts=_INBOUND.c.attempts + 1)
 _CLAIM_ONE = (select(*_CLAIMED_COLUMNS).where(_INBOUND.c.status == RECEIVED, _INBOUND.c.id == bindparam("id"))
               .limit(1).with_for_update(skip_locked=True))
 # Guarded: only a mail still waiting (not processed, not shunted, by anyone) is shunted.
@@ -70,14 +81,25 @@ _MARK_PROCESSED = update(_INBOUND).where(_INBOUND.c.id == bindparam("row_id")).v
     status=PROCESSED, processed_at=bindparam("now"), loop_reason=bindparam("reason"))
 
 
-def to_inbound_mail(row: InboundMessage | Row[Any], judge: JudgeSettings) -> InboundMail:
+def _headers_of(raw: bytes) -> EmailMessage:
+    message = BytesHeaderParser(policy=POLICY).parsebytes(raw)
+    message.set_payload("")
+    assert isinstance(message, EmailMessage)
+    return message
+
+
+def to_inbound_mail(row: InboundMessage | Row[Any], judge: JudgeSettings, *, headers_only: bool = False) -> InboundMail:
+    """The stored ``row`` as the processing hook sees it (``headers_only``: its body not
+    parsed, for answering a mail that cannot be processed)."""
     unreadable = None
-    try:
-        message = email.message_from_bytes(row.raw, policy=POLICY)
-    except RecursionError:  # MIME parts nested deeper than the parser can follow
-        message = BytesHeaderParser(policy=POLICY).parsebytes(row.raw)
-        message.set_payload("")
-        unreadable = "its MIME parts are nested too deep to read, so nothing in it was read"
+    if headers_only:
+        message = _headers_of(row.raw)
+    else:
+        try:
+            message = email.message_from_bytes(row.raw, policy=POLICY)
+        except RecursionError:  # MIME parts nested deeper than the parser can follow
+            message = _headers_of(row.raw)
+            unreadable = "its MIME parts are nested too deep to read, so nothing in it was read"
     assert isinstance(message, EmailMessage)
     own = (judge.address,)
     inbound = InboundMail(
@@ -107,9 +129,12 @@ class Worker:
                  clock: Clock = utc_now, pause_before_commit: float = 0.0,
                  on_processed: Callable[[], None] = lambda: None,
                  conflict_attempts: int = CONFLICT_ATTEMPTS,
-                 conflict_backoff: Callable[[int], float] = jittered_backoff) -> None:
+                 conflict_backoff: Callable[[int], float] = jittered_backoff,
+                 max_attempts: int = MAX_ATTEMPTS) -> None:
         if conflict_attempts < 1:
             raise ValueError(f"conflict_attempts must be at least 1, not {conflict_attempts}")
+        if max_attempts < 1:
+            raise ValueError(f"max_attempts must be at least 1, not {max_attempts}")
         self.store = store
         self.judge = judge
         self.process = process
@@ -118,48 +143,79 @@ class Worker:
         self.on_processed = on_processed
         self.conflict_attempts = conflict_attempts
         self.conflict_backoff = conflict_backoff
+        self.max_attempts = max_attempts
 
     def process_next(self) -> bool:
         """Process the oldest unprocessed message; False when there was none.
 
         The message's transaction is attempted again from scratch after a concurrency
         conflict (up to ``conflict_attempts`` in all); any other failure, or a conflict on
-        the last attempt, shunts it.
+        the last attempt, shunts it.  A message whose processing was started
+        ``max_attempts`` times already without finishing is shunted instead.
         """
-        claimed: int | None = None
-        attempt = 0
+        counting = 0
         while True:
-            attempt += 1
+            counting += 1
             try:
-                with self.store.unit_of_work() as session:
-                    row = self._claim(session, claimed)
-                    if row is None:
-                        # None waiting; or, on a retry, another worker has taken the message.
-                        return claimed is not None
-                    claimed = row.id
-                    self._process_row(session, row)
+                # On SQLite, counting the start and the first attempt take one write turn,
+                # so no other writer comes between them (as when claiming and processing
+                # were one transaction).  Only the counting can raise here.
+                with self.store.write_turn():
+                    started = self._count_start()
+                    if started is None:
+                        return False
+                    claimed, attempts = started
+                    unfinished = attempts > self.max_attempts
+                    failure = None if unfinished else self._attempt(claimed)
                 break
-            except Exception as error:
-                if is_conflict(error) and attempt < self.conflict_attempts:
-                    pause = self.conflict_backoff(attempt)
-                    log.warning("message #%s: concurrency conflict on attempt %d (%s: %s); again in %.3f s",
-                                claimed if claimed is not None else "?", attempt, type(error).__name__,
-                                str(error).splitlines()[0] if str(error) else "", pause)
-                    time.sleep(pause)
-                    continue
-                if claimed is None:
+            except Exception as error:  # nothing was counted
+                if not is_conflict(error) or counting >= self.conflict_attempts:
                     raise
-                self._shunt(claimed, traceback.format_exc())
+                self._pause_after_conflict("the next message", counting, error)
+        if unfinished:
+            self._shunt(claimed, unfinished_reason(attempts - 1), cause_for_sender(None, attempts - 1))
+            return True
+        attempt = 1
+        while failure is not None:
+            error, trace = failure
+            if not is_conflict(error) or attempt >= self.conflict_attempts:
+                self._shunt(claimed, trace, cause_for_sender(error, attempts))
                 return True
+            self._pause_after_conflict(f"message #{claimed}", attempt, error)
+            attempt += 1
+            failure = self._attempt(claimed)
         self.on_processed()
         return True
 
-    @staticmethod
-    def _claim(session: Session, inbound_id: int | None) -> Row[Any] | None:
-        """The oldest unprocessed message (``inbound_id``: that one, on a retry), locked."""
-        if inbound_id is None:
-            return session.connection().execute(_CLAIM).first()
-        return session.connection().execute(_CLAIM_ONE, {"id": inbound_id}).first()
+    def _pause_after_conflict(self, what: str, attempt: int, error: Exception) -> None:
+        pause = self.conflict_backoff(attempt)
+        log.warning("%s: concurrency conflict on attempt %d (%s: %s); again in %.3f s", what, attempt,
+                    type(error).__name__, str(error).splitlines()[0] if str(error) else "", pause)
+        time.sleep(pause)
+
+    def _attempt(self, inbound_id: int) -> tuple[Exception, str] | None:
+        """One transaction processing the message (nothing if another worker has taken it
+        meanwhile); the error and its traceback when it failed and was rolled back."""
+        try:
+            with self.store.unit_of_work() as session:
+                row = session.connection().execute(_CLAIM_ONE, {"id": inbound_id}).first()
+                if row is not None:
+                    self._process_row(session, row)
+        except Exception as error:
+            return error, traceback.format_exc()
+        return None
+
+    def _count_start(self) -> tuple[int, int] | None:
+        """The oldest waiting message and its count of starts, this one included, committed
+        before processing begins (so a start that kills the worker is counted); None when
+        none waits.  (Another worker may count a start of a mail that this one then finds
+        taken: such a count errs toward shunting a mail that kills workers a start early.)"""
+        with self.store.core_unit_of_work() as connection:
+            waiting = connection.execute(_NEXT_WAITING).first()
+            if waiting is None:
+                return None
+            connection.execute(_COUNT_START, {"row_id": waiting.id})
+        return waiting.id, waiting.attempts + 1
 
     def _process_row(self, session: Session, row: Row[Any]) -> None:
         now = self.clock()
@@ -180,18 +236,35 @@ class Worker:
             time.sleep(self.pause_before_commit)
         log.info("message #%d processed, %d mail queued", row.id, len(outgoing))
 
-    def _shunt(self, inbound_id: int, trace: str) -> None:
+    def _shunt(self, inbound_id: int, reason: str, cause: str) -> None:
         """Shunt the mail unless it is no longer this worker's: once the failed transaction
-        rolled back, another worker may have claimed and processed (or shunted) it."""
+        rolled back, another worker may have claimed and processed (or shunted) it.  Then
+        tell its sender, in a transaction of its own: reading the mail's headers must not
+        keep a mail that kills the worker from being shunted."""
         with self.store.unit_of_work() as session:
             taken = session.connection().execute(_SHUNT_IF_RECEIVED, {"row_id": inbound_id}).rowcount
             if taken:
-                session.add(Shunt(inbound_id=inbound_id, traceback=trace, created_at=self.clock()))
-        if taken:
-            log.error("message #%d shunted:\n%s", inbound_id, trace)
-        else:
+                session.add(Shunt(inbound_id=inbound_id, traceback=reason, created_at=self.clock()))
+        if not taken:
             log.warning("message #%d failed here but another worker has handled it meanwhile; not shunted:\n%s",
-                        inbound_id, trace)
+                        inbound_id, reason)
+            return
+        log.error("message #%d shunted:\n%s", inbound_id, reason)
+        try:
+            self._tell_sender(inbound_id, cause)
+        except Exception:
+            log.exception("message #%d: could not tell its sender about the shunt", inbound_id)
+
+    def _tell_sender(self, inbound_id: int, cause: str) -> None:
+        now = self.clock()
+        with self.store.unit_of_work() as session:
+            row = session.connection().execute(
+                select(*_CLAIMED_COLUMNS).where(_INBOUND.c.id == inbound_id)).first()
+            inbound = to_inbound_mail(row, self.judge, headers_only=True)
+            if not inbound.may_reply:
+                log.info("message #%d: sender not told of the shunt (%s)", inbound_id, inbound.no_reply_reason)
+                return
+            queue_all(session, [inbound.reply(sender_notice(cause))], self.judge, now, inbound_id=inbound_id)
 
     def process_pending(self) -> int:
         """Process everything stored so far; the count of messages handled."""

@@ -207,7 +207,8 @@ def run_child(settings: Settings, clock: Callable[..., object]) -> int:
     store = Store(settings.store_url, writer_lock=writer_lock_path(settings))
     try:
         worker = Worker(store, settings.judge, default_process_hook(settings), clock=clock,  # type: ignore[arg-type]
-                        pause_before_commit=settings.worker.pause_before_commit_seconds, on_processed=processed)
+                        pause_before_commit=settings.worker.pause_before_commit_seconds, on_processed=processed,
+                        max_attempts=settings.worker.max_attempts)
         threading.Thread(target=read_wakeups, name="wakeups", daemon=True).start()
         log.info("worker process %d running", os.getpid())
         worker.run(stop, wake, settings.worker.poll_seconds)

@@ -50,7 +50,10 @@ def test_failure_is_shunted_with_traceback_and_the_worker_goes_on(store):
     [shunt] = rows(store, Shunt)
     assert shunt.inbound_id == bad and not shunt.retried
     assert "DeliberateFailure" in shunt.traceback and "CRASH" in shunt.traceback
-    assert [o.inbound_id for o in rows(store, OutboxMessage)] == [good]
+    notice, reply = rows(store, OutboxMessage)
+    assert (notice.inbound_id, reply.inbound_id) == (bad, good)
+    assert b"Your mail could not be processed: the judge met an error" in notice.raw
+    assert b"Nothing in it was done." in notice.raw and notice.recipients == ["anna@example.net"]
 
 
 def test_failed_processing_leaves_no_partial_state(store):

@@ -1,0 +1,31 @@
+"""inbound_message.attempts: processing starts, so a mail that kills the worker is shunted
+
+Revision ID: 0005_inbound_attempts
+Revises: 0004
+Create Date: 2026-11-25 21:50:00
+
+Additive only (one column with a server default): a judge of revision 0004 still running
+keeps working on an upgraded database until it is restarted.
+"""
+from __future__ import annotations
+
+from typing import Sequence, Union
+
+from alembic import op
+import sqlalchemy as sa
+
+
+revision: str = '0005_inbound_attempts'
+down_revision: Union[str, None] = '0004'
+branch_labels: Union[str, Sequence[str], None] = None
+depends_on: Union[str, Sequence[str], None] = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table('inbound_message', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('attempts', sa.Integer(), server_default='0', nullable=False))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table('inbound_message', schema=None) as batch_op:
+        batch_op.drop_column('attempts')
