@@ -23,15 +23,12 @@ the mail may be answered) that nothing in it was done.
 
 from __future__ import annotations
 
-import email
 from dataclasses import replace
-from email.parser import BytesHeaderParser
 import logging
 import random
 import threading
 import time
 import traceback
-from email.message import EmailMessage
 from typing import Any, Callable
 
 from sqlalchemy import Row, bindparam, select, update
@@ -40,7 +37,7 @@ from sqlalchemy.orm import Session
 from judge.config import JudgeSettings
 from judge.mail import Clock, InboundMail, ProcessHook, utc_now
 from judge.loopguard import no_reply_reason
-from judge.mailpolicy import POLICY
+from judge.mailread import headers_of, read_message
 from judge.outgoing import OutgoingMail, queue_all
 from judge.store.conflicts import is_conflict
 from judge.store.engine import Store
@@ -81,26 +78,10 @@ _MARK_PROCESSED = update(_INBOUND).where(_INBOUND.c.id == bindparam("row_id")).v
     status=PROCESSED, processed_at=bindparam("now"), loop_reason=bindparam("reason"))
 
 
-def _headers_of(raw: bytes) -> EmailMessage:
-    message = BytesHeaderParser(policy=POLICY).parsebytes(raw)
-    message.set_payload("")
-    assert isinstance(message, EmailMessage)
-    return message
-
-
 def to_inbound_mail(row: InboundMessage | Row[Any], judge: JudgeSettings, *, headers_only: bool = False) -> InboundMail:
     """The stored ``row`` as the processing hook sees it (``headers_only``: its body not
     parsed, for answering a mail that cannot be processed)."""
-    unreadable = None
-    if headers_only:
-        message = _headers_of(row.raw)
-    else:
-        try:
-            message = email.message_from_bytes(row.raw, policy=POLICY)
-        except RecursionError:  # MIME parts nested deeper than the parser can follow
-            message = _headers_of(row.raw)
-            unreadable = "its MIME parts are nested too deep to read, so nothing in it was read"
-    assert isinstance(message, EmailMessage)
+    message, unreadable = (headers_of(row.raw), None) if headers_only else read_message(row.raw)
     own = (judge.address,)
     inbound = InboundMail(
         inbound_id=row.id, raw=row.raw, message=message, mail_from=row.mail_from,
