@@ -67,6 +67,14 @@ def test_a_from_with_an_encoded_line_break_is_answered_not_shunted(judge, sender
     assert [row.recipients for row in rows] == [["someone@example.net"]]  # the envelope sender
 
 
+@pytest.mark.parametrize("reply_to", ["nobody", "b@example.net\x00", "=?utf-8?q?b@example.net=0D=0A?="])
+def test_an_unusable_reply_to_leaves_the_from_to_answer(judge, reply_to):
+    """Found by tests/reliability/hostile_mail.py's fuzzer: such a mail went unanswered."""
+    rows = deliver(judge, raw_mail(f"From: a@example.net\nReply-To: {reply_to}\nTo: judge@example.org\n"
+                                   "Subject: hi\nMessage-ID: <h6@example.net>\n"))
+    assert [row.recipients for row in rows] == [["a@example.net"]]
+
+
 def test_a_reply_to_with_a_line_break_is_not_used(judge):
     rows = deliver(judge, raw_mail("From: a@example.net\nReply-To: =?utf-8?q?b@example.net=0D=0ABcc:_c@example.org?=\n"
                                    "To: judge@example.org\nSubject: hi\nMessage-ID: <h3@example.net>\n"))

@@ -299,7 +299,7 @@ class Fuzzer:
             raw = raw.replace(b"\r\n", b"\r", self.rng.randint(1, 20))  # bare CRs
         if self.chance(0.03):
             raw = raw[: self.rng.randint(1, len(raw))]  # cut off anywhere
-        sender = self.rng.choice(["fuzz@example.net", "fuzz2@example.net", "", "fuzz9@example.net"])
+        sender = "" if self.chance(0.08) else self.rng.choice(["fuzz@example.net", "fuzz2@example.net", "fuzz9@example.net"])
         return Hostile(f"fuzz {index}", raw, sender)
 
 
