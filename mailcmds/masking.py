@@ -3,7 +3,7 @@
 A line is masked by its structure, not by a pattern on its first word: it is read as a
 command would be (Unicode compatibility forms folded, so fullwidth ``ＳＩＧＮＯＮ`` is
 ``SIGNON``; invisible format characters such as a byte-order mark dropped; a leading
-``Re:`` or ``Fwd:`` skipped), and every word from the verb's first secret argument on is
+``Re:`` or ``Fwd:``, or a label such as a quoted header's ``Subject:``, skipped), and every word from the verb's first secret argument on is
 replaced by the mask.  A line that only looks like a misspelt password-bearing command is
 masked after its first word (after its second for a two-word verb such as SET PASSWORD).
 """
@@ -18,6 +18,9 @@ from .model import MASK
 from .syntax import strip_comment
 
 _REPLY_PREFIX = re.compile(r"(?i)^(?:re|fw|fwd|aw|sv|antw|tr|wg)\s*(?:\[\d+\])?:$")
+#: A label before a line's text, as a forwarded mail's header quoted in a body has:
+#: ``Subject: SIGNON france@g1 pw`` (no verb ends with a colon).
+_LABEL = re.compile(r"^[A-Za-z][A-Za-z0-9-]*:$")
 
 
 def normalized(text: str) -> str:
@@ -32,7 +35,7 @@ def masked(text: str) -> str:
     written) when it carries none."""
     words = normalized(strip_comment(text)).split()
     prefix: list[str] = []
-    while words and _REPLY_PREFIX.match(words[0]):
+    while words and (_REPLY_PREFIX.match(words[0]) or _LABEL.match(words[0])):
         prefix.append(words.pop(0))
     if not words:
         return text

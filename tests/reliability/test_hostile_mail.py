@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import smtplib
 import sqlite3
@@ -97,6 +98,19 @@ def has_long_line(raw: bytes) -> bool:
     return any(len(line) + 2 > SMTP_LINE_LIMIT + 1 for line in raw.split(b"\r\n"))
 
 
+def check_replies(database: Path) -> None:
+    """Every queued mail: one deliverable recipient, headers of printable ASCII with no
+    recipient smuggled in (Bcc, Cc), and no password of the corpus in it (items 3, 6)."""
+    from judge.mail import usable_address
+
+    for recipients, raw in read(database, "SELECT recipients, raw FROM outbox"):
+        [recipient] = json.loads(recipients)
+        assert usable_address(recipient) == recipient
+        head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
+        assert head.isascii() and not re.search(rb"(?im)^(bcc|cc|resent-[a-z]+):", head), head
+        assert b"s3cret" not in raw
+
+
 def test_hostile_mail_over_smtp_is_answered_or_refused_with_a_reason(tmp_path, judge_runner):
     corpus = hostile_corpus()
     assert len(corpus) >= MIN_DISTINCT and len({m.raw for m in corpus}) == len(corpus)
@@ -131,6 +145,7 @@ def test_hostile_mail_over_smtp_is_answered_or_refused_with_a_reason(tmp_path, j
             unanswered.append(delivery.mail.name)
     assert unanswered == [], "neither answered nor a reason recorded"
     assert [d.mail.name for d in accepted if rows[d.inbound_id][0] == "shunted"] == []  # none found broken
+    check_replies(database)
 
     listing = run_judge(["shunt", "list"], tmp_path)
     assert listing.returncode == 0 and "Traceback" not in listing.stderr
