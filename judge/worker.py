@@ -29,9 +29,10 @@ import random
 import threading
 import time
 import traceback
+from datetime import timedelta
 from typing import Any, Callable
 
-from sqlalchemy import Row, bindparam, select, update
+from sqlalchemy import Row, and_, bindparam, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings
@@ -66,9 +67,25 @@ def jittered_backoff(attempt: int) -> float:
 _INBOUND = InboundMessage.__table__
 _CLAIMED_COLUMNS = (_INBOUND.c.id, _INBOUND.c.raw, _INBOUND.c.mail_from, _INBOUND.c.rcpt_to,
                     _INBOUND.c.message_id, _INBOUND.c.source, _INBOUND.c.received_at)
-_NEXT_WAITING = (select(_INBOUND.c.id, _INBOUND.c.attempts).where(_INBOUND.c.status == RECEIVED)
-                 .order_by(_INBOUND.c.id).limit(1).with_for_update(skip_locked=True))
-_COUNT_START = update(_INBOUND).where(_INBOUND.c.id == bindparam("row_id")).values(attempts=_INBOUND.c.attempts + 1)
+#: PostgreSQL: a start counted this recently is another worker's, about to claim the mail
+#: (the row is unlocked between that worker's count and its claim), and is not counted
+#: again, or a death of that worker would be counted twice.  SQLite needs no such window:
+#: there counting and claiming take one write turn.
+STARTING_SECONDS = 5
+
+
+def count_start_statement(dialect: str) -> Any:
+    """One statement: the oldest waiting mail's count of starts raised, its id and new
+    count returned (no row when none waits)."""
+    waiting = _INBOUND.c.status == RECEIVED
+    values: dict[str, Any] = {"attempts": _INBOUND.c.attempts + 1}
+    if dialect == "postgresql":
+        waiting = and_(waiting, or_(_INBOUND.c.started_at.is_(None),
+                                    _INBOUND.c.started_at < func.now() - timedelta(seconds=STARTING_SECONDS)))
+        values["started_at"] = func.now()
+    oldest = (select(_INBOUND.c.id).where(waiting).order_by(_INBOUND.c.id).limit(1)
+              .with_for_update(skip_locked=True).scalar_subquery())
+    return update(_INBOUND).where(_INBOUND.c.id == oldest).values(**values).returning(_INBOUND.c.id, _INBOUND.c.attempts)
 _CLAIM_ONE = (select(*_CLAIMED_COLUMNS).where(_INBOUND.c.status == RECEIVED, _INBOUND.c.id == bindparam("id"))
               .limit(1).with_for_update(skip_locked=True))
 # Guarded: only a mail still waiting (not processed, not shunted, by anyone) is shunted.
@@ -125,6 +142,7 @@ class Worker:
         self.conflict_attempts = conflict_attempts
         self.conflict_backoff = conflict_backoff
         self.max_attempts = max_attempts
+        self._count_start_statement = count_start_statement(store.dialect)
 
     def process_next(self) -> bool:
         """Process the oldest unprocessed message; False when there was none.
@@ -189,14 +207,10 @@ class Worker:
     def _count_start(self) -> tuple[int, int] | None:
         """The oldest waiting message and its count of starts, this one included, committed
         before processing begins (so a start that kills the worker is counted); None when
-        none waits.  (Another worker may count a start of a mail that this one then finds
-        taken: such a count errs toward shunting a mail that kills workers a start early.)"""
+        none waits."""
         with self.store.core_unit_of_work() as connection:
-            waiting = connection.execute(_NEXT_WAITING).first()
-            if waiting is None:
-                return None
-            connection.execute(_COUNT_START, {"row_id": waiting.id})
-        return waiting.id, waiting.attempts + 1
+            counted = connection.execute(self._count_start_statement).first()
+        return None if counted is None else (counted.id, counted.attempts)
 
     def _process_row(self, session: Session, row: Row[Any]) -> None:
         now = self.clock()

@@ -46,6 +46,8 @@ class InboundMessage(Base):
     # start: a mail that kills the worker (out of memory, SIGKILL) is counted all the same,
     # and shunted after [worker] max_attempts starts instead of stopping the judge forever.
     attempts: Mapped[int] = mapped_column(default=0, server_default="0")
+    # PostgreSQL: the database's time of the last counted start (see judge.worker).
+    started_at: Mapped[datetime | None]
 
     shunts: Mapped[list["Shunt"]] = relationship(back_populates="inbound", order_by="Shunt.id")
 
