@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import email
 import sqlite3
+from datetime import timedelta
 from email.policy import default
 from pathlib import Path
 
@@ -99,3 +100,35 @@ def test_the_judge_killed_by_a_mail_at_each_start_shunts_it_at_the_fourth(tmp_pa
     # `judge shunt retry` starts it afresh: counted from zero, it kills the judge again.
     assert run_judge(["shunt", "retry", "1"], tmp_path).returncode == 0
     assert inbound_rows(tmp_path)[0] == ("POISON again", "received", 0)
+
+
+@pytest.mark.postgres
+def test_on_postgres_a_start_another_worker_just_counted_is_not_counted_again(postgres_url):
+    """The row is unlocked between a worker's count and its claim: a second worker counting
+    it then would find it claimed, and a death of the first would count twice."""
+    from datetime import datetime, timezone
+
+    from sqlalchemy import text
+
+    from judge.config import JudgeSettings
+    from judge.store.inbound import store_inbound
+    from judge.store.schema import upgrade
+    from judge.worker import STARTING_SECONDS, Worker
+    from tests.judge.handlers import echo
+
+    store = Store(postgres_url)
+    upgrade(store.engine)
+    now = datetime(2026, 11, 25, 12, 0, tzinfo=timezone.utc)
+    try:
+        store_inbound(store, make_mail(subject="in hand"), mail_from="a@x.org", rcpt_to=[], source="smtp", now=now)
+        dead, other = (Worker(store, JudgeSettings(), echo, clock=lambda: now) for _ in range(2))
+        assert dead._count_start() == (1, 1)  # ... and dies before its claim
+        assert other.process_pending() == 0  # not counted, not taken: the first worker's start
+        with store.engine.begin() as connection:  # STARTING_SECONDS later
+            connection.execute(text("UPDATE inbound_message SET started_at = started_at - :age"),
+                               {"age": timedelta(seconds=STARTING_SECONDS + 1)})
+        assert other.process_pending() == 1
+        with store.engine.connect() as connection:
+            assert connection.execute(text("SELECT status, attempts FROM inbound_message")).one() == ("processed", 2)
+    finally:
+        store.dispose()
