@@ -79,7 +79,8 @@ class Daemon:
         self.handler = IntakeHandler(store, on_stored=self._mail_stored, clock=clock)
         self.controller = make_controller(self.handler, settings.smtp, settings.judge.domain)
         self.poller = (
-            ImapPoller(settings.imap, store, on_stored=self._mail_stored, clock=clock)
+            ImapPoller(settings.imap, store, on_stored=self._mail_stored, clock=clock,
+                       max_bytes=settings.smtp.max_message_bytes)
             if settings.imap.host else None
         )
         self.daide = DaideEdge(store, settings, self._scheduler_pass, clock=clock) if settings.daide.host else None
