@@ -113,7 +113,7 @@ def run_retry(args: argparse.Namespace) -> int:
                 update(InboundMessage)
                 .where(InboundMessage.id == shunt.inbound_id, InboundMessage.status == SHUNTED,
                        InboundMessage.processed_at.is_(None))
-                .values(status=RECEIVED, attempts=0)  # its starts are counted afresh
+                .values(status=RECEIVED, attempts=0, started_at=None)  # its starts are counted afresh
                 .execution_options(synchronize_session=False)
             ).rowcount
             if not requeued:  # another `judge shunt retry` got there first
