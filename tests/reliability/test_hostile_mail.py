@@ -174,7 +174,7 @@ def test_what_smtp_refuses_is_answered_when_it_comes_by_imap(tmp_path, monkeypat
     try:
         for mail in setup_mails() + corpus:
             store_inbound(store, mail.raw, mail_from=None, rcpt_to=[], source="imap", now=now)
-        worker = Worker(store, JudgeSettings(), process_mail, clock=lambda: now)
+        worker = Worker(store, JudgeSettings(data_dir=str(tmp_path)), process_mail, clock=lambda: now)
         assert worker.process_pending() == len(setup_mails()) + len(corpus)
         database = tmp_path / "judge.db"
         assert read(database, "SELECT inbound_id, traceback FROM shunt") == []
@@ -205,7 +205,7 @@ def peak_kib():
 
 store = migrated_store(Path(sys.argv[1]))
 now = datetime(2026, 11, 25, 12, 0, tzinfo=timezone.utc)
-worker = Worker(store, JudgeSettings(), process_mail, clock=lambda: now)
+worker = Worker(store, JudgeSettings(data_dir=sys.argv[1]), process_mail, clock=lambda: now)
 print("start", peak_kib(), flush=True)
 for name, raw in worst_mails():
     store_inbound(store, raw, mail_from="big@example.net", rcpt_to=[], source="smtp", now=now)
