@@ -36,7 +36,7 @@ from judge.crypto.commitments import verify_reveal, verify_sha256_reveal
 from judge.crypto.gpg import Keyring, KeyImportError, stop_agents
 from judge.crypto.pgpmime import verify_message
 from judge.fair import audit as fair_audit
-from judge.record import COMMITMENTS_FORMAT, FORMAT, keys_name, orders_from_revealed
+from judge.record import COMMITMENTS_FORMAT, FORMAT, REVEAL_FORMAT, keys_name, orders_from_revealed
 
 __all__ = ["AuditReport", "Broadcast", "CHECKERS", "audit_archive", "audit_messages", "read_archive"]
 
@@ -56,6 +56,10 @@ class Broadcast:
     reason: str
     files: Mapping[str, bytes]
     index: int
+    # ``REVEAL who@game`` in a player's own mail to the list: (who@game, bytes)
+    player_reveals: tuple[tuple[str, bytes], ...] = ()
+    # False: signed, but by another key than the judge's (a player's PGP/MIME mail)
+    by_judge: bool = True
 
     @property
     def records(self) -> list[tuple[str, dict[str, Any]]]:
@@ -154,9 +158,27 @@ def _broadcast(keyring: Keyring, judge_fingerprint: str, raw: bytes, index: int)
         checked = verify_message(keyring, raw, judge_fingerprint)
         inner = checked.signed_part
         files = _files(inner) if inner is not None else {}
-        return Broadcast(subject, True, checked.valid, checked.verdict.reason, files, index)
+        verdict = checked.verdict
+        by_judge = checked.valid or verdict.fingerprint == judge_fingerprint or bool(
+            verdict.key_id and judge_fingerprint.endswith(verdict.key_id))
+        if not by_judge and isinstance(message, EmailMessage):  # a player's own signed mail to the list
+            return Broadcast(subject, True, False, verdict.reason, files, index, _player_reveals(message),
+                             by_judge=False)
+        return Broadcast(subject, True, checked.valid, verdict.reason, files, index)
     assert isinstance(message, EmailMessage)
-    return Broadcast(subject, False, False, "not signed", _files(message), index)
+    return Broadcast(subject, False, False, "not signed", _files(message), index, _player_reveals(message))
+
+
+def _player_reveals(message: EmailMessage) -> tuple[tuple[str, bytes], ...]:
+    """The reveals a player posted to the game's list itself (``REVEAL who@game``)."""
+    from mailcmds import Reveal, parse_mail
+
+    try:
+        parsed = parse_mail(message)
+    except Exception:  # a mail the parser cannot read holds no reveal to check
+        return ()
+    return tuple((command.target, command.data()) for command in parsed.commands
+                 if isinstance(command, Reveal) and command.target)
 
 
 # -- the checks --------------------------------------------------------------------------
@@ -168,6 +190,8 @@ class Context:
     # game -> [(phase document, files)] in archive order
     phases: dict[str, list[tuple[dict[str, Any], Mapping[str, bytes]]]] = field(default_factory=dict)
     variants: dict[str, Any] = field(default_factory=dict)
+    # what the checkers of other formats keep from earlier broadcasts (e.g. a game's lotteries)
+    ledgers: dict[tuple[str, str], Any] = field(default_factory=dict)
 
     def variant(self, name: str) -> Any:
         import maps
@@ -258,6 +282,7 @@ def check_phase(report: AuditReport, broadcast: Broadcast, document: dict[str, A
                 checker(report, broadcast, document, context)
     report.ok(where, "; ".join(n for n in notes if n))
     context.phases.setdefault(game, []).append((document, broadcast.files))
+    context.ledgers[("results", game, phase)] = broadcast.index
 
 
 def _verify_file(context: Context, entry: Mapping[str, Any], commitment: bytes, revealed: bytes):
@@ -295,6 +320,14 @@ def check_sealed(report: AuditReport, where: str, document: Mapping[str, Any], f
         elif commitment is not None and published is None:
             report.lines.append(f"{here}: note: the commitments broadcast of this phase is not in the archive")
         revealed = files.get(str(entry.get("revealed"))) if entry.get("revealed") else None
+        broadcast_reveal = context.ledgers.get(("sealed", str(document["game"])), {}).get((str(document["phase"]), power))
+        if broadcast_reveal is not None and outcome != "verified":
+            report.bad(here, f"marked {outcome}, but its reveal matching the commitment was broadcast "
+                             f"(message {broadcast_reveal[1] + 1}): a dropped reveal")
+            continue
+        if broadcast_reveal is not None and revealed != broadcast_reveal[0]:
+            report.bad(here, "the revealed file in the results is not the one broadcast when it was revealed")
+            continue
         verdict = _verify_file(context, entry, commitment, revealed) if commitment and revealed is not None else None
         if outcome == "verified":
             if verdict is None or not verdict.valid:
@@ -336,11 +369,38 @@ def check_commitments(report: AuditReport, broadcast: Broadcast, document: dict[
     report.ok(where, f"{len(document.get('commitments', {}))} commitment(s) published, signed by the judge")
 
 
+def check_reveal_record(report: AuditReport, broadcast: Broadcast, document: dict[str, Any], context: Context) -> None:
+    """A reveal broadcast as it arrived: its file against the published commitment; kept so
+    that the phase's results can be held to it (a verified reveal cannot be dropped later)."""
+    game, phase, power = str(document.get("game")), str(document.get("phase")), str(document.get("power"))
+    where = f"{game} {phase} {power} reveal"
+    revealed = broadcast.files.get(str(document.get("revealed")))
+    published = context.commitments.get((game, phase))
+    listed = published[0].get("commitments", {}).get(power) if published is not None else None
+    if revealed is None:
+        report.bad(where, f"the reveal broadcast does not carry {document.get('revealed')}")
+        return
+    if listed is None:
+        report.bad(where, "a reveal was broadcast for a power whose commitment was not published"
+                   if published is not None else "the commitments broadcast of this phase is not in the archive")
+        return
+    commitment = published[1].get(str(listed.get("file")), b"")
+    verdict = _verify_file(context, listed, commitment, revealed)
+    if not verdict.valid:
+        report.bad(where, f"the broadcast reveal does not match the published commitment: {verdict.reason}")
+        return
+    context.ledgers.setdefault(("sealed", game), {})[(phase, power)] = (revealed, broadcast.index)
+    report.ok(where, "matches the published commitment (checked with gpg)")
+
+
 #: The checker of each record format.
 CHECKERS: Mapping[str, Checker] = {
     FORMAT: check_phase,
     COMMITMENTS_FORMAT: check_commitments,
+    REVEAL_FORMAT: check_reveal_record,
     fair_audit.FORMAT: fair_audit.check,
+    fair_audit.LOTTERY_FORMAT: fair_audit.check_lottery_record,
+    fair_audit.LISTS_FORMAT: fair_audit.check_lottery_record,
 }
 
 
@@ -354,6 +414,41 @@ def _check_chain(report: AuditReport, context: Context) -> None:
                                   f"({earlier.get('output', {}).get('next_phase')}) before this one")
             elif earlier.get("digest_after") != later.get("digest_before"):
                 report.bad(where, f"does not start from the position {earlier.get('phase')} ended with")
+
+
+def check_player_reveals(report: AuditReport, context: Context, broadcasts: Iterable[Broadcast]) -> None:
+    """A player's own reveal on the list, matching its published commitment, proves that a
+    result calling it missing dropped it (when the reveal came before that result)."""
+    for item in broadcasts:
+        for target, data in item.player_reveals:
+            who, _, game = target.partition("@")
+            where = f"message {item.index + 1} (REVEAL {target})"
+            if not (_check_sealed_player_reveal(report, context, where, item.index, game, who.upper(), data)
+                    or fair_audit.check_player_reveal(report, context, where, item.index, game, who.upper(), data)):
+                report.lines.append(f"{where}: note: matches no published commitment")
+
+
+def _check_sealed_player_reveal(report: AuditReport, context: Context, where: str, index: int, game: str,
+                                power: str, data: bytes) -> bool:
+    for (name, phase), (document, files) in sorted(context.commitments.items()):
+        listed = document.get("commitments", {}).get(power) if name == game else None
+        if listed is None:
+            continue
+        verdict = _verify_file(context, listed, files.get(str(listed.get("file")), b""), data)
+        if not verdict.valid:
+            continue
+        results = context.ledgers.get(("results", game, phase))
+        record = next((doc for doc, _ in context.phases.get(game, []) if doc.get("phase") == phase), None)
+        outcome = str(((record or {}).get("sealed") or {}).get(power, {}).get("outcome"))
+        if record is None or results is None:
+            report.lines.append(f"{where}: matches {power}'s commitment for {phase}; its results are not in the archive")
+        elif outcome != "verified" and index < results:
+            report.bad(f"{game} {phase} {power}", f"marked {outcome}, but the player's own reveal in {where}, sent "
+                                                  "before the results, matches its commitment: a dropped reveal")
+        else:
+            report.ok(where, f"{power}'s own reveal for {phase} matches its commitment; the results: {outcome}")
+        return True
+    return False
 
 
 def audit_messages(messages: list[bytes], judge_key: str, home: Path) -> AuditReport:
@@ -376,6 +471,10 @@ def audit_messages(messages: list[bytes], judge_key: str, home: Path) -> AuditRe
                 if records:
                     report.bad(f"message {item.index + 1} ({item.subject})", "carries a record but is not signed")
                 continue
+            if not item.valid and not item.by_judge and not records:
+                report.lines.append(f"message {item.index + 1} ({item.subject}): note: signed by another key than "
+                                    "the judge's; read as a player's mail")
+                continue
             if not item.valid:
                 report.bad(f"message {item.index + 1} ({item.subject})", f"judge signature: {item.reason}")
                 continue
@@ -388,9 +487,12 @@ def audit_messages(messages: list[bytes], judge_key: str, home: Path) -> AuditRe
                     continue
                 seen[(name, "")] = key[1].encode()
                 pending.append((item, document))
-        # Commitments first (they carry the players' keys), then phases in order.
+        # Commitments first (they carry the players' keys), then phases in order, each phase's
+        # reveal broadcasts before its results; a game's fair records in the order they were
+        # published, the assignment record last.
         pending.sort(key=lambda pair: (pair[1].get("format") != COMMITMENTS_FORMAT,
-                                       str(pair[1].get("game")), _phase_key(str(pair[1].get("phase", "")))))
+                                       str(pair[1].get("game")), _phase_key(str(pair[1].get("phase", ""))),
+                                       pair[1].get("format") != REVEAL_FORMAT, fair_audit.order(pair[1])))
         for item, document in pending:
             checker = CHECKERS.get(str(document.get("format")))
             if checker is None:
@@ -399,6 +501,7 @@ def audit_messages(messages: list[bytes], judge_key: str, home: Path) -> AuditRe
             report.records += 1
             checker(report, item, document, context)
         _check_chain(report, context)
+        check_player_reveals(report, context, broadcasts)
         if report.records == 0 and not report.discrepancies:
             report.bad("archive", "no signed record found (phase, commitments, assignment): nothing could be checked")
     finally:

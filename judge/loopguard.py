@@ -28,6 +28,16 @@ def _header(message: EmailMessage, name: str) -> str | None:
     return None if value is None else str(value)
 
 
+def is_list_traffic(reason: str | None) -> bool:
+    """Did :func:`no_reply_reason` refuse a reply only because a mailing list passed the
+    mail on (List-Id, ``Precedence: list``)?  Such mail came from a person through the list,
+    unlike a bounce, an auto-reply or the judge's own mail."""
+    return reason is not None and (reason.startswith(_LIST_REASON) or reason.lower() == "precedence: list")
+
+
+_LIST_REASON = "mailing-list mail"
+
+
 def no_reply_reason(message: EmailMessage, envelope_sender: str | None,
                     judge_addresses: Iterable[str]) -> str | None:
     """Why no reply may be sent to ``message``, or None when one may.
@@ -62,7 +72,7 @@ def no_reply_reason(message: EmailMessage, envelope_sender: str | None,
         return f"Precedence: {precedence.strip()}"
     list_id = _header(message, "List-Id")
     if list_id is not None:
-        return f"mailing-list mail (List-Id: {list_id.strip()})"
+        return f"{_LIST_REASON} (List-Id: {list_id.strip()})"
     if message.get_content_type() == "multipart/report":
         return "delivery or disposition report (multipart/report)"
     return None

@@ -15,7 +15,9 @@ Each results broadcast carries ``<game>-<phase>.json``::
      "fair": ...}                         (fair-assignment records, when a game has them)
 
 Anyone can feed ``input`` to ``judge adjudicate`` and compare with ``output``.  The
-commitments broadcast carries ``<game>-<phase>-commitments.json`` (``commitments_document``).
+commitments broadcast carries ``<game>-<phase>-commitments.json`` (``commitments_document``),
+and each verified reveal is broadcast as it arrives with ``<game>-<phase>-<POWER>-reveal.json``
+(``reveal_document``) and the revealed file.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from adjudicator.types import Position, Variant
 
 FORMAT = "dipjudge-phase/1"
 COMMITMENTS_FORMAT = "dipjudge-commitments/1"
+REVEAL_FORMAT = "dipjudge-reveal/1"
 
 # Top-level keys of the phase document that later features add (e.g. issue 6's fair
 # assignment puts its replayable records under "fair"); ``judge audit`` runs a checker
@@ -53,6 +56,17 @@ def commitment_name(game: str, phase: str, power: str, kind: str) -> str:
 
 def revealed_name(game: str, phase: str, power: str) -> str:
     return f"{game}-{phase}-{power}-orders.txt"
+
+
+def reveal_record_name(game: str, phase: str, power: str) -> str:
+    return f"{game}-{phase}-{power}-reveal.json"
+
+
+def reveal_document(*, game: str, phase: str, power: str, kind: str) -> dict[str, Any]:
+    """The record of one verified reveal, broadcast as it arrives with the revealed file
+    (``revealed_name``): the results must then use it, whatever the judge later claims."""
+    return {"format": REVEAL_FORMAT, "game": game, "phase": phase, "power": power, "kind": kind,
+            "revealed": revealed_name(game, phase, power)}
 
 
 def phase_document(*, game: str, phase: str, input_doc: Mapping[str, Any], output_doc: Mapping[str, Any],

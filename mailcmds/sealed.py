@@ -61,6 +61,9 @@ class Reveal(Command):
     text: str | None
     attachment: Attachment | None = None
     lines: tuple[SourceLine, ...] = ()
+    #: ``REVEAL who@game``: whose commitment this reveal answers, for a reveal sent without
+    #: SIGNON (forwarded from the game's list, or sent to it): the reveal proves itself.
+    target: str | None = None
 
     def data(self, encoding: str = "utf-8") -> bytes:
         """The revealed bytes: the attachment exactly, or the text encoded."""
@@ -85,6 +88,7 @@ class RevealNumber(Command):
     by the REVEAL verb)."""
 
     number: int
+    target: str | None = None  # ``REVEAL who@game n``: as for :class:`Reveal`
 
 
 def is_signature_attachment(attachment: Attachment) -> bool:
@@ -143,13 +147,19 @@ def _commit(ctx: ParseContext, line: CommandLine) -> Command:
     return Commit(*found, source=line.source)
 
 
+_TARGET_RE = re.compile(r"[^@\s]+@[^@\s]+")
+
+
 def _reveal(ctx: ParseContext, line: CommandLine) -> Command:
-    args = line.args
+    args = list(line.args)
+    target = None
+    if args and _TARGET_RE.fullmatch(args[0]):
+        target = args.pop(0).lower()
     if args:
         if len(args) == 1 and args[0].isdigit():
-
-            return RevealNumber(int(args[0]), source=line.source)
-        raise line.fail(f"'{' '.join(args)}' cannot follow REVEAL (a lottery number is one whole number)")
+            return RevealNumber(int(args[0]), target=target, source=line.source)
+        raise line.fail(f"'{' '.join(args)}' cannot follow REVEAL (REVEAL, REVEAL n for a lottery number, or "
+                        "REVEAL who@game for a reveal sent without SIGNON)")
     body, _ = ctx.take_body(("ENDREVEAL",), stops_body)
     texts = [b.text for b in body]
     while texts and not texts[0].strip():
@@ -157,10 +167,10 @@ def _reveal(ctx: ParseContext, line: CommandLine) -> Command:
     while texts and not texts[-1].strip():
         texts.pop()
     if texts:
-        return Reveal("\n".join(texts) + "\n", None, tuple(body), source=line.source)
+        return Reveal("\n".join(texts) + "\n", None, tuple(body), target=target, source=line.source)
     attachment = ctx.claim_attachment(is_orders_attachment)
     if attachment is not None:
-        return Reveal(None, attachment, (), source=line.source)
+        return Reveal(None, attachment, (), target=target, source=line.source)
     raise line.fail("REVEAL needs your orders: the orders file attached, or its text on the lines after REVEAL")
 
 
@@ -177,9 +187,12 @@ VERBS = (
                ("sealed", "COMMIT SHA256 hex", "without PGP: the SHA-256 of your orders text plus a"),
                ("sealed", "", "secret salt line (weaker; only if the game allows it)"),
                ("fair", "COMMIT", "commit to a lottery number, as for orders"),)),
-    Verb(("REVEAL",), "REVEAL with the orders file attached, or REVEAL then the orders text then ENDREVEAL; REVEAL n for a lottery number",
+    Verb(("REVEAL",), "REVEAL with the orders file attached, or REVEAL then the orders text then ENDREVEAL; REVEAL n for a lottery number; REVEAL who@game ... without SIGNON",
          "reveal the orders (or number) you committed to", _reveal, body=True,
          help=(("sealed", "REVEAL", "attach orders.txt, or write the orders below REVEAL"),
                ("sealed", "ENDREVEAL", "ends inline orders after REVEAL"),
-               ("fair", "REVEAL n", "reveal your committed lottery number"),)),
+               ("sealed", "REVEAL power@game", "the same without SIGNON (e.g. sent to the game's"),
+               ("sealed", "", "list, or forwarded): the file proves itself"),
+               ("fair", "REVEAL n", "reveal your committed lottery number"),
+               ("fair", "REVEAL Pn@game", "a number or list file without SIGNON"),)),
 )

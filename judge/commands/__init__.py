@@ -18,19 +18,22 @@ from sqlalchemy.orm import Session
 from judge.commands.context import MailContext
 from judge.commands.dispatch import run_command, run_deferred
 from judge.commands.reply import build_reply
+from judge.loopguard import is_list_traffic
 from judge.mail import InboundMail
 from judge.outgoing import OutgoingMail
-from mailcmds import parse_mail
+from mailcmds import Reveal, RevealNumber, parse_mail
 
 
 def process_mail(session: Session, inbound: InboundMail, now: datetime) -> list[OutgoingMail]:
     """Apply every command of ``inbound`` and return its one reply plus any other mail.
 
-    Robot mail (bounces, auto-replies, list traffic) is not acted on at all: a command
-    in an out-of-office echo must not change a game.
+    Robot mail (bounces, auto-replies) is not acted on at all: a command in an
+    out-of-office echo must not change a game.  Of mail a mailing list passed on (a
+    player's post to the game's list) only ``REVEAL who@game`` is acted on, unanswered:
+    such a reveal proves itself against the published commitment (issue 12.9).
     """
     if not inbound.may_reply:
-        return []
+        return _list_reveals(session, inbound, now) if is_list_traffic(inbound.no_reply_reason) else []
     parsed = parse_mail(inbound.message)
     if inbound.unreadable is not None:
         parsed = replace(parsed, notices=(*parsed.notices, f"The judge could not read your mail: {inbound.unreadable}."))
@@ -40,6 +43,16 @@ def process_mail(session: Session, inbound: InboundMail, now: datetime) -> list[
     run_deferred(ctx)
     session.flush()
     return [build_reply(ctx), *ctx.outgoing]
+
+
+def _list_reveals(session: Session, inbound: InboundMail, now: datetime) -> list[OutgoingMail]:
+    parsed = parse_mail(inbound.message)
+    ctx = MailContext(session=session, inbound=inbound, now=now, parsed=parsed)
+    for command in parsed.commands:
+        if isinstance(command, (Reveal, RevealNumber)) and command.target is not None:
+            run_command(ctx, command)
+    session.flush()
+    return list(ctx.outgoing)  # what the reveals published; no reply goes back to a list
 
 
 __all__ = ["process_mail"]

@@ -17,7 +17,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from judge.fair.assignment import AssignmentState, Contest, apply_outcome, next_contest, reserve_contest, start_assignment
-from judge.crypto.armor import enarmor
 from judge.crypto.commitments import (
     Committed,
     check_reveal,
@@ -25,6 +24,7 @@ from judge.crypto.commitments import (
     check_commitment,
     split_salted,
 )
+from judge.fair import ledger
 from judge.fair.audit import FORMAT as RECORD_FORMAT, check_record, record_name
 from judge.fair.preferences import PreferenceError, PreferenceList, parse_preferences
 from judge.fair.serialize import from_data, to_data
@@ -34,9 +34,12 @@ from judge.render import render
 from judge.publish.broadcast import broadcast
 from judge.commands.context import SESSION_OPENERS, MailContext, SignedOn
 from judge.mail import CommandRefused
-from judge.commands.fair_lottery import DECIDED, SHA256, SIGNATURE, numbers_of, open_lottery, window
+from judge.commands.fair_lottery import (
+    DECIDED, SHA256, SIGNATURE, commitment_entry, numbers_of, open_lottery, record_file, signers_keys, stored_commitment,
+    window,
+)
 from judge.commands.fair_players import (
-    Ctx, PassContext, claim_game, judge_keyring, numbered_players, numbered_reserves, registered_key,
+    Ctx, PassContext, claim_game, judge_keyring, label_for, numbered_players, numbered_reserves, registered_key,
 )
 from judge.publish.signing import FileAttachment
 from judge.store.queries import (
@@ -182,8 +185,10 @@ def _assign(ctx: Ctx, game: Game, assignment: FairAssignment, notes: Sequence[st
     assignment.state = to_data(state)
     body = render("fair_assignment_begins.j2", game=game.name, entries=entries, reserves=reserves,
                   decisions=_decisions(game, state), names=power_by_letter(game), notes=list(notes))
+    record = ledger.lists_record(game.name, assignment.entries)
     ctx.send(broadcast(ctx.session, game, ctx.judge, subject=f"{game.name}: power assignment begins",
-                       body=body, kind="fair_assignment"))
+                       body=body, kind="fair_assignment",
+                       attachments=[record_file(ledger.lists_record_name(game.name, ledger.LISTS), record)]))
     return advance(ctx, game, assignment)
 
 
@@ -196,8 +201,11 @@ def _list_rows(ctx: Ctx, game: Game) -> dict[int, FairPreference]:
 def _publish_list_commitments(ctx: Ctx, game: Game, assignment: FairAssignment) -> bool:
     rows = _list_rows(ctx, game)
     committed = []
+    entries: dict[str, dict | None] = {}
     for label, member in numbered_players(ctx.session, game):
         row = rows.get(member.id)
+        entries[label] = (None if row is None or row.commit_kind is None
+                          else stored_commitment(row.commit_kind, row.digest, row.commitment, row.fingerprint))
         if row is None or row.commit_kind is None:
             committed.append((label, "no commitment: no preference", ""))
         elif row.commit_kind == SHA256:
@@ -210,8 +218,12 @@ def _publish_list_commitments(ctx: Ctx, game: Game, assignment: FairAssignment) 
     assignment.reveal_deadline = ctx.now + window(game)
     body = render("fair_list_commitments.j2", game=game.name, commitments=committed,
                   deadline=as_utc(assignment.reveal_deadline).strftime("%Y-%m-%d %H:%M UTC"))
+    members = dict(numbered_players(ctx.session, game))
+    record = ledger.list_commitments_record(game.name, entries, keys=signers_keys(
+        ctx, [members[label] for label, entry in entries.items() if entry and entry["kind"] != SHA256]))
     ctx.send(broadcast(ctx.session, game, ctx.judge, subject=f"{game.name}: preference list commitments",
-                       body=body, kind="fair_list_commitments"))
+                       body=body, kind="fair_list_commitments",
+                       attachments=[record_file(ledger.lists_record_name(game.name, ledger.COMMITMENTS), record)]))
     return True
 
 
@@ -306,10 +318,22 @@ def reveal_list(ctx: MailContext, command: Reveal) -> bool:
         raise CommandRefused("a player with a place cannot be a reserve; your list counts as no preference")
     row.text, row.revealed_at = preference.canonical(), ctx.now
     ctx.done(command, f"preference list {preference.canonical()} revealed and verified against your commitment")
+    _publish_list_reveal(ctx, game, member, preference.canonical(), data)
     waiting = [r for r in _list_rows(ctx, game).values() if r.commit_kind is not None and r.revealed_at is None]
     if not waiting:
         lists_revealed(ctx, game, assignment)
     return True
+
+
+def _publish_list_reveal(ctx: Ctx, game: Game, member: Membership, preference: str, data: bytes) -> None:
+    """Each verified list goes to the game's list as it arrives (as lottery reveals do)."""
+    label = label_for(ctx.session, game, member) or "?"
+    revealed = data.decode("utf-8", "replace")
+    record = ledger.list_reveal_record(game.name, label, preference, revealed)
+    body = render("fair_list_reveal.j2", game=game.name, label=label, preference=preference, revealed=revealed)
+    ctx.send(broadcast(ctx.session, game, ctx.judge, subject=f"{game.name}: {label}'s preference list revealed",
+                       body=body, kind="fair_reveal",
+                       attachments=[record_file(ledger.lists_record_name(game.name, ledger.REVEAL, label), record)]))
 
 
 def lists_revealed(ctx: Ctx, game: Game, assignment: FairAssignment) -> None:
@@ -393,11 +417,8 @@ def assignment_record(ctx: Ctx, game: Game, assignment: FairAssignment, state: A
         contest: Contest = from_data(row.contest)
         commitments = {}
         for label, number in numbers_of(ctx, row).items():
-            data = number.signature or b""
-            text = data.decode("ascii") if data.lstrip().startswith(b"-----BEGIN PGP") else (enarmor(data) if data else "")
             commitments[label] = {
-                "kind": number.kind, "data": number.digest if number.kind == "sha256" else text,
-                "fingerprint": number.fingerprint,
+                **commitment_entry(number),
                 "revealed": number.revealed_data.decode("utf-8", "replace") if number.revealed_data else None,
             }
             member = ctx.session.get(Membership, number.membership_id)

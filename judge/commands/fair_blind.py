@@ -9,6 +9,8 @@ blinds are published, the GM's record says who plays what and the game starts.
 
 Mail between the two judges carries ``Auto-Submitted: no``: it is protocol mail the other
 judge must act on (their replies are auto-replied and never acted on, so nothing loops).
+It is signed PGP/MIME with each judge's key and checked on receipt
+(judge/publish/peer_mail.py): the witness's key is pinned from its first signed mail.
 A witness silent for a day is reported to the master; the game waits and keeps its state.
 """
 
@@ -39,7 +41,9 @@ from judge.fair.blind_protocol import GmSide, GmStage, ProtocolError, list_diges
 from judge.fair.serialize import from_data, to_data
 from judge.outgoing import OutgoingMail
 from judge.render import render
+from judge.crypto.verdict import spaced
 from judge.publish.broadcast import list_headers
+from judge.publish.peer_mail import check_peer_mail, signed_peer_mail
 from judge.commands.context import MailContext
 from judge.mail import CommandRefused
 from judge.commands.fair_players import Ctx
@@ -52,7 +56,6 @@ from mailcmds import registry as verb_registry
 
 
 SILENCE = timedelta(days=1)
-PEER = "no"  # Auto-Submitted value of protocol mail between the judges
 
 
 def witness_of(ctx: Ctx, game: Game) -> str | None:
@@ -118,8 +121,22 @@ def _tell_master(ctx: Ctx, game: Game, text: str) -> None:
 
 
 def _to_peer(ctx: Ctx, game: Game, run: BlindRun, subject: str, body: str) -> OutgoingMail:
-    return OutgoingMail(recipients=(run.witness_address,), subject=f"{game.name}: {subject}", body=body,
-                        kind="fair_blind_peer", game_id=game.id, auto_submitted=PEER)
+    return signed_peer_mail(ctx.judge, run.witness_address, f"{game.name}: {subject}", body,
+                            kind="fair_blind_peer", game_id=game.id)
+
+
+def _require_witness_signature(ctx: MailContext, game: Game, run: BlindRun) -> None:
+    """The witness's mail must be signed by its key: the first signed mail of the run pins
+    it (the master is told its fingerprint), later ones must match.  A forged From is
+    refused, and nothing of it is acted on."""
+    checked = check_peer_mail(ctx.inbound.raw, run.peer_key)
+    if not checked.valid:
+        raise CommandRefused(f"mail for the blinded assignment of '{game.name}' refused: {checked.reason}")
+    if run.peer_key is None:
+        run.peer_key, run.peer_fingerprint = checked.key, checked.fingerprint
+        _tell_master(ctx, game, f"the witness {run.witness_address} signs its mail with the key "
+                                f"{spaced(checked.fingerprint or '')}; from now on only mail signed by that key "
+                                "is taken as the witness's")
 
 
 def _to_player(ctx: Ctx, game: Game, address: str, subject: str, body: str) -> OutgoingMail:
@@ -167,6 +184,7 @@ def _receive(ctx: MailContext, game_name: str, message: BlindMessage, command) -
         raise CommandRefused(f"game '{game.name}' has no blinded assignment under way")
     if ctx.sender.lower() != run.witness_address:
         raise CommandRefused(f"only the witness of game '{game.name}' sends this")
+    _require_witness_signature(ctx, game, run)
     state: GmSide = from_data(run.state)
     try:
         step = state.receive(message, secrets.SystemRandom())

@@ -16,8 +16,9 @@ the signed-on player's game has a lottery open.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
-from typing import Callable
+from typing import Callable, Sequence
 
 from sqlalchemy import select
 
@@ -29,11 +30,14 @@ from judge.crypto.commitments import (
     read_number,
     split_salted,
 )
+from judge.crypto.armor import enarmor
+from judge.fair import ledger
 from judge.fair.assignment import Contest
 from judge.fair.lottery import Lottery, LotteryError, Stage
 from judge.fair.serialize import from_data, to_data
 from judge.render import render
 from judge.publish.broadcast import broadcast, to_member
+from judge.publish.signing import FileAttachment
 from judge.commands.context import MailContext
 from judge.mail import CommandRefused
 from judge.commands.fair_players import Ctx, claim_game, judge_keyring, label_for, registered_key
@@ -87,6 +91,34 @@ def numbers_of(ctx: Ctx, row: FairLottery) -> dict[str, FairNumber]:
     return {number.label: number for number in found}
 
 
+def record_file(name: str, document: dict) -> FileAttachment:
+    """A lottery record as the JSON file its broadcast carries (judge/fair/ledger.py)."""
+    return FileAttachment(name, json.dumps(document, indent=1, sort_keys=True).encode("utf-8"), "application/json")
+
+
+def stored_commitment(kind: str, digest: str | None, signature: bytes | None, fingerprint: str | None) -> dict:
+    """A stored commitment as every record carries it: the digest, or the armored signature."""
+    if kind == SHA256:
+        return ledger.commitment_entry(SHA256, digest or "", None)
+    data = signature or b""
+    text = data.decode("ascii") if data.lstrip().startswith(b"-----BEGIN PGP") else (enarmor(data) if data else "")
+    return ledger.commitment_entry(kind, text, fingerprint)
+
+
+def signers_keys(ctx: Ctx, members: Sequence[Membership | None]) -> str:
+    """The registered public keys of ``members``, armored, for a commitments record."""
+    keys = {}
+    for member in members:
+        key = registered_key(ctx.session, member) if member is not None else None
+        if key is not None:
+            keys[key.fingerprint] = key.armored
+    return "".join(keys.values())
+
+
+def commitment_entry(number: FairNumber) -> dict:
+    return stored_commitment(number.kind, number.digest, number.signature, number.fingerprint)
+
+
 def share_lines(contest: Contest) -> list[str]:
     lines = []
     for share in contest.shares:
@@ -116,8 +148,11 @@ def open_lottery(ctx: Ctx, game: Game, contest: Contest, *, purpose: str, what: 
         deadline=as_utc(row.deadline).strftime("%Y-%m-%d %H:%M UTC"), sha256=has_rule(game, "LOTTERY_SHA256"),
         last=last, layers=_reference_layers(ctx, game, participants, last) if last else None,
     )
+    odds = ledger.odds_record(game.name, seq, purpose, contest.power, contest.outcomes,
+                              [(s.player, s.numbers.start, s.numbers.stop - 1) for s in contest.shares], participants)
     ctx.send(broadcast(ctx.session, game, ctx.judge, subject=f"{game.name}: lottery {seq} for {contest.power}",
-                       body=body, kind="fair_lottery"))
+                       body=body, kind="fair_lottery",
+                       attachments=[record_file(ledger.record_name(game.name, seq, ledger.ODDS), odds)]))
     return row
 
 
@@ -270,8 +305,13 @@ def maybe_publish(ctx: Ctx, game: Game, row: FairLottery, *, deadline_passed: bo
         commitments=commitments, escrow=escrow, last=row.last_player,
         deadline=as_utc(row.deadline).strftime("%Y-%m-%d %H:%M UTC"), outcomes=contest_of(row).outcomes,
     )
+    record = ledger.commitments_record(game.name, row.seq, {
+        label: commitment_entry(numbers[label]) if label in numbers else None for label in lottery.participants},
+        keys=signers_keys(ctx, [ctx.session.get(Membership, n.membership_id) for n in numbers.values()
+                                if n.kind != SHA256]))
     ctx.send(broadcast(ctx.session, game, ctx.judge, subject=f"{game.name}: lottery {row.seq} commitments",
-                       body=body, kind="fair_commitments"))
+                       body=body, kind="fair_commitments",
+                       attachments=[record_file(ledger.record_name(game.name, row.seq, ledger.COMMITMENTS), record)]))
 
 
 # -- reveals ------------------------------------------------------------------------------
@@ -358,8 +398,21 @@ def count_number(ctx: Ctx, game: Game, row: FairLottery, label: str, value: int,
     except LotteryError as problem:
         raise CommandRefused(str(problem)) from None
     row.lottery = to_data(lottery)
+    publish_reveal(ctx, game, row, label, value, data)
     if lottery.stage is Stage.CLOSED:
         decide(ctx, game, row)
+
+
+def publish_reveal(ctx: Ctx, game: Game, row: FairLottery, label: str, value: int, data: bytes) -> None:
+    """Each verified reveal goes to the game's list as it arrives, with its record: a reveal
+    the judge later claimed missing is then in every player's archive (issue 12.9)."""
+    revealed = data.decode("utf-8", "replace")
+    record = ledger.reveal_record(game.name, row.seq, label, value, revealed)
+    body = render("fair_lottery_reveal.j2", game=game.name, seq=row.seq, power=contest_of(row).power, label=label,
+                  number=value, revealed=revealed)
+    ctx.send(broadcast(ctx.session, game, ctx.judge, subject=f"{game.name}: lottery {row.seq}: {label} revealed",
+                       body=body, kind="fair_reveal",
+                       attachments=[record_file(ledger.record_name(game.name, row.seq, ledger.REVEAL, label), record)]))
 
 
 def decide(ctx: Ctx, game: Game, row: FairLottery) -> None:
@@ -382,8 +435,11 @@ def decide(ctx: Ctx, game: Game, row: FairLottery) -> None:
         "fair_lottery_result.j2", game=game.name, seq=row.seq, power=contest.power, outcome=outcome,
         winner=winner, outcomes=contest.outcomes, shares=share_lines(contest),
     )
+    record = ledger.result_record(game.name, row.seq, row.outcome["counted"], row.outcome["defaulted"],
+                                  outcome.number, winner)
     ctx.send(broadcast(ctx.session, game, ctx.judge, subject=f"{game.name}: lottery {row.seq} result",
-                       body=body, kind="fair_lottery_result"))
+                       body=body, kind="fair_lottery_result",
+                       attachments=[record_file(ledger.record_name(game.name, row.seq, ledger.RESULT), record)]))
     DECIDED[row.purpose](ctx, game, row, contest, outcome.number)
 
 

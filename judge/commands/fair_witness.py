@@ -4,7 +4,9 @@ A witness judge runs no games.  Its worker hook, :func:`process_witness_mail`, r
 ``SHUFFLE`` from a game master judge (which starts a ``WitnessSide``), the players'
 ``BLINDED``, ``BLIND`` and ``CONFIRM`` lines, and the master judge's ``RECEIVED``,
 ``REJECTED`` and ``FORMAT``; it shuffles, forwards and publishes as the protocol says.
-Runs are keyed by (game master's address, game name); players by their addresses.
+Runs are keyed by (game master's address, game name); players by their addresses.  Mail
+from and to the game master judge is PGP/MIME signed (judge/publish/peer_mail.py): the key
+a SHUFFLE is signed with is pinned for its run, and the GM's later lines must be signed by it.
 """
 
 from __future__ import annotations
@@ -35,7 +37,9 @@ from judge.fair.blind_messages import (
 )
 from judge.fair.blind_protocol import ProtocolError, WitnessSide
 from judge.fair.serialize import from_data, to_data
+from judge.config import JudgeSettings
 from judge.outgoing import OutgoingMail
+from judge.publish.peer_mail import PeerCheck, check_peer_mail, signed_peer_mail
 from judge.render import render
 from judge.store.models_fair import ROLE_WITNESS, BlindRun
 from judge.mail import InboundMail
@@ -53,7 +57,6 @@ from mailcmds import (
 )
 from mailcmds.model import quote
 
-PEER = "no"  # Auto-Submitted of protocol mail to the game master judge
 HANDLER = "judge.commands.fair_witness:process_witness_mail"
 
 
@@ -74,11 +77,29 @@ def _run(session: Session, game: str, *, gm: str | None = None, player: str | No
     raise WitnessRefusal(f"you ({player}) are not a player of a blinded assignment of game '{game}' here")
 
 
-def _start(session: Session, command: BlindShuffle, sender: str, now: datetime) -> BlindRun | None:
+class PeerSignatures:
+    """The signature check of one mail from a game master judge, done once per mail."""
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+        self._checked: dict[str | None, PeerCheck] = {}
+
+    def require(self, run_key: str | None, game: str) -> PeerCheck:
+        if run_key not in self._checked:
+            self._checked[run_key] = check_peer_mail(self.raw, run_key)
+        checked = self._checked[run_key]
+        if not checked.valid:
+            raise WitnessRefusal(f"mail from the game master judge of '{game}' refused: {checked.reason}")
+        return checked
+
+
+def _start(session: Session, command: BlindShuffle, sender: str, now: datetime,
+           signatures: PeerSignatures) -> BlindRun | None:
     players = tuple(address.lower() for address in command.players)
     existing = session.execute(select(BlindRun).where(
         BlindRun.role == ROLE_WITNESS, BlindRun.game_name == command.game, BlindRun.gm_address == sender,
         BlindRun.finished_at.is_(None))).scalars().first()
+    checked = signatures.require(existing.peer_key if existing is not None else None, command.game)
     if existing is not None:
         if tuple(existing.players) == players:
             return None  # the same request again
@@ -88,7 +109,8 @@ def _start(session: Session, command: BlindShuffle, sender: str, now: datetime) 
     except ProtocolError as problem:
         raise WitnessRefusal(str(problem)) from None
     run = BlindRun(role=ROLE_WITNESS, game_name=command.game, gm_address=sender, witness_address="",
-                   players=list(players), state=to_data(state), log=[], started_at=now, waiting_since=now)
+                   players=list(players), state=to_data(state), log=[], started_at=now, waiting_since=now,
+                   peer_key=checked.key, peer_fingerprint=checked.fingerprint)
     session.add(run)
     session.flush()
     return run
@@ -120,31 +142,31 @@ def _message(command: Command, sender: str, run: BlindRun) -> BlindMessage:
     raise WitnessRefusal("a witness does not take this line")
 
 
-def _mails(run: BlindRun, messages: Sequence[BlindMessage]) -> list[OutgoingMail]:
+def _mails(judge: JudgeSettings, run: BlindRun, messages: Sequence[BlindMessage]) -> list[OutgoingMail]:
     game, gm = run.game_name, run.gm_address
     mails: list[OutgoingMail] = []
+
+    def to_gm(subject: str, body: str) -> OutgoingMail:
+        return signed_peer_mail(judge, gm, subject, body, kind="fair_witness_peer")
+
     for message in messages:
         if isinstance(message, ShuffledList):
             body = f"SHUFFLED {game}\n" + "".join(f"{m}\n" for m in message.messages)
-            mails.append(OutgoingMail((gm,), f"{game}: shuffled list", body, kind="fair_witness_peer",
-                                      auto_submitted=PEER))
+            mails.append(to_gm(f"{game}: shuffled list", body))
         elif isinstance(message, BlindRequest):
             body = render("fair_witness_blind_request.j2", game=game)
             mails.extend(OutgoingMail((p,), f"{game}: send your blind", body, kind="fair_witness_player")
                          for p in message.recipients)
         elif isinstance(message, BlindsCollected):
-            mails.append(OutgoingMail((gm,), f"{game}: blinds collected", f"COLLECTED {game} {message.count}\n",
-                                      kind="fair_witness_peer", auto_submitted=PEER))
+            mails.append(to_gm(f"{game}: blinds collected", f"COLLECTED {game} {message.count}\n"))
         elif isinstance(message, ReceiptsComplete):
             body = f"CONFIRMED {game}\n" + "".join(f"{p} {m}\n" for p, m in message.confirmed)
-            mails.append(OutgoingMail((gm,), f"{game}: receipts", body, kind="fair_witness_peer",
-                                      auto_submitted=PEER))
+            mails.append(to_gm(f"{game}: receipts", body))
         elif isinstance(message, BlindsPublished):
             line = f"BLINDS {game}\n" + "".join(f"{b}\n" for b in message.blinds)
             for party in message.recipients:
                 if party == GM:
-                    mails.append(OutgoingMail((gm,), f"{game}: the blinds", line, kind="fair_witness_peer",
-                                              auto_submitted=PEER))
+                    mails.append(to_gm(f"{game}: the blinds", line))
                 else:
                     body = render("fair_witness_blinds.j2", game=game, line=line)
                     mails.append(OutgoingMail((party,), f"{game}: the blinds", body, kind="fair_witness_player"))
@@ -161,19 +183,22 @@ def process_witness_mail(session: Session, inbound: InboundMail, now: datetime) 
     parsed = parse_mail(inbound.message)
     results: list[tuple[int, str, str, bool]] = []
     outgoing: list[OutgoingMail] = []
+    signatures = PeerSignatures(inbound.raw)
     for command in parsed.commands:
         if isinstance(command, Signoff):
             break
         savepoint = session.begin_nested()
         try:
             if isinstance(command, BlindShuffle):
-                run = _start(session, command, sender, now)
+                run = _start(session, command, sender, now, signatures)
                 note = "blinded assignment begun: waiting for the players' blinded messages" if run else "already begun"
             else:
                 game = getattr(command, "game", None)
                 if game is None:
                     raise WitnessRefusal("this judge is a witness for blinded power assignment and runs no games")
                 run = _run(session, game, gm=sender if sender in _gms(session, game) else None, player=sender)
+                if sender == run.gm_address:  # whatever its From says, the GM's mail is signed by its key
+                    signatures.require(run.peer_key, game)
                 state: WitnessSide = from_data(run.state)
                 step = state.receive(_message(command, sender, run), secrets.SystemRandom())
                 run.state = to_data(step.state)
@@ -181,7 +206,7 @@ def process_witness_mail(session: Session, inbound: InboundMail, now: datetime) 
                 run.waiting_since = now
                 if step.state.stage.name == "DONE":
                     run.finished_at = now
-                outgoing.extend(_mails(run, step.outgoing))
+                outgoing.extend(_mails(inbound.judge, run, step.outgoing))
                 note = step.state.stage.value
         except (WitnessRefusal, ProtocolError, BlindError) as problem:
             savepoint.rollback()

@@ -27,6 +27,7 @@ from judge.phases.sealed_flow import (
     commitments_of,
     current_phase,
     is_sealed,
+    publish_reveal,
     reveals_of,
 )
 from judge.phases.sealed_stages import maybe_process
@@ -184,6 +185,9 @@ def _reveal(ctx: MailContext, command: Reveal) -> None:
                  else Committed(signature=commitment.signature or b"", fingerprint=commitment.fingerprint or ""))
     check = check_reveal(committed, data, lambda: _keyring_with_key(ctx, who.membership, committed.fingerprint))
     verdict, signed = check.verdict, check.signed
+    if command.target is not None and not verdict.valid:  # passed on by anyone: only a match is kept
+        raise CommandRefused(f"REVEAL {command.target}: the file does not match {power}'s commitment "
+                             f"({verdict.reason}); nothing was kept")
     row = earlier or SealedReveal(game_id=game.id, phase=stage.phase, power=power, revealed_at=ctx.now, data=b"")
     row.data, row.signed_data, row.filename = data, signed, filename
     row.valid, row.reason, row.variant, row.revealed_at = verdict.valid, verdict.reason, verdict.variant, ctx.now
@@ -202,6 +206,7 @@ def _reveal(ctx: MailContext, command: Reveal) -> None:
     if read.ignored:
         message += f"; lines that are not orders (ignored): {'; '.join(line for line, _ in read.ignored)}"
     ctx.done(command, message)
+    ctx.send(publish_reveal(ctx.session, game, ctx.judge, row, commitment.kind))
     ctx.send(maybe_process(ctx.session, game, ctx.judge, ctx.now))
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from judge.fair.assignment import AssignmentError, next_contest, replay, start_assignment
+from judge.fair.ledger import COMMITMENTS, FORMAT as LOTTERY_FORMAT, LISTS_FORMAT, RESULT, REVEAL, Ledger, sort_key
 from judge.fair.preferences import PreferenceError, parse_preferences
 
 FORMAT = "dipjudge-assignment/1"
@@ -81,8 +82,6 @@ def check_record(document: dict[str, Any]) -> tuple[list[str], list[str]]:
 
 def verify_numbers(document: dict[str, Any], keyring: Any) -> tuple[list[str], list[str]]:
     """Each revealed number against its commitment (signatures need the players' keys)."""
-    from judge.crypto.commitments import verify_reveal, verify_sha256_reveal
-
     notes: list[str] = []
     problems: list[str] = []
     if document.get("keys"):
@@ -95,11 +94,7 @@ def verify_numbers(document: dict[str, Any], keyring: Any) -> tuple[list[str], l
             if revealed is None:
                 continue
             data = str(revealed).encode("utf-8")
-            if entry.get("kind") == "sha256":
-                verdict = verify_sha256_reveal(str(entry.get("data", "")), data)
-            else:
-                verdict = verify_reveal(keyring, str(entry.get("data", "")).encode("ascii"), data,
-                                        str(entry.get("fingerprint") or ""))
+            verdict = _verify_entry(keyring, entry, str(revealed))
             if not verdict.valid:
                 problems.append(f"lottery {lottery.get('seq')}: {label}'s number does not match its commitment: "
                                 f"{verdict.reason}")
@@ -114,13 +109,92 @@ def verify_numbers(document: dict[str, Any], keyring: Any) -> tuple[list[str], l
     return notes, problems
 
 
+def ledger_of(context: Any, game: str) -> Ledger:
+    """The game's lottery broadcasts seen so far in this audit (kept in ``context.ledgers``)."""
+    return context.ledgers.setdefault(("fair", game), Ledger())
+
+
 def check(report: Any, broadcast: Any, document: dict[str, Any], context: Any) -> None:
-    """The ``judge audit`` checker of this format (listed in judge.audit.CHECKERS)."""
+    """The ``judge audit`` checker of this format (listed in judge.audit.CHECKERS): the
+    record on its own, then against every lottery broadcast before it."""
     where = f"{document.get('game')} assignment"
     notes, problems = check_record(document)
     more_notes, more_problems = verify_numbers(document, context.keyring)
-    for problem in problems + more_problems:
+    held_notes, held_problems = ledger_of(context, str(document.get("game"))).check_assignment(document)
+    for problem in problems + more_problems + held_problems:
         report.bad(where, problem)
-    if not problems and not more_problems:
-        report.ok(where, "; ".join(notes + more_notes))
+    if not problems and not more_problems and not held_problems:
+        report.ok(where, "; ".join(notes + more_notes + held_notes))
+
+
+def check_lottery_record(report: Any, broadcast: Any, document: dict[str, Any], context: Any) -> None:
+    """The checker of lottery and list records (judge/fair/ledger.py): each against the
+    earlier ones, and a published reveal against its published commitment with gpg."""
+    game = str(document.get("game"))
+    book = ledger_of(context, game)
+    if document.get("keys"):
+        context.keyring.import_key_bundle(str(document["keys"]))
+    stage = str(document.get("stage"))
+    if document.get("format") == LISTS_FORMAT:
+        where = f"{game} lists {stage}" + (f" {document.get('label')}" if stage == REVEAL else "")
+        committed = (book.list_commitments or {}).get("commitments") or {}
+    else:
+        where = f"{game} lottery {document.get('seq')} {stage}" + (f" {document.get('label')}" if stage == REVEAL else "")
+        committed = (book.lotteries.get(int(document.get("seq") or 0), {}).get(COMMITMENTS) or {}).get("commitments") or {}
+    problems = book.add(document)
+    if stage == RESULT:
+        context.ledgers[("lottery-result", game, int(document.get("seq") or 0))] = broadcast.index
+    note = "signed by the judge"
+    if stage == REVEAL:
+        entry = committed.get(str(document.get("label")))
+        if entry:
+            verdict = _verify_entry(context.keyring, entry, str(document.get("revealed") or ""))
+            if verdict.valid:
+                note = "matches the commitment published before (checked)"
+            else:
+                problems.append(f"the published reveal does not match the published commitment: {verdict.reason}")
+    for problem in problems:
+        report.bad(where, problem)
+    if not problems:
+        report.ok(where, note)
+
+
+def check_player_reveal(report: Any, context: Any, where: str, index: int, game: str, label: str,
+                        data: bytes) -> bool:
+    """A player's own lottery reveal from the list: if it matches the published commitment
+    and came before the result, the result must have counted it (True: it matched one)."""
+    book = ledger_of(context, game)
+    text = data.decode("utf-8", "replace")
+    for seq, stages in sorted(book.lotteries.items()):
+        entry = ((stages.get(COMMITMENTS) or {}).get("commitments") or {}).get(label)
+        if not entry or not _verify_entry(context.keyring, entry, text).valid:
+            continue
+        result = stages.get(RESULT)
+        published_at = context.ledgers.get(("lottery-result", game, seq))
+        if result is None or published_at is None:
+            report.lines.append(f"{where}: matches {label}'s commitment in lottery {seq}; its result is not in the archive")
+        elif label in (result.get("defaulted") or []) and index < published_at:
+            report.bad(f"{game} lottery {seq}", f"{label} counted as not revealed, but {label}'s own reveal in {where}, "
+                                                "sent before the result, matches its commitment: a dropped reveal")
+        else:
+            report.ok(where, f"{label}'s own reveal for lottery {seq} matches its commitment and was counted")
+        return True
+    return False
+
+
+def _verify_entry(keyring: Any, entry: dict[str, Any], revealed: str) -> Any:
+    from judge.crypto.commitments import verify_reveal, verify_sha256_reveal
+
+    data = revealed.encode("utf-8")
+    if entry.get("kind") == "sha256":
+        return verify_sha256_reveal(str(entry.get("data", "")), data)
+    return verify_reveal(keyring, str(entry.get("data", "")).encode("ascii"), data, str(entry.get("fingerprint") or ""))
+
+
+def order(document: dict[str, Any]) -> tuple[int, int, int, str]:
+    """Where a fair record is checked among a game's records: lists and lotteries in the
+    order they were published, the assignment record after them all."""
+    if document.get("format") in (LOTTERY_FORMAT, LISTS_FORMAT):
+        return sort_key(document)
+    return (2, 0, 0, "")
 

@@ -22,6 +22,7 @@ Entry points for other modules:
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Sequence
@@ -34,6 +35,8 @@ from judge.config import JudgeSettings
 from judge.crypto.armor import enarmor
 from judge.outgoing import OutgoingMail
 from judge.record import (
+    reveal_document,
+    reveal_record_name,
     commitment_name,
     commitments_document,
     commitments_name,
@@ -173,8 +176,6 @@ def close_commitments(session: Session, game: Game, judge: JudgeSettings, now: d
         for c in ordered
     }
     document = commitments_document(game=game.name, phase=stage.phase, required=stage.required, commitments=entries)
-    import json
-
     files.append(FileAttachment(keys_name(game.name, stage.phase), _key_bundle(session, ordered), "application/pgp-keys"))
     files.append(FileAttachment(commitments_name(game.name, stage.phase),
                                 (json.dumps(document, indent=1, sort_keys=True) + "\n").encode("ascii"),
@@ -193,6 +194,21 @@ def close_commitments(session: Session, game: Game, judge: JudgeSettings, now: d
                   reveal_deadline=format_deadline(stage.reveal_deadline, game.zone or "UTC"))
     return broadcast(session, game, judge, subject=f"{game.name} {stage.phase}: commitments", body=body,
                      kind="commitments", attachments=files)
+
+
+def publish_reveal(session: Session, game: Game, judge: JudgeSettings, reveal: SealedReveal,
+                   kind: str) -> list[OutgoingMail]:
+    """A verified reveal goes to the game's list as it arrives, with the bytes that verified:
+    a judge that later called it missing is contradicted by its own signed broadcast."""
+    published = reveal.signed_data if reveal.signed_data is not None else reveal.data
+    document = reveal_document(game=game.name, phase=reveal.phase, power=reveal.power, kind=kind)
+    files = [FileAttachment(revealed_name(game.name, reveal.phase, reveal.power), published, "application/octet-stream"),
+             FileAttachment(reveal_record_name(game.name, reveal.phase, reveal.power),
+                            (json.dumps(document, indent=1, sort_keys=True) + "\n").encode("ascii"), "application/json")]
+    body = render("sealed_reveal.j2", game=game.name, phase=reveal.phase, power=reveal.power,
+                  file=revealed_name(game.name, reveal.phase, reveal.power))
+    return broadcast(session, game, judge, subject=f"{game.name} {reveal.phase}: {reveal.power} revealed", body=body,
+                     kind="sealed_reveal", attachments=files)
 
 
 def ready_to_process(session: Session, game: Game, stage: SealedPhase, now: datetime) -> bool:

@@ -167,6 +167,10 @@ class BlindRun(Base):
     waiting_since: Mapped[datetime]
     told_master_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
+    # The other party's signing key (armored) and fingerprint, pinned from the first signed
+    # protocol mail accepted: the witness's on the GM judge, the GM's on the witness.
+    peer_key: Mapped[str | None] = mapped_column(Text)
+    peer_fingerprint: Mapped[str | None] = mapped_column(String(40))
 
 
 class FairWitness(Base):

@@ -185,3 +185,13 @@ def test_blinded_assignment_errors():
     assert "not a number" in parse_text("BLINDED g1 12a4").errors[0].message
     assert "at least one number" in parse_text("SHUFFLED g1").errors[0].message
     assert "needs the game and the number" in parse_text("BLIND g1").errors[0].message
+
+
+def test_reveal_naming_whose_commitment_it_answers():
+    """``REVEAL who@game`` (issue 12.9): no SIGNON needed; the target is kept lower-cased."""
+    inline = parse_text("REVEAL France@G1\nA PAR H\nENDREVEAL").of_type(Reveal)[0]
+    assert inline.target == "france@g1" and inline.text == "A PAR H\n"
+    number = parse_text("REVEAL p3@g1 4").of_type(RevealNumber)[0]
+    assert (number.target, number.number) == ("p3@g1", 4)
+    assert parse_text("SIGNON Fg pw\nREVEAL\nA PAR H").of_type(Reveal)[0].target is None
+    assert "cannot follow REVEAL" in parse_text("REVEAL p3@g1 x y").errors[0].message

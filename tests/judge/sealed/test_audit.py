@@ -1,6 +1,7 @@
 """judge audit over the broadcasts of a sealed game played through the real worker and gpg."""
 
 import mailbox
+import tempfile
 from email import message_from_bytes, policy
 from pathlib import Path
 
@@ -139,6 +140,87 @@ def test_a_judge_that_signs_false_results_is_caught_by_re_adjudication(archive, 
     report = audit_archive(_rewrite(archive, lie, "lie.mbox"))
     assert not report.passed
     assert any("re-adjudication differs" in d for d in report.discrepancies), report.text()
+
+
+def test_each_verified_reveal_is_broadcast_and_checked(archive):
+    """Issue 12.9: a verified reveal goes to the list as it arrives; the audit checks each
+    against the published commitment (S1901M: 5 of 7 verified; F1901M: all 7)."""
+    text = audit_archive(archive).text()
+    assert text.count("reveal: matches the published commitment (checked with gpg)") == 12, text
+    assert "g1 S1901M ENGLAND reveal" not in text and "g1 S1901M ITALY reveal" not in text
+
+
+def test_results_that_drop_a_broadcast_reveal_fail_the_audit(archive, game):
+    """A judge that saw France's verified reveal, then re-signs F1901M's record as if France
+    had never revealed (its orders gone, the phase re-adjudicated so the results agree, the
+    revealed file left out) is caught by the reveal broadcast it signed before."""
+    import json
+
+    from judge.audit import Context, readjudicate
+    from judge.crypto.gpg import Keyring
+
+    def drop_france(raw: bytes) -> bytes:
+        message = message_from_bytes(raw, policy=policy.default)
+        if "F1901M results" not in str(message["Subject"]):
+            return raw
+        inner = message.get_payload()[0]
+        for part in list(inner.walk()):
+            if part.get_filename() == "g1-F1901M.json":
+                document = json.loads(part.get_payload(decode=True))
+                document["input"]["orders"]["FRANCE"] = []
+                document["sealed"]["FRANCE"].update(outcome="no_reveal", revealed=None, variant=None, orders=[],
+                                                    reason="no reveal before the reveal deadline: all units hold")
+                home = Path(tempfile.mkdtemp(prefix="fx", dir="/tmp"))
+                try:
+                    output, _, after = readjudicate(Context(Keyring(home)), document["input"])
+                finally:
+                    remove_home(home)
+                document["output"], document["digest_after"] = output, after
+                part.set_content(json.dumps(document).encode(), maintype="application", subtype="json",
+                                 filename="g1-F1901M.json")
+        with judge_keyring(game.judge.settings) as key:
+            signed = sign_message(key.keyring, inner, key.fingerprint)
+        for name in ("From", "To", "Subject", "Date", "Message-ID"):
+            signed[name] = message[name]
+        return signed.as_bytes()
+
+    report = audit_archive(_rewrite(archive, drop_france, "dropped.mbox"))
+    assert not report.passed
+    assert any("g1 F1901M FRANCE: marked no_reveal, but its reveal matching the commitment was broadcast" in d
+               and "a dropped reveal" in d for d in report.discrepancies), report.text()
+    assert not any("re-adjudication differs" in d for d in report.discrepancies)  # the forgery is consistent
+
+
+@pytest.mark.parametrize("signed", [False, True], ids=["plain", "pgp-mime-signed-by-the-player"])
+def test_a_players_own_reveal_on_the_list_proves_a_dropped_reveal(archive, game, tmp_path, signed):
+    """Italy never reached the judge's count in S1901M ("no reveal").  If Italy's own post
+    to the list, before the results, carries the file matching its commitment, the results
+    dropped it; the audit says so from Italy's own file (a mail Italy signed PGP/MIME with
+    its own key is a player's mail, not a bad judge signature)."""
+    from email.message import EmailMessage
+
+    own = EmailMessage()
+    own["From"], own["To"], own["Subject"] = "italy@players.test", "g1@lists.example.net", "my orders"
+    own.set_content("REVEAL italy@g1\n")
+    own.add_attachment(orders_file("ITALY", "S1901M", SPRING["ITALY"]), maintype="text", subtype="plain",
+                       filename="orders.txt")
+    if signed:
+        italy = game.keys["ITALY"]
+        with italy.keyring() as ring:
+            own = sign_message(ring, own, italy.fingerprint)
+    messages = read_archive(archive)
+    results_at = next(i for i, raw in enumerate(messages)
+                      if "S1901M results" in str(message_from_bytes(raw, policy=policy.default)["Subject"]))
+    path = tmp_path / "own.mbox"
+    box = mailbox.mbox(str(path))
+    for raw in [*messages[:results_at], own.as_bytes(), *messages[results_at:]]:
+        box.add(raw)
+    box.flush()
+    box.close()
+    report = audit_archive(path)
+    assert any(d.startswith("g1 S1901M ITALY: marked no_reveal, but the player's own reveal in message")
+               and "a dropped reveal" in d for d in report.discrepancies), report.text()
+    assert len(report.discrepancies) == 1, report.text()
 
 
 def test_the_judge_key_comes_from_the_get_key_reply_or_a_file(archive, tmp_path):

@@ -8,11 +8,14 @@ from __future__ import annotations
 import email
 import random
 import re
+import sys
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from email.policy import default as default_policy
 from pathlib import Path
+from typing import Iterator
 
+import pytest
 from sqlalchemy import select
 
 from judge.config import JudgeSettings
@@ -23,7 +26,10 @@ from judge.commands.fair_due import due_game_ids, fair_due_work, run_fair_pass
 from judge.commands.fair_witness import process_witness_mail
 from judge.store.models_fair import BlindRun
 from judge.store.models_game import Game, Membership
+from judge.outgoing import message_bytes
+from judge.publish.peer_mail import signed_peer_mail
 from judge.store.models_mail import OutboxMessage
+from tests.fixtures.gpg import remove_home, short_home
 from tests.judge.clocked_judge import ClockedJudge
 from tests.judge.services.harness import START
 from tests.judge.storage import make_mail, migrated_store
@@ -32,6 +38,18 @@ GM = JudgeSettings(address="judge@gm.example", domain="gm.example", name="GM Jud
 WITNESS = JudgeSettings(address="witness@wit.example", domain="wit.example", name="Witness Judge")
 MASTER = "master@example.net"
 PLAYERS = tuple(f"player{i}@example.net" for i in range(7))
+
+
+@pytest.fixture(autouse=True)
+def judge_keys(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """Each judge with its own GnuPG home: their protocol mail is signed (issue 12.10)."""
+    homes = [short_home("bg"), short_home("bw")]
+    monkeypatch.setattr(sys.modules[__name__], "GM", replace(GM, gnupg_home=str(homes[0]), data_dir=str(tmp_path)))
+    monkeypatch.setattr(sys.modules[__name__], "WITNESS",
+                        replace(WITNESS, gnupg_home=str(homes[1]), data_dir=str(tmp_path)))
+    yield
+    for home in homes:
+        remove_home(home)
 
 
 class Node(ClockedJudge):
@@ -216,16 +234,80 @@ def test_the_witness_refuses_lines_from_strangers(tmp_path: Path) -> None:
     assert "not a player" in net.elsewhere[-1][1] or "only the game master" in net.elsewhere[-1][1]
 
 
+def signed_by(settings: JudgeSettings, to: str, body: str) -> bytes:
+    """Protocol mail as the judge ``settings`` signs it (From: its address)."""
+    return message_bytes(signed_peer_mail(settings, to, "protocol", body, kind="test"), settings, START)
+
+
+def deliver(net: Network, to: str, raw: bytes, sender: str) -> None:
+    net.queue.append((to, raw, sender))
+    net.run()
+
+
 def test_the_game_master_refuses_a_damaged_list(tmp_path: Path) -> None:
     net = start_game(tmp_path, with_witness=False)
     def last_reply() -> str:  # the GM's answer waits for the witness (which is down here)
         raw = net.held[-1][1]
         return email.message_from_bytes(raw, policy=default_policy).get_body(("plain",)).get_content()
 
-    net.send(WITNESS.address, GM.address, "SHUFFLED g1\n12\n34\n")
+    deliver(net, GM.address, signed_by(WITNESS, GM.address, "SHUFFLED g1\n12\n34\n"), WITNESS.address)
     assert "ERROR" in last_reply() and "holds 2 messages, expected 7" in last_reply()
     digits = "\n".join("1" * 5 for _ in range(7))
-    net.send(WITNESS.address, GM.address, f"SHUFFLED g1\n{digits}\n")
+    deliver(net, GM.address, signed_by(WITNESS, GM.address, f"SHUFFLED g1\n{digits}\n"), WITNESS.address)
     assert "has 5 digits" in last_reply()
     with net.gm.store.unit_of_work() as session:
         assert session.execute(select(BlindRun)).scalar_one().log == []  # nothing taken
+
+
+def test_mail_with_the_witness_address_but_not_its_key_is_refused(tmp_path: Path) -> None:
+    """Issue 12.10: a forged From is not the witness.  Unsigned mail, or mail signed by another
+    key after the witness's key is pinned, is refused and changes nothing."""
+    net = start_game(tmp_path, with_witness=False)
+    witness = Node(tmp_path / "witness", WITNESS, process_witness_mail)  # run by hand: its list is held back
+    for to, raw, sender in net.held:  # SHUFFLE and the players' BLINDED lines
+        witness.deliver(raw, sender)
+    net.held.clear()
+    listed = [raw for recipients, raw, kind in witness.drain() if recipients == (GM.address,)]
+    assert len(listed) == 1 and b"multipart/signed" in listed[0]  # the witness signs its mail
+    text = email.message_from_bytes(listed[0], policy=default_policy).get_body(("plain",)).get_content()
+    forged_list = text.replace(text.split("\n")[1], "0" * len(text.split("\n")[1]), 1)
+
+    def state() -> tuple[list, dict, str | None]:
+        with net.gm.store.unit_of_work() as session:
+            run = session.execute(select(BlindRun)).scalar_one()
+            return list(run.log), dict(run.state), run.peer_fingerprint
+
+    before = state()
+    net.send(WITNESS.address, GM.address, forged_list)  # forged From, not signed
+    reply = email.message_from_bytes(net.held[-1][1], policy=default_policy).get_body(("plain",)).get_content()
+    assert "refused: not signed: protocol mail must be PGP/MIME signed" in reply
+    assert state() == before
+    deliver(net, GM.address, listed[0], WITNESS.address)  # the witness's own signed mail is taken
+    after = state()
+    assert after[0] == ["ShuffledList"] and after[2] is not None
+    assert any("signs its mail with the key" in body for body in net.to_master)
+    impostor_home = short_home("bi")
+    try:
+        impostor = replace(WITNESS, gnupg_home=str(impostor_home), data_dir=str(tmp_path / "impostor"))
+        deliver(net, GM.address, signed_by(impostor, GM.address, "COLLECTED g1 7\n"), WITNESS.address)
+    finally:
+        remove_home(impostor_home)
+    reply = email.message_from_bytes(net.held[-1][1], policy=default_policy).get_body(("plain",)).get_content()
+    assert "signature refused (the key pinned for this run" in reply
+    assert state() == after
+
+
+def test_the_witness_refuses_mail_in_the_name_of_the_game_master(tmp_path: Path) -> None:
+    net = start_game(tmp_path, with_witness=True)
+    with net.witness.store.unit_of_work() as session:
+        run = session.execute(select(BlindRun)).scalar_one()
+        assert run.peer_fingerprint is not None  # pinned from the signed SHUFFLE
+        log = list(run.log)
+    net.send(GM.address, WITNESS.address, "FORMAT g1 12x4 AUSTRIA\n")  # forged From, unsigned
+    with net.witness.store.unit_of_work() as session:
+        assert session.execute(select(BlindRun)).scalar_one().log == log
+    forged = make_mail(subject="x", body="SHUFFLE g2 8 " + " ".join(PLAYERS) + "\n", sender=GM.address,
+                       to=WITNESS.address)
+    deliver(net, WITNESS.address, forged, GM.address)
+    with net.witness.store.unit_of_work() as session:
+        assert [r.game_name for r in session.execute(select(BlindRun)).scalars()] == ["g1"]  # no run for g2

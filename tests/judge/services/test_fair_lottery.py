@@ -291,3 +291,20 @@ def test_reserves_fill_only_a_dropped_power(judge: JudgeHarness) -> None:
         seated = {m.address: m.power for m in session.execute(
             select(Membership).where(Membership.role == "player", Membership.status == "active")).scalars()}
     assert seated["nine@example.net"] == "RUSSIA" and seated["eight@example.net"] == "ENGLAND"
+
+
+def test_a_lottery_reveal_forwarded_without_signon_counts_and_is_published(judge: JudgeHarness) -> None:
+    """Issue 12.9: a reveal passed on by anyone (``REVEAL p1@g1``) is checked against P1's
+    commitment; each verified number goes to the game's list as it arrives."""
+    start_first_lottery(judge)
+    commit_all(judge, [1, 2, 3, 4, 5, 6, 0])
+    wrong = judge.send("stranger@example.net", f"REVEAL p1@g1\n{salted(2, 0)}ENDREVEAL\n").reply.body
+    assert "does not match your commitment" in wrong
+    forwarded = judge.send(player(3), f"REVEAL p1@g1\n{salted(1, 0)}ENDREVEAL\n")
+    assert "number 1 revealed for lottery 1" in forwarded.reply.body, forwarded.reply.body
+    published = forwarded.of_kind("fair_reveal")
+    assert published and "P1 revealed 1" in published[0].body
+    names = [part.get_filename() for part in published[0].message.walk() if part.get_filename()]
+    assert "g1-lottery-1-reveal-P1.json" in names
+    again = judge.send(player(0), f"SIGNON p1@g1 pw0\nREVEAL\n{salted(1, 0)}ENDREVEAL\n").reply.body
+    assert "you already revealed 1" in again
