@@ -7,10 +7,11 @@ parser, then the full legality check, which also finds the reason for an error).
 
 One fast path per phase kind, each with the long way as its fallback:
 
-* movement: the map's canonical holds, moves and supports (``adjudicator.forms``), one
-  lookup per line in ``parse_lines`` (a line in another case or spacing, or written with
+* movement: the map's canonical holds, moves, supports, moves by convoy and short convoys
+  (``adjudicator.forms``; the last two with a question for the position), one lookup per
+  line in ``parse_lines`` (a line in another case or spacing, or written with
   names and words, is looked up as its canonical text, ``OrderParser.canonical_spelling``
-  for the latter); other canonical lines (convoys, moves by convoy,
+  for the latter); other canonical lines (longer convoys,
   supports of convoyed moves, illegal orders) are read word by word by
   ``read_canonical`` and kept when ``plainly_legal`` says so, else fully checked;
 * retreats (``A VIE R BOH``, ``A VIE D``) and adjustments (``A PAR B``, ``A PAR D``,
@@ -55,26 +56,39 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
     forms = board.forms  # empty unless in a movement phase
     units = board.units
     ordinal = board.tables.power_ordinal.get(power)  # where the forms keep this power's orders
+    canonical_words = spell = None  # looked up at the first line that needs them
     for line in lines:
         form = forms.get(line)
         if form is None and forms:  # "a par - bur", "A PAR  -  BUR": the same order as its canonical text
             key = " ".join(line.upper().split())
             if key != line:
                 form = forms.get(key)
-                if form is None and not _canonical_words(board.variant).issuperset(key.split()):
-                    # "army paris to burgundy": as the lenient parser spells it canonically (a line
-                    # of canonical words only would be spelled as it is: looked up already)
-                    spelled = parser_for(board.variant).canonical_spelling(line)
-                    if spelled is not None:
-                        form = forms.get(spelled)
+                if form is None:
+                    if canonical_words is None:
+                        canonical_words = _canonical_words(board.variant)
+                        spell = parser_for(board.variant).canonical_spelling
+                    if not canonical_words.issuperset(key.split()):
+                        # "army paris to burgundy": as the lenient parser spells it canonically (a line
+                        # of canonical words only would be spelled as it is: looked up already)
+                        spelled = spell(line)  # type: ignore[misc]
+                        if spelled is not None:
+                            form = forms.get(spelled)
         if form is not None:
             # The innermost loop of parsing: a form's reading, written out (see adjudicator.forms).
-            province, shape, _, location, kind, text, supported_kind, supported_at, supported_to, ready = form
+            province, _, target, location, kind, text, supported_kind, supported_at, supported_to, ready, by_sea = form
             unit = units.get(province)
             if unit is not None and unit.location == location and unit.kind is kind and unit.power == power:
                 if ready is not None:  # a hold or a move: made once per map and power
                     # (a power the map does not list, ordinal None, takes the long way)
                     order = ready[ordinal] if ordinal is not None else None
+                    if by_sea and not board.tables.sea_path_exists(province, target, board.fleet_seas):
+                        order = None  # no chain of fleets: the long way says why
+                elif by_sea:  # a convoy: the army must stand where written, joined by fleets through this one
+                    army = units.get(supported_at)  # type: ignore[arg-type]
+                    order = None
+                    if army is not None and army.kind is supported_kind and board.tables.sea_path_exists(
+                            supported_at, supported_to, board.fleet_seas, through=province):  # type: ignore[arg-type]
+                        order = made(Convoy, (unit, supported_at, supported_to))
                 else:
                     other = units.get(supported_at)  # type: ignore[arg-type]
                     if other is None or other.kind is not supported_kind:

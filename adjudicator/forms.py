@@ -28,7 +28,7 @@ from typing import Mapping, NamedTuple
 
 from adjudicator.memo import per_variant
 from adjudicator.orders import Hold, Move, Order
-from adjudicator.resolve import HOLD, MOVE, SUPPORT_HOLD, SUPPORT_MOVE
+from adjudicator.resolve import CONVOY, HOLD, MOVE, SUPPORT_HOLD, SUPPORT_MOVE
 from adjudicator.tables import Tables, tables_for
 from adjudicator.types import Unit, UnitKind, Variant, province_of
 
@@ -46,6 +46,12 @@ class Form(NamedTuple):
     supported_province: str | None  # ... in this province
     supported_to: str | None  # a support of a move's destination, as written
     orders: tuple[Order, ...] | None  # a hold's or a move's order for each power (power_ordinal)
+    # A move by convoy over sea, or a convoy: the question the position must still answer
+    # (``canonical_lines``: is there a chain of fleets, and for a convoy the army to carry)
+    by_sea: int = 0  # NOT_BY_SEA, MOVE_BY_SEA or CONVOY_BY_SEA
+
+
+NOT_BY_SEA, MOVE_BY_SEA, CONVOY_BY_SEA = range(3)
 
 
 @per_variant
@@ -111,7 +117,40 @@ def _build(tables: Tables) -> dict[str, Form]:
                     form = Form(province, SUPPORT_MOVE, target, location, kind, canonical, other_kind, origin, written, None)
                     for origin_written in _names_of(tables, origin, other_kind):
                         forms[f"{head} S {other_kind.value} {origin_written} - {written}"] = form
+        if kind is UnitKind.ARMY:
+            _add_moves_by_convoy(tables, forms, province, units)
+        elif province in tables.convoy_seas:
+            _add_convoys(tables, forms, location)
     return forms
+
+
+def _add_moves_by_convoy(tables: Tables, forms: dict[str, Form], province: str, units: list[Unit]) -> None:
+    """``A LON - NWY VIA CONVOY``: to a neighbour (legal as it stands) or, from a coast, to
+    any other coast (legal when a chain of fleets joins them, asked per position)."""
+    adjacent = tables.army_adj.get(province, frozenset())
+    coasts = tables.coastal if province in tables.coastal else frozenset()
+    for destination in sorted(adjacent | coasts):
+        if destination == province or "/" in destination:
+            continue
+        text = f"A {province} - {destination} VIA CONVOY"
+        forms[text] = Form(province, MOVE, destination, province, UnitKind.ARMY, text, None, None, None,
+                           tuple(Move(unit, destination, True) for unit in units),
+                           NOT_BY_SEA if destination in adjacent else MOVE_BY_SEA)
+
+
+def _add_convoys(tables: Tables, forms: dict[str, Form], location: str) -> None:
+    """``F NTH C A LON - NWY``, for the coasts the seas next to the fleet's touch (a longer
+    convoy is read the long way): legal when an army stands there and a chain of fleets
+    through this one joins the coasts, asked per position."""
+    province = tables.prov_of[location]
+    near = {province, *tables.sea_touching.get(province, ())}
+    coasts = sorted(p for p in tables.coastal if not near.isdisjoint(tables.sea_touching.get(p, ())))
+    for army_from in coasts:
+        for army_to in coasts:
+            if army_from != army_to:
+                text = f"F {location} C A {army_from} - {army_to}"
+                forms[text] = Form(province, CONVOY, "", location, UnitKind.FLEET, text, UnitKind.ARMY, army_from, army_to,
+                                   None, CONVOY_BY_SEA)
 
 
 def _names_of(tables: Tables, province: str, kind: UnitKind) -> list[str]:

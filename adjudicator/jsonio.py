@@ -20,8 +20,10 @@ appears in retreat phases (``attacker_from`` is optional on input).
 
 from __future__ import annotations
 
+from itertools import chain
 from json.encoder import encode_basestring
 from operator import attrgetter
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple
 
 from adjudicator.mapdata import normalise_name
@@ -159,9 +161,10 @@ class _Names(NamedTuple):
     position (``_units``, ``_centers``): what the careful reading would make of each."""
 
     powers: Mapping[str, str]  # "FRANCE" -> "FRANCE"
-    # "F STP/SC" -> ("STP", {"RUSSIA": Unit("STP/SC", FLEET, "RUSSIA"), ...}): every unit that may
-    # stand so, made once for each power of the map (units are values: equal to one made anew)
-    units: Mapping[str, tuple[str, Mapping[str, Unit]]]
+    # "RUSSIA" -> {"F STP/SC": Unit("STP/SC", FLEET, "RUSSIA"), ...}: every unit that may stand
+    # so, made once for each power of the map (units are values: equal to one made anew)
+    units: Mapping[str, Mapping[str, Unit]]
+    provinces: Mapping[str, str]  # location -> its province: "STP/SC" -> "STP"
     centers: frozenset[str]  # the supply centres' abbreviations
 
 
@@ -169,7 +172,8 @@ class _Names(NamedTuple):
 def _names(variant: Variant) -> _Names:
     """The canonical names of ``variant``, each read once by the careful reader (memoised
     per variant: derived from immutable data only)."""
-    units: dict[str, tuple[str, Mapping[str, Unit]]] = {}
+    units: dict[str, dict[str, Unit]] = {p.name: {} for p in variant.powers}
+    provinces: dict[str, str] = {}
     for province in variant.provinces.values():
         for place in (province.abbrev, *(f"{province.abbrev}/{coast}" for coast in province.coasts)):
             for kind in ("A", "F"):
@@ -178,8 +182,10 @@ def _names(variant: Variant) -> _Names:
                     unit = _unit(variant, text, "", "")
                 except ContractError:
                     continue
-                units[text] = (unit.province, {p.name: Unit(unit.location, unit.kind, p.name) for p in variant.powers})
-    return _Names({p.name: p.name for p in variant.powers}, units, frozenset(variant.supply_centers))
+                provinces[unit.location] = unit.province
+                for power in variant.powers:
+                    units[power.name][text] = Unit(unit.location, unit.kind, power.name)
+    return _Names({p.name: p.name for p in variant.powers}, units, provinces, frozenset(variant.supply_centers))
 
 
 def _units(variant: Variant | None, doc: Mapping[str, Any]) -> tuple[Unit, ...]:
@@ -198,23 +204,16 @@ def _units_quickly(names: _Names, listed: Any) -> tuple[Unit, ...] | None:
     if type(listed) is not dict:
         return None
     units: list[Unit] = []
-    provinces: list[str] = []
-    add, occupy = units.append, provinces.append
-    known_units, known_powers = names.units, names.powers
+    known_units = names.units
     try:
         for name, written in listed.items():
-            power = known_powers.get(name)
-            if power is None or type(written) is not list:
+            known = known_units.get(name)
+            if known is None or type(written) is not list:
                 return None
-            for text in written:
-                standing = known_units.get(text)  # TypeError for a list or an object: the careful way
-                if standing is None:
-                    return None
-                occupy(standing[0])
-                add(standing[1][power])
-    except TypeError:
+            units += map(known.__getitem__, written)  # KeyError for anything else, TypeError for a list
+    except (KeyError, TypeError):
         return None
-    if len(set(provinces)) != len(provinces):
+    if len(set(map(names.provinces.__getitem__, map(_by_location, units)))) != len(units):
         return None  # two units in a province: said carefully
     units.sort(key=_by_location)
     return tuple(units)
@@ -237,7 +236,7 @@ def _units_carefully(variant: Variant | None, doc: Mapping[str, Any]) -> tuple[U
     return tuple(sorted(units))
 
 
-def _centers(variant: Variant | None, doc: Mapping[str, Any], phase: Phase) -> dict[str, frozenset[str]]:
+def _centers(variant: Variant | None, doc: Mapping[str, Any], phase: Phase) -> Mapping[str, frozenset[str]]:
     if variant is not None and "centers" in doc:
         quick = _centers_quickly(_names(variant), doc["centers"])
         if quick is not None:
@@ -245,7 +244,7 @@ def _centers(variant: Variant | None, doc: Mapping[str, Any], phase: Phase) -> d
     return _centers_carefully(variant, doc, phase)
 
 
-def _centers_quickly(names: _Names, listed: Any) -> dict[str, frozenset[str]] | None:
+def _centers_quickly(names: _Names, listed: Any) -> Mapping[str, frozenset[str]] | None:
     """The centres as ``_centers_carefully`` reads them when every power and centre is
     written canonically and no centre has two owners; else ``None``."""
     if type(listed) is not dict:
@@ -267,7 +266,7 @@ def _centers_quickly(names: _Names, listed: Any) -> dict[str, frozenset[str]] | 
         return None
     if count != len(frozenset().union(*centers.values())):
         return None  # a centre owned by two powers: said carefully
-    return centers
+    return MappingProxyType(centers)  # as a Position keeps them: taken as they are
 
 
 def _centers_carefully(variant: Variant | None, doc: Mapping[str, Any], phase: Phase) -> dict[str, frozenset[str]]:
@@ -353,14 +352,19 @@ def order_texts_from_json(variant: Variant, doc: Mapping[str, Any]) -> dict[str,
     if type(listed) is dict:  # the quick way, when every power is written canonically
         known_powers = _names(variant).powers
         quick = {known_powers.get(name): lines for name, lines in listed.items()}
-        if None not in quick and all(type(lines) is list and all(type(line) is str for line in lines) for lines in quick.values()):
-            return {power: tuple(lines) for power, lines in quick.items()}  # type: ignore[misc]
+        if None not in quick and _LISTS.issuperset(map(type, quick.values())) and _STRINGS.issuperset(
+                map(type, chain.from_iterable(quick.values()))):  # C-level maps: every order a string
+            return dict(zip(quick, map(tuple, quick.values())))  # type: ignore[arg-type]
     orders: dict[str, tuple[str, ...]] = {}
     for name, lines in _object(listed, "orders").items():
         power = _power(variant, name, "orders")
         texts = tuple(_string(line, f"an order of {power}") for line in _list(lines, f"orders of {power}"))
         orders[power] = orders.get(power, ()) + texts
     return orders
+
+
+_LISTS = frozenset({list})
+_STRINGS = frozenset({str})
 
 
 def rules_from_json(doc: Mapping[str, Any], known: Iterable[str]) -> frozenset[str]:
@@ -457,31 +461,64 @@ def results_to_json(phase: Phase, adjudication: Adjudication, extra: Iterable[Or
 def results_to_text(phase: Phase, adjudication: Adjudication, extra: Iterable[OrderResult] = ()) -> str:
     """``json.dumps(results_to_json(phase, adjudication, extra), ensure_ascii=False)``, the
     same text written straight from the values (``judge adjudicate --batch`` answers every
-    line so: no documents built only to be encoded)."""
+    line so: no documents built only to be encoded; C-level maps over the results and units,
+    the fixed parts of each result written once per power and result code)."""
     q = _quote
-    results = []
-    add = results.append
-    for power, order, result, reason in _in_order(adjudication, extra):
-        if reason is None:
-            add(f'{{"power": {q(power)}, "order": {q(order)}, "result": {q(result)}}}')
-        else:
-            add(f'{{"power": {q(power)}, "order": {q(order)}, "result": {q(result)}, "reason": {q(reason)}}}')
+    ordered = _in_order(adjudication, extra)
+    results = ""
+    if ordered:
+        powers, orders, codes, reasons = zip(*ordered)
+        tails = list(map(_RESULT_TAILS.__getitem__, codes))
+        if reasons.count(None) != len(reasons):
+            for i, reason in enumerate(reasons):
+                if reason is not None:
+                    tails[i] = f', "result": {q(codes[i])}, "reason": {q(reason)}}}'
+        results = ", ".join(map("".join, zip(map(_RESULT_HEADS.__getitem__, powers), map(q, orders), tails)))
     nxt = adjudication.position
-    by_power: dict[str, list[str]] = {}
-    for unit in sorted(nxt.units, key=_by_location):
-        by_power.setdefault(unit.power, []).append(q(f"{unit.kind._value_} {unit.location}"))
-    units = ", ".join(f"{q(power)}: [{', '.join(listed)}]" for power, listed in sorted(by_power.items()))
-    dislodged = ", ".join(
-        f'{{"power": {q(d.unit.power)}, "unit": {q(str(d.unit))}, "attacker_from": {_nullable(d.attacker_from)}, '
-        f'"retreats": {_strings(sorted(d.retreats))}}}'
-        for d in sorted(adjudication.dislodged, key=lambda d: d.unit.location)
-    )
-    centers = ", ".join(f"{q(power)}: {_strings(sorted(owned))}" for power, owned in sorted(nxt.centers.items()) if owned)
     return (
-        f'{{"phase": {q(str(phase))}, "results": [{", ".join(results)}], "units": {{{units}}}, '
-        f'"dislodged": [{dislodged}], "contested": {_strings(sorted(adjudication.contested))}, "centers": {{{centers}}}, '
-        f'"next_phase": {q(str(nxt.phase))}, "winner": {_nullable(adjudication.winner)}}}'
+        f'{{"phase": {q(str(phase))}, "results": [{results}], "units": {{{_units_text(nxt.units)}}}, '
+        f'"dislodged": [{_dislodged_text(adjudication.dislodged)}], "contested": {_strings(sorted(adjudication.contested))}, '
+        f'"centers": {{{_centers_text(nxt.centers)}}}, "next_phase": {q(str(nxt.phase))}, "winner": {_nullable(adjudication.winner)}}}'
     )
+
+
+def _units_text(units: Iterable[Unit]) -> str:
+    """The ``units`` object's members: power -> unit texts, both sorted."""
+    q = _quote
+    by_power: dict[str, list[str]] = {}
+    for unit in sorted(units, key=_by_location):
+        by_power.setdefault(unit.power, []).append(q(f"{unit.kind._value_} {unit.location}"))
+    return ", ".join([f"{q(power)}: [{', '.join(listed)}]" for power, listed in sorted(by_power.items())])
+
+
+def _dislodged_text(dislodged: Iterable[Dislodged]) -> str:
+    return ", ".join(
+        f'{{"power": {_quote(d.unit.power)}, "unit": {_quote(str(d.unit))}, "attacker_from": {_nullable(d.attacker_from)}, '
+        f'"retreats": {_strings(sorted(d.retreats))}}}'
+        for d in sorted(dislodged, key=lambda d: d.unit.location)
+    )
+
+
+def _centers_text(centers: Mapping[str, frozenset[str]]) -> str:
+    q = _quote
+    return ", ".join([f"{q(power)}: [{', '.join(map(q, sorted(owned)))}]" for power, owned in sorted(centers.items()) if owned])
+
+
+class _Written(dict):  # type: ignore[type-arg]
+    """``text -> what it is written as``, each worked out at its first use (``__missing__``)."""
+
+    def __init__(self, write: Any) -> None:
+        super().__init__()
+        self.write = write
+
+    def __missing__(self, key: str) -> str:
+        self[key] = written = self.write(key)
+        return written
+
+
+# The fixed parts of a result without reason, around its order: by power, by result code.
+_RESULT_HEADS = _Written(lambda power: f'{{"power": {_quote(power)}, "order": ')
+_RESULT_TAILS = _Written(lambda code: f', "result": {_quote(code)}}}')
 
 
 _quote = encode_basestring  # a string as json.dumps(..., ensure_ascii=False) writes it

@@ -8,6 +8,7 @@ hash and serialise; the helpers below are the only place that splits them.
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping, NamedTuple
@@ -73,13 +74,19 @@ class Phase:
     @classmethod
     def parse(cls, text: str) -> "Phase":
         """Parse ``S1901M``-style text; raises ValueError on anything else."""
+        if cls is Phase:
+            return _parse_phase(text)
+        return cls._parse(text)
+
+    @classmethod
+    def _parse(cls, text: str) -> Phase:
         text = text.strip().upper()
         if len(text) < 3 or text[0] not in "SFW" or text[-1] not in "MRA" or not text[1:-1].isdigit():
             raise ValueError(f"not a phase: {text!r} (expected e.g. S1901M, F1901R, W1901A)")
-        return cls(int(text[1:-1]), Season(text[0]), PhaseKind(text[-1]))
+        return cls(int(text[1:-1]), _SEASONS[text[0]], _KINDS[text[-1]])
 
     def __str__(self) -> str:
-        return f"{self.season.value}{self.year}{self.kind.value}"
+        return f"{self.season._value_}{self.year}{self.kind._value_}"  # _value_: a plain attribute
 
     def closes_year(self, following: Phase) -> bool:
         """Does playing this phase end a game year (centres counted), ``following`` being
@@ -89,6 +96,12 @@ class Phase:
         if self.kind is PhaseKind.ADJUSTMENT or self.season is Season.SPRING:
             return False
         return following.kind is PhaseKind.ADJUSTMENT or following.season is Season.SPRING
+
+
+# Phases are values: the texts a batch meets (a few per game year) are each read once.
+_parse_phase = functools.lru_cache(maxsize=1024)(Phase._parse)
+_SEASONS = {season._value_: season for season in Season}  # dict lookups: an Enum's call is Python-level
+_KINDS = {kind._value_: kind for kind in PhaseKind}
 
 
 @dataclass(frozen=True, slots=True)

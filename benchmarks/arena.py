@@ -1,6 +1,6 @@
 """The arena: a candidate player against a field of opponents, in process, through our adjudicator.
 
-    python -m benchmarks.arena [--seeds N] [--first-seed S] [--iterations I] [--seconds T]
+    python -m benchmarks.arena [--seeds N] [--first-seed S] [--seconds T] [--iterations I]
                                [--last-year Y] [--opponents random,dumbbot] [--candidate strategic|dumbbot]
                                [--baseline] [--map NAME] [--json PATH]
 
@@ -12,10 +12,9 @@ its mean centres at the end, how often it survived, and its mean seconds per gam
 ``--baseline`` plays the same games with a DumbBot in the candidate's seat, so that the
 candidate's figures stand beside DumbBot's own in the same seats.
 
-The strategic bot's search budget per movement phase is ``--iterations`` candidate
-evaluations (deterministic; default 500) and at most ``--seconds`` (default none): the
-machine the figures come from is shared, so the arena runs a small budget, far below the
-bot's default of 4 s per phase.
+The strategic bot's search budget per movement phase is ``--seconds`` (default: the bot's
+own, 4 s) or ``--iterations`` candidate evaluations (alone: deterministic, no time limit);
+docs/benchmarks.md says which budget each recorded run used.
 """
 
 from __future__ import annotations
@@ -33,7 +32,8 @@ import maps
 from adjudicator.types import Variant
 from bot.dumbbot import DumbBot
 from bot.game import play
-from bot.player import Budget, Player
+from bot.budget_options import add_budget_options, budget_from, budget_text
+from bot.player import Player
 from bot.randombot import RandomBot
 from bot.search import StrategicBot
 
@@ -114,8 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="A candidate bot against RandomBots and DumbBots, rotating through every seat.")
     parser.add_argument("--seeds", type=int, default=10, help="number of seeds; games = seeds x powers per field (default 10)")
     parser.add_argument("--first-seed", type=int, default=1, help="first seed of the fixed list (default 1)")
-    parser.add_argument("--iterations", type=int, default=500, help="search evaluations per movement phase (default 500)")
-    parser.add_argument("--seconds", type=float, default=None, help="wall-time cap per movement phase (default none)")
+    add_budget_options(parser)
     parser.add_argument("--last-year", type=int, default=1910, help="play to a solo or the winter of this year (default 1910)")
     parser.add_argument("--opponents", default="random,dumbbot", help="comma-separated fields: random, dumbbot (default both)")
     parser.add_argument("--candidate", choices=("strategic", "dumbbot"), default="strategic", help="the player rotated through the seats")
@@ -130,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--opponents {args.opponents!r}: expected a comma-separated list of {', '.join(OPPONENTS)}")
     if args.seeds < 1:
         parser.error(f"--seeds {args.seeds}: expected 1 or more")
-    budget = Budget(iterations=args.iterations, seconds=args.seconds)
+    budget = budget_from(parser, args)
     variant = maps.load(args.map)
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     candidates: list[Callable[[int], Player]] = [
@@ -142,8 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = [run_field(variant, make, opponents, seeds, args.last_year, progress)
                for opponents in fields for make in candidates]
     print(f"map {args.map}, seeds {seeds[0]}-{seeds[-1]}, to a solo or W{args.last_year}, "
-          f"search budget {args.iterations} evaluations per movement phase"
-          f"{'' if args.seconds is None else f' (at most {args.seconds} s)'}, {time.perf_counter() - started:.0f} s in all")
+          f"search budget {budget_text(budget)}, {time.perf_counter() - started:.0f} s in all")
     print(table(results))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:

@@ -1,6 +1,6 @@
 """Our strategic bot against the real DumbBot, over DAIDE.
 
-    python -m benchmarks.daide_arena [--games N] [--iterations I] [--last-year Y] [--dumbbots-only | --reverse]
+    python -m benchmarks.daide_arena [--games N] [--seconds T] [--iterations I] [--last-year Y] [--dumbbots-only | --reverse]
 
 Each game runs our DAIDE server in process (``daide.server.GameServer`` over a
 ``daide.local.LocalGame``), our bot as a DAIDE client (``judge bot``'s
@@ -12,8 +12,9 @@ have deadlines (20 s movement, 4 s retreats and builds: a DumbBot may leave a bu
 unordered, and the deadline then processes the phase as a judge would).
 ``--dumbbots-only`` plays seven DumbBots instead: DumbBot's own figures in the same seats;
 ``--reverse`` six of our bots and one DumbBot, whose figures are reported.
-The search budget per movement phase is ``--iterations`` evaluations (default 300): the
-machine is shared and a DumbBot answers in milliseconds.
+The search budget per movement phase is ``--seconds`` (default: the bot's own, 4 s) or
+``--iterations`` evaluations (alone: deterministic, no time limit); docs/benchmarks.md says
+which budget each recorded run used.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Sequence
 
 import maps
 from benchmarks.arena import wilson
+from bot.budget_options import add_budget_options, budget_from, budget_text
 from bot.player import Budget
 from bot.search import StrategicBot
 from daide.local import LocalGame
@@ -52,7 +54,7 @@ def dumbbot_path() -> Path | None:
     return None
 
 
-async def one_game(ours: frozenset[str], iterations: int, seed: int, last_year: int, binary: Path) -> dict[str, int]:
+async def one_game(ours: frozenset[str], budget: Budget, seed: int, last_year: int, binary: Path) -> dict[str, int]:
     """Centres of every power after Winter ``last_year`` (or the solo); our bots in the seats
     ``ours``, DumbBots in the others."""
     def choose(free: list[str]) -> str:
@@ -66,7 +68,7 @@ async def one_game(ours: frozenset[str], iterations: int, seed: int, last_year: 
     clients: list[asyncio.Task] = []
     try:
         for power in sorted(ours):  # seated before any DumbBot connects: ``choose`` gives them ``ours``
-            player = StrategicBot(seed, Budget(iterations=iterations, seconds=None))
+            player = StrategicBot(seed, budget)
             clients.append(asyncio.create_task(DaideBot("127.0.0.1", port, player, retries=0).run()))
             while not any(c.power == power for c in server.connections):
                 await asyncio.sleep(0.02)
@@ -102,11 +104,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Our bot against six real DumbBots over DAIDE.")
     parser.add_argument("--games", type=int, default=14, help="games; the seat rotates through the powers (default 14)")
     parser.add_argument("--first-game", type=int, default=1, help="number of the first game (its seed; default 1)")
-    parser.add_argument("--iterations", type=int, default=300, help="search evaluations per movement phase (default 300)")
+    add_budget_options(parser)
     parser.add_argument("--last-year", type=int, default=1910, help="stop after the winter of this year (default 1910)")
     parser.add_argument("--dumbbots-only", action="store_true", help="seven DumbBots: DumbBot's own figures")
     parser.add_argument("--reverse", action="store_true", help="six of our bots and one DumbBot in the rotating seat")
     args = parser.parse_args(argv)
+    budget = budget_from(parser, args)
     binary = dumbbot_path()
     if binary is None:
         print("skipped: the DumbBot binary (../shared/peers/daide-client/bin/dumbbot) is not on this machine")
@@ -118,14 +121,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         seat = POWERS[number % 7]
         ours = (frozenset() if args.dumbbots_only else
                 frozenset(POWERS) - {seat} if args.reverse else frozenset({seat}))
-        result = asyncio.run(one_game(ours, args.iterations, number + 1, args.last_year, binary))
+        result = asyncio.run(one_game(ours, budget, number + 1, args.last_year, binary))
         centres.append(result[seat])
         solos += result[seat] >= VARIANT.victory_centers
         print(f"game {number + 1} {seat}: {result[seat]} centres ({result})", file=sys.stderr, flush=True)
     low, high = wilson(solos, len(centres))
     who = ("DumbBot (7 DumbBots)" if args.dumbbots_only else
-           f"DumbBot vs 6 StrategicBots ({args.iterations} evaluations)" if args.reverse else
-           f"StrategicBot ({args.iterations} evaluations) vs 6 DumbBots")
+           f"DumbBot vs 6 StrategicBots ({budget_text(budget)})" if args.reverse else
+           f"StrategicBot ({budget_text(budget)}) vs 6 DumbBots")
     print(f"{who}: {len(centres)} games to a solo or W{args.last_year}, {time.perf_counter() - started:.0f} s")
     print(f"| {who} | {len(centres)} | {solos} | {solos / len(centres):.0%} ({low:.0%}-{high:.0%}) | "
           f"{statistics.fmean(centres):.2f} |")

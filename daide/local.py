@@ -41,6 +41,7 @@ class LocalGame:
     absent: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # power -> (name, version) for SMR
     choose: Callable[[list[str]], str] = field(default=lambda free: random.choice(free))
     rules: frozenset[str] = frozenset()
+    partial_draws: bool = False  # DRW (power power ...) allowed: a draw of some survivors
 
     def __post_init__(self) -> None:
         self.table = TokenTable.for_variant(self.variant)
@@ -50,7 +51,7 @@ class LocalGame:
         self._orders: dict[str, dict[str, Order]] = {}
         self._ready: set[str] = set()
         self._holding_back: set[str] = set()  # NOT (GOF) said this phase
-        self._draws: set[str] = set()
+        self._draws: dict[str, frozenset[str]] = {}  # power -> the powers its DRW would draw
         self._history: dict[Phase, PlayedPhase] = {}
         self._eliminated: dict[str, int] = {}
         self._listeners: list[Listener] = []
@@ -161,11 +162,29 @@ class LocalGame:
             self._holding_back.add(power)
         self._maybe_process()
 
-    def set_draw(self, power: str, vote: bool) -> None:
-        (self._draws.add if vote else self._draws.discard)(power)
-        survivors = {p for p, c in self._position.centers.items() if c}
-        if survivors and survivors <= self._draws:
-            self._end("draw", self._position.phase, drawn=sorted(survivors))
+    def _survivors(self) -> frozenset[str]:
+        return frozenset(p for p, c in self._position.centers.items() if c)
+
+    def draw_refusal(self, power: str, powers: frozenset[str] | None) -> str | None:
+        survivors = self._survivors()
+        if powers is None or powers == survivors:
+            return None
+        if not self.partial_draws:
+            return "this game draws only among all survivors: send DRW without powers"
+        if not powers <= survivors or len(powers) < 2:
+            return "a draw lists two or more surviving powers"
+        return None
+
+    def set_draw(self, power: str, vote: bool, powers: frozenset[str] | None = None) -> None:
+        survivors = self._survivors()
+        if not vote:
+            self._draws.pop(power, None)
+        elif self.draw_refusal(power, powers) is None:
+            self._draws[power] = powers or survivors
+        lists = {self._draws.get(p) for p in survivors}
+        # every survivor asked for a draw of the same powers (one left out of it voted so too)
+        if lists and None not in lists and len(lists) == 1:
+            self._end("draw", self._position.phase, drawn=sorted(next(iter(lists))))  # type: ignore[arg-type]
 
     def history(self, phase: Phase) -> PlayedPhase | None:
         return self._history.get(phase)

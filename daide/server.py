@@ -23,6 +23,7 @@ from daide.framing import ErrorCode, Frame, FrameReader, FramingError, Kind
 from daide.host import Ending, GameHost, PlayedPhase, Seat
 from daide.messages import DecodeError, Message, Text, build_tree, encode, huh_for, token_index, with_error_mark, words
 from daide.orders import UnreadableOrder, ord_messages, read_order
+from daide.tokens import TokenTable
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,8 @@ class Connection:
         self.accepted_map = False
         self.greeted = False
         self.closed = False
+        self.reminders: set[int] = set()  # TME (seconds): tell the client when that many are left
+        self.reminded: tuple[object, set[int]] = (None, set())  # (phase, reminders sent in it)
         self._queued: list[Frame] = []
         self._recent: list[float] = []
 
@@ -181,6 +184,17 @@ class Connection:
             log.exception("DAIDE: handling %s failed", message[0])
 
 
+def _has_deadlines(timing: render.Timing) -> bool:
+    return bool(timing.movement or timing.retreat or timing.build)
+
+
+def _seconds(element: object) -> int | None:
+    """The n of ``(n)``, a whole number of seconds; None for anything else."""
+    if type(element) is tuple and len(element) == 1 and type(element[0]) is int and element[0] >= 0:
+        return element[0]
+    return None
+
+
 def _bracketed(body: bytes) -> bytes:
     return b"\x40\x00" + body + b"\x40\x01"
 
@@ -308,8 +322,19 @@ class Commands:
         self.c.send(render.supply_centres(self.host.variant, self.host.table, self.host.position().centers))
 
     def tme(self, message: Message, values: Sequence[int]) -> None:
-        if len(message) == 2:  # TME (seconds): a reminder the server may honour; this one does not
-            self.c.send(("REJ", message))
+        if len(message) == 2:  # TME (seconds): send TME when that many seconds are left, every phase
+            seconds = _seconds(message[1])
+            if seconds is None:
+                self.huh(message, (1, 0) if type(message[1]) is tuple and message[1] else (1,))
+            elif not _has_deadlines(self.host.timing()) or self.host.ended():
+                self.c.send(("REJ", message))  # no deadlines: nothing to remind of
+            else:
+                self.c.reminders.add(seconds)
+                self.c.send(("YES", message))
+                self.server.send_reminders()
+            return
+        if len(message) != 1:
+            self.huh(message, (2,))
             return
         left = self.host.seconds_left()
         answer = render.time_left(left) if left is not None else None
@@ -371,10 +396,27 @@ class Commands:
         self._flag(message, lambda power: self.host.set_ready(power, True))
 
     def drw(self, message: Message, values: Sequence[int]) -> None:
-        if len(message) != 1:
-            self.c.send(("REJ", message))  # partial draws (level 10) are not offered
+        powers: frozenset[str] | None = None
+        if len(message) == 2 and type(message[1]) is tuple:  # DRW (power power ...): a partial draw
+            names = [self.host.table.power_of_token.get(token) for token in message[1]]
+            wrong = next((i for i, name in enumerate(names) if name is None), None)
+            if not names or wrong is not None:
+                self.huh(message, (1,) if wrong is None else (1, wrong))
+                return
+            powers = frozenset(name for name in names if name is not None)
+        elif len(message) != 1:
+            self.huh(message, (1,))
             return
-        self._flag(message, lambda power: self.host.set_draw(power, True))
+        power = self._playing(message)
+        if power is None:
+            return
+        refusal = self.host.draw_refusal(power, powers)
+        if refusal is not None:  # REJ, and the reason (DAIDE's REJ has no room for one) as ADM
+            self.c.send(("REJ", message))
+            self.c.send(("ADM", (Text("Server"),), (Text(refusal),)))
+            return
+        self.c.send(("YES", message))
+        self.host.set_draw(power, True, powers)
 
     def not_(self, message: Message, values: Sequence[int]) -> None:
         inner = message[1] if len(message) == 2 and type(message[1]) is tuple else ()
@@ -382,10 +424,22 @@ class Commands:
             self._flag(message, lambda power: self.host.set_ready(power, False))
         elif inner == ("DRW",):
             self._flag(message, lambda power: self.host.set_draw(power, False))
-        elif inner[:1] in (("SUB",),) or inner[:1] == ("TME",):
+        elif inner == ("TME",) or (len(inner) == 2 and inner[0] == "TME"):
+            self._forget_reminder(message, None if inner == ("TME",) else _seconds(inner[1]))
+        elif inner[:1] == ("SUB",):
             self.c.send(("REJ", message))
         else:
             self.huh(message, (1,))
+
+    def _forget_reminder(self, message: Message, seconds: int | None) -> None:
+        """NOT (TME) forgets every reminder; NOT (TME (seconds)) that one (REJ if never asked)."""
+        if seconds is None and message[1] != ("TME",):
+            self.huh(message, (1, 1))
+        elif seconds is None or seconds in self.c.reminders:
+            self.c.reminders.difference_update(self.c.reminders if seconds is None else {seconds})
+            self.c.send(("YES", message))
+        else:
+            self.c.send(("REJ", message))
 
     def _flag(self, message: Message, apply: Callable[[str], None]) -> None:
         power = self._playing(message)
@@ -411,13 +465,15 @@ class GameServer:
     ``Listener`` methods below."""
 
     def __init__(self, host: GameHost, *, im_timeout: float = IM_TIMEOUT, flood_limit: int = 200,
-                 flood_window: float = 1.0, max_body: int = 8192) -> None:
+                 flood_window: float = 1.0, max_body: int = 8192, reminder_interval: float = 0.25) -> None:
         self.host = host
         self.connections: list[Connection] = []
         self.im_timeout = im_timeout
         self.flood_limit = flood_limit
         self.flood_window = flood_window
         self.max_body = max_body
+        self.reminder_interval = reminder_interval
+        self._reminding: asyncio.Task | None = None
         self.handled = 0
         self.mdf = render.mdf(host.variant, host.table)
         self._server: asyncio.base_events.Server | None = None
@@ -433,15 +489,45 @@ class GameServer:
 
     async def start(self, address: str, port: int) -> int:
         self._server = await asyncio.start_server(self._accept, address, port)
+        self._reminding = asyncio.get_running_loop().create_task(self._remind())
         return self._server.sockets[0].getsockname()[1]
 
     async def close(self) -> None:
+        if self._reminding is not None:
+            self._reminding.cancel()
         for connection in list(self.connections):
             connection.send(("OFF",))
             connection.close()
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
+
+    async def _remind(self) -> None:
+        while True:
+            await asyncio.sleep(self.reminder_interval)
+            try:
+                self.send_reminders()
+            except Exception:  # a host that cannot answer now: try at the next look
+                log.exception("DAIDE: the time reminders failed")
+
+    def send_reminders(self) -> None:
+        """TME (seconds left) to every connection whose TME (n) request is due in this phase:
+        each request once a phase, when at most n seconds are left."""
+        if not self.host.started() or self.host.ended() is not None:
+            return
+        asking = [c for c in self.connections if c.reminders and c.in_game and not c.closed]
+        left = self.host.seconds_left() if asking else None
+        if left is None:
+            return
+        phase = self.host.position().phase
+        for connection in asking:
+            if connection.reminded[0] != phase:
+                connection.reminded = (phase, set())
+            due = {n for n in connection.reminders - connection.reminded[1] if left <= n}
+            tme = render.time_left(left) if due else None
+            if tme is not None:
+                connection.reminded[1].update(due)
+                connection.send(tme)
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         connection = Connection(self, reader, writer)
@@ -507,7 +593,7 @@ class GameServer:
             if ending.kind == "solo" and ending.winner:
                 connection.send(("SLO", (table.power_names[ending.winner],)))
             elif ending.kind == "draw":
-                connection.send(("DRW",))
+                connection.send(_draw_message(table, ending, self.host.position()))
             connection.send(smr)
             connection.send(("OFF",))
 
@@ -525,3 +611,11 @@ class GameServer:
             for power in sorted(previous - disorder):
                 if power != connection.power:
                     connection.send(("NOT", ("CCD", (table.power_names[power],))))
+
+
+def _draw_message(table: TokenTable, ending: Ending, position: Position) -> Message:
+    """DRW for a draw of every survivor; DRW (power power ...) for a draw of some of them."""
+    survivors = {p for p, centres in position.centers.items() if centres}
+    if not ending.drawn or set(ending.drawn) == survivors:
+        return ("DRW",)
+    return ("DRW", tuple(table.power_names[p] for p in sorted(ending.drawn)))

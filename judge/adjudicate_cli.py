@@ -33,6 +33,8 @@ EXIT_MALFORMED = 2
 # The optional rules of docs/design.md, used for --help when the engine cannot be imported.
 _DOCUMENTED_RULES = ("PARADOX_SZYKMAN", "PARADOX_1982_DPJUDGE", "PARADOX_ALL_FAIL", "NO_BELEAGUERED_CONVOY")
 
+_INPUT_FIELDS = frozenset(jsonio.INPUT_FIELDS)
+
 _DESCRIPTION = "Adjudicate one phase given as JSON; print the results and the next position as JSON."
 
 _EPILOG = """\
@@ -144,7 +146,7 @@ class Adjudicator:
 
         if not isinstance(doc, dict):
             raise ContractError("the input must be a JSON object", doc)
-        unknown = sorted(set(doc) - set(jsonio.INPUT_FIELDS))
+        unknown = [] if _INPUT_FIELDS.issuperset(doc) else sorted(set(doc) - _INPUT_FIELDS)
         if unknown:
             raise ContractError(f"unknown field(s) {', '.join(map(repr, unknown))}",
                                 {"unknown": unknown, "known": list(jsonio.INPUT_FIELDS)})
@@ -152,10 +154,11 @@ class Adjudicator:
         position = jsonio.position_from_json(variant, doc)
         texts = jsonio.order_texts_from_json(variant, doc)
         rules = jsonio.rules_from_json(doc, api.RULES)
-        try:  # rules that cannot go together (two convoy-paradox rules)
-            rules = api.check_rules(rules)
-        except ValueError as error:
-            raise ContractError(str(error), sorted(rules)) from None
+        if rules:
+            try:  # rules that cannot go together (two convoy-paradox rules)
+                rules = api.check_rules(rules)
+            except ValueError as error:
+                raise ContractError(str(error), sorted(rules)) from None
         board = api.prepare(variant, position)
         orders: dict[str, ParsedOrders | list[Order]] = {}
         unparsed: list[OrderResult] = []
@@ -176,9 +179,16 @@ def _one_by_one(board: Board, power: str, lines: Sequence[str], unparsed: list[O
     from adjudicator.canonical_lines import read_canonical
     from adjudicator.results import VOID, OrderResult
 
-    variant, position, units = board.variant, board.position, board.units
+    variant, position, units, forms = board.variant, board.position, board.units, board.forms
+    ordinal = board.tables.power_ordinal.get(power)
     orders: list[Order] = []
     for text in lines:
+        form = forms.get(text)  # a canonical hold or move of this power's unit: the order made already
+        if form is not None and form.orders is not None and ordinal is not None:
+            unit = units.get(form.province)
+            if unit is not None and unit.location == form.location and unit.kind is form.kind and unit.power == power:
+                orders.append(form.orders[ordinal])
+                continue
         found = read_canonical(board, power, text)
         if found is not None:
             orders.append(found[0])

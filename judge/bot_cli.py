@@ -11,6 +11,8 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
+    from bot.budget_options import add_budget_options
+
     parser = subparsers.add_parser(
         "bot", help="play one power in a DAIDE server's game with the strategic bot",
         description="Connect to a DAIDE server (ours or any other), join its game (or take a seat back with "
@@ -25,28 +27,26 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--power", help="with --passcode: take back this power's seat (IAM), e.g. FRANCE or FRA")
     parser.add_argument("--passcode", type=int, help="the passcode the server gave in HLO")
     parser.add_argument("--name", default="dipjudge-bot", help="the name sent with NME (default dipjudge-bot)")
-    parser.add_argument("--seconds", type=float, default=4.0, help="search time per movement phase (default 4)")
+    add_budget_options(parser)
     parser.add_argument("--seed", type=int, default=0, help="the bot's random seed (default 0)")
     parser.add_argument("--retries", type=int, default=5, help="reconnections after a lost connection (default 5)")
     parser.add_argument("--verbose", action="store_true", help="log every message, not only what matters")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, parser=parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot.player import Budget
+    from bot.budget_options import budget_from
     from bot.search import StrategicBot
     from judge.edge.daide_player import DaideBot
 
     if (args.power is None) != (args.passcode is None):
         print("judge bot: --power and --passcode go together (the passcode is the one HLO gave)", file=sys.stderr)
         return 2
-    if args.seconds <= 0:
-        print(f"judge bot: --seconds {args.seconds}: expected a number of seconds above 0", file=sys.stderr)
-        return 2
+    budget = budget_from(args.parser, args)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     power = _power_name(args.power) if args.power else None
-    player = StrategicBot(args.seed, Budget(seconds=args.seconds))
+    player = StrategicBot(args.seed, budget)
     client = DaideBot(args.host, args.port, player, name=args.name, power=power, passcode=args.passcode,
                       retries=args.retries)
     return asyncio.run(client.run())

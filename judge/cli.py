@@ -18,6 +18,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "judge.tick_cli",  # judge tick
     "judge.db_cli",  # judge db upgrade|status
     "judge.shunt_cli",  # judge shunt list|retry
+    "judge.outbox_cli",  # judge outbox list|retry
+    "judge.backup_cli",  # judge backup FILE
     "judge.key_cli",  # judge key export|import
     "judge.player.cli",  # judge player escrow|blind
     "judge.audit_cli",  # judge audit ARCHIVE

@@ -27,12 +27,14 @@ def register(subparsers: Any) -> None:
 def _on_database(args: argparse.Namespace, work: Callable[[Engine], T]) -> tuple[str, T] | None:
     """``work`` done on the configured database, with its URL to show (password hidden);
     None when the settings cannot be read.  No schema check: these commands manage it."""
+    from judge.config import make_data_dir
     from judge.store.engine import Store
 
     settings = settings_from(args)
     if settings is None:
         return None
     try:
+        make_data_dir(settings)
         store = Store(settings.store_url)
         try:
             return store.engine.url.render_as_string(hide_password=True), work(store.engine)

@@ -4,12 +4,14 @@ and importing the modules that a given install may not have."""
 from __future__ import annotations
 
 import importlib
+from datetime import datetime
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     from judge.config import Settings
     from judge.mail import ProcessHook
+    from judge.store.engine import Store
 
 
 class HookError(ValueError):
@@ -54,3 +56,22 @@ def default_process_hook(settings: "Settings") -> "ProcessHook":
     if hook is None:
         raise HookError(f"[worker] handler {settings.worker.handler!r}: no such module in this install")
     return hook  # type: ignore[return-value]
+
+
+DEFAULT_SCHEDULER = "judge.edge.scheduler:run_pass"
+
+
+def after_commit_hook(settings: "Settings", store: "Store") -> Callable[[frozenset[int], datetime], None] | None:
+    """What the worker runs after a mail that made phases ready (judge.worker): the default
+    scheduler's pass for those games; None when ``[scheduler] handler`` is another (its
+    passes then decide alone when phases are processed)."""
+    if settings.scheduler.handler != DEFAULT_SCHEDULER:
+        return None
+
+    def process_ready(game_ids: frozenset[int], now: datetime) -> None:
+        # Imported at the first use: a worker process starts without the turn machinery.
+        from judge.edge.scheduler import process_games
+
+        process_games(store, settings, now, game_ids)
+
+    return process_ready

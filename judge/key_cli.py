@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judge.cli_options import add_config_argument, settings_from, store_from
+
+if TYPE_CHECKING:  # imported when a command runs, not when `judge` starts
+    from judge.config import Settings
+    from judge.store.engine import Store
 
 
 def register(subparsers: Any) -> None:
@@ -35,21 +39,19 @@ def register(subparsers: Any) -> None:
     importing.set_defaults(func=run_import)
 
 
-def run_export(args: argparse.Namespace) -> int:
+class KeyExportError(Exception):
+    """The judge's key cannot be exported; the message says why and what to do."""
+
+
+def export_judge_key(settings: "Settings", store: "Store", *, secret: bool) -> tuple[str, str]:
+    """(fingerprint, ASCII-armoured key) of the judge's key: the one the database records,
+    else the only secret key in its GnuPG home; with ``secret`` the secret key too.
+    Raises KeyExportError."""
     from judge.crypto.gpg import GpgError, Keyring
     from judge.keyrecord import recorded_key
     from judge.publish.signing import home_of
 
-    settings = settings_from(args)
-    if settings is None:
-        return 2
-    store = store_from(settings, "key export")
-    if store is None:
-        return 1
-    try:
-        record = recorded_key(store)
-    finally:
-        store.dispose()
+    record = recorded_key(store)
     home = home_of(settings.judge)
     try:
         with Keyring(home) as keyring:
@@ -59,13 +61,28 @@ def run_export(args: argparse.Namespace) -> int:
             elif len(secrets) == 1:
                 fingerprint = secrets[0]
             else:
-                print(f"judge key export: no judge key recorded in the database and {len(secrets)} secret keys in "
-                      f"{home}; start `judge serve` once to make and record one", file=sys.stderr)
-                return 1
-            text = keyring.export_secret_key(fingerprint) if args.secret else keyring.export_public_key(fingerprint)
+                raise KeyExportError(f"no judge key recorded in the database and {len(secrets)} secret keys in "
+                                     f"{home}; start `judge serve` once to make and record one")
+            text = keyring.export_secret_key(fingerprint) if secret else keyring.export_public_key(fingerprint)
     except GpgError as exc:
+        raise KeyExportError(str(exc)) from None
+    return fingerprint, text
+
+
+def run_export(args: argparse.Namespace) -> int:
+    settings = settings_from(args)
+    if settings is None:
+        return 2
+    store = store_from(settings, "key export")
+    if store is None:
+        return 1
+    try:
+        fingerprint, text = export_judge_key(settings, store, secret=args.secret)
+    except KeyExportError as exc:
         print(f"judge key export: {exc}", file=sys.stderr)
         return 1
+    finally:
+        store.dispose()
     if args.output:
         path = Path(args.output)
         path.touch(mode=0o600)

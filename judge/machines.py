@@ -23,19 +23,20 @@ from adjudicator.jsonio import position_from_json
 from adjudicator.results import OrderResult
 from adjudicator.types import Position
 from judge.outgoing import MACHINE_DOMAIN
-from judge.commands.draw import ballot_to_json, ballots_of, vote_text
+from judge.commands.daide_ports import MACHINES, give_port
+from judge.phases.ballots import ballot_to_json, ballots_of, vote_text
 from judge.commands.fair_players import PassContext
 from judge.commands.start import start_game
 from judge.phases.order_sets import merge_orders
 from judge.phases.processing import DRAW, end_game
 from judge.phases.turnstate import after_orders, fresh_deadline_for_newcomer, stored_order_set, survivors, turn_state
-from judge.store.queries import has_rule, latest_of_power, player_of, players, position_of, variant_of
-from judge.store.models_daide import DaidePort, MachineSeat
+from judge.store.queries import has_rule, latest_of_power, player_of, players, position_of, rules_of, variant_of
+from judge.store.models_daide import MachineSeat
 from judge.store.models_game import ACTIVE, DUMMY, FORMING, PAUSED, PLAYER, PREPARATION, Game, Membership, OrderSet, PhaseRecord
 from judge.store.passwords import hash_password
-from judge.turns import Action, Ballot, decide, tally
+from judge.turns import Action, Ballot, DrawError, decide, tally
+from judge.turns.draws import NO_DIAS
 
-MACHINES = "MACHINES"  # the rule (judge.rules) that opens a game to machines
 
 
 @dataclass(frozen=True)
@@ -48,22 +49,14 @@ class MachineGame:
 
 
 def machine_games(session: Session, ports: range) -> list[MachineGame]:
-    """Games being set up, forming or running with RULE MACHINES, each with its DAIDE port (given one from
-    ``ports`` on first sight; a game for which none is free is left out, and logged by the edge)."""
+    """Games being set up, forming or running with RULE MACHINES, each with its DAIDE port (the one
+    RULE MACHINES gave it, or one from ``ports`` now; a game for which none is free is left out)."""
     games = session.scalars(select(Game).where(Game.status.in_((PREPARATION, FORMING, ACTIVE, PAUSED)))).all()
-    known = {row.game_id: row.port for row in session.scalars(select(DaidePort))}
     found = []
     for game in games:
-        if not has_rule(game, MACHINES):
-            continue
-        port = known.get(game.id)
-        if port is None:
-            port = next((p for p in ports if p not in known.values()), None)
-            if port is None:
-                continue
-            session.add(DaidePort(game_id=game.id, port=port))
-            known[game.id] = port
-        found.append(MachineGame(game.id, game.name, game.status, game.phase, port))
+        port = give_port(session, game, ports) if has_rule(game, MACHINES) else None
+        if port is not None:
+            found.append(MachineGame(game.id, game.name, game.status, game.phase, port))
     return found
 
 
@@ -176,20 +169,49 @@ def set_wait(session: Session, game: Game, membership_id: int, wait: bool, now: 
         after_orders(session, game, now)
 
 
-def vote_draw(ctx: PassContext, game: Game, membership_id: int, vote: bool) -> bool:
-    """DRW / NOT (DRW) as SET DRAW / SET NO DRAW (a draw of all survivors); True when the
-    draw passed and the game ended."""
+def _draw_rules(game: Game) -> frozenset[str]:
+    return frozenset(rule.split()[0].upper() for rule in rules_of(game))
+
+
+def draw_refusal(game: Game, power: str, powers: frozenset[str] | None) -> str | None:
+    """Why ``power`` may not vote DRW for ``powers`` (None: all survivors): a list of powers
+    only where RULE NO_DIAS allows draws of some survivors, survivors only, two or more."""
+    if game.position is None:
+        return "the game is not running: there is nothing to vote on"
+    alive = survivors(position_of(game))
+    if power not in alive:
+        return f"{power} has been eliminated: only surviving powers vote"
+    if powers is None or powers == alive:
+        return None
+    rules = _draw_rules(game)
+    if NO_DIAS not in rules:
+        return "this game draws only among all survivors (RULE NO_DIAS is not set): send DRW without powers"
+    try:
+        tally(alive, {power: Ballot(True, powers)}, rules)
+    except DrawError as problem:
+        return str(problem)
+    return None
+
+
+def vote_draw(ctx: PassContext, game: Game, membership_id: int, vote: bool,
+              powers: frozenset[str] | None = None) -> bool:
+    """DRW / DRW (powers) / NOT (DRW) as SET DRAW / SET DRAW powers / SET NO DRAW; True when
+    the draw passed and the game ended.  A vote ``draw_refusal`` refuses is not recorded."""
     member = ctx.session.get(Membership, membership_id)
     if member is None or member.power is None or game.position is None:
         return False
-    alive = survivors(position_of(game))
-    if member.power not in alive:
+    if vote and draw_refusal(game, member.power, powers) is not None:
         return False
+    alive = survivors(position_of(game))
     ballots = ballots_of(ctx.session, game)
-    ballot = Ballot(vote, None, ballots.get(member.power, Ballot()).concede_to)
+    listed = powers if vote and powers != alive else None
+    ballot = Ballot(vote, listed, ballots.get(member.power, Ballot()).concede_to)
     ballots[member.power] = ballot
     member.draw_vote = ballot_to_json(ballot)
-    outcome = tally(alive, ballots, frozenset())
+    try:
+        outcome = tally(alive, ballots, _draw_rules(game))
+    except DrawError:  # another's ballot the rules no longer allow: no outcome from it
+        return False
     if outcome is None or outcome.kind.value != "draw":
         return False
     votes = {p: vote_text(b) for p, b in sorted(ballots.items()) if p in alive}
@@ -243,6 +265,6 @@ def machine_names(session: Session, game: Game) -> dict[str, tuple[str, str]]:
     return names
 
 
-__all__ = ["MACHINES", "MachineGame", "Played", "Seated", "late",
+__all__ = ["MACHINES", "MachineGame", "Played", "Seated", "draw_refusal", "late",
            "last_record_id", "machine_games", "machine_names", "phases_since", "record_of", "release_seat",
            "seat_by_passcode", "seat_of", "set_wait", "store_orders", "stored_orders", "take_seat", "vote_draw"]

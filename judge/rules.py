@@ -46,6 +46,7 @@ JUDGE_RULES: tuple[RuleInfo, ...] = (
                        "say so (with CIVIL_DISORDER or CIVIL_PREVIEW, or the master's PROCESS!)"),
     RuleInfo("GRACE_BUDGET", "each player may be late n times without penalty (RULE GRACE_BUDGET 2)", takes_value=True),
     RuleInfo("ALWAYS_WAIT", "never process before the deadline"),
+    RuleInfo("NO_SETTLE", "no settle window: the phase is processed right after the mail with the last orders"),
     RuleInfo("NO_MINOR_WAIT", "SET WAIT counts in movement phases only"),
     RuleInfo("NO_DIAS", "draw votes name the powers in the draw"),
     # sealed orders (judge/commands/sealed.py, judge/phases/sealed_flow.py)

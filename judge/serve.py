@@ -14,12 +14,13 @@ import threading
 from datetime import datetime
 from typing import Protocol, Sequence
 
-from judge.config import Settings
+from judge.commands.daide_ports import configure_ports
+from judge.config import Settings, make_data_dir
 from judge.edge.daide import DaideEdge
 from judge.edge.imap_in import ImapPoller
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
 from judge.edge.smtp_out import OutboxSender, transport_for
-from judge.hooks import default_process_hook, resolve_hook
+from judge.hooks import after_commit_hook, default_process_hook, resolve_hook
 from judge.store.leases import HEARTBEAT_SECONDS
 from judge.store.engine import Store
 from judge.store.schema import check_schema, is_empty, upgrade
@@ -60,10 +61,12 @@ class Daemon:
         self.stop_event = threading.Event()
         self.inbox_wake = threading.Event()
         self.outbox_wake = threading.Event()
+        configure_ports(settings.daide)  # RULE MACHINES gives a game its DAIDE port in the mail's transaction
         self.worker = Worker(
             store, settings.judge, process or default_process_hook(settings), clock=clock,
             pause_before_commit=settings.worker.pause_before_commit_seconds,
             on_processed=self.outbox_wake.set, max_attempts=settings.worker.max_attempts,
+            after_commit=after_commit_hook(settings, store),
         )
         self.tick = tick
         self.sender = OutboxSender(
@@ -152,6 +155,8 @@ class Daemon:
         if self.daide is not None:
             self.daide.start()
         s = self.settings
+        log.info("data folder %s (SQLite store, outbox, the judge's key); [judge] data_dir moves it",
+                 s.judge.data_dir)
         log.info("judge %s listening for SMTP on %s:%d; store %s; outgoing %s", s.judge.address,
                  s.smtp.host, s.smtp.port, self.store.engine.url.render_as_string(hide_password=True),
                  f"relay {s.outbound.relay_host}:{s.outbound.relay_port}" if s.outbound.relay_host
@@ -218,6 +223,7 @@ def open_store(settings: Settings, *, initialise_empty: bool = False) -> Store:
     ``judge serve`` on the defaults just works; a database with an older schema is never
     touched: upgrading is a deliberate step (``judge db upgrade``), e.g. after a backup.
     """
+    make_data_dir(settings)
     store = Store(settings.store_url, writer_lock=writer_lock_path(settings))
     try:
         if initialise_empty and is_empty(store.engine):

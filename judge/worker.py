@@ -19,6 +19,11 @@ processing starts, the mail's ``attempts`` count is raised in a transaction of i
 and committed: a mail found with ``max_attempts`` starts already counted is not started
 again but shunted, with a reason for the operator.  Every shunt tells the sender (when
 the mail may be answered) that nothing in it was done.
+
+A mail that makes a phase ready to process now (its last orders, no settle window and
+nobody waiting: judge.phases.turnstate.outlooks) names the game in the session's
+PROCESS_AFTER_COMMIT; once the mail's transaction has committed, ``after_commit`` (the
+scheduler's pass for those games, judge.edge.scheduler.process_games) processes it.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import random
 import threading
 import time
 import traceback
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Callable
 
 from sqlalchemy import Row, and_, bindparam, func, or_, select, update
@@ -42,7 +47,7 @@ from judge.mailread import headers_of, read_message
 from judge.outgoing import OutgoingMail, queue_all
 from judge.store.conflicts import is_conflict
 from judge.store.engine import Store
-from judge.store.schedule import NOW
+from judge.store.schedule import NOW, PROCESS_AFTER_COMMIT
 from judge.store.models_mail import PROCESSED, RECEIVED, SHUNTED, InboundMessage, Shunt
 from judge.shunt_notice import cause_for_sender, sender_notice, unfinished_reason
 
@@ -128,7 +133,8 @@ class Worker:
                  on_processed: Callable[[], None] = lambda: None,
                  conflict_attempts: int = CONFLICT_ATTEMPTS,
                  conflict_backoff: Callable[[int], float] = jittered_backoff,
-                 max_attempts: int = MAX_ATTEMPTS) -> None:
+                 max_attempts: int = MAX_ATTEMPTS,
+                 after_commit: Callable[[frozenset[int], datetime], None] | None = None) -> None:
         if conflict_attempts < 1:
             raise ValueError(f"conflict_attempts must be at least 1, not {conflict_attempts}")
         if max_attempts < 1:
@@ -143,6 +149,7 @@ class Worker:
         self.conflict_backoff = conflict_backoff
         self.max_attempts = max_attempts
         self._count_start_statement = count_start_statement(store.dialect)
+        self.after_commit = after_commit
 
     def process_next(self) -> bool:
         """Process the oldest unprocessed message; False when there was none.
@@ -165,7 +172,7 @@ class Worker:
                         return False
                     claimed, attempts = started
                     unfinished = attempts > self.max_attempts
-                    failure = None if unfinished else self._attempt(claimed)
+                    failure, done = (None, None) if unfinished else self._attempt(claimed)
                 break
             except Exception as error:  # nothing was counted
                 if not is_conflict(error) or counting >= self.conflict_attempts:
@@ -182,9 +189,22 @@ class Worker:
                 return True
             self._pause_after_conflict(f"message #{claimed}", attempt, error)
             attempt += 1
-            failure = self._attempt(claimed)
+            failure, done = self._attempt(claimed)
+        if done is not None:
+            now, ready = done
+            if ready and self.after_commit is not None:
+                self._process_ready(ready, now)
         self.on_processed()
         return True
+
+    def _process_ready(self, games: frozenset[int], now: datetime) -> None:
+        """The phases this mail made ready, processed right after its transaction; a failure
+        leaves them due, and the next scheduler pass processes them."""
+        try:
+            self.after_commit(games, now)  # type: ignore[misc]
+        except Exception:
+            log.exception("processing games %s right after their mail failed; the next scheduler pass does it",
+                          sorted(games))
 
     def _pause_after_conflict(self, what: str, attempt: int, error: Exception) -> None:
         pause = self.conflict_backoff(attempt)
@@ -192,17 +212,20 @@ class Worker:
                     type(error).__name__, str(error).splitlines()[0] if str(error) else "", pause)
         time.sleep(pause)
 
-    def _attempt(self, inbound_id: int) -> tuple[Exception, str] | None:
-        """One transaction processing the message (nothing if another worker has taken it
-        meanwhile); the error and its traceback when it failed and was rolled back."""
+    def _attempt(self, inbound_id: int) -> tuple[tuple[Exception, str] | None, tuple[datetime, frozenset[int]] | None]:
+        """One transaction processing the message: (the error and its traceback, None) when
+        it failed and was rolled back; else (None, (its clock, the games it made ready)), or
+        (None, None) when another worker has taken the message meanwhile."""
         try:
             with self.store.unit_of_work() as session:
                 row = session.connection().execute(_CLAIM_ONE, {"id": inbound_id}).first()
-                if row is not None:
-                    self._process_row(session, row)
+                if row is None:
+                    return None, None
+                now = self._process_row(session, row)
+                ready = frozenset(session.info.pop(PROCESS_AFTER_COMMIT, ()))
         except Exception as error:
-            return error, traceback.format_exc()
-        return None
+            return (error, traceback.format_exc()), None
+        return None, (now, ready)
 
     def _count_start(self) -> tuple[int, int] | None:
         """The oldest waiting message and its count of starts, this one included, committed
@@ -212,7 +235,8 @@ class Worker:
             counted = connection.execute(self._count_start_statement).first()
         return None if counted is None else (counted.id, counted.attempts)
 
-    def _process_row(self, session: Session, row: Row[Any]) -> None:
+    def _process_row(self, session: Session, row: Row[Any]) -> datetime:
+        """Process one claimed mail in ``session``; returns the clock it was processed at."""
         now = self.clock()
         session.info[NOW] = now  # the games this mail touched are rescheduled at commit
         inbound = to_inbound_mail(row, self.judge)
@@ -230,6 +254,7 @@ class Worker:
                         row.id, self.pause_before_commit)
             time.sleep(self.pause_before_commit)
         log.info("message #%d processed, %d mail queued", row.id, len(outgoing))
+        return now
 
     def _shunt(self, inbound_id: int, reason: str, cause: str) -> None:
         """Shunt the mail unless it is no longer this worker's: once the failed transaction

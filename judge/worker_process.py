@@ -169,7 +169,8 @@ def _die_with_parent(parent: int) -> None:
 
 def run_child(settings: Settings, clock: Callable[..., object]) -> int:
     """The worker process: the Worker loop until end of file on stdin or SIGTERM/SIGINT."""
-    from judge.hooks import default_process_hook
+    from judge.commands.daide_ports import configure_ports
+    from judge.hooks import after_commit_hook, default_process_hook
     from judge.store.engine import Store
     from judge.worker import Worker
 
@@ -204,11 +205,12 @@ def run_child(settings: Settings, clock: Callable[..., object]) -> int:
         except OSError:
             pass  # the parent is gone; we are about to be stopped
 
+    configure_ports(settings.daide)  # RULE MACHINES gives a game its DAIDE port in the mail's transaction
     store = Store(settings.store_url, writer_lock=writer_lock_path(settings))
     try:
         worker = Worker(store, settings.judge, default_process_hook(settings), clock=clock,  # type: ignore[arg-type]
                         pause_before_commit=settings.worker.pause_before_commit_seconds, on_processed=processed,
-                        max_attempts=settings.worker.max_attempts)
+                        max_attempts=settings.worker.max_attempts, after_commit=after_commit_hook(settings, store))
         threading.Thread(target=read_wakeups, name="wakeups", daemon=True).start()
         log.info("worker process %d running", os.getpid())
         worker.run(stop, wake, settings.worker.poll_seconds)

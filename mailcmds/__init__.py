@@ -48,7 +48,7 @@ from .fair import (
 )
 from .info import GetKey, Help, History, ListGames, MapPicture, Summary
 from .join import Join, Observe, Resign, Takeover
-from .master import Dummy, Eject, Form, Pause, Preview, Process, Resume, Revive, Rollback, SetDeadline, Terminate
+from .master import Dummy, Eject, Form, Pause, Preview, Process, Resume, Revive, Rollback, SeatBot, SetDeadline, Terminate
 from .model import MASK, ArmoredBlock, Attachment, Command, LineError, ParsedMail, SourceLine
 from .orders import Clear, OrderLines
 from .parser import parse_extracted

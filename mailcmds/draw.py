@@ -61,7 +61,7 @@ def _noconcede(ctx: ParseContext, line: CommandLine) -> SetNoConcede:
 
 VERBS = (
     Verb(("SET", "DRAW"), "SET DRAW (all survivors) or SET DRAW AEF (the powers in the draw, with RULE NO_DIAS)",
-         "vote for a draw; votes stay secret until the game ends", _draw,
+         "vote for a draw; secret until the game ends, it stands until withdrawn", _draw,
          help=(("play", "SET DRAW", "vote for a draw including all survivors"),
                ("play", "SET DRAW AEF", "vote for a draw of these powers (games with NO_DIAS)"),)),
     Verb(("SET", "NODRAW"), "SET NO DRAW", "withdraw your draw vote", _nodraw,

@@ -59,7 +59,7 @@ SECTIONS: tuple[Section, ...] = (
             ("SET PREFERENCE", "COMMIT", "REVEAL", "ESCROW", "PEEL", "BLINDED", "BLIND", "SHUFFLED", "BLINDS", "RECEIVED", "CONFIRM",),
             note="(between the game master and the witness judge: SHUFFLE, COLLECTED, CONFIRMED,\nREJECTED, FORMAT; see the README)"),
     Section("master", "MASTERS",
-            ("CREATE", ":MAP", ":RULE", ":TIMING", ":DEADLINE", ":ZONE", ":PRIVATE", ":DESC", ":LIST", ":WITNESS", "SIGNON", "FORM", "PAUSE", "RESUME", "TERMINATE", "PROCESS", "PROCESS!", "PREVIEW", "ROLLBACK", "SET DEADLINE", "EJECT", "DUMMY", "REVIVE",)),
+            ("CREATE", ":MAP", ":RULE", ":TIMING", ":DEADLINE", ":ZONE", ":PRIVATE", ":DESC", ":LIST", ":WITNESS", "SIGNON", "FORM", "PAUSE", "RESUME", "TERMINATE", "PROCESS", "PROCESS!", "PREVIEW", "ROLLBACK", "SET DEADLINE", "EJECT", "DUMMY", "REVIVE", "SEAT",)),
     Section("witness", "BETWEEN JUDGES (blinded assignment: the game master's judge and the witness)",
             ("SHUFFLE", "COLLECTED", "CONFIRMED", "REJECTED", "FORMAT"), on_help_page=False),
 )

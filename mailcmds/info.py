@@ -105,7 +105,8 @@ VERBS = (
     Verb(("LIST",), "LIST or LIST game", "the games on this judge, or one game's set-up and players", _list,
          help=(("start", "LIST", "the games on this judge"),
                ("start", "LIST game", "one game's set-up and players"),)),
-    Verb(("SUMMARY",), "SUMMARY game", "a game's current state: phase, centres, players", _summary,
+    Verb(("SUMMARY",), "SUMMARY game", "a game's current state: phase, centres, players, whose orders are in "
+                                       "(every power's for the master, your own for a player)", _summary,
          help=(("start", "SUMMARY game", "a game's current state"),)),
     Verb(("HISTORY",), "HISTORY game [phase]", "the results of a game's past phases", _history,
          help=(("start", "HISTORY game [phase]", "results of past phases"),)),

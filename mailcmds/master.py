@@ -1,5 +1,5 @@
 """The master's commands: FORM, PAUSE, RESUME, TERMINATE, PROCESS[!], PREVIEW, ROLLBACK,
-SET DEADLINE, EJECT, DUMMY, REVIVE.  Whether the sender is the master is checked by the
+SET DEADLINE, EJECT, DUMMY, REVIVE, SEAT.  Whether the sender is the master is checked by the
 services (the mail must SIGNON master@game first)."""
 
 from __future__ import annotations
@@ -77,6 +77,14 @@ class Revive(Command):
     power: str
 
 
+@dataclass(frozen=True, slots=True)
+class SeatBot(Command):
+    """Give a seat to the judge's bot: ``power`` in a running game (one without a player),
+    ``None`` for a free place in a forming game."""
+
+    power: str | None = None
+
+
 def _simple(kind: type[Command]):
     def parse(ctx: ParseContext, line: CommandLine) -> Command:
         no_args(line)
@@ -109,12 +117,20 @@ def _power_command(kind: type[Command]):
     return parse
 
 
+def _seat(ctx: ParseContext, line: CommandLine) -> SeatBot:
+    args = expect_count(line, 1, 2, "BOT, or a power and BOT (SEAT BOT, SEAT FRANCE BOT)")
+    if args[-1].upper() != "BOT":
+        raise line.fail(f"SEAT {' '.join(args)}: the player a master seats is the judge's bot: "
+                        "SEAT power BOT in a running game, SEAT BOT in a forming one")
+    return SeatBot(parse_power(args[0]) if len(args) == 2 else None, source=line.source)
+
+
 VERBS = (
     Verb(("FORM",), "FORM", "open the game for players to join", _simple(Form), master=True,
          help=(("master", "FORM", "open the game for players"),)),
     Verb(("PAUSE",), "PAUSE", "stop the game's clock", _simple(Pause), master=True,
          help=(("master", "PAUSE / RESUME", "stop / restart the game's clock"),)),
-    Verb(("RESUME",), "RESUME", "restart the game's clock", _simple(Resume), master=True),
+    Verb(("RESUME",), "RESUME", "restart the clock; the deadline moves on by the time paused", _simple(Resume), master=True),
     Verb(("TERMINATE",), "TERMINATE", "end the game now", _simple(Terminate), master=True,
          help=(("master", "TERMINATE", "end the game"),)),
     Verb(("PROCESS",), "PROCESS", "process the phase if every order is in", _process, master=True,
@@ -135,6 +151,10 @@ VERBS = (
          help=(("master", "EJECT power", "remove a power's player"),)),
     Verb(("DUMMY",), "DUMMY power", "make a power a dummy in civil disorder", _power_command(Dummy), master=True,
          help=(("master", "DUMMY power", "make a power a dummy in civil disorder"),)),
+    Verb(("SEAT",), "SEAT power BOT / SEAT BOT",
+         "the judge's bot plays a power without a player (running game) or takes a free place (forming game)",
+         _seat, master=True,
+         help=(("master", "SEAT power BOT", "the judge's bot plays a power"),)),
     Verb(("REVIVE",), "REVIVE power", "reopen a dummy or abandoned power for a takeover", _power_command(Revive),
          master=True,
          help=(("master", "REVIVE power", "reopen a power for a takeover"),)),

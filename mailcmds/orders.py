@@ -42,6 +42,30 @@ def looks_like_order(text: str) -> bool:
     return _ORDER_START_RE.match(text.strip()) is not None
 
 
+#: Words that make a line read as an order even without a unit type (``PAR S MAR``).
+_ORDER_MARKERS = frozenset({
+    "S", "C", "H", "R", "D", "B", "VIA", "HOLD", "HOLDS", "SUPPORT", "SUPPORTS", "CONVOY", "CONVOYS",
+    "MOVE", "MOVES", "BUILD", "BUILDS", "REMOVE", "DISBAND", "WAIVE", "RETREAT", "RETREATS",
+})
+_SENTENCE_END = (".", "!", "?", ",", ";", ":", ")")
+
+
+def looks_like_prose(text: str) -> bool:
+    """Whether a line reads as a person's words rather than an order or a command: what
+    follows the last command of a reply from a mail client ("Thanks, / John / Sent from my
+    iPhone").  Used only on the lines after the last command or order of a mail."""
+    stripped = text.strip()
+    words = stripped.split()
+    if not words or looks_like_order(stripped):
+        return False
+    if any(mark in stripped for mark in ("-", ">", "@", "=")):  # PAR-BUR, A PAR -> BUR, an address
+        return False
+    ends_a_sentence = stripped.endswith(_SENTENCE_END)
+    if not ends_a_sentence and any(word.upper().strip(".,;:!?") in _ORDER_MARKERS for word in words):
+        return False
+    return True
+
+
 def _clear(ctx: ParseContext, line: CommandLine) -> Clear:
     no_args(line)
     return Clear(source=line.source)

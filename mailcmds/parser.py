@@ -17,7 +17,7 @@ from .extract import ExtractedMail
 from .info import INFORMATION, History, Summary
 from .masking import masked, normalized
 from .model import Command, ParsedMail, SourceLine, quote
-from .orders import OrderLines, looks_like_order
+from .orders import OrderLines, looks_like_order, looks_like_prose
 from .signon import Signoff
 from .syntax import (
     MAX_COMMAND_LINE,
@@ -72,6 +72,10 @@ class _MailParser:
         self.sessions_opened = 0  # repeated information requests count per signed-on game
         self.answered: dict[tuple[object, ...], int] = {}  # information request -> its first line
         self.repeated: list[int] = []
+        # Lines that read as a person's words (looks_like_prose), held back: followed by a
+        # command or an order they are read as usual; at the end of the mail they are a
+        # reply's greeting and signature, and are set aside once, with one notice.
+        self.prose: list[SourceLine] = []
 
     # -- helpers ---------------------------------------------------------------------
     def flush_orders(self) -> None:
@@ -102,6 +106,7 @@ class _MailParser:
             return  # a stray terminator changes nothing
         prefixed = registry.verbs_starting(first)
         if prefixed:
+            self.release_prose()
             # Mask what follows the second word: "SET PASWORD x" must not echo x.
             quoted = mask_words(text, words, 2, range(len(words)))
             seconds = [v.words[1] for v in prefixed]
@@ -115,11 +120,27 @@ class _MailParser:
             return
         guess = registry.near_miss(first)
         if guess is not None and not looks_like_order(text):
+            self.release_prose()
             self.ctx.error(
                 number, _quoted_for(words, text),
                 f"unknown command '{words[0]}': did you mean {' '.join(guess.words)}? write {guess.syntax}",
             )
             return
+        after_a_command = bool(self.commands or self.orders)
+        if after_a_command and self.session is not _Session.FAILED and looks_like_prose(text):
+            self.prose.append(SourceLine(number, text))
+            return
+        self.release_prose()
+        self.read_unknown(number, text)
+
+    def release_prose(self) -> None:
+        """Held-back lines with more of the mail after them: read as any other line."""
+        held, self.prose = self.prose, []
+        for line in held:
+            self.read_unknown(line.number, line.text)
+
+    def read_unknown(self, number: int, text: str) -> None:
+        words = text.split()
         if self.session is _Session.OPEN:
             self.orders.append(SourceLine(number, text))
         elif self.session is _Session.FAILED:
@@ -175,6 +196,19 @@ class _MailParser:
         self.repeated.append(command.source.number)
         return True
 
+    def trailing_prose(self) -> None:
+        """The held-back lines at the end of the mail: ignored, listed once, not errors."""
+        if not self.prose:
+            return
+        lines, self.prose = self.prose, []
+        self.ctx.set_aside(lines)
+        count = len(lines)
+        where = f"line {lines[0].number}" if count == 1 else f"lines {lines[0].number}-{lines[-1].number}"
+        self.notices.append(
+            f"{where} after your last command or order read{'s' if count == 1 else ''} as words, not as orders or commands (a greeting or a "
+            f"signature?), and {'was' if count == 1 else 'were'} ignored; to send words to other players write "
+            "PRESS TO power, the message, then ENDPRESS.")
+
     def over_limits(self) -> bool:
         """Whether this mail has asked for all the work one mail may; if so, the rest of
         it is set aside with a notice."""
@@ -198,6 +232,7 @@ class _MailParser:
                 break
             block = ctx.block_at(raw.number)
             if block is not None and block.first_line not in ctx.used_blocks:
+                self.release_prose()
                 self.flush_orders()
                 skipped = ctx.skip_block(block)
                 if block.kind != "PGP SIGNED MESSAGE":
@@ -211,12 +246,14 @@ class _MailParser:
             self.lines_read += 1
             words = tuple(text.split())
             if len(text) > MAX_COMMAND_LINE:
+                self.release_prose()
                 ctx.error(raw.number, masked(text), f"the line is {len(text)} characters long; commands and orders are at most {MAX_COMMAND_LINE}")
                 continue
             found = registry.lookup(words)
             if found is None:
                 self.unknown(raw.number, text, words)
                 continue
+            self.release_prose()
             self.flush_orders()
             command = self.run_verb(raw.number, text, words, found)
             self.after(found[0], command)
@@ -224,6 +261,7 @@ class _MailParser:
                 ctx.set_aside(ctx.lines[ctx.position :])
                 ctx.position = len(ctx.lines)
         self.flush_orders()
+        self.trailing_prose()
         if self.repeated:
             self.notices.append(f"the same information was asked for more than once; it is answered once "
                                 f"(line{'s' if len(self.repeated) > 1 else ''} "

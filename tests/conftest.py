@@ -26,3 +26,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if _uses_gpg(Path(item.path)):
             item.add_marker(pytest.mark.gpg)
+
+
+@pytest.fixture(autouse=True)
+def _private_data_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The judge's default data folder ($XDG_DATA_HOME/dipjudge) is a temporary one: no test
+    writes into the real user's ~/.local/share."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))

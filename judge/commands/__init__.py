@@ -20,6 +20,7 @@ from judge.commands.dispatch import run_command, run_deferred
 from judge.commands.reply import build_reply
 from judge.loopguard import is_list_traffic
 from judge.mail import InboundMail
+from judge.phases.turnstate import outlooks
 from judge.outgoing import OutgoingMail
 from mailcmds import Reveal, RevealNumber, parse_mail
 
@@ -42,7 +43,7 @@ def process_mail(session: Session, inbound: InboundMail, now: datetime) -> list[
         run_command(ctx, command)
     run_deferred(ctx)
     session.flush()
-    return [build_reply(ctx), *ctx.outgoing]
+    return [build_reply(ctx, outlooks(session, now)), *ctx.outgoing]
 
 
 def _list_reveals(session: Session, inbound: InboundMail, now: datetime) -> list[OutgoingMail]:

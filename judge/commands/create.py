@@ -14,6 +14,7 @@ from adjudicator.mapdata import MapError
 from judge.render import render
 from judge.publish.broadcast import broadcast
 from judge.commands.context import MailContext
+from judge.commands.daide_ports import MACHINES, daide_text, give_port, take_back_port
 from judge.mail import CommandRefused
 from judge.store.queries import (
     as_utc,
@@ -96,6 +97,8 @@ def set_rule(ctx: MailContext, command: RuleStatus) -> None:
     others = [r for r in (game.rules or []) if str(r).split()[0] != info.name]
     if command.remove:
         game.rules = others
+        if info.name == MACHINES:
+            take_back_port(ctx.session, game)
         ctx.done(command, f"rule {info.name} removed")
         return
     if info.takes_value and command.value is None:
@@ -112,6 +115,9 @@ def set_rule(ctx: MailContext, command: RuleStatus) -> None:
         raise CommandRefused(f"{problem} (remove the other with RULE !name)") from None
     game.rules = sorted([*others, entry])
     ctx.done(command, f"rule {entry}: {info.meaning}")
+    if info.name == MACHINES:
+        give_port(ctx.session, game)
+        ctx.done(command, f"machine players (DAIDE bots) take free seats at {daide_text(ctx.session, game)}")
 
 
 def set_timing(ctx: MailContext, command: TimingStatus) -> None:
@@ -122,7 +128,18 @@ def set_timing(ctx: MailContext, command: TimingStatus) -> None:
         raise CommandRefused(str(problem)) from None
     game.timing = {"text": format_timing(timing)}
     game.zone = timing.zone
-    ctx.done(command, f"timing: {format_timing(timing)} (from the next deadline the judge sets)")
+    ctx.done(command, f"timing: {format_timing(timing)} (from the next deadline the judge sets)"
+                      + _zone_note(ctx, game, timing.zone))
+
+
+def _zone_note(ctx: MailContext, game: Game, zone: str) -> str:
+    """Says in which zone the times of day are read when the master sees deadlines in another
+    (SET ZONE is the master's own display zone; ZONE sets the game's)."""
+    own = ctx.signed_on.membership.zone if ctx.signed_on is not None else None
+    if not own or own == zone:
+        return ""
+    return (f"; times of day are read in the game's zone, {zone}, not in {own}, the zone you see "
+            f"deadlines in (SET ZONE); write ZONE {own} to make it the game's zone")
 
 
 def set_zone(ctx: MailContext, command: ZoneStatus) -> None:

@@ -1,19 +1,20 @@
 """The players' draw and concession votes: SET DRAW, SET NO DRAW, SET CONCEDE, SET NO CONCEDE.
 
 Votes are stored on the player's membership, secret until the game ends (the reply says
-only that the vote was recorded), cleared whenever a phase is processed; the game ends in
-the same mail as soon as a draw or a concession passes (judge.turns.draws.tally).
+only that the vote was recorded); a vote stands until withdrawn or the game is rolled back
+(judge/phases/ballots.py), as the DPjudge keeps it; the game ends in the same mail as soon
+as a draw or a concession passes (judge.turns.draws.tally), or after a phase whose
+eliminations make the standing votes pass.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
-
-from sqlalchemy.orm import Session
+from typing import Any
 
 from judge.commands.context import MailContext, SignedOn
 from judge.mail import CommandRefused
-from judge.store.queries import players, position_of, power_named, rules_of, variant_of
+from judge.phases.ballots import ballot_from_json, ballot_to_json, ballots_of, vote_text
+from judge.store.queries import position_of, power_named, rules_of, variant_of
 from judge.phases.processing import CONCESSION, DRAW, end_game
 from judge.phases.turnstate import survivors
 from judge.store.models_game import ACTIVE, PAUSED, Game
@@ -22,40 +23,6 @@ from judge.turns.draws import NO_DIAS
 from mailcmds import SetConcede, SetDraw, SetNoConcede, SetNoDraw
 
 __all__ = ["ballot_from_json", "ballot_to_json", "ballots_of", "vote_text"]
-
-
-def ballot_to_json(ballot: Ballot) -> dict[str, Any] | None:
-    if ballot == Ballot():
-        return None
-    return {
-        "draw": ballot.draw,
-        "draw_powers": sorted(ballot.draw_powers) if ballot.draw_powers is not None else None,
-        "concede_to": ballot.concede_to,
-    }
-
-
-def ballot_from_json(stored: Mapping[str, Any] | None) -> Ballot:
-    if not stored:
-        return Ballot()
-    listed = stored.get("draw_powers")
-    return Ballot(stored.get("draw"), frozenset(listed) if listed is not None else None, stored.get("concede_to"))
-
-
-def ballots_of(session: Session, game: Game) -> dict[str, Ballot]:
-    """Every current player's ballot, by power."""
-    return {m.power: ballot_from_json(m.draw_vote) for m in players(session, game) if m.power}
-
-
-def vote_text(ballot: Ballot) -> str:
-    """How a power voted, for the end-of-game mail."""
-    parts = []
-    if ballot.draw is True:
-        parts.append("draw " + ("with all survivors" if ballot.draw_powers is None else ", ".join(sorted(ballot.draw_powers))))
-    elif ballot.draw is False:
-        parts.append("no draw")
-    if ballot.concede_to:
-        parts.append(f"concede to {ballot.concede_to}")
-    return "; ".join(parts) or "no vote"
 
 
 def _voter(ctx: MailContext) -> tuple[SignedOn, Game, str, frozenset[str]]:
@@ -95,7 +62,8 @@ def _record(ctx: MailContext, command: Any, ballot: Ballot, what: str) -> None:
     except DrawError as problem:
         raise CommandRefused(str(problem)) from None
     who.membership.draw_vote = ballot_to_json(ballot)
-    ctx.done(command, f"{what} recorded for {power} (votes stay secret until the game ends)")
+    ctx.done(command, f"{what} recorded for {power} (votes stay secret until the game ends; "
+                      "yours stands, phase after phase, until you change it)")
     if outcome is None:
         return
     kind = CONCESSION if outcome.kind.value == "concession" else DRAW

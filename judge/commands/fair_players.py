@@ -1,5 +1,5 @@
-"""Who is who during a fair assignment: players named P1, P2, ... (join order) before they
-have powers, their registered keys, and the judge's keyring for checking them.
+"""Who is who during a fair assignment: players named P1, P2, ... (join order, a number kept
+for good: judge.store.queries.numbered_players) before they have powers, their registered keys, and the judge's keyring for checking them.
 
 ``SIGNON P3@game password`` signs player 3 on while the powers are not yet assigned
 (judge/services/signon.py asks :func:`player_by_number`).
@@ -18,7 +18,7 @@ from sqlalchemy.orm.attributes import flag_modified
 from judge.config import JudgeSettings
 from judge.crypto.gpg import Keyring
 from judge.outgoing import OutgoingMail
-from judge.store.queries import players
+from judge.store.queries import numbered_players as joined_in_order
 from judge.commands.keys import effective_key
 from judge.publish.signing import home_of
 from judge.store.models_fair import FairAssignment
@@ -69,11 +69,6 @@ def claim_game(session: Session, game: Game) -> None:
     session.flush()
 
 
-def label_of(index: int) -> str:
-    """The name of the ``index``-th player (0-based) in lotteries: ``P1``, ``P2``, ..."""
-    return f"P{index + 1}"
-
-
 def _labelled(session: Session, game: Game) -> list[tuple[str, Membership]] | None:
     assignment = session.get(FairAssignment, game.id)
     if assignment is None or not assignment.players:
@@ -91,7 +86,7 @@ def numbered_players(session: Session, game: Game) -> list[tuple[str, Membership
     labelled = _labelled(session, game)
     if labelled is not None:
         return [(label, member) for label, member in labelled if label.startswith("P")]
-    return [(label_of(i), member) for i, member in enumerate(players(session, game))]
+    return joined_in_order(session, game)
 
 
 def numbered_reserves(session: Session, game: Game) -> list[tuple[str, Membership]]:

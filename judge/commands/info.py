@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 import maps
 from adjudicator.mapdata import MapError
+from adjudicator.jsonio import position_from_json
 from adjudicator.types import Phase
 from judge.render import render
 from judge.commands.context import MailContext
@@ -20,7 +21,8 @@ from judge.mail import CommandRefused
 import maps
 from judge.commands.create import set_map
 from judge.phases.pictures import position_picture, record_picture
-from judge.store.queries import as_utc, find_game, position_of, variant_named
+from judge.store.queries import as_utc, find_game, position_of, variant_named, variant_of
+from judge.phases.turn_views import ResultsView, results_view
 from judge.lifecycle import STATUS_TEXT
 from judge.phases.views import game_view
 from judge.commands.daide_ports import daide_text
@@ -81,11 +83,21 @@ def summary(ctx: MailContext, command: Summary) -> None:
     ctx.done(command, f"summary of game '{game.name}' below ({STATUS_TEXT.get(game.status, game.status)})")
 
 
-def _result_line(item: object) -> str:
-    if isinstance(item, dict):
-        text = f"{item.get('power', '?')}: {item.get('order', '?')} -> {item.get('result', '?')}"
-        return text + (f" ({item['reason']})" if item.get("reason") else "")
-    return str(item)
+def _record_view(game: Game, row: PhaseRecord) -> ResultsView:
+    """A processed phase in the words of its results mail (judge.phases.turn_views)."""
+    variant = variant_of(game)
+    before_doc, after_doc = dict(row.position_before or {}), dict(row.position_after or {})
+    results = list(row.results or [])
+    ordered = {power: len(lines) for power, lines in (row.orders or {}).items() if lines}
+    resolved: dict[str, int] = {}
+    for item in results:
+        power = str(item.get("power"))
+        resolved[power] = resolved.get(power, 0) + 1
+    # The record keeps the orders sent: a power with fewer of them than results was defaulted.
+    defaulted = sorted(power for power, count in resolved.items() if ordered.get(power, 0) < count)
+    return results_view(game=game.name, variant=variant, before=position_from_json(variant, before_doc),
+                        before_doc=before_doc, results=results, after=position_from_json(variant, after_doc),
+                        after_doc=after_doc, defaulted=defaulted, ordered=frozenset(ordered), show_next=False)
 
 
 def _phase_rank(text: str) -> Phase | None:
@@ -106,8 +118,8 @@ def history(ctx: MailContext, command: History) -> None:
         rank = _phase_rank(row.phase)
         if since is not None and rank is not None and rank < since:
             continue
-        records.append({"phase": row.phase, "when": format_deadline(as_utc(row.processed_at), game.zone),
-                        "lines": [_result_line(item) for item in (row.results or [])]})
+        records.append({"view": _record_view(game, row),
+                        "when": format_deadline(as_utc(row.processed_at), game.zone)})
     ctx.add_block(render("history.j2", game=game.name, records=records))
     ctx.done(command, f"history of game '{game.name}' below ({len(records)} phase{'s' if len(records) != 1 else ''})")
 

@@ -11,6 +11,7 @@ from judge.mail import CommandRefused
 from judge.store.queries import (
     find_game,
     has_rule,
+    player_label,
     latest_of_power,
     observers,
     player_of,
@@ -100,7 +101,7 @@ def join(ctx: MailContext, command: Join) -> None:
     member = _new_member(ctx, game, PLAYER, command.password, power=power, name=ctx.sender_name or None)
     ctx.sign_on(game, member, command.source.number)
     count = len(joined) + 1
-    chosen = f" as {power}" if power else ""
+    chosen = f" as {power}" if power else f" as player {player_label(ctx.session, game, member)}"
     ctx.done(command, f"joined game '{game.name}'{chosen}: {count} of {len(variant.powers)} places taken")
     if count == len(variant.powers):
         start_game(ctx, game)

@@ -36,7 +36,7 @@ from judge.store.models_game import (
     PREPARATION,
     Game,
 )
-from judge.turns import extend_only, next_deadline
+from judge.turns import extend_only, next_deadline, resumed_deadline
 from mailcmds import Dummy, Eject, Form, Pause, Preview, Process, Resume, Revive, Rollback, Terminate
 
 
@@ -64,7 +64,9 @@ def pause(ctx: MailContext, command: Pause) -> None:
     if game.status != ACTIVE:
         raise CommandRefused(f"only an active game can be paused; game '{game.name}' is {game.status}")
     move(game, GameStatus.PAUSED)
-    ctx.done(command, f"game '{game.name}' paused: no deadline passes until RESUME")
+    game.paused_at = ctx.now
+    ctx.done(command, f"game '{game.name}' paused: no deadline passes until RESUME, which gives the time "
+                      "paused back (the deadline moves on by it)")
     _tell(ctx, game, "paused", "game_paused.j2", "game_paused")
 
 
@@ -73,7 +75,10 @@ def resume(ctx: MailContext, command: Resume) -> None:
     if game.status != PAUSED:
         raise CommandRefused(f"game '{game.name}' is not paused ({game.status})")
     move(game, GameStatus.ACTIVE)
-    if game.deadline is None or as_utc(game.deadline) <= ctx.now:
+    if game.deadline is not None and game.paused_at is not None:
+        game.deadline = resumed_deadline(as_utc(game.deadline), as_utc(game.paused_at), ctx.now)
+    game.paused_at = None
+    if game.deadline is None or as_utc(game.deadline) <= ctx.now:  # paused when late: a fresh phase length
         kind = position_of(game).phase.kind
         fresh = next_deadline(timing_of(game), kind, ctx.now)
         game.deadline = extend_only(as_utc(game.deadline) if game.deadline else None, fresh)

@@ -95,7 +95,8 @@ def press(ctx: MailContext, command: Press) -> None:
         raise CommandRefused(refusal)
     sender = "an anonymous power (grey press)" if command.grey else who.label
     body = render("press.j2", game=game.name, sender=sender, recipients=list(recipients),
-                  broadcast=command.broadcast, body=command.body.rstrip("\n"), phase=game.phase)
+                  broadcast=command.broadcast, body=command.body.rstrip("\n"), phase=game.phase,
+                  reply_to=None if command.grey else (who.power or ("M" if who.is_master else None)))
     subject = f"{game.name}: {'broadcast' if command.broadcast else 'press'} from {sender}"
     if command.broadcast:
         mails = broadcast(ctx.session, game, ctx.judge, subject=subject, body=body, kind="press",

@@ -4,6 +4,7 @@ processed, and for each game signed on to the current orders and the deadline.""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Mapping
 
 from judge.outgoing import OutgoingMail
 from judge.render import render
@@ -27,7 +28,10 @@ def reply_lines(ctx: MailContext) -> list[ReplyLine]:
     return sorted([*ctx.entries, *parsed], key=lambda entry: entry.line_no)
 
 
-def build_reply(ctx: MailContext) -> OutgoingMail:
+def build_reply(ctx: MailContext, processing: Mapping[int, str] | None = None) -> OutgoingMail:
+    """The reply; ``processing``: game id -> when its phase will be processed, for the games
+    whose orders are all in after this mail (judge.phases.turnstate.outlooks)."""
+    processing = processing or {}
     views = []
     first_game: int | None = None
     for game_id, member_id in ctx.sessions:
@@ -36,7 +40,8 @@ def build_reply(ctx: MailContext) -> OutgoingMail:
         if game is None or member is None:
             continue
         first_game = first_game if first_game is not None else game.id
-        views.append(session_view(ctx.session, game, member, ctx.now))
+        view = session_view(ctx.session, game, member, ctx.now)
+        views.append(replace(view, processing=processing.get(game.id)))
     lines = reply_lines(ctx)
     unprocessed = ctx.parsed.unprocessed
     body = render(
@@ -50,7 +55,7 @@ def build_reply(ctx: MailContext) -> OutgoingMail:
         blocks=ctx.blocks,
         sessions=views,
         judge_name=ctx.judge.name,
-        nothing=not lines and not ctx.blocks and not ctx.parsed.unprocessed,
+        nothing=not lines and not ctx.blocks,
     )
     mail = ctx.inbound.reply(bounded(body), game_id=first_game)
     if ctx.attachments:

@@ -6,6 +6,7 @@ from datetime import datetime, time
 
 from judge.commands.context import MailContext
 from judge.mail import CommandRefused
+from judge.phases.turnstate import orders_changed
 from judge.store.queries import as_utc, timing_of, zone_for
 from judge.store.models_game import ACTIVE, ENDED, PAUSED, Game, Membership
 from judge.store.passwords import hash_password
@@ -20,6 +21,7 @@ def set_wait(ctx: MailContext, command: SetWait) -> None:
     if who.game.status not in (ACTIVE, PAUSED):
         raise CommandRefused(f"game '{who.game.name}' is not running: WAIT applies to a phase in play")
     who.membership.wait = command.wait
+    orders_changed(ctx.session, who.game)
     ctx.done(command, "WAIT set: the phase is not processed before its deadline" if command.wait
              else "NOWAIT: the phase may be processed as soon as every order is in")
 

@@ -20,7 +20,7 @@ from mailcmds import Signoff, Signon, PowerListError, resolve_power
 from judge.commands.context import MailContext
 from judge.mail import CommandRefused
 from judge.commands.fair_players import player_by_number
-from judge.store.queries import as_utc, find_game, master_of, observers, player_of, variant_of
+from judge.store.queries import as_utc, find_game, master_of, observers, player_label, player_of, variant_of
 from judge.store.models_game import FORMING, PREPARATION, Game, Membership
 from judge.store.models_signon import SignonFailure
 from judge.store.retention import SIGNON_MEMORY
@@ -80,7 +80,9 @@ def signon(ctx: MailContext, command: Signon) -> None:
     label = "MASTER" if command.power in MASTER_TOKENS else (member.power or member.name or command.power)
     check_password(command.password, stored, label, game)
     who = ctx.sign_on(game, member, command.source.number)
-    ctx.done(command, f"signed on as {who.label} in game '{game.name}'")
+    number = player_label(ctx.session, game, member) if who.is_player and not member.power else None
+    named = f"player {number} (power not yet assigned)" if number else who.label
+    ctx.done(command, f"signed on as {named} in game '{game.name}'")
 
 
 def signoff(ctx: MailContext, command: Signoff) -> None:

@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping
 
 import mailcmds as m
 from judge.commands import (
-    commit_reveal, create, draw, fair_assign, fair_blind, fair_escrow, info, join, keys, master, orders, press,
+    bot_seat, commit_reveal, create, draw, fair_assign, fair_blind, fair_escrow, info, join, keys, master, orders, press,
     settings, signon,
 )
 from judge.commands.context import MailContext
@@ -111,6 +111,7 @@ HANDLERS: Mapping[type[m.Command], Handler] = MappingProxyType({
     m.Eject: Handler(master.eject, _MASTER),
     m.Dummy: Handler(master.dummy, _MASTER),
     m.Revive: Handler(master.revive, _MASTER),
+    m.SeatBot: Handler(bot_seat.seat_bot, _MASTER),
 })
 
 

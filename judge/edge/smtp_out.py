@@ -74,7 +74,10 @@ class DeliveryError(Exception):
 
 
 class Transport(Protocol):
-    def deliver(self, mail_from: str, recipients: Sequence[str], raw: bytes, row_id: int) -> None: ...
+    def deliver(self, mail_from: str, recipients: Sequence[str], raw: bytes, row_id: int) -> str | None:
+        """Deliver or raise DeliveryError; may return how, in words, for the log (e.g.
+        "written to file ..."); None reads as "sent"."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -89,7 +92,7 @@ class RelayTransport:
     ca_file: str = ""  # PEM certificates to trust for STARTTLS (empty: the system's)
     timeout: float = 60.0
 
-    def deliver(self, mail_from: str, recipients: Sequence[str], raw: bytes, row_id: int) -> None:
+    def deliver(self, mail_from: str, recipients: Sequence[str], raw: bytes, row_id: int) -> str | None:
         try:
             with smtplib.SMTP(self.host, self.port, timeout=self.timeout,
                               local_hostname=socket.gethostname()) as client:
@@ -118,6 +121,7 @@ class RelayTransport:
         if refused:
             # Partly delivered: retrying would duplicate the accepted copies.
             log.warning("outbox #%d: some recipients refused: %s", row_id, refused)
+        return f"sent to {', '.join(recipients)} through the relay {self.host}:{self.port}"
 
 
 @dataclass(frozen=True)
@@ -126,7 +130,7 @@ class MaildirTransport:
 
     directory: Path
 
-    def deliver(self, mail_from: str, recipients: Sequence[str], raw: bytes, row_id: int) -> None:
+    def deliver(self, mail_from: str, recipients: Sequence[str], raw: bytes, row_id: int) -> str | None:
         name = f"{time.time_ns()}.M{row_id}P{os.getpid()}.{socket.gethostname()}.eml"
         try:
             self._write(name, raw)
@@ -134,6 +138,8 @@ class MaildirTransport:
             for sub in ("tmp", "new", "cur"):
                 (self.directory / sub).mkdir(parents=True, exist_ok=True)
             self._write(name, raw)
+        return (f"for {', '.join(recipients)} written to file {self.directory / 'new' / name} "
+                "(not sent: no [outbound] relay_host)")
 
     def _write(self, name: str, raw: bytes) -> None:
         tmp = self.directory / "tmp" / name
@@ -204,22 +210,24 @@ class OutboxSender:
         delivered = 0
         for row_id, mail_from, recipients, raw in self._lease_due():
             error: DeliveryError | None = None
+            how: str | None = None
             try:
-                self.transport.deliver(mail_from, recipients, raw, row_id)
+                how = self.transport.deliver(mail_from, recipients, raw, row_id)
             except DeliveryError as exc:
                 error = exc
             except Exception as exc:  # a transport bug must not stop the other rows
                 error = DeliveryError(f"{type(exc).__name__}: {exc}")
-            self._record(row_id, recipients, error)
+            self._record(row_id, recipients, error, how)
             delivered += error is None
         return delivered
 
-    def _record(self, row_id: int, recipients: Sequence[str], error: DeliveryError | None) -> None:
+    def _record(self, row_id: int, recipients: Sequence[str], error: DeliveryError | None,
+                how: str | None = None) -> None:
         now = self.clock()
         with self.store.core_unit_of_work() as connection:
             if error is None:
                 connection.execute(_SENT, {"row_id": row_id, "now": now})
-                log.info("outbox #%d sent to %s", row_id, ", ".join(recipients))
+                log.info("outbox #%d %s", row_id, how or f"sent to {', '.join(recipients)}")
             else:
                 self._record_failure(connection, row_id, error, now)
 

@@ -1,6 +1,7 @@
 """Processing a phase, inside the caller's transaction (one scheduler pass, or the master's
 PROCESS): load the position and the orders, adjudicate, store the PhaseRecord and the new
-position, clear what lives for one phase, set the next deadline, and return the mail.
+position, clear what lives for one phase (orders, WAIT; draw votes stand), set the next
+deadline, count the standing draw votes again, and return the mail.
 
     process_phase(session, game, judge, now, defaulted=...) -> list[OutgoingMail]
     preview_phase(session, game, judge, now) -> list[OutgoingMail]     # master only; no change
@@ -41,9 +42,10 @@ from judge.store.queries import (
     timing_of,
     variant_of,
 )
+from judge.phases.ballots import standing_outcome, vote_text
 from judge.phases.turn_views import phase_name, results_view, summary_table
 from judge.phases.turnstate import PowerSeats, phase_deadline, reschedule, survivors
-from judge.phases.order_sources import phase_orders, played_by_bot, with_bot_orders
+from judge.phases.order_sources import phase_orders, played_by_bot, with_bot_orders, with_seated_bot_orders
 from judge.phases.records import results_extras
 from judge.phases.views import position_rows
 from judge.store.models_daide import MachineSeat
@@ -95,7 +97,7 @@ def adjudicate_current(session: Session, game: Game, defaulted: Iterable[str] = 
     or, with RULE CD_BOT, the ``defaulted`` powers get the bot's orders."""
     variant = variant_of(game)
     before = position_of(game)
-    stored = phase_orders(session, game)
+    stored = with_seated_bot_orders(session, game, phase_orders(session, game))
     ordered = frozenset(power for power, lines in stored.items() if lines)
     stored, bot_powers = with_bot_orders(game, stored, played_by_bot(game, frozenset(defaulted)))
     orders: dict[str, list[Order]] = {}
@@ -115,16 +117,30 @@ def adjudicate_current(session: Session, game: Game, defaulted: Iterable[str] = 
     )
 
 
-def _clear_phase_state(session: Session, game: Game) -> None:
-    """Orders, WAIT flags and draw votes live for one phase (the DPjudge clears them)."""
+def _clear_phase_state(session: Session, game: Game, *, votes: bool) -> None:
+    """Orders and WAIT flags live for one phase (the DPjudge clears them); draw votes stand
+    until withdrawn, so only a rollback (``votes=True``) clears them."""
     session.execute(delete(OrderSet).where(OrderSet.game_id == game.id))
+    cleared: dict[str, Any] = {"wait": False, "draw_vote": null()} if votes else {"wait": False}
     session.execute(
-        update(Membership).where(Membership.game_id == game.id).values(wait=False, draw_vote=null()),
+        update(Membership).where(Membership.game_id == game.id).values(**cleared),
         execution_options={"synchronize_session": False},
     )
     for held in list(session.identity_map.values()):  # members already loaded read the new values
         if isinstance(held, Membership) and held.game_id == game.id:
-            session.expire(held, ["wait", "draw_vote"])
+            session.expire(held, list(cleared))
+
+
+def _standing_votes(session: Session, game: Game, judge: JudgeSettings, now: datetime,
+                    alive: frozenset[str]) -> list[OutgoingMail]:
+    """End the game when the votes standing from earlier phases pass among the survivors
+    of the new one (an elimination can do that); otherwise no mail."""
+    outcome, ballots = standing_outcome(session, game, alive)
+    if outcome is None:
+        return []
+    kind = CONCESSION if outcome.kind.value == "concession" else DRAW
+    votes = {power: vote_text(ballot) for power, ballot in sorted(ballots.items())}
+    return end_game(session, game, judge, now, kind, outcome.powers, votes=votes)
 
 
 def _fresh_phase_due(game: Game, now: datetime) -> datetime | None:
@@ -161,7 +177,7 @@ def process_phase(session: Session, game: Game, judge: JudgeSettings, now: datet
         digest=position_digest(after),
         processed_at=now,
     ))
-    _clear_phase_state(session, game)
+    _clear_phase_state(session, game, votes=False)
     game.position = after_doc
     game.phase = str(after.phase)
     game.delay = 0
@@ -176,7 +192,7 @@ def process_phase(session: Session, game: Game, judge: JudgeSettings, now: datet
         deadline=deadline_text(game, None, now) if winner is None else None, winner=winner,
         show_next=winner is None,
     )
-    body = render("turn_results.j2", view=view, preview=False)
+    body = render("turn_results.j2", view=view, preview=False, board=position_rows(done.variant, after))
     # The verifiable record (judge/phases/records.py): <game>-<phase>.json with the position
     # before, the orders, the results and the digests; sealed games add each power's
     # commitment, revealed orders and verdict.
@@ -190,7 +206,9 @@ def process_phase(session: Session, game: Game, judge: JudgeSettings, now: datet
                        kind="results", attachments=attachments)
     if winner is not None:
         mails += end_game(session, game, judge, now, SOLO, (winner,))
-    elif game.status == ACTIVE:
+    else:
+        mails += _standing_votes(session, game, judge, now, survivors(after))
+    if game.status == ACTIVE:
         game.next_due_at = _fresh_phase_due(game, now)
     else:
         game.next_due_at = None
@@ -209,7 +227,8 @@ def preview_text(session: Session, game: Game, *, defaulted: Iterable[str] = (),
         ordered=done.ordered, by_bot=done.by_bot,
         winner=done.adjudication.winner,
     )
-    return render("turn_results.j2", view=view, preview=True, reason=reason)
+    return render("turn_results.j2", view=view, preview=True, reason=reason,
+                  board=position_rows(done.variant, done.after))
 
 
 def preview_phase(session: Session, game: Game, judge: JudgeSettings, now: datetime, *,
@@ -312,7 +331,7 @@ def rollback_to(session: Session, game: Game, judge: JudgeSettings, now: datetim
     for record in records:
         if record.id >= target.id:
             session.delete(record)
-    _clear_phase_state(session, game)
+    _clear_phase_state(session, game, votes=True)
     variant = variant_of(game)
     position = position_from_json(variant, target.position_before)
     game.position = dict(target.position_before)

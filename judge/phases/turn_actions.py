@@ -5,7 +5,8 @@
 Applying a Decision (judge.turns.readiness says what each field means): store the new
 DELAY; remember the WARN reminders sent and the grace uses charged this phase; dismiss
 late players; mail reminders (to each late player, deadline in their own zone), late
-notices and grace announcements (to the game's list), dismissal notices; process the
+notices (the first of a phase to the game's list, repeats to the late players and the
+master only, as the DPjudge sends them), grace announcements (to the list), dismissal notices; process the
 phase (with civil-disorder defaults for the powers named) or send the master a preview;
 finally store the game's next due time.
 """
@@ -23,11 +24,20 @@ from judge.config import JudgeSettings
 from judge.outgoing import OutgoingMail
 from judge.render import render
 from judge.publish.broadcast import broadcast, to_member
-from judge.store.queries import as_utc, deadline_text, master_of, rules_of, timing_of, variant_of
+from judge.store.queries import as_utc, deadline_text, master_of, position_of, rules_of, timing_of, variant_of
 from judge.phases.processing import preview_phase, process_phase
 from judge.phases.sealed_stages import sealed_act  # RULE SEALED: commit, publish, reveal stages
 from judge.phases.turn_views import phase_name
-from judge.phases.turnstate import PowerSeats, absences_of, progress_of, reschedule, seats, turn_state_and_seats
+from judge.phases.order_sets import units_without_orders
+from judge.phases.turnstate import (
+    PowerSeats,
+    absences_of,
+    orders_in,
+    progress_of,
+    reschedule,
+    seats,
+    turn_state_and_seats,
+)
 from judge.phases.outcomes import NOTIFIED, PREVIEWED, PROCESSED, WAITED
 from judge.store.models_game import DISMISSED, Game, Membership
 from judge.store.models_turns import TurnProgress
@@ -84,7 +94,7 @@ def act(session: Session, game: Game, judge: JudgeSettings, now: datetime, *,
     if decision.reminders:
         mails += _reminders(session, game, judge, now, state, decision)
     if decision.late_notice:
-        mails += _late_notice(session, game, judge, now, state, decision, charged)
+        mails += _late_notice(session, game, judge, now, state, decision, charged, progress)
     elif charged:
         mails += _grace_notice(session, game, judge, state, charged)
     if decision.dismiss:
@@ -153,30 +163,43 @@ def _charge_grace(session: Session, game: Game, progress: TurnProgress, decision
 
 def _reminders(session: Session, game: Game, judge: JudgeSettings, now: datetime, state: TurnState,
                decision: Decision) -> list[OutgoingMail]:
-    letters = {p.name: p.letter for p in variant_of(game).powers}
+    variant = variant_of(game)
+    letters = {p.name: p.letter for p in variant.powers}
+    stored = orders_in(session, game)
     mails = []
     for power, member in _seated(session, game, decision.reminders):
+        # A power that ordered some units is told which ones still lack an order.
+        unordered = (units_without_orders(variant, position_of(game), power, stored[power])
+                     if stored.get(power) else ())
         body = render("turn_reminder.j2", game=game.name, power=power, phase=game.phase,
                       phase_name=phase_name(game.phase), deadline=deadline_text(game, member, now),
-                      initial=letters.get(power, power[:1]))
+                      initial=letters.get(power, power[:1]), unordered=unordered)
         mails.append(to_member(game, judge, member, subject=f"{game.name} {game.phase}: reminder, orders due",
                                body=body, kind="reminder"))
     return mails
 
 
 def _late_notice(session: Session, game: Game, judge: JudgeSettings, now: datetime, state: TurnState,
-                 decision: Decision, charged: list[GraceCharge]) -> list[OutgoingMail]:
+                 decision: Decision, charged: list[GraceCharge], progress: TurnProgress) -> list[OutgoingMail]:
     rules = rules_of(game)
     end = state.grace_end
+    repeat = int(progress.late_notices or 0) > 0
+    progress.late_notices = int(progress.late_notices or 0) + 1
     body = render(
         "turn_late.j2", game=game.name, phase=game.phase, phase_name=phase_name(game.phase),
         deadline=deadline_text(game, None, now), late=sorted(decision.late_notice),
         grace_end=format_deadline(end, game.zone or "UTC") if end is not None and end > now else None,
         after_grace=after_grace_text(rules, end is not None), charged=charged,
-        budget=grace_budget(state.rules) or 0,
+        budget=grace_budget(state.rules) or 0, repeat=repeat,
     )
-    return broadcast(session, game, judge, subject=f"{game.name} {game.phase}: late notice", body=body,
-                     kind="late_notice")
+    subject = f"{game.name} {game.phase}: late notice"
+    if not repeat:
+        return broadcast(session, game, judge, subject=subject, body=body, kind="late_notice")
+    readers = [member for _, member in _seated(session, game, decision.late_notice)]
+    master = master_of(session, game)
+    if master is not None:
+        readers.append(master)
+    return [to_member(game, judge, member, subject=subject, body=body, kind="late_notice") for member in readers]
 
 
 def _grace_notice(session: Session, game: Game, judge: JudgeSettings, state: TurnState,

@@ -33,18 +33,24 @@ from judge.store.queries import (
     timing_of,
     variant_of,
 )
+from judge.phases.bot_seats import bot_powers
 from judge.store.models_game import ACTIVE, DUMMY, MEMBER_ACTIVE, PAUSED, PLAYER, Game, Membership, OrderSet
 from judge.phases.order_sets import orders_complete
 from judge.store.models_turns import TurnProgress
+from judge.store.schedule import PROCESS_AFTER_COMMIT
 from judge.turns import (
+    NO_SETTLE,
     Absence,
+    Outlook,
     TurnState,
     apply_absences,
     delay_after_orders,
     extend_only,
+    format_deadline,
     grace_end,
     next_deadline,
     next_due,
+    outlook,
 )
 
 __all__ = [
@@ -53,6 +59,8 @@ __all__ = [
     "after_orders",
     "absences_of",
     "late_powers",
+    "orders_changed",
+    "outlooks",
     "orders_in",
     "progress_of",
     "reschedule",
@@ -142,12 +150,13 @@ def progress_of(session: Session, game: Game) -> TurnProgress:
     """The scheduler's memory of the current phase (a fresh one when the phase changed)."""
     row = session.get(TurnProgress, game.id)
     if row is None:
-        row = TurnProgress(game_id=game.id, phase=game.phase or "", reminders_sent=[], graced=[])
+        row = TurnProgress(game_id=game.id, phase=game.phase or "", reminders_sent=[], graced=[], late_notices=0)
         session.add(row)
     elif row.phase != game.phase:
         row.phase = game.phase or ""
         row.reminders_sent = []
         row.graced = []
+        row.late_notices = 0
     return row
 
 
@@ -199,7 +208,8 @@ def turn_state_and_seats(session: Session, game: Game, now: datetime, *,
     timing = timing_of(game)
     placed = seats(session, game, variant)
     active = active_powers(variant, position, placed.dummies)
-    submitted = submitted_powers(variant, position, orders_in(session, game)) & active
+    # the judge's bot orders when the phase is processed: its powers are never waited for
+    submitted = (submitted_powers(variant, position, orders_in(session, game)) | bot_powers(placed.players)) & active
     memory = progress if progress is not None else session.get(TurnProgress, game.id)
     same_phase = memory is not None and memory.phase == game.phase
     deadline = as_utc(game.deadline)
@@ -244,7 +254,59 @@ def after_orders(session: Session, game: Game, now: datetime) -> None:
     session.flush()
     state = turn_state(session, game, now)
     all_in = not state.missing
-    game.delay = delay_after_orders(all_in, late=state.past_deadline, current=int(game.delay or 0))
+    game.delay = delay_after_orders(all_in, late=state.past_deadline, current=int(game.delay or 0),
+                                    settle=NO_SETTLE not in state.rules)
+    orders_changed(session, game, all_in=all_in)
+
+
+#: session.info key: ids of the games whose orders or WAIT flags this transaction changed.
+_ORDERS_CHANGED = "orders_changed_games"
+
+
+def orders_changed(session: Session, game: Game, *, all_in: bool = True) -> None:
+    """Remember that ``game``'s orders or WAIT flags changed in this mail (see ``outlooks``);
+    ``all_in=False``: the caller knows orders are still missing, so there is nothing to say
+    (and no turn state to compute again) unless a later change in the mail says otherwise."""
+    if game.id is not None:
+        session.info.setdefault(_ORDERS_CHANGED, {})[game.id] = all_in
+
+
+def outlooks(session: Session, now: datetime) -> dict[int, str]:
+    """For each game whose orders or WAIT flags this mail changed and whose orders are now
+    all in: when its phase will be processed, in words.  A game ready now is added to the
+    session's PROCESS_AFTER_COMMIT ids: the worker runs the scheduler's pass for it right
+    after the mail's transaction (the DPjudge's readiness, without waiting for a tick)."""
+    said: dict[int, str] = {}
+    changed = sorted(game_id for game_id, all_in in session.info.pop(_ORDERS_CHANGED, {}).items() if all_in)
+    if changed:
+        session.flush()
+    for game_id in changed:
+        game = session.get(Game, game_id)
+        if game is None or game.status not in (ACTIVE, PAUSED) or game.position is None or game.deadline is None:
+            continue
+        state = turn_state(session, game, now)
+        when = outlook(state)
+        if when is None:
+            continue
+        if when is Outlook.NOW:
+            session.info.setdefault(PROCESS_AFTER_COMMIT, set()).add(game_id)
+        said[game_id] = _outlook_text(when, state, game)
+    return said
+
+
+def _outlook_text(when: Outlook, state: TurnState, game: Game) -> str:
+    if when is Outlook.NOW:
+        return "all orders are in: the phase is processed right after this mail; the results follow in their own mail"
+    if when is Outlook.PAUSED:
+        return "all orders are in; the game is paused: the phase is processed once the master sends RESUME"
+    if when is Outlook.DEADLINE:
+        why = "RULE ALWAYS_WAIT" if "ALWAYS_WAIT" in state.rules else "a player has set WAIT"
+        return (f"all orders are in; the phase waits for its deadline ({why}), "
+                f"{format_deadline(state.deadline, game.zone or 'UTC')}")
+    passes = state.delay + 1
+    return (f"all orders are in: as on the DPjudge the phase waits {state.delay} scheduler pass"
+            f"{'es' if state.delay != 1 else ''} (a settle window in which orders may still change) and is "
+            f"processed at the pass after, within {passes * 20} minutes at the default 20-minute tick")
 
 
 def late_powers(session: Session, game: Game, now: datetime) -> frozenset[str]:

@@ -17,6 +17,7 @@ from judge.store.queries import (
     latest_of_power,
     observers,
     player_of,
+    player_label,
     players,
     position_of,
     rules_of,
@@ -24,13 +25,14 @@ from judge.store.queries import (
     variant_of,
 )
 from judge.phases.order_sets import units_without_orders
-from judge.phases.turnstate import stored_order_set
+from judge.phases.turnstate import orders_in, stored_order_set, turn_state
 from judge.store.models_game import (
     ACTIVE,
     DUMMY,
     ENDED,
     FORMING,
     MASTER,
+    MEMBER_ACTIVE,
     OBSERVER,
     PAUSED,
     PLAYER,
@@ -80,12 +82,23 @@ class SessionView:
     orders: tuple[str, ...] | None  # None: not a player in a started game
     unordered: tuple[str, ...]
     places: str | None  # "3 of 7 places taken" while forming
+    processing: str | None = None  # when the phase is processed, once every order is in
+
+
+def _unassigned(session: Session, game: Game, member: Membership) -> str:
+    """A player without a power yet: his number, and how he signs on with it."""
+    label = player_label(session, game, member)
+    if label is None:
+        return "a former player (you have left this game)" if member.status != MEMBER_ACTIVE \
+            else "a player (the power is assigned when the game starts)"
+    return (f"player {label} (until powers are assigned you sign on as SIGNON {label}@{game.name} password; "
+            f"your number stays {label} whoever leaves)")
 
 
 def session_view(session: Session, game: Game, member: Membership, now: datetime) -> SessionView:
     variant = variant_of(game)
     who = {MASTER: "the master", OBSERVER: f"observer {member.name}"}.get(member.role) \
-        or (member.power or "a player (the power is assigned when the game starts)")
+        or member.power or _unassigned(session, game, member)
     orders: tuple[str, ...] | None = None
     unordered: tuple[str, ...] = ()
     if member.role == PLAYER and member.power and game.status in (ACTIVE, PAUSED) and game.position:
@@ -150,6 +163,40 @@ class GameView:
     observers: int
     standings: tuple[PowerStanding, ...]
     board: tuple[PowerRow, ...]
+    orders: tuple[str, ...] = ()  # "FRANCE   LATE: no orders": every power for the master, the own for a player
+
+
+def order_states(session: Session, game: Game, now: datetime, viewer: Membership | None) -> tuple[str, ...]:
+    """Whose orders are in for the current phase, as DPjudge masters see it: every power the
+    phase waits for, for the master; a player's own power only; nothing for anyone else (or
+    in a sealed game, whose orders are not known before they are revealed)."""
+    if (viewer is None or game.status not in (ACTIVE, PAUSED) or game.position is None
+            or game.deadline is None or "SEALED" in {r.split()[0] for r in rules_of(game)}):
+        return ()
+    if viewer.role == MASTER:
+        shown = None
+    elif viewer.role == PLAYER and viewer.power:
+        shown = {viewer.power}
+    else:
+        return ()
+    state = turn_state(session, game, now)
+    stored = orders_in(session, game)
+    rows = []
+    for power in sorted(state.active):
+        if shown is not None and power not in shown:
+            continue
+        if power in state.submitted:
+            text = "orders in"
+        elif stored.get(power):
+            text = ("LATE: " if state.past_deadline else "") + "orders incomplete"
+        else:
+            text = ("LATE: " if state.past_deadline else "") + "no orders yet"
+        if power in state.waiting:
+            text += ", waits for the deadline (SET WAIT)"
+        if power in state.vacant:
+            text += " (no player)"
+        rows.append(f"{power:<8} {text}")
+    return tuple(rows)
 
 
 def game_view(session: Session, game: Game, now: datetime, *, viewer: Membership | None = None) -> GameView:
@@ -166,4 +213,5 @@ def game_view(session: Session, game: Game, now: datetime, *, viewer: Membership
         places=f"{joined} of {len(variant.powers)} powers have a player",
         observers=len(observers(session, game)),
         standings=power_standings(session, game), board=board,
+        orders=order_states(session, game, now, viewer),
     )

@@ -65,6 +65,9 @@ class Game(Base):
     position: Mapped[dict[str, Any] | None]
     phase: Mapped[str | None] = mapped_column(String(16))
     deadline: Mapped[datetime | None]
+    # When PAUSE stopped the clock (NULL: not paused); RESUME moves the deadline on by the
+    # time paused.
+    paused_at: Mapped[datetime | None]
     delay: Mapped[int] = mapped_column(default=0)
     next_due_at: Mapped[datetime | None] = mapped_column(index=True)
     outcome: Mapped[dict[str, Any] | None]

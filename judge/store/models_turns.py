@@ -2,7 +2,7 @@
 
 The turn logic (judge.turns.readiness) needs, per phase, which TIMING WARN reminders have
 already gone out and which late powers have already been charged a grace use
-(RULE GRACE_BUDGET).  Both reset when the phase changes, so the row carries the phase it
+(RULE GRACE_BUDGET), and how many late notices went out.  All reset when the phase changes, so the row carries the phase it
 belongs to and a row for another phase reads as empty.
 """
 
@@ -27,3 +27,6 @@ class TurnProgress(Base):
     reminders_sent: Mapped[list[Any]] = mapped_column(default=list)
     # Powers charged one grace use this phase (GRACE_BUDGET).
     graced: Mapped[list[Any]] = mapped_column(default=list)
+    # Late notices sent this phase: the first goes to everyone, repeats only to the late
+    # powers and the master (as the DPjudge sends them).
+    late_notices: Mapped[int] = mapped_column(default=0, server_default="0")

@@ -161,6 +161,19 @@ def players(session: Session, game: Game) -> list[Membership]:
     return members(session, game, role=PLAYER)
 
 
+def numbered_players(session: Session, game: Game) -> list[tuple[str, Membership]]:
+    """(``P1``, ``P2``, ... by order of joining, membership) of the game's players: how a
+    player without a power yet signs on (``SIGNON P3@game``).  A player who left keeps his
+    number, so the others' numbers never shift."""
+    everyone = [row for row in game_members(session, game) if row.role == PLAYER]
+    return [(f"P{index + 1}", row) for index, row in enumerate(everyone) if row.status == MEMBER_ACTIVE]
+
+
+def player_label(session: Session, game: Game, member: Membership) -> str | None:
+    """The member's ``P`` number (see ``numbered_players``), None for anyone but a player."""
+    return next((label for label, row in numbered_players(session, game) if row.id == member.id), None)
+
+
 def observers(session: Session, game: Game) -> list[Membership]:
     return members(session, game, role=OBSERVER)
 

@@ -25,6 +25,9 @@ from judge.store.models_game import ACTIVE, Game, Membership, OrderSet
 from judge.store.times import as_utc
 
 NOW = "now"  # the key Store.unit_of_work(now=...) sets
+#: Ids of games whose phase a mail made ready to process at once (judge.phases.turnstate):
+#: the worker runs the scheduler's pass for them right after the mail's transaction commits.
+PROCESS_AFTER_COMMIT = "process_after_commit"
 _TOUCHED = "touched_games"
 _TOUCHED_IDS = "touched_game_ids"
 _SCHEDULED = "scheduled_games"

@@ -15,6 +15,7 @@ from .deadlines import (
     grace_end,
     local_moment,
     next_deadline,
+    resumed_deadline,
     snap_to_schedule,
 )
 from .display import format_deadline, format_remaining, zone_or_error
@@ -29,15 +30,18 @@ from .readiness import (
     grace_budget,
     may_submit_empty,
     next_due,
+    NO_SETTLE,
+    Outlook,
+    outlook,
 )
 from .timing import Span, Timing, TimingError, format_timing, parse_span, parse_timing
 
 __all__ = [
     "Absence", "AbsenceError", "Action", "Ballot", "Decision", "DrawError", "LATE_SEND",
-    "NO_LATE_RECEIVE", "Outcome", "OutcomeKind", "Span", "Timing", "TimingError", "TurnState",
+    "NO_LATE_RECEIVE", "NO_SETTLE", "Outcome", "Outlook", "outlook", "OutcomeKind", "Span", "Timing", "TimingError", "TurnState",
     "add_span", "apply_absences", "check_absence", "decide", "delay_after_orders",
     "extend_only", "format_deadline", "format_remaining", "format_timing", "grace_budget",
     "grace_end", "late_press_refusal", "local_moment", "may_submit_empty", "missing_votes", "next_due", "next_deadline",
-    "parse_draw_powers", "parse_span", "parse_timing", "snap_to_schedule", "tally",
+    "parse_draw_powers", "parse_span", "parse_timing", "resumed_deadline", "snap_to_schedule", "tally",
     "zone_or_error",
 ]

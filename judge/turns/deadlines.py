@@ -28,6 +28,7 @@ __all__ = [
     "grace_end",
     "local_moment",
     "next_deadline",
+    "resumed_deadline",
     "snap_to_schedule",
 ]
 
@@ -100,6 +101,16 @@ def extend_only(old: datetime | None, new: datetime) -> datetime:
         return new
     _require_aware("old", old)
     return max(old, new)
+
+
+def resumed_deadline(deadline: datetime, paused_at: datetime, now: datetime) -> datetime:
+    """The deadline after RESUME: the time the game spent paused is given back (paused with
+    two days left and resumed a day later, it is a day later than it was).  A game paused
+    after its deadline had passed resumes as late as it was; the caller decides whether
+    that earns a fresh deadline."""
+    for name, moment in (("deadline", deadline), ("paused_at", paused_at), ("now", now)):
+        _require_aware(name, moment)
+    return deadline + max(now - paused_at, timedelta(0))
 
 
 def grace_end(timing: Timing, deadline: datetime) -> datetime | None:

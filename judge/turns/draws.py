@@ -12,8 +12,9 @@
   has voted to concede to it.  A passing concession wins over a passing draw.
 
 Secrecy and lifetime (the caller's duty): votes are never shown to other players while the
-game runs (only "NVR", who has not voted, may be shown); the store clears every ballot when
-a phase is processed; when the game ends the votes may be revealed.  Only survivors vote:
+game runs (only "NVR", who has not voted, may be shown); a ballot stands from phase to phase
+until withdrawn (as the DPjudge keeps it), carried over by ``carried_over`` and counted
+again after each phase; when the game ends the votes may be revealed.  Only survivors vote:
 ballots of eliminated powers are ignored.
 """
 
@@ -23,7 +24,7 @@ import enum
 from dataclasses import dataclass
 from typing import Mapping
 
-__all__ = ["Ballot", "DrawError", "Outcome", "OutcomeKind", "missing_votes", "parse_draw_powers", "tally", "NO_DIAS"]
+__all__ = ["Ballot", "DrawError", "Outcome", "OutcomeKind", "carried_over", "missing_votes", "parse_draw_powers", "tally", "NO_DIAS"]
 
 NO_DIAS = "NO_DIAS"
 
@@ -121,3 +122,20 @@ def tally(survivors: frozenset[str], ballots: Mapping[str, Ballot], rules: froze
 def missing_votes(survivors: frozenset[str], ballots: Mapping[str, Ballot]) -> frozenset[str]:
     """Survivors who have cast no draw vote (shown as NVR; never reveals how others voted)."""
     return frozenset(p for p in survivors if ballots.get(p, Ballot()).draw is None)
+
+
+def carried_over(ballot: Ballot, survivors: frozenset[str]) -> Ballot:
+    """``ballot`` as it stands in a phase whose survivors are ``survivors``.
+
+    A NO_DIAS list accepts every draw among a subset of it, so eliminated powers are simply
+    dropped from it; a list left with fewer than two powers, or a concession to an
+    eliminated power, can no longer pass and lapses (the other half of the ballot stays).
+    """
+    draw, listed, concede_to = ballot.draw, ballot.draw_powers, ballot.concede_to
+    if listed is not None:
+        listed = listed & survivors
+        if len(listed) < 2:
+            draw, listed = None, None
+    if concede_to is not None and concede_to not in survivors:
+        concede_to = None
+    return Ballot(draw, listed, concede_to)

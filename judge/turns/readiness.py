@@ -22,6 +22,8 @@ Added from the DPjudge's rules and TIMING:
   none left is dealt with at the deadline as if its grace had run out.  Civil-disorder
   processing and the automatic preview wait until every late power's grace has run out.
   Without a GRACE setting the budget changes nothing.
+* RULE NO_SETTLE: no settle window: the last orders leave DELAY at 0, so the phase is
+  processed right after the mail that completed it (unless someone waits);
 * RULE ALWAYS_WAIT: never process before the deadline (as if every power had set WAIT);
   RULE NO_MINOR_WAIT: wait flags count in movement phases only.
 
@@ -47,12 +49,15 @@ __all__ = [
     "TurnState",
     "decide",
     "delay_after_orders",
+    "Outlook",
+    "outlook",
     "grace_budget",
     "may_submit_empty",
     "next_due",
     "DELAY_AFTER_LATE_NOTICE",
     "DELAY_AFTER_PREVIEW",
     "DELAY_AFTER_LAST_ORDERS",
+    "NO_SETTLE",
 ]
 
 DELAY_AFTER_LAST_ORDERS = 1  # one pass to panic and change them
@@ -63,6 +68,7 @@ CIVIL_DISORDER = "CIVIL_DISORDER"
 CIVIL_PREVIEW = "CIVIL_PREVIEW"
 GRACE_BUDGET = "GRACE_BUDGET"
 ALWAYS_WAIT = "ALWAYS_WAIT"
+NO_SETTLE = "NO_SETTLE"
 NO_MINOR_WAIT = "NO_MINOR_WAIT"
 
 
@@ -312,15 +318,39 @@ def next_due(state: TurnState) -> datetime | None:
     return min(future, default=None)
 
 
-def delay_after_orders(all_in: bool, late: bool, current: int = 0) -> int:
-    """DELAY after a power's orders arrive: the last orders set 1, or 0 when they come late.
+class Outlook(enum.Enum):
+    """When a phase whose orders are all in will be processed (``outlook``)."""
+
+    NOW = "now"  # the next pass processes it: the judge runs one right after the mail
+    SETTLE = "settle"  # after DELAY more passes (the settle window after the last orders)
+    DEADLINE = "deadline"  # someone waits (SET WAIT, RULE ALWAYS_WAIT): at the deadline
+    PAUSED = "paused"  # when the master resumes the game
+
+
+def outlook(state: TurnState) -> Outlook | None:
+    """When the phase will be processed once every active power's orders are in; None while
+    orders are missing (then the deadline and lateness rules decide)."""
+    if state.missing:
+        return None
+    if state.paused:
+        return Outlook.PAUSED
+    if decide(state).action is Action.PROCESS:
+        return Outlook.NOW
+    if not state.past_deadline and _someone_waits(state):
+        return Outlook.DEADLINE
+    return Outlook.SETTLE
+
+
+def delay_after_orders(all_in: bool, late: bool, current: int = 0, settle: bool = True) -> int:
+    """DELAY after a power's orders arrive: the last orders set 1, or 0 when they come late
+    or the game has no settle window (RULE NO_SETTLE).
 
     ``all_in``: these orders complete the phase; ``late``: they arrived after the deadline;
     ``current``: the stored DELAY, kept when orders are still missing.
     """
     if not all_in:
         return current
-    return 0 if late else DELAY_AFTER_LAST_ORDERS
+    return DELAY_AFTER_LAST_ORDERS if settle and not late else 0
 
 
 def may_submit_empty(now: datetime, deadline: datetime) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -212,6 +213,30 @@ def test_batch_answers_every_line_in_order():
     assert answers[1]["line"] == 2 and "bad JSON" in answers[1]["error"]
     assert answers[2]["line"] == 3 and "empty line" in answers[2]["error"]
     assert results_of(answers[3])["F LON - NTH"] == "bounce"
+
+
+def test_batch_answers_each_line_before_the_next_is_written():
+    """A client that waits for each answer before writing its next line gets it (the answers
+    are written out whenever no whole line is waiting), and lines split at "\\n" only."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    child = subprocess.Popen([sys.executable, "-m", "judge.cli", "adjudicate", "--batch"], env=env,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert child.stdin is not None and child.stdout is not None
+    try:
+        for phase in ("S1901M", "F1901M"):
+            child.stdin.write(json.dumps({**OPENING, "phase": phase}).encode() + b"\r\n")  # "\r": JSON's whitespace
+            child.stdin.flush()
+            ready, _, _ = select.select([child.stdout], [], [], 60)
+            assert ready, f"no answer to the {phase} line while the client waits for it"
+            assert json.loads(child.stdout.readline())["phase"] == phase
+        child.stdin.write(json.dumps(OPENING).encode())  # the last line, without a newline
+        child.stdin.close()
+        assert json.loads(child.stdout.readline())["next_phase"] == "F1901M"
+        assert child.wait(timeout=60) == 0
+    finally:
+        child.kill()
+        child.wait()
 
 
 def test_batch_of_good_lines_exits_0(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from benchmarks import cli_bench
+from benchmarks import cli_bench, cli_compare
 
 
 def test_draws_movement_phases_only_and_the_same_for_the_same_seed() -> None:
@@ -28,3 +28,13 @@ def test_a_short_run_answers_every_phase_alike_in_both_trees(capsys) -> None:  #
     printed = capsys.readouterr().out
     assert status == 0, printed
     assert "this" in printed and "again" in printed and "ANSWERS DIFFER" not in printed
+
+
+def test_the_comparison_covers_every_spelling_and_rule_setting_and_finds_a_tree_alike(capsys) -> None:  # type: ignore[no-untyped-def]
+    records = cli_compare.every_phase()[:2]
+    documents = [json.loads(line) for line in cli_compare.batch(records).splitlines()]
+    assert len(documents) == 2 * len(cli_compare.SPELLINGS) * len(cli_compare.RULE_SETTINGS)
+    assert {tuple(d["rules"]) for d in documents} == set(cli_compare.RULE_SETTINGS)
+    assert any(o == o.lower() != o.upper() for d in documents for lines in d["orders"].values() for o in lines)
+    assert cli_compare.main(["--tree", f"again={cli_bench.HERE}", "--limit", "3"]) == 0
+    assert "identical" in capsys.readouterr().out

@@ -229,7 +229,7 @@ async def _replay(rows: list[Row]) -> tuple[dict[int, list[Message]], dict[int, 
                 clients[row.client] = await DaideClient.connect("127.0.0.1", port)
             before = server.handled
             await clients[row.client].send(row.sent)
-            for _ in range(2000):
+            for _ in range(20000):  # up to 20 s on a loaded machine; breaks as soon as handled
                 if server.handled > before:
                     break
                 await asyncio.sleep(0.001)
@@ -245,7 +245,7 @@ async def _drain(client: DaideClient) -> list[Message]:
     messages = []
     try:
         while True:
-            messages.append(await client.receive(timeout=0.3))
+            messages.append(await client.receive(timeout=1.0))
     except (asyncio.TimeoutError, ConnectionClosed):
         return messages
 

@@ -99,16 +99,22 @@ def holds(power: str) -> str:
     return "\n".join(f"{u.kind.value} {u.location} H" for u in position.units if u.power == power)
 
 
-@pytest.fixture
-def two_judges(postgres_url, tmp_path, smtp_sink, judge_runner):
-    home = short_home("two")
-    env = {
+def games_env(postgres_url: str, home, smtp_sink) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """The environment of judges on one database playing games: one address, one GnuPG
+    home, one relay, short polls and ticks."""
+    return {
         "JUDGE_STORE_URL": postgres_url, "JUDGE_JUDGE_ADDRESS": JUDGE, "JUDGE_JUDGE_DOMAIN": "example.org",
         "JUDGE_JUDGE_GNUPG_HOME": str(home),
         "JUDGE_OUTBOUND_RELAY_HOST": smtp_sink.host, "JUDGE_OUTBOUND_RELAY_PORT": str(smtp_sink.port),
         "JUDGE_OUTBOUND_POLL_SECONDS": "0.1", "JUDGE_WORKER_POLL_SECONDS": "0.1",
         "JUDGE_SCHEDULER_TICK_SECONDS": "0.3",
     }
+
+
+@pytest.fixture
+def two_judges(postgres_url, tmp_path, smtp_sink, judge_runner):
+    home = short_home("two")
+    env = games_env(postgres_url, home, smtp_sink)
     upgraded = run_judge(["db", "upgrade"], tmp_path, env)
     assert upgraded.returncode == 0, upgraded.stderr
     workdirs = [tmp_path / "a", tmp_path / "b"]

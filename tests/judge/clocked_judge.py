@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Generic, Protocol, TypeVar
 
-from judge.config import JudgeSettings
+from judge.config import JudgeSettings, Settings
+from judge.hooks import after_commit_hook
 from judge.commands import process_mail
 from judge.store.engine import Store
 from judge.store.inbound import store_inbound
@@ -46,7 +47,9 @@ class ClockedJudge:
         self.store = store
         self.settings = settings
         self.now = now
-        self.worker = Worker(self.store, settings, hook, clock=lambda: self.now)
+        # As judge serve wires it: a phase a mail made ready is processed right after the mail.
+        self.worker = Worker(self.store, settings, hook, clock=lambda: self.now,
+                             after_commit=after_commit_hook(Settings(judge=settings), self.store))
 
     def close(self) -> None:
         self.store.dispose()

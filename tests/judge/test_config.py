@@ -8,12 +8,13 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_defaults_run_a_local_judge():
-    settings = load_settings(None, environ={})
-    assert settings.store_url == "sqlite:///judge.db"
+    settings = load_settings(None, environ={"HOME": "/home/anna"})
+    assert settings.judge.data_dir == "/home/anna/.local/share/dipjudge"  # never the working directory
+    assert settings.store_url == "sqlite:////home/anna/.local/share/dipjudge/judge.db"
     assert (settings.smtp.host, settings.smtp.port) == ("127.0.0.1", 2525)
     assert settings.judge.address == "judge@localhost"
     assert settings.outbound.relay_host == ""
-    assert settings.outbox_path == Path("outbox")
+    assert settings.outbox_path == Path("/home/anna/.local/share/dipjudge/outbox")
     assert settings.imap.host == ""
     assert settings.scheduler.tick_seconds == 1200
 
@@ -31,6 +32,15 @@ def test_file_then_environment(tmp_path):
     assert settings.imap.host == "imap.example.org" and settings.imap.idle and settings.imap.ssl
     assert settings.scheduler.tick_seconds == 5.0
     assert settings.store_url == "sqlite:///x.db"
+
+
+def test_the_default_data_folder_follows_xdg_data_home():
+    environ = {"HOME": "/home/anna", "XDG_DATA_HOME": "/data/anna"}
+    assert load_settings(None, environ=environ).judge.data_dir == "/data/anna/dipjudge"
+    relative = {"HOME": "/home/anna", "XDG_DATA_HOME": "data"}  # ignored, as the XDG spec says
+    assert load_settings(None, environ=relative).judge.data_dir == "/home/anna/.local/share/dipjudge"
+    configured = {"HOME": "/home/anna", "JUDGE_JUDGE_DATA_DIR": "/srv/judge"}
+    assert load_settings(None, environ=configured).judge.data_dir == "/srv/judge"
 
 
 def test_data_dir_holds_default_database_and_outbox():

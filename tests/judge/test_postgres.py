@@ -125,3 +125,32 @@ def test_game_version_guard_on_postgres(postgres_url):
         first.close()
         second.close()
         store.dispose()
+
+
+def test_one_mail_delivered_to_two_judges_at_once_is_stored_once(postgres_url):
+    """A relay that gave up waiting for one judge's 250 delivers the mail again to another
+    while the first is still committing: both stores race on the unique Message-ID, and
+    both judges answer with the one row (deploy/SCALE-OUT.md)."""
+    stores = [Store(postgres_url), Store(postgres_url)]  # two daemons: two engines, two pools
+    upgrade(stores[0].engine)
+    try:
+        for n in range(20):
+            raw = make_mail(subject=f"twice {n}", message_id=f"<twice{n}@example.net>")
+            start = threading.Barrier(2)
+            results = []
+
+            def deliver(store: Store) -> None:
+                start.wait()
+                results.append(store_inbound(store, raw, mail_from="a@x.org", rcpt_to=[], source="smtp", now=NOW))
+
+            threads = [threading.Thread(target=deliver, args=(store,)) for store in stores]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert len({r.inbound_id for r in results}) == 1 and sorted(r.new for r in results) == [False, True]
+        with stores[0].unit_of_work() as session:
+            assert session.scalar(select(func.count()).select_from(InboundMessage)) == 20
+    finally:
+        for store in stores:
+            store.dispose()

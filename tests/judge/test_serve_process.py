@@ -46,12 +46,17 @@ def db_rows(workdir: Path):
 
 
 def test_serve_with_no_configuration(tmp_path, judge_runner):
-    judge = judge_runner.start(tmp_path)  # only JUDGE_SMTP_PORT is set, to a free port
+    workdir = tmp_path / "checkout"
+    workdir.mkdir()
+    data = tmp_path / "xdg" / "dipjudge"  # the per-user data folder, $XDG_DATA_HOME/dipjudge
+    judge = judge_runner.start(workdir, {"JUDGE_JUDGE_DATA_DIR": "", "XDG_DATA_HOME": str(tmp_path / "xdg")})
     send(judge.smtp_port, make_mail(subject="hello judge", message_id="<first@example.net>"))
-    wait_for(lambda: eml_files(tmp_path), what="a reply in ./outbox/new")
+    wait_for(lambda: eml_files(data), what="a reply in outbox/new of the data folder")
     assert judge.terminate() == 0
-    assert (tmp_path / "judge.db").exists()
-    [reply_path] = eml_files(tmp_path)
+    assert f"data folder {data} (SQLite store, outbox, the judge's key)" in judge.log
+    assert (data / "judge.db").exists() and data.stat().st_mode & 0o777 == 0o700
+    assert list(workdir.iterdir()) == []  # nothing of the judge's data in the working directory
+    [reply_path] = eml_files(data)
     reply = email.message_from_bytes(reply_path.read_bytes(), policy=default)
     assert reply["To"] == "anna@example.net"
     assert reply["In-Reply-To"] == "<first@example.net>"

@@ -72,6 +72,7 @@ BAD_LINES = {
     ("EJECT",): "EJECT F G",
     ("DUMMY",): "DUMMY",
     ("REVIVE",): "REVIVE F G",
+    ("SEAT",): "SEAT FRANCE HUMAN",
 }
 
 

@@ -6,6 +6,7 @@ from datetime import time
 
 import pytest
 
+from mailcmds.orders import looks_like_prose
 from mailcmds import (
     MASK,
     Clear,
@@ -132,10 +133,10 @@ def test_orders_after_signon_are_grouped_with_line_numbers_and_comments_stripped
 
 
 def test_lines_before_any_signon_are_errors_not_orders():
-    parsed = parse_text("A PAR - BUR\nhello judge")
-    assert parsed.commands == ()
+    parsed = parse_text("A PAR - BUR\nhello judge\nSIGNOFF")
+    assert [type(c).__name__ for c in parsed.commands] == ["Signoff"]
     assert "orders must follow a SIGNON" in parsed.errors[0].message
-    assert "unknown command 'hello'" in parsed.errors[1].message
+    assert "unknown command 'hello'" in parsed.errors[1].message  # words before a command: an error
 
 
 def test_a_failed_signon_sets_its_orders_aside():
@@ -314,3 +315,22 @@ def test_a_subject_is_a_command_only_when_it_is_a_whole_command_on_its_own():
     assert listing.unprocessed == () and listing.notices == ()
     alone = mail("list newbie", "")
     assert [(type(c), c.source.number) for c in alone.commands] == [(ListGames, 0)]
+
+
+@pytest.mark.parametrize("line, prose", [
+    ("Thanks,", True), ("John", True), ("Sent from my iPhone", True),
+    ("Sounds good, let us support each other.", True),
+    ("A PAR - BUR", False), ("PAR-BUR", False), ("Par S Mar", False), ("F BRE H", False),
+    ("WAIVE", False), ("jane@example.net", False), ("PAR -> BUR", False),
+])
+def test_looks_like_prose_tells_words_from_orders(line, prose):
+    assert looks_like_prose(line) is prose
+
+
+def test_words_after_the_last_order_are_set_aside_once_with_a_note():
+    parsed = parse_text("SIGNON Fgame pw\nA PAR - BUR\n\nThanks,\nJohn\n")
+    assert parsed.errors == ()
+    [orders] = [c for c in parsed.commands if isinstance(c, OrderLines)]
+    assert orders.texts == ("A PAR - BUR",)
+    assert [(line.number, line.text) for line in parsed.unprocessed] == [(4, "Thanks,"), (5, "John")]
+    assert [n for n in parsed.notices if "lines 4-5 after your last command or order read as words" in n]

@@ -21,6 +21,23 @@ POWERS = ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"
 ADDRESS = {power: f"{power.lower()}@example.net" for power in POWERS}
 
 
+# France answers England's press from a phone: a reply with a greeting, a signature and the quote.
+REPLY_TO_PRESS = """SIGNON france@g1 pw-france
+PRESS TO E
+Yes, let us talk: the Channel stays empty?
+ENDPRESS
+
+Thanks,
+Jean
+Sent from my iPhone
+
+On Mon, 2 Mar 2026 at 12:00, Test Judge <judge@example.org> wrote:
+> Press in game g1 from ENGLAND to FRANCE:
+>
+> Shall we talk?
+"""
+
+
 def _signon(power: str) -> str:
     return f"SIGNON {power.lower()}@g1 pw-{power.lower()}"
 
@@ -63,15 +80,20 @@ def play(directory: Path) -> str:
         orders("RUSSIA", "A MOS - UKR", "A WAR - GAL", "F SEV - BLA", "F STP/SC - BOT")
         send("press", ADDRESS["ENGLAND"], f"{_signon('ENGLAND')}\nPRESS TO F\nShall we talk?\nENDPRESS\n")
         send("broadcast", ADDRESS["TURKEY"], f"{_signon('TURKEY')}\nBROADCAST\nPeace to all.\nENDPRESS\n")
+        send("reply to press from a mail client", ADDRESS["FRANCE"], REPLY_TO_PRESS,
+             subject="Re: g1: press from ENGLAND")
+        send("master summary", MASTER, "SIGNON master@g1 masterpw\nSUMMARY g1\n")
         orders("TURKEY", "A CON - BUL", "A SMY - CON", "F ANK - BLA")
         tick("pass while France waits")
         judge.advance(days=4, minutes=1)  # the first phase is twice as long
+        orders("FRANCE", "F BRE - MAO")  # changed after the deadline: processed right after the mail
         tick("pass after the deadline")
         send("history", "curious@example.net", "HISTORY g1\n")
         orders("FRANCE", "A BUR - MUN", "F MAO - SPA/NC", "A MAR H")
         orders("GERMANY", "A KIE - HOL", "A RUH - BEL", "F DEN H")
         judge.advance(days=2, minutes=1)
         tick("late pass")
+        send("master summary when late", MASTER, "SIGNON master@g1 masterpw\nSUMMARY g1\n")
         send("master process", MASTER, "SIGNON master@g1 masterpw\nPROCESS!\n")
         send("summary after fall", ADDRESS["FRANCE"], "SUMMARY g1\n")
         send("pause", MASTER, "SIGNON master@g1 masterpw\nPAUSE\n")

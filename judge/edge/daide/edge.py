@@ -1,7 +1,8 @@
 """The listeners of every game with RULE MACHINES, on an asyncio loop in a thread.
 
-Every ``[daide] poll_seconds`` the edge lists the machine games (giving a new one its
-port), opens a ``daide.server.GameServer`` for each it does not serve yet, and asks
+Every ``[daide] poll_seconds`` the edge lists the machine games (each has its port from
+the transaction that opened its machine seats, judge.commands.daide_ports; one made while
+no port was free gets one here), opens a ``daide.server.GameServer`` for each it does not serve yet, and asks
 every game's ``StoreHost`` to ``refresh`` (phases processed by the scheduler or a mail,
 the start, the end).  After a game has ended and its SMR went out, its port closes at the
 next look.  A port that cannot be bound is logged and tried again at the next look.
@@ -16,24 +17,13 @@ from datetime import datetime, timezone
 from typing import Callable
 
 from daide.server import GameServer
-from judge.config import ConfigError, Settings
+from judge.commands.daide_ports import parse_port_range
+from judge.config import Settings
 from judge.edge.daide.host import StoreHost
 from judge import machines
 from judge.store.engine import Store
 
 log = logging.getLogger("judge.edge.daide")
-
-
-def parse_port_range(text: str) -> range:
-    """``"16713-16812"`` (or one port) -> range; ConfigError quoting the text otherwise."""
-    first, _, last = text.strip().partition("-")
-    try:
-        low, high = int(first), int(last or first)
-    except ValueError:
-        raise ConfigError(f"[daide] port_range = {text!r}: expected FIRST-LAST, e.g. 16713-16812") from None
-    if not 0 < low <= high < 65536:
-        raise ConfigError(f"[daide] port_range = {text!r}: ports run from 1 to 65535, FIRST <= LAST")
-    return range(low, high + 1)
 
 
 def _now() -> datetime:

@@ -24,6 +24,7 @@ from judge.config import Settings
 from judge.outgoing import queue_all
 from judge import machines
 from judge.commands.fair_players import PassContext
+from judge.phases.bot_seats import is_bot_seat
 from judge.phases.order_sets import order_key
 from judge.store.queries import players, position_of, timing_of, variant_of
 from judge.store.times import as_utc
@@ -192,12 +193,16 @@ class StoreHost:
         self._due = self._write(wait)
         self.settle()
 
-    def set_draw(self, power: str, vote: bool) -> None:
+    def draw_refusal(self, power: str, powers: frozenset[str] | None) -> str | None:
+        with self.store.sessions() as session:
+            return machines.draw_refusal(self._game(session), power, powers)
+
+    def set_draw(self, power: str, vote: bool, powers: frozenset[str] | None = None) -> None:
         def ballot(session: Session, ctx: PassContext) -> None:
             game = self._game(session)
             member = self._member_id(session, game, power)
             if member is not None:
-                machines.vote_draw(ctx, game, member, vote)
+                machines.vote_draw(ctx, game, member, vote, powers)
         self._write(ballot)
         self.refresh()
 
@@ -257,7 +262,8 @@ class StoreHost:
         kind = {"solo": "solo", "draw": "draw"}.get(str(outcome.get("result")), "over")
         winners = list(outcome.get("powers", ()))
         names = machines.machine_names(session, game)
-        humans = {m.power: (m.name or "player", "email") for m in players(session, game) if m.power}
+        humans = {m.power: (m.name or "player", "judge" if is_bot_seat(m) else "email")
+                  for m in players(session, game) if m.power}
         position = position_of(game)
         last = Phase.parse(str(outcome.get("phase") or game.phase))
         summary = [PlayerSummary(p.name, *(names.get(p.name) or humans.get(p.name) or ("", "")),

@@ -21,6 +21,7 @@ from sqlalchemy import select
 
 from daide.client import ConnectionClosed, DaideClient
 from daide.messages import Message, from_text
+from judge.commands.daide_ports import configure_ports
 from judge.config import DaideSettings, Settings
 from judge.edge.daide import DaideEdge
 from judge.store.models_game import Game
@@ -66,27 +67,32 @@ class Bot:
             self.process.wait(5)
 
 
+def launch_bot(port: int, kind: str = "dumbbot", *options: str) -> Bot:
+    """An AiClient bot connecting to ``port`` on this host, in a temporary folder of its own."""
+    folder = Path(tempfile.mkdtemp(prefix="daide-bot-"))
+    process = subprocess.Popen([str(bot_path(kind)), "-i127.0.0.1", f"-p{port}", *options], cwd=folder,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return Bot(process, folder)
+
+
 class MachineJudge:
     """The harness judge, its edge listening on one free port, and the bots started here."""
 
     def __init__(self, directory: Path, *status: str) -> None:
         self.judge = JudgeHarness(directory)
-        create_game(self.judge, "RULE MACHINES", *status)
         self.port = free_port()
         self.settings = Settings(judge=JUDGE, daide=DaideSettings(
             host="127.0.0.1", port_range=f"{self.port}-{self.port}", poll_seconds=0.05))
+        configure_ports(self.settings.daide)  # as judge serve does: RULE MACHINES gives this port
+        create_game(self.judge, "RULE MACHINES", *status)
         self.edge = DaideEdge(self.judge.store, self.settings, run_pass, clock=lambda: self.judge.now)
         self.edge.start()
         self.bots: list[Bot] = []
         wait_until(lambda: self.edge.servers, "the game's DAIDE port to open")
 
     def start_bot(self, kind: str = "dumbbot", *options: str) -> Bot:
-        folder = Path(tempfile.mkdtemp(prefix="daide-bot-"))
-        process = subprocess.Popen([str(bot_path(kind)), "-i127.0.0.1", f"-p{self.port}", *options], cwd=folder,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        bot = Bot(process, folder)
-        self.bots.append(bot)
-        return bot
+        self.bots.append(launch_bot(self.port, kind, *options))
+        return self.bots[-1]
 
     def game(self) -> Game:
         with self.judge.store.sessions() as session:
@@ -102,6 +108,7 @@ class MachineJudge:
             bot.stop()
         self.edge.stop()
         self.judge.close()
+        configure_ports(DaideSettings())
 
 
 def wait_until(condition: Callable[[], object], what: str, timeout: float = 60.0) -> None:

@@ -20,10 +20,12 @@ from judge.store.models_game import Game, Membership, PhaseRecord
 from judge.store.models_mail import OutboxMessage
 from judge.store.models_daide import MachineSeat
 from tests.judge.daide_edge.machines import MachineJudge, Watcher, bot_path, sent_and_thanked, wait_until
+from tests.judge.daide_edge.smtp_judge import SmtpMachineJudge
+from tests.judge.services.conftest import MASTER
 from adjudicator.types import Phase
 
 
-def reached(machine: MachineJudge, phase: str) -> bool:
+def reached(machine: MachineJudge | SmtpMachineJudge, phase: str) -> bool:
     game = machine.game()
     return game.status == "ended" or (game.phase is not None and Phase.parse(game.phase) >= Phase.parse(phase))
 
@@ -79,48 +81,53 @@ def _human_orders(variant, position, power: str) -> list[str]:
 
 
 def test_three_humans_by_mail_and_four_bots_play_to_fall_1902(tmp_path: Path) -> None:
+    """The humans' mail goes through the daemon's real SMTP listener (aiosmtpd) and worker;
+    the replies come back as the outbox's .eml files; the bots play over the DAIDE edge."""
     bot_path("dumbbot")
-    machine = MachineJudge(tmp_path)
-    judge = machine.judge
+    judge = SmtpMachineJudge(tmp_path)
     try:
+        created = judge.send(MASTER, "CREATE g1 masterpw\nRULE MACHINES\nFORM\n")
+        assert f"port {judge.port} of the judge's host" in created and "ERROR" not in created
         humans = {f"human{i}@example.net": f"pw{i}" for i in range(3)}
         for address, password in humans.items():
-            assert "ERROR" not in judge.send(address, f"JOIN g1 {password}\n").reply.body
+            assert "ERROR" not in judge.send(address, f"JOIN g1 {password}\n")
         for _ in range(4):
-            machine.start_bot("dumbbot")
-        wait_until(lambda: machine.game().status == "active", "the game to start when the fourth bot sits")
+            judge.start_bot("dumbbot")
+        wait_until(lambda: judge.game().status == "active", "the game to start when the fourth bot sits")
         with judge.store.sessions() as session:
             seats = {m.address: m.power for m in session.scalars(select(Membership).where(Membership.role == "player"))}
         assert sorted(a for a in seats if a.endswith("@machines.invalid")) == \
                [f"machine{n}.g1@machines.invalid" for n in range(1, 5)]
-        while not reached(machine, "F1902M"):
-            game = machine.game()
+        while not reached(judge, "F1902M"):
+            game = judge.game()
             variant, position = variant_of(game), position_from_json(variant_of(game), game.position)
             for address, password in humans.items():
                 lines = _human_orders(variant, position, seats[address])
                 if lines:
                     power = seats[address]
-                    reply = judge.send(address, f"SIGNON {power.lower()}@g1 {password}\n" + "\n".join(lines) + "\n").reply
-                    assert "ERROR" not in reply.body, reply.body
-            wait_until(lambda: machine.game().phase != game.phase or _all_in(machine), "the bots' orders", 30)
+                    reply = judge.send(address, f"SIGNON {power.lower()}@g1 {password}\n" + "\n".join(lines) + "\n")
+                    assert "ERROR" not in reply, reply
+            wait_until(lambda: judge.game().phase != game.phase or _all_in(judge), "the bots' orders", 30)
             for _ in range(2):  # the settle window (DELAY 1) after the humans' last orders
-                machine.scheduler_pass()
-            wait_until(lambda: machine.game().phase != game.phase, f"{game.phase} to be processed", 30)
-        with judge.store.sessions() as session:
-            recipients = [r for row in session.scalars(select(OutboxMessage)) for r in row.recipients]
-        assert recipients and not [r for r in recipients if r.endswith("@machines.invalid")]
-        for address in humans:
-            assert address in recipients
+                judge.scheduler_pass()
+            wait_until(lambda: judge.game().phase != game.phase, f"{game.phase} to be processed", 30)
+        wait_until(lambda: any(m["Subject"] == "g1 S1902M results" for m in judge.outbox()),
+                   "the S1902M results mail in the outbox", 30)
+        recipients = {r.strip() for m in judge.outbox() for r in str(m["To"]).split(",")}
+        assert not [r for r in recipients if r.endswith("@machines.invalid")]
+        assert set(humans) <= recipients
     finally:
-        machine.close()
+        judge.close()
 
 
-def _all_in(machine: MachineJudge) -> bool:
+def _all_in(machine: MachineJudge | SmtpMachineJudge) -> bool:
     from judge.phases.turnstate import turn_state
 
-    with machine.judge.store.sessions() as session:
+    store, now = (machine.store, machine.now) if isinstance(machine, SmtpMachineJudge) else \
+        (machine.judge.store, machine.judge.now)
+    with store.sessions() as session:
         game = session.get(Game, machine.game().id)
-        return not turn_state(session, game, machine.judge.now).missing
+        return not turn_state(session, game, now).missing
 
 
 def test_a_killed_bot_restarted_with_its_passcode_plays_its_power_again(tmp_path: Path) -> None:

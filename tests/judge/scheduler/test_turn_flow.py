@@ -8,7 +8,7 @@ deadline is Sun 8 Mar 12:00 UTC.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import select
 
@@ -170,13 +170,11 @@ def test_dias_draw_is_secret_until_it_passes(judge):
     holdout = voters[-1]
     reply = judge.send(holdout.address, f"{holdout.signon}\nSET NO DRAW\n").reply.body
     assert "SET DRAW" not in reply.replace("SET NO DRAW", "")  # nothing about others' votes
-    # Votes are cleared by processing: a new phase needs every vote again.
+    # Votes stand from phase to phase until withdrawn (as the DPjudge keeps them): after
+    # processing, the holdout's vote alone completes the draw.
     order_all(judge, seats)
     judge.tick(), judge.tick()
-    assert judge.game()["phase"] == "F1901M"
-    for seat in voters[:-1]:
-        judge.send(seat.address, f"{seat.signon}\nSET DRAW\n")
-    assert judge.game()["status"] == "active"
+    assert judge.game()["phase"] == "F1901M" and judge.game()["status"] == "active"
     out = judge.send(holdout.address, f"{holdout.signon}\nSET DRAW\n")
     end = out.of_kind("game_end")
     assert judge.game()["status"] == "ended" and judge.game()["outcome"]["result"] == "draw"
@@ -235,3 +233,85 @@ def test_incomplete_orders_are_named_as_such_in_the_results(judge):
     assert "TURKEY:  (orders incomplete: units without orders hold)" in body
     assert "ITALY:  (no orders received: civil disorder, units hold)" in body
     assert "  A SMY H                      holds" in body
+
+
+def test_draw_votes_stand_until_withdrawn_and_a_rollback_clears_them(judge):
+    seats = start(judge)
+    voters = list(seats.values())
+    for seat in voters[:-2]:
+        reply = judge.send(seat.address, f"{seat.signon}\nSET DRAW\n").reply.body
+        assert "yours stands, phase after phase, until you change it" in reply
+    withdrawn = voters[-2]
+    judge.send(withdrawn.address, f"{withdrawn.signon}\nSET DRAW\n")
+    judge.send(withdrawn.address, f"{withdrawn.signon}\nSET NO DRAW\n")
+    order_all(judge, seats)
+    judge.tick(), judge.tick()
+    assert judge.game()["phase"] == "F1901M"
+    judge.send(MASTER, "SIGNON master@g1 masterpw\nROLLBACK S1901M\n")  # votes go with the rollback
+    assert judge.game()["phase"] == "S1901M"
+    last = voters[-1]
+    judge.send(last.address, f"{last.signon}\nSET DRAW\n")
+    judge.send(withdrawn.address, f"{withdrawn.signon}\nSET DRAW\n")
+    assert judge.game()["status"] == "active"  # the first five must vote again
+    for seat in voters[:-2]:
+        judge.send(seat.address, f"{seat.signon}\nSET DRAW\n")
+    assert judge.game()["status"] == "ended" and judge.game()["outcome"]["result"] == "draw"
+
+
+def test_a_power_that_ordered_some_units_only_is_late_and_the_notice_says_why(judge):
+    seats = start(judge)
+    order_all(judge, seats, dict(HOLDS, ITALY=["A ROM H", "A VEN H"]))  # F NAP forgotten
+    assert judge.game()["delay"] == 0  # not all in: no settle window, no early processing
+    judge.tick()
+    assert judge.game()["phase"] == "S1901M"
+    judge.advance(days=5, hours=20, minutes=1)  # inside WARN 4H
+    [reminder] = judge.tick().of_kind("reminder")
+    assert reminder.address == seats["ITALY"].address
+    assert "has orders from ITALY for Spring 1901 movement (S1901M), but not for\nevery unit: F NAP" in reminder.body
+    judge.advance(hours=4)
+    late = judge.tick().of_kind("late_notice")
+    assert "Orders are still missing from: ITALY." in late[0].body
+    assert "A power is late until every unit it must order has an order" in late[0].body
+
+
+def test_repeated_late_notices_go_to_the_late_players_and_the_master_only(judge):
+    seats = start(judge)
+    order_all(judge, seats, skip=("ITALY", "TURKEY"))
+    judge.advance(days=6, minutes=1)
+    first = judge.tick().of_kind("late_notice")
+    assert len(first) == 8  # everyone: the seven players and the master
+    for _ in range(24):  # DELAY 24 counts down, one pass each
+        judge.advance(minutes=20)
+        assert judge.tick().of_kind("late_notice") == []
+    judge.advance(minutes=20)
+    again = judge.tick().of_kind("late_notice")
+    assert sorted(m.address for m in again) == sorted([seats["ITALY"].address, seats["TURKEY"].address, MASTER])
+    assert "the first late notice went to everyone" in again[0].body
+    judge.orders(seats["ITALY"], HOLDS["ITALY"])
+    judge.orders(seats["TURKEY"], HOLDS["TURKEY"])
+    judge.tick()
+    assert judge.game()["phase"] == "F1901M"
+    order_all(judge, seats, skip=("FRANCE",))
+    judge.advance(days=3, minutes=1)
+    assert len(judge.tick().of_kind("late_notice")) == 8  # a new phase: the first goes to everyone again
+
+
+def test_resume_gives_back_the_time_paused(judge):
+    seats = start(judge)
+    master = "SIGNON master@g1 masterpw\n"
+    order_all(judge, seats, skip=("ENGLAND",))
+    before = judge.game()["deadline"]
+    judge.advance(days=4)  # two days left
+    paused = judge.send(MASTER, master + "PAUSE\n")
+    assert "which gives the time paused back" in paused.reply.body
+    assert "the deadline moves on by the time the game was paused" in paused.of_kind("game_paused")[0].body
+    judge.advance(days=3)  # the old deadline passes while paused: nothing happens
+    assert judge.tick().mails == () and judge.game()["phase"] == "S1901M"
+    resumed = judge.send(MASTER, master + "RESUME\n")
+    after = judge.game()["deadline"]
+    assert after - before == timedelta(days=3)  # still two days left
+    assert "Deadline for S1901M: Wed 11 Mar 2026 12:00 UTC" in resumed.of_kind("game_resumed")[0].body
+    judge.advance(days=1, hours=23)
+    assert judge.tick().of_kind("late_notice") == []
+    judge.advance(hours=1, minutes=1)
+    assert judge.tick().of_kind("late_notice")  # late only at the moved deadline

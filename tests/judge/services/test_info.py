@@ -34,12 +34,13 @@ def test_history_lists_processed_phases(judge, started):
     with judge.session() as session:
         game = session.execute(select(Game)).scalar_one()
         session.add(PhaseRecord(
-            game_id=game.id, phase="S1901M", position_before=game.position, orders={},
+            game_id=game.id, phase="S1901M", position_before=game.position, orders={"FRANCE": ["A PAR - BUR"]},
             results=[{"power": "FRANCE", "order": "A PAR - BUR", "result": "bounce"}],
             position_after=game.position, digest="0" * 64, processed_at=judge.now,
         ))
     body = judge.send("curious@example.net", "HISTORY g1\n").reply.body
-    assert "S1901M (processed" in body and "FRANCE: A PAR - BUR -> bounce" in body
+    assert "Spring 1901 movement (S1901M), processed" in body
+    assert "FRANCE:\n  A PAR - BUR                  BOUNCED\n" in body  # the results mail's words
     later = judge.send("curious@example.net", "HISTORY g1 F1901M\n").reply.body
     assert "(no phase has been processed yet)" in later
 

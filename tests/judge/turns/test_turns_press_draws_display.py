@@ -189,3 +189,18 @@ def test_format_deadline_refuses_unknown_zones_and_naive_times():
 )
 def test_time_to_deadline(left, text):
     assert format_remaining(DEADLINE, DEADLINE - left) == text
+
+
+def test_a_standing_ballot_is_carried_over_without_the_eliminated():
+    from judge.turns.draws import carried_over
+
+    alive = frozenset({"ENGLAND", "FRANCE", "RUSSIA"})
+    listed = Ballot(True, frozenset({"ENGLAND", "FRANCE", "GERMANY"}), "GERMANY")
+    assert carried_over(listed, alive) == Ballot(True, frozenset({"ENGLAND", "FRANCE"}), None)
+    lone = Ballot(True, frozenset({"ENGLAND", "GERMANY"}), "FRANCE")
+    assert carried_over(lone, alive) == Ballot(None, None, "FRANCE")  # a one-power draw lapses
+    assert carried_over(Ballot(True), alive) == Ballot(True)  # all survivors: whoever they are now
+    # The carried-over list passes among the survivors when every one of them votes for it.
+    ballots = {"ENGLAND": carried_over(listed, alive), "FRANCE": Ballot(True, frozenset({"ENGLAND", "FRANCE"})),
+               "RUSSIA": Ballot(True, frozenset({"ENGLAND", "FRANCE"}))}
+    assert tally(alive, ballots, frozenset({"NO_DIAS"})).powers == frozenset({"ENGLAND", "FRANCE"})

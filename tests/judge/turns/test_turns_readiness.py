@@ -15,8 +15,10 @@ from judge.turns.readiness import (
     decide,
     delay_after_orders,
     grace_budget,
+    Outlook,
     may_submit_empty,
     next_due,
+    outlook,
 )
 
 M, R, A = PhaseKind.MOVEMENT, PhaseKind.RETREAT, PhaseKind.ADJUSTMENT
@@ -81,6 +83,11 @@ def test_orders_that_do_not_complete_the_phase_keep_the_delay():
     assert delay_after_orders(all_in=False, late=False, current=5) == 5
     assert delay_after_orders(all_in=False, late=True) == 0
     assert delay_after_orders(all_in=True, late=False, current=0) == 1
+
+
+def test_no_settle_rule_leaves_no_settle_window_after_the_last_orders():
+    assert delay_after_orders(all_in=True, late=False, current=0, settle=False) == 0
+    assert delay_after_orders(all_in=False, late=False, current=3, settle=False) == 3
 
 
 def test_deadline_passed_with_orders_missing_sends_late_notices_and_sets_delay_24():
@@ -360,3 +367,19 @@ def test_next_due_is_nothing_when_only_a_change_can_help():
 
 def test_next_due_with_all_orders_in_and_a_wait_flag_is_the_deadline():
     assert next_due(state(waiting=frozenset({"ITALY"}))) == DEADLINE
+
+
+@pytest.mark.parametrize("changes, expected", [
+    ({"submitted": ALL_BUT_FRANCE}, None),  # orders missing: the deadline decides
+    ({}, Outlook.NOW),
+    ({"delay": 1}, Outlook.SETTLE),
+    ({"delay": 1, "now": AFTER}, Outlook.SETTLE),  # the settle window is kept past the deadline
+    ({"waiting": frozenset({"FRANCE"})}, Outlook.DEADLINE),
+    ({"waiting": frozenset({"FRANCE"}), "now": AFTER}, Outlook.NOW),
+    ({"rules": frozenset({"ALWAYS_WAIT"})}, Outlook.DEADLINE),
+    ({"paused": True}, Outlook.PAUSED),
+])
+def test_outlook_says_when_an_all_in_phase_is_processed(changes, expected):
+    assert outlook(state(**changes)) is expected
+    if expected is Outlook.NOW:  # what the worker runs after the mail is exactly a processing pass
+        assert decide(state(**changes)).action is Action.PROCESS

@@ -1,10 +1,10 @@
 """inbound_message.attempts, started_at: processing starts, so a mail that kills the worker is shunted
 
-Revision ID: 0006_inbound_attempts
-Revises: 0005_blind_run_peer_key
+Revision ID: 0007_inbound_attempts
+Revises: 0006_turn_rules
 Create Date: 2026-11-25 21:50:00
 
-Additive only (a column with a server default, a nullable one): a judge of revision 0005 still running
+Additive only (a column with a server default, a nullable one): a judge of revision 0006 still running
 keeps working on an upgraded database until it is restarted.
 """
 from __future__ import annotations
@@ -16,8 +16,8 @@ import sqlalchemy as sa
 import judge.store.base
 
 
-revision: str = '0006_inbound_attempts'
-down_revision: Union[str, None] = '0005_blind_run_peer_key'
+revision: str = '0007_inbound_attempts'
+down_revision: Union[str, None] = '0006_turn_rules'
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 

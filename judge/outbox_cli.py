@@ -1,0 +1,122 @@
+"""``judge outbox list`` / ``judge outbox retry ID``: outgoing mail that failed for good.
+
+A row fails for good after a 5xx refusal or ``[outbound] max_attempts`` failed attempts;
+the sender never looks at it again.  ``retry`` queues it once more, due at once, with its
+attempts counted from zero (the same bytes and Message-ID: a receiver that got an earlier
+copy can drop this one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime, timezone
+from email.parser import BytesHeaderParser
+from email.policy import default as default_policy
+from typing import Any
+
+from judge.cli_options import add_config_argument, settings_from, store_from
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("outbox", help="outgoing mail that failed for good: list, retry")
+    commands = parser.add_subparsers(dest="outbox_command", metavar="ACTION", required=True)
+    listing = commands.add_parser(
+        "list", help="list outgoing mail that failed for good, with the last error",
+        description="List outgoing mail the sender gave up on: number, time queued, attempts, kind, "
+                    "recipients, subject and the last error.",
+    )
+    add_config_argument(listing)
+    listing.add_argument("--queued", action="store_true",
+                         help="also list mail still queued for another attempt")
+    listing.set_defaults(func=run_list)
+    retry = commands.add_parser(
+        "retry", help="queue a failed outgoing mail again",
+        description="Queue outgoing mail ID (from `judge outbox list`) for delivery again; the running "
+                    "judge (or the next `judge serve`) sends it.",
+    )
+    add_config_argument(retry)
+    retry.add_argument("outbox_id", metavar="ID", help="the mail's number from `judge outbox list`")
+    retry.set_defaults(func=run_retry)
+
+
+def _subject(raw: bytes) -> str:
+    try:
+        return str(BytesHeaderParser(policy=default_policy).parsebytes(raw).get("Subject", ""))
+    except Exception:  # a header the parser cannot read: list the row anyway
+        return "?"
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from sqlalchemy import select
+
+    from judge.store.models_mail import FAILED, QUEUED, OutboxMessage
+
+    settings = settings_from(args)
+    if settings is None:
+        return 2
+    store = store_from(settings, "outbox")
+    if store is None:
+        return 1
+    wanted = [FAILED, QUEUED] if args.queued else [FAILED]
+    try:
+        with store.unit_of_work() as session:
+            rows = session.execute(
+                select(OutboxMessage).where(OutboxMessage.status.in_(wanted)).order_by(OutboxMessage.id)
+            ).scalars().all()
+            if not rows:
+                print("no failed outgoing mail" if not args.queued else "no failed or queued outgoing mail")
+                return 0
+            for row in rows:
+                error = (row.last_error or "").strip().splitlines()
+                print(f"{row.id}\t{row.created_at:%Y-%m-%d %H:%M:%S}Z\t{row.status}\t{row.attempts} attempts"
+                      f"\t{row.kind}\tto {', '.join(row.recipients)}\tsubject {_subject(row.raw)!r}"
+                      f"\t{error[-1] if error else ''}")
+    finally:
+        store.dispose()
+    return 0
+
+
+def run_retry(args: argparse.Namespace) -> int:
+    from sqlalchemy import update
+
+    from judge.store.models_mail import FAILED, QUEUED, SENT, OutboxMessage
+
+    settings = settings_from(args)
+    if settings is None:
+        return 2
+    try:
+        outbox_id = int(args.outbox_id)
+    except ValueError:
+        print(f"judge outbox retry: {args.outbox_id!r} is not an outgoing mail's number "
+              "(see `judge outbox list`)", file=sys.stderr)
+        return 2
+    store = store_from(settings, "outbox")
+    if store is None:
+        return 1
+    try:
+        with store.unit_of_work() as session:
+            row = session.get(OutboxMessage, outbox_id)
+            if row is None:
+                print(f"judge outbox retry: there is no outgoing mail {outbox_id} (see `judge outbox list`)",
+                      file=sys.stderr)
+                return 1
+            if row.status != FAILED:
+                why = "it was sent" if row.status == SENT else "it is still queued for another attempt"
+                print(f"judge outbox retry: outgoing mail {outbox_id} has not failed ({row.status}): {why}",
+                      file=sys.stderr)
+                return 1
+            requeued = session.execute(
+                update(OutboxMessage)
+                .where(OutboxMessage.id == outbox_id, OutboxMessage.status == FAILED)
+                .values(status=QUEUED, attempts=0, next_attempt_at=datetime.now(timezone.utc), leased_by=None)
+                .execution_options(synchronize_session=False)
+            ).rowcount
+            if not requeued:  # another `judge outbox retry` got there first
+                print(f"judge outbox retry: outgoing mail {outbox_id} is no longer failed", file=sys.stderr)
+                return 1
+            print(f"outgoing mail {outbox_id} to {', '.join(row.recipients)} queued again; the running judge "
+                  "(or the next `judge serve`) sends it")
+    finally:
+        store.dispose()
+    return 0

@@ -1,0 +1,153 @@
+"""Scale-out on PostgreSQL (issue 16.3): two `judge serve` daemons under load, one SIGKILLed
+with a mail in hand and never started again.  The survivor finishes everything alone, and
+nothing is lost or doubled, counted row by row in the database and mail by mail at the relay:
+every mail processed once (one reply row each), every outbox row delivered once (at most
+one extra copy, the one a sender may have had in hand), every phase processed once.
+
+test_two_judges.py restarts the killed daemon; here the survivor must take over by itself
+the killed daemon's claimed mail (a row lock gone with its connection) and the outbox rows
+it had leased (its process is gone: released by the survivor's lease keeper).
+"""
+
+from __future__ import annotations
+
+import email
+import random
+import re
+import time
+from collections import Counter
+from email.policy import default as default_policy
+
+import pytest
+from sqlalchemy import func, select
+
+from judge.store.engine import Store
+from judge.store.models_game import Game, PhaseRecord
+from judge.store.models_mail import InboundMessage, OutboxMessage, Shunt
+from tests.fixtures.gpg import remove_home, short_home
+from tests.fixtures.judge_process import JudgeProcess, run_judge
+from tests.integration.test_two_judges import MASTER, Front, games_env, holds, outbox_done, phases
+
+pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.gpg]
+
+GAMES = ("k1", "k2")
+#: The victim holds every mail this long before committing, so that when it is killed it
+#: has one in hand (the log line "pausing" is printed when the pause begins).
+VICTIM_PAUSE_SECONDS = 0.4
+
+
+@pytest.fixture
+def survivor_and_victim(postgres_url, tmp_path, smtp_sink, judge_runner):
+    home = short_home("kill")
+    env = games_env(postgres_url, home, smtp_sink)
+    assert (upgraded := run_judge(["db", "upgrade"], tmp_path, env)).returncode == 0, upgraded.stderr
+    for name in ("survivor", "victim"):
+        (tmp_path / name).mkdir()
+    # The survivor's worker runs in two processes of its own (the scale-out layout 1x2).
+    # The first start makes the judge's key pair: slow on a busy machine.
+    survivor = judge_runner.start(tmp_path / "survivor", {**env, "JUDGE_WORKER_PROCESSES": "2"},
+                                  wait=False).wait_ready(timeout=90)
+    store = Store(postgres_url)
+    try:
+        yield survivor, tmp_path / "victim", env, store
+    finally:
+        store.dispose()
+        for daemon in judge_runner.started:
+            if daemon.process.poll() is None:
+                assert daemon.terminate() == 0, daemon.log
+        remove_home(home)
+
+
+def test_a_killed_judge_loses_and_doubles_nothing(survivor_and_victim, judge_runner, smtp_sink):
+    survivor, victim_dir, env, store = survivor_and_victim
+
+    # Two games formed and started through the survivor alone.
+    front = Front(smtp_sink, [survivor])
+    for game in GAMES:
+        front.send(MASTER, f"CREATE {game} masterpw\nFORM\n", f"create {game}")
+    front.wait(front.all_answered, "the CREATE replies")
+    players = {game: [f"{game}p{i}@example.net" for i in range(7)] for game in GAMES}
+    for i in range(7):
+        for game in GAMES:
+            front.send(players[game][i], f"JOIN {game} pw{i}\n", f"join {game} {i}")
+    front.wait(lambda: _started_notices(front) >= 7 * len(GAMES), "the start notices")
+    power_of = {(str(m["Subject"]).split(":")[0], str(m["To"])): str(m["Subject"]).rsplit(" ", 1)[1]
+                for m in front.received() if "game started, you play" in str(m["Subject"])}
+
+    # The load: every player's orders and a signed broadcast from some, shuffled; each
+    # game's phase is processed by whichever scheduler sees it ready first.
+    load = []
+    for game in GAMES:
+        for i, address in enumerate(players[game]):
+            power = power_of[(game, address)]
+            signon = f"SIGNON {power[0]}{game} pw{i}\n"
+            load.append((address, signon + holds(power) + "\n", f"S1901 {game} {power}"))
+            if i % 2 == 0:
+                load.append((address, signon + f"BROADCAST\nspring greetings from {power}\nENDPRESS\n",
+                             f"press {game} {power}"))
+        load.append((MASTER, f"LIST {game}\n", f"list {game}"))
+    random.Random(16).shuffle(load)
+
+    victim = judge_runner.start(victim_dir, {**env, "JUDGE_WORKER_PAUSE_BEFORE_COMMIT_SECONDS":
+                                             str(VICTIM_PAUSE_SECONDS)}, wait=False).wait_ready(timeout=60)
+    front.daemons = [survivor, victim]
+    cut = 2 * len(load) // 3
+    for mail in load[:cut]:
+        front.send(*mail)
+    # Killed in the middle, with a mail in hand: its pause before commit has just begun.
+    in_hand = _next_pause(victim)
+    victim.kill()
+    for mail in load[cut:]:
+        front.send(*mail)  # only the survivor takes mail now
+
+    front.wait(lambda: phases(store) == {game: ["S1901M"] for game in GAMES}, "S1901M processed in both games")
+    front.wait(front.all_answered, "every reply")
+    front.wait(lambda: outbox_done(store), "the outbox drained by the survivor")
+
+    with store.unit_of_work() as session:
+        inbound = session.execute(select(InboundMessage.message_id, InboundMessage.status)).all()
+        replies_per_mail = Counter(session.execute(
+            select(OutboxMessage.inbound_id).where(OutboxMessage.kind == "reply")).scalars())
+        outbox_ids = [_message_id(raw) for raw in session.execute(select(OutboxMessage.raw)).scalars()]
+        records = Counter(session.execute(select(Game.name, PhaseRecord.phase)
+                                          .join(PhaseRecord, PhaseRecord.game_id == Game.id)).all())
+        shunts = session.scalar(select(func.count()).select_from(Shunt))
+    # Every mail stored once and processed once: one reply row each, one reply at the relay.
+    assert sorted(m for m, _ in inbound) == sorted(front.sent)
+    assert {status for _, status in inbound} == {"processed"}
+    assert set(replies_per_mail.values()) == {1} and len(replies_per_mail) == len(front.sent)
+    replies = front.replies()
+    assert {m: len(replies[m]) for m in front.sent} == {m: 1 for m in front.sent}
+    assert shunts == 0
+    # Every outbox row delivered, once; a copy more only for the one mail a sender had in hand.
+    delivered = Counter(_message_id(m.raw) for m in smtp_sink.messages)
+    assert set(delivered) == set(outbox_ids) and len(outbox_ids) == len(set(outbox_ids))
+    assert sum(delivered.values()) - len(delivered) <= 1, delivered.most_common(3)
+    # Every phase processed once: one record, one results mail per player.
+    assert records == Counter({(game, "S1901M"): 1 for game in GAMES})
+    results = Counter((str(m["Subject"]), str(m["To"])) for m in front.received() if "results" in str(m["Subject"]))
+    for game in GAMES:
+        assert {a: results[(f"{game} S1901M results", a)] for a in players[game]} == {a: 1 for a in players[game]}
+    # The mail the victim held when it died was done by the survivor.
+    assert victim.process.returncode == -9
+    assert f"message #{in_hand} processed" in survivor.log
+
+
+def _next_pause(judge: JudgeProcess, timeout: float = 30.0) -> int:
+    """The inbound id of the next mail ``judge`` pauses on (a log line from now on)."""
+    seen = len(judge.lines)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for line in judge.lines[seen:]:
+            if (found := re.search(r"message #(\d+) processed; pausing", line)):
+                return int(found.group(1))
+        time.sleep(0.005)
+    raise AssertionError(f"the victim paused on no mail within {timeout} s:\n{judge.log}")
+
+
+def _started_notices(front: Front) -> int:
+    return sum("game started, you play" in str(m["Subject"]) for m in front.received())
+
+
+def _message_id(raw: bytes) -> str:
+    return str(email.message_from_bytes(raw, policy=default_policy)["Message-ID"]).strip("<> ")
