@@ -42,7 +42,7 @@ import time
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from benchmarks.intake_mail import BenchMail, compose, mail_stream, one_per_seat
 from benchmarks.intake_population import JUDGE_ADDRESS, Population, load_or_build
@@ -103,6 +103,11 @@ class Daemon:
             found["VmRSS+children"] = found["VmRSS"] + sum(_memory_of(c).get("VmRSS", 0) for c in children)
         return found
 
+    def cpu_seconds(self) -> float:
+        """CPU time (user and system) the daemon, and its worker processes, have used so far."""
+        pids = [self.process.pid, *(_children(self.process.pid) if self.worker_processes else [])]
+        return sum(_cpu_seconds_of(pid) for pid in pids)
+
     def stop(self) -> int:
         if self.process.poll() is None:
             self.process.terminate()
@@ -120,6 +125,15 @@ def _memory_of(pid: int) -> dict[str, int]:
             if name in ("VmRSS", "VmHWM"):
                 found[name] = int(value.split()[0])
     return found
+
+
+def _cpu_seconds_of(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
 
 def _children(pid: int) -> list[int]:
@@ -290,6 +304,8 @@ class PhaseFigures:
     ack_ms: dict[str, float] = field(default_factory=dict)  # MAIL FROM to 250 after DATA
     reply_ms: dict[str, float] = field(default_factory=dict)  # 250 to reply committed
     lateness_ms: float | None = None  # how far behind schedule the paced senders started (p99)
+    cpu_ms_per_mail: float | None = None  # the daemon's CPU time in the phase, per mail
+    load_average: float | None = None  # the machine's (1 minute) when the phase started
 
     @property
     def mails_per_second(self) -> float:
@@ -306,12 +322,15 @@ class PhaseFigures:
                 f"p99 {self.reply_ms['p99']:7.1f} max {self.reply_ms['max']:7.1f}")
         if self.lateness_ms is not None:
             text += f" | senders late p99 {self.lateness_ms:.1f} ms"
+        if self.cpu_ms_per_mail is not None:
+            text += f" | daemon CPU {self.cpu_ms_per_mail:.2f} ms/mail, load {self.load_average:.1f}"
         return text
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "mails": self.mails, "commands": self.commands, "seconds": self.seconds,
                 "mails_per_second": self.mails_per_second, "commands_per_second": self.commands_per_second,
-                "ack_ms": self.ack_ms, "reply_ms": self.reply_ms, "lateness_ms": self.lateness_ms}
+                "ack_ms": self.ack_ms, "reply_ms": self.reply_ms, "lateness_ms": self.lateness_ms,
+                "cpu_ms_per_mail": self.cpu_ms_per_mail, "load_average": self.load_average}
 
 
 def _spread(values_ms: Sequence[float]) -> dict[str, float]:
@@ -375,29 +394,34 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         run_id = f"r{int(time.time())}"
         phases: list[PhaseFigures] = []
 
-        def record(result: PhaseFigures) -> None:
+        def measured(name: str, send: Callable[[], list[Sent]]) -> None:
+            """Send a phase's mails, wait for every reply, and record the figures with the
+            daemon's CPU time meanwhile (the steadier measure on a shared machine)."""
+            load = os.getloadavg()[0]
+            cpu_before = daemon.cpu_seconds()
+            result = figures(name, send(), observer)
+            result.cpu_ms_per_mail = (daemon.cpu_seconds() - cpu_before) * 1000 / result.mails
+            result.load_average = load
             phases.append(result)
             print(result.line(), flush=True)
 
-        record(figures("warm-up", send_closed_loop(daemon.port, one_per_seat(population.seats, args.seed, run_id + "w"),
-                                                   args.senders), observer))
+        measured("warm-up", lambda: send_closed_loop(
+            daemon.port, one_per_seat(population.seats, args.seed, run_id + "w"), args.senders))
         stream = mail_stream(population.seats, args.seed, run_id)
         if args.mails:
             mails = [next(stream) for _ in range(args.mails)]
-            record(figures("saturation", send_closed_loop(daemon.port, mails, args.senders), observer))
+            measured("saturation", lambda: send_closed_loop(daemon.port, mails, args.senders))
         if args.rate_seconds:
-            record(figures(f"{args.rate:g}/s", send_at_rate(daemon.port, stream, args.rate, args.rate_seconds),
-                           observer))
+            measured(f"{args.rate:g}/s", lambda: send_at_rate(daemon.port, stream, args.rate, args.rate_seconds))
         if args.light_seconds:
-            record(figures(f"light {args.light_rate:g}/s",
-                           send_at_rate(daemon.port, stream, args.light_rate, args.light_seconds, connections=4),
-                           observer))
+            measured(f"light {args.light_rate:g}/s",
+                     lambda: send_at_rate(daemon.port, stream, args.light_rate, args.light_seconds, connections=4))
         report["memory_kib"]["after traffic"] = daemon.memory_kib()
         if args.list_all:
             rng = random.Random(args.seed)
             mails = [compose(population.seats[n], "list-all", rng, f"{run_id}.all{n}@bench.example")
                      for n in range(args.list_all)]
-            record(figures("LIST (all)", send_closed_loop(daemon.port, mails, 1), observer))
+            measured("LIST (all)", lambda: send_closed_loop(daemon.port, mails, 1))
             report["memory_kib"]["after LIST of all games"] = daemon.memory_kib()
         report["phases"] = [p.to_json() for p in phases]
         report["observer_polls"] = observer.polls
