@@ -17,7 +17,7 @@ from aiosmtpd.smtp import Envelope, Session as SmtpSession, SMTP
 
 from judge.config import SmtpSettings
 from judge.store.engine import Store
-from judge.store.inbound import store_inbound
+from judge.store.inbound import GroupedIntake
 from judge.mail import Clock, utc_now
 
 log = logging.getLogger("judge.smtp_in")
@@ -29,6 +29,7 @@ class IntakeHandler:
     def __init__(self, store: Store, *, on_stored: Callable[[], None] = lambda: None,
                  clock: Clock = utc_now) -> None:
         self.store = store
+        self.intake = GroupedIntake(store)  # concurrent connections' mails share a transaction
         self.on_stored = on_stored
         self.clock = clock
 
@@ -45,8 +46,8 @@ class IntakeHandler:
             # The store blocks (SQLite busy wait, network): keep it off the SMTP event loop.
             stored = await loop.run_in_executor(
                 None,
-                lambda: store_inbound(self.store, raw, mail_from=mail_from, rcpt_to=rcpt_to,
-                                      source="smtp", now=self.clock()),
+                lambda: self.intake.store_inbound(raw, mail_from=mail_from, rcpt_to=rcpt_to,
+                                                  source="smtp", now=self.clock()),
             )
         except Exception:
             log.exception("could not store a message from %r", mail_from)
