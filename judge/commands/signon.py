@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import or_, select
+from sqlalchemy import bindparam, or_, select
 
 from mailcmds import Signoff, Signon, PowerListError, resolve_power
 
@@ -98,6 +98,13 @@ def wait_until(refusals: int, last: datetime) -> datetime | None:
     return last + min(timedelta(minutes=2 ** (refusals - FREE_REFUSALS)), LONGEST_WAIT)
 
 
+# Built once, with bound parameters: every SIGNON asks (building the select cost more than running it).
+_REFUSALS = select(SignonFailure.address, SignonFailure.game, SignonFailure.who, SignonFailure.failed_at).where(
+    SignonFailure.failed_at > bindparam("since"),
+    or_(SignonFailure.address == bindparam("address"),
+        (SignonFailure.game == bindparam("game")) & (SignonFailure.who == bindparam("who"))))
+
+
 def throttled(ctx: MailContext, command: Signon) -> str | None:
     """Why this SIGNON is refused unread, or None when it may be tried.
 
@@ -105,12 +112,8 @@ def throttled(ctx: MailContext, command: Signon) -> str | None:
     owner's address is looked up only when the account has enough refusals to matter."""
     address = ctx.sender.lower()
     game, who = command.game.lower(), command.power.upper()
-    table = SignonFailure
-    rows = ctx.session.execute(
-        select(table.address, table.game, table.who, table.failed_at).where(
-            table.failed_at > ctx.now - THROTTLE_WINDOW,
-            or_(table.address == address, (table.game == game) & (table.who == who)))
-    ).all()
+    rows = ctx.session.execute(_REFUSALS, {"since": ctx.now - THROTTLE_WINDOW, "address": address,
+                                           "game": game, "who": who}).all()
     if not rows:
         return None
     mine = [as_utc(row.failed_at) for row in rows if row.address == address]
