@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Sequence
 
-from sqlalchemy import func, select
+from sqlalchemy import Text, cast, func, select
 from sqlalchemy.orm import Session
 
 from adjudicator.jsonio import position_from_json
@@ -37,6 +37,13 @@ from judge.store.passwords import hash_password
 from judge.turns import Action, Ballot, DrawError, decide, tally
 from judge.turns.draws import NO_DIAS
 
+# Games that may have the rule: their stored rules' JSON text names it (a superset; the
+# rule itself is checked on each).
+_MACHINE_CANDIDATES = (
+    select(Game)
+    .where(Game.status.in_((PREPARATION, FORMING, ACTIVE, PAUSED)), cast(Game.rules, Text).like(f"%{MACHINES}%"))
+    .order_by(Game.id)
+)
 
 
 @dataclass(frozen=True)
@@ -50,10 +57,12 @@ class MachineGame:
 
 def machine_games(session: Session, ports: range) -> list[MachineGame]:
     """Games being set up, forming or running with RULE MACHINES, each with its DAIDE port (the one
-    RULE MACHINES gave it, or one from ``ports`` now; a game for which none is free is left out)."""
-    games = session.scalars(select(Game).where(Game.status.in_((PREPARATION, FORMING, ACTIVE, PAUSED)))).all()
+    RULE MACHINES gave it, or one from ``ports`` now; a game for which none is free is left out).
+
+    The DAIDE edge asks this several times a second: only the games whose stored rules
+    name the rule are loaded, not every running game with its position."""
     found = []
-    for game in games:
+    for game in session.scalars(_MACHINE_CANDIDATES):
         port = give_port(session, game, ports) if has_rule(game, MACHINES) else None
         if port is not None:
             found.append(MachineGame(game.id, game.name, game.status, game.phase, port))

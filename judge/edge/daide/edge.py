@@ -6,6 +6,11 @@ no port was free gets one here), opens a ``daide.server.GameServer`` for each it
 every game's ``StoreHost`` to ``refresh`` (phases processed by the scheduler or a mail,
 the start, the end).  After a game has ended and its SMR went out, its port closes at the
 next look.  A port that cannot be bound is logged and tried again at the next look.
+
+While no game has the rule, the looks space out (doubling up to ``IDLE_LOOKS_APART``
+times ``poll_seconds``, 4 s by default): each look is a transaction, and on SQLite it
+takes the write turn that mail intake and the worker wait for.  A new machine game is
+then found within that time; any machine game brings the pace back to ``poll_seconds``.
 """
 
 from __future__ import annotations
@@ -24,6 +29,9 @@ from judge import machines
 from judge.store.engine import Store
 
 log = logging.getLogger("judge.edge.daide")
+
+#: With no machine game, the pause between looks doubles up to this many ``poll_seconds``.
+IDLE_LOOKS_APART = 16
 
 
 def _now() -> datetime:
@@ -45,6 +53,8 @@ class DaideEdge:
         self._thread: threading.Thread | None = None
         self._stopping: asyncio.Event | None = None
         self._ready = threading.Event()
+        #: The pause before the next look (``poll_seconds``, longer while no game has the rule).
+        self.idle_pause = settings.daide.poll_seconds
 
     # -- the thread
     def start(self) -> None:
@@ -65,14 +75,17 @@ class DaideEdge:
         self._loop = asyncio.get_running_loop()
         self._stopping = asyncio.Event()
         self._ready.set()
+        poll = self.settings.daide.poll_seconds
         try:
             while not self._stopping.is_set():
+                listed = 1
                 try:
-                    await self.look()
+                    listed = await self.look()
                 except Exception:
                     log.exception("DAIDE edge: a look at the machine games failed; trying again")
+                self.idle_pause = poll if listed or self.hosts else min(self.idle_pause * 2, poll * IDLE_LOOKS_APART)
                 try:
-                    await asyncio.wait_for(self._stopping.wait(), self.settings.daide.poll_seconds)
+                    await asyncio.wait_for(self._stopping.wait(), self.idle_pause)
                 except asyncio.TimeoutError:
                     pass
         finally:
@@ -83,7 +96,8 @@ class DaideEdge:
         """A scheduler pass now (after a bot's orders or GOF): the phase is processed at once."""
         self._run_pass(self.store, self.settings, self.clock())
 
-    async def look(self) -> None:
+    async def look(self) -> int:
+        """Open, refresh and close listeners; the number of machine games listed."""
         with self.store.unit_of_work(now=self.clock()) as session:
             games = machines.machine_games(session, self.ports)
         listed = {g.id for g in games}
@@ -96,6 +110,7 @@ class DaideEdge:
             if game_id not in listed and (host.ended() is not None or not host.started()):
                 await self.servers.pop(game_id).close()
                 del self.hosts[game_id]
+        return len(games)
 
     async def _open(self, game_id: int, port: int, name: str) -> None:
         host = StoreHost(self.store, self.settings, game_id, self.process_due, clock=self.clock)
