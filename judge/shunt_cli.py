@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from email.policy import default as default_policy
 from typing import Any
 
-from judge.cli_options import add_config_argument, settings_from, store_from
+from judge.cli_options import add_config_argument, row_number, settings_from, store_from
 
 
 def register(subparsers: Any) -> None:
@@ -93,11 +93,8 @@ def run_retry(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     if settings is None:
         return 2
-    try:
-        shunt_id = int(args.shunt_id)
-    except ValueError:
-        print(f"judge shunt retry: {args.shunt_id!r} is not a shunt number (see `judge shunt list`)",
-              file=sys.stderr)
+    shunt_id = row_number(args.shunt_id, "shunt retry", "a shunt number (see `judge shunt list`)")
+    if shunt_id is None:
         return 2
     store = store_from(settings, "shunt")
     if store is None:
