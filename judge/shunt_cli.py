@@ -41,19 +41,10 @@ def _summary(raw: bytes) -> tuple[str, str]:
         return "?", "?"
 
 
-def _without_secrets(text: str, raw: bytes) -> str:
-    """An error or traceback with the passwords of the mail's own command lines masked:
-    an exception message may quote the line it failed on."""
-    from mailcmds.masking import redacted
-
-    source = raw[:1_000_000].decode("utf-8", errors="replace")
-    subjects = [line.split(":", 1)[1] for line in source.splitlines() if line.lower().startswith("subject:")]
-    return redacted(text, "\n".join([source, *subjects]))
-
-
 def run_list(args: argparse.Namespace) -> int:
     from sqlalchemy import select
 
+    from judge.shunt_notice import without_secrets
     from judge.store.models_mail import Shunt
 
     settings = settings_from(args)
@@ -74,12 +65,12 @@ def run_list(args: argparse.Namespace) -> int:
             for shunt in shunts:
                 sender, subject = _summary(shunt.inbound.raw)
                 error = shunt.traceback.strip().splitlines()[-1] if shunt.traceback.strip() else ""
-                error = _without_secrets(error, shunt.inbound.raw)
+                error = without_secrets(error, shunt.inbound.raw)
                 state = "retried" if shunt.retried else "shunted"
                 print(f"{shunt.id}\t{shunt.created_at:%Y-%m-%d %H:%M:%S}Z\t{state}\tmessage #{shunt.inbound_id}"
                       f"\tfrom {sender}\tsubject {subject!r}\t{error}")
                 if args.traceback:
-                    print(_without_secrets(shunt.traceback, shunt.inbound.raw))
+                    print(without_secrets(shunt.traceback, shunt.inbound.raw))
     finally:
         store.dispose()
     return 0

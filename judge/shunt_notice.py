@@ -14,6 +14,17 @@ from judge.store.conflicts import is_conflict
 UNFINISHED = "UnfinishedProcessing"
 
 
+def without_secrets(text: str, raw: bytes) -> str:
+    """A shunt's reason (an error line, a traceback) as shown to an operator (the log, the
+    shunt listing): the passwords of the mail's own command lines, body or Subject,
+    masked, since an exception message may quote the line it failed on."""
+    from mailcmds.masking import redacted
+
+    source = raw[:1_000_000].decode("utf-8", errors="replace")
+    subjects = [line.split(":", 1)[1] for line in source.splitlines() if line.lower().startswith("subject:")]
+    return redacted(text, "\n".join([source, *subjects]))
+
+
 def unfinished_reason(attempts: int) -> str:
     """The shunt text of a mail whose processing started ``attempts`` times, never finishing."""
     return (f"The worker began processing this mail {attempts} times and never finished: each time it stopped "

@@ -49,7 +49,7 @@ from judge.store.conflicts import is_conflict
 from judge.store.engine import Store
 from judge.store.schedule import NOW, PROCESS_AFTER_COMMIT
 from judge.store.models_mail import PROCESSED, RECEIVED, SHUNTED, InboundMessage, Shunt
-from judge.shunt_notice import cause_for_sender, sender_notice, unfinished_reason
+from judge.shunt_notice import cause_for_sender, sender_notice, unfinished_reason, without_secrets
 
 log = logging.getLogger("judge.worker")
 
@@ -265,6 +265,8 @@ class Worker:
             taken = session.connection().execute(_SHUNT_IF_RECEIVED, {"row_id": inbound_id}).rowcount
             if taken:
                 session.add(Shunt(inbound_id=inbound_id, traceback=reason, created_at=self.clock()))
+            raw = session.connection().execute(select(_INBOUND.c.raw).where(_INBOUND.c.id == inbound_id)).scalar()
+        reason = without_secrets(reason, raw or b"")  # for the log: an error may quote a password
         if not taken:
             log.warning("message #%d failed here but another worker has handled it meanwhile; not shunted:\n%s",
                         inbound_id, reason)

@@ -128,7 +128,7 @@ def _quoting_failure(session, inbound, now):
     raise ValueError(f"cannot read {inbound.raw.decode()!r}")
 
 
-def test_shunt_list_masks_passwords_quoted_in_the_error(tmp_path, monkeypatch, capsys):
+def test_shunt_list_masks_passwords_quoted_in_the_error(tmp_path, monkeypatch, capsys, caplog):
     monkeypatch.setenv("JUDGE_STORE_URL", f"sqlite:///{tmp_path / 'judge.db'}")
     store = migrated_store(tmp_path)
     store_inbound(store, make_mail(subject="SIGNON england@g1 subjsecret", body="SIGNON france@g1 hunter2\n",
@@ -140,4 +140,7 @@ def test_shunt_list_masks_passwords_quoted_in_the_error(tmp_path, monkeypatch, c
     listing = capsys.readouterr().out
     assert "cannot read" in listing and "france@g1" in listing
     assert "hunter2" not in listing and "subjsecret" not in listing
+    logged = "\n".join(record.getMessage() for record in caplog.records if record.name == "judge.worker")
+    assert "shunted" in logged and "cannot read" in logged
+    assert "hunter2" not in logged and "subjsecret" not in logged
     store.dispose()
