@@ -33,6 +33,16 @@ def settings_from(args: argparse.Namespace) -> Settings | None:
         return None
 
 
+def row_number(value: str, command: str, what: str) -> int | None:
+    """``value`` as a row number, or None after printing ``judge COMMAND: 'VALUE' is not
+    WHAT``: the numbered rows' commands (shunt retry, outbox retry) read it alike."""
+    try:
+        return int(value)
+    except ValueError:
+        print(f"judge {command}: {value!r} is not {what}", file=sys.stderr)
+        return None
+
+
 def clock_from(args: argparse.Namespace, command: str) -> Callable[[], datetime] | None:
     """The ``--clock-file`` clock (TEST ONLY) or the real UTC clock; None after printing
     why the clock file cannot be used."""

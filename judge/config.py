@@ -113,12 +113,15 @@ class WorkerSettings:
     the worker a core of its own, but on SQLite it bought nothing measurable (writers take
     turns; docs/benchmarks.md "Mail intake"), hence 0.  ``pause_before_commit_seconds`` exists for crash tests
     only: the worker sleeps between processing a message and committing it.
+    ``max_attempts``: how many times processing of one mail may start without finishing
+    (the worker killed, out of memory) before the mail is shunted and its sender told.
     """
 
     handler: str = "judge.commands:process_mail"
     poll_seconds: float = 1.0
     processes: int = 0
     pause_before_commit_seconds: float = 0.0
+    max_attempts: int = 3
 
 
 @dataclass(frozen=True)
@@ -302,6 +305,7 @@ _RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
     ("worker", "poll_seconds"): (0.001, None, "seconds, more than 0"),
     ("worker", "processes"): (0, 64, "a count of processes, 0 to 64"),
     ("worker", "pause_before_commit_seconds"): (0, None, "seconds, 0 or more"),
+    ("worker", "max_attempts"): (1, None, "a count of starts, at least 1"),
 }
 
 

@@ -22,8 +22,9 @@ def _address(text: str | None) -> str:
 def _header(message: EmailMessage, name: str) -> str | None:
     try:
         value = message.get(name)
-    except Exception:  # a malformed header is still a header for this purpose
-        value = message.get_all(name, failobj=[None])[0]  # type: ignore[call-arg]
+    except Exception:  # a malformed header is still a header for this purpose: its raw text
+        # (get_all would parse it again, and raise again: an encoded CR LF in an address)
+        value = next((raw for key, raw in message.raw_items() if key.lower() == name.lower()), None)
     return None if value is None else str(value)
 
 

@@ -62,12 +62,11 @@ class InboundMail:
 
     @cached_property
     def reply_address(self) -> str:
-        """Where an answer goes: Reply-To, else From, else the envelope sender ("" when none
-        of them is a deliverable address: ``nobody``, or one with control characters)."""
-        reply_to = [a for _, a in getaddresses([_header(self.message, "Reply-To")]) if a]
-        if reply_to:
-            return usable_address(reply_to[0])
-        return self.from_address or usable_address(self.mail_from or "")
+        """Where an answer goes: Reply-To, else From, else the envelope sender, the first of
+        them that is a deliverable address ("" when none is: ``nobody``, or one with control
+        characters).  An unusable Reply-To does not keep the From from being answered."""
+        reply_to = [usable_address(a) for _, a in getaddresses([_header(self.message, "Reply-To")]) if a]
+        return next((a for a in reply_to if a), "") or self.from_address or usable_address(self.mail_from or "")
 
     @cached_property
     def subject(self) -> str:

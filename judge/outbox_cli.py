@@ -15,7 +15,7 @@ from email.parser import BytesHeaderParser
 from email.policy import default as default_policy
 from typing import Any
 
-from judge.cli_options import add_config_argument, settings_from, store_from
+from judge.cli_options import add_config_argument, row_number, settings_from, store_from
 
 
 def register(subparsers: Any) -> None:
@@ -85,11 +85,8 @@ def run_retry(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     if settings is None:
         return 2
-    try:
-        outbox_id = int(args.outbox_id)
-    except ValueError:
-        print(f"judge outbox retry: {args.outbox_id!r} is not an outgoing mail's number "
-              "(see `judge outbox list`)", file=sys.stderr)
+    outbox_id = row_number(args.outbox_id, "outbox retry", "an outgoing mail's number (see `judge outbox list`)")
+    if outbox_id is None:
         return 2
     store = store_from(settings, "outbox")
     if store is None:

@@ -65,7 +65,8 @@ class Daemon:
         self.worker = Worker(
             store, settings.judge, process or default_process_hook(settings), clock=clock,
             pause_before_commit=settings.worker.pause_before_commit_seconds,
-            on_processed=self.outbox_wake.set, after_commit=after_commit_hook(settings, store),
+            on_processed=self.outbox_wake.set, max_attempts=settings.worker.max_attempts,
+            after_commit=after_commit_hook(settings, store),
         )
         self.tick = tick
         self.sender = OutboxSender(
@@ -81,7 +82,8 @@ class Daemon:
         self.handler = IntakeHandler(store, on_stored=self._mail_stored, clock=clock)
         self.controller = make_controller(self.handler, settings.smtp, settings.judge.domain)
         self.poller = (
-            ImapPoller(settings.imap, store, on_stored=self._mail_stored, clock=clock)
+            ImapPoller(settings.imap, store, on_stored=self._mail_stored, clock=clock,
+                       max_bytes=settings.smtp.max_message_bytes)
             if settings.imap.host else None
         )
         self.daide = DaideEdge(store, settings, self._scheduler_pass, clock=clock) if settings.daide.host else None

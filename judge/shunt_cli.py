@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from email.policy import default as default_policy
 from typing import Any
 
-from judge.cli_options import add_config_argument, settings_from, store_from
+from judge.cli_options import add_config_argument, row_number, settings_from, store_from
 
 
 def register(subparsers: Any) -> None:
@@ -44,6 +44,7 @@ def _summary(raw: bytes) -> tuple[str, str]:
 def run_list(args: argparse.Namespace) -> int:
     from sqlalchemy import select
 
+    from judge.shunt_notice import without_secrets
     from judge.store.models_mail import Shunt
 
     settings = settings_from(args)
@@ -64,11 +65,12 @@ def run_list(args: argparse.Namespace) -> int:
             for shunt in shunts:
                 sender, subject = _summary(shunt.inbound.raw)
                 error = shunt.traceback.strip().splitlines()[-1] if shunt.traceback.strip() else ""
+                error = without_secrets(error, shunt.inbound.raw)
                 state = "retried" if shunt.retried else "shunted"
                 print(f"{shunt.id}\t{shunt.created_at:%Y-%m-%d %H:%M:%S}Z\t{state}\tmessage #{shunt.inbound_id}"
                       f"\tfrom {sender}\tsubject {subject!r}\t{error}")
                 if args.traceback:
-                    print(shunt.traceback)
+                    print(without_secrets(shunt.traceback, shunt.inbound.raw))
     finally:
         store.dispose()
     return 0
@@ -82,11 +84,8 @@ def run_retry(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     if settings is None:
         return 2
-    try:
-        shunt_id = int(args.shunt_id)
-    except ValueError:
-        print(f"judge shunt retry: {args.shunt_id!r} is not a shunt number (see `judge shunt list`)",
-              file=sys.stderr)
+    shunt_id = row_number(args.shunt_id, "shunt retry", "a shunt number (see `judge shunt list`)")
+    if shunt_id is None:
         return 2
     store = store_from(settings, "shunt")
     if store is None:
@@ -113,7 +112,7 @@ def run_retry(args: argparse.Namespace) -> int:
                 update(InboundMessage)
                 .where(InboundMessage.id == shunt.inbound_id, InboundMessage.status == SHUNTED,
                        InboundMessage.processed_at.is_(None))
-                .values(status=RECEIVED)
+                .values(status=RECEIVED, attempts=0, started_at=None)  # its starts are counted afresh
                 .execution_options(synchronize_session=False)
             ).rowcount
             if not requeued:  # another `judge shunt retry` got there first

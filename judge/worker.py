@@ -13,6 +13,13 @@ out) is not the mail's fault: the rolled-back transaction is run again from scra
 new session, a few times after a short jittered pause, and only then shunted.  Nothing
 of a failed attempt survives it, so the mail still takes effect exactly once.
 
+A mail that kills the worker (out of memory, SIGKILL, a crash of the interpreter) leaves
+no exception to shunt it by, and would be started again after every restart.  So before
+processing starts, the mail's ``attempts`` count is raised in a transaction of its own
+and committed: a mail found with ``max_attempts`` starts already counted is not started
+again but shunted, with a reason for the operator.  Every shunt tells the sender (when
+the mail may be answered) that nothing in it was done.
+
 A mail that makes a phase ready to process now (its last orders, no settle window and
 nobody waiting: judge.phases.turnstate.outlooks) names the game in the session's
 PROCESS_AFTER_COMMIT; once the mail's transaction has committed, ``after_commit`` (the
@@ -21,30 +28,28 @@ scheduler's pass for those games, judge.edge.scheduler.process_games) processes 
 
 from __future__ import annotations
 
-import email
 from dataclasses import replace
-from email.parser import BytesHeaderParser
 import logging
 import random
 import threading
 import time
 import traceback
-from email.message import EmailMessage
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Callable
 
-from sqlalchemy import Row, bindparam, select, update
+from sqlalchemy import Row, and_, bindparam, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings
 from judge.mail import Clock, InboundMail, ProcessHook, utc_now
 from judge.loopguard import no_reply_reason
-from judge.mailpolicy import POLICY
+from judge.mailread import headers_of, read_message
 from judge.outgoing import OutgoingMail, queue_all
 from judge.store.conflicts import is_conflict
 from judge.store.engine import Store
 from judge.store.schedule import NOW, PROCESS_AFTER_COMMIT, start_over
 from judge.store.models_mail import PROCESSED, RECEIVED, SHUNTED, InboundMessage, Shunt
+from judge.shunt_notice import cause_for_sender, sender_notice, unfinished_reason, without_secrets
 
 log = logging.getLogger("judge.worker")
 
@@ -52,6 +57,8 @@ log = logging.getLogger("judge.worker")
 #: Attempts of one message's transaction when each fails on a concurrency conflict.
 CONFLICT_ATTEMPTS = 5
 CONFLICT_BACKOFF_SECONDS = 0.02
+#: Starts of one mail's processing that never finished, after which it is shunted.
+MAX_ATTEMPTS = 3
 #: On SQLite, ``run`` processes up to this many waiting mails in one transaction ...
 BATCH_MAILS = 8
 #: ... and takes no further mail once the batch has run this long, or another thread
@@ -70,8 +77,35 @@ def jittered_backoff(attempt: int) -> float:
 _INBOUND = InboundMessage.__table__
 _CLAIMED_COLUMNS = (_INBOUND.c.id, _INBOUND.c.raw, _INBOUND.c.mail_from, _INBOUND.c.rcpt_to,
                     _INBOUND.c.message_id, _INBOUND.c.source, _INBOUND.c.received_at)
-_CLAIM = (select(*_CLAIMED_COLUMNS).where(_INBOUND.c.status == RECEIVED)
-          .order_by(_INBOUND.c.id).limit(1).with_for_update(skip_locked=True))
+#: PostgreSQL: a start counted this recently is another worker's, about to claim the mail
+#: (the row is unlocked between that worker's count and its claim), and is not counted
+#: again, or a death of that worker would be counted twice.  SQLite needs no such window:
+#: there counting and claiming take one write turn.
+STARTING_SECONDS = 5
+
+
+def count_start_statement(dialect: str) -> Any:
+    """One statement: the oldest waiting mail's count of starts raised, its id and new
+    count returned (no row when none waits)."""
+    waiting = _INBOUND.c.status == RECEIVED
+    values: dict[str, Any] = {"attempts": _INBOUND.c.attempts + 1}
+    if dialect == "postgresql":
+        waiting = and_(waiting, or_(_INBOUND.c.started_at.is_(None),
+                                    _INBOUND.c.started_at < func.now() - timedelta(seconds=STARTING_SECONDS)))
+        values["started_at"] = func.now()
+    oldest = (select(_INBOUND.c.id).where(waiting).order_by(_INBOUND.c.id).limit(1)
+              .with_for_update(skip_locked=True).scalar_subquery())
+    return update(_INBOUND).where(_INBOUND.c.id == oldest).values(**values).returning(_INBOUND.c.id, _INBOUND.c.attempts)
+# SQLite's batches (Worker.process_batch): the starts of up to :limit oldest waiting mails
+# counted in one statement, stopping before the first mail whose start was counted before.
+_WAITING = _INBOUND.c.status == RECEIVED
+_FIRST_STARTED = select(func.min(_INBOUND.c.id)).where(_WAITING, _INBOUND.c.attempts > 0).scalar_subquery()
+_COUNT_BATCH = (update(_INBOUND).where(_INBOUND.c.id.in_(
+    select(_INBOUND.c.id).where(_WAITING, _INBOUND.c.attempts == 0,
+                                or_(_FIRST_STARTED.is_(None), _INBOUND.c.id < _FIRST_STARTED))
+    .order_by(_INBOUND.c.id).limit(bindparam("limit"))))
+    .values(attempts=_INBOUND.c.attempts + 1).returning(_INBOUND.c.id, _INBOUND.c.attempts))
+_UNCOUNT = update(_INBOUND).where(_INBOUND.c.id == bindparam("row_id")).values(attempts=_INBOUND.c.attempts - 1)
 _CLAIM_ONE = (select(*_CLAIMED_COLUMNS).where(_INBOUND.c.status == RECEIVED, _INBOUND.c.id == bindparam("id"))
               .limit(1).with_for_update(skip_locked=True))
 # Guarded: only a mail still waiting (not processed, not shunted, by anyone) is shunted.
@@ -81,15 +115,10 @@ _MARK_PROCESSED = update(_INBOUND).where(_INBOUND.c.id == bindparam("row_id")).v
     status=PROCESSED, processed_at=bindparam("now"), loop_reason=bindparam("reason"))
 
 
-def to_inbound_mail(row: InboundMessage | Row[Any], judge: JudgeSettings) -> InboundMail:
-    unreadable = None
-    try:
-        message = email.message_from_bytes(row.raw, policy=POLICY)
-    except RecursionError:  # MIME parts nested deeper than the parser can follow
-        message = BytesHeaderParser(policy=POLICY).parsebytes(row.raw)
-        message.set_payload("")
-        unreadable = "its MIME parts are nested too deep to read, so nothing in it was read"
-    assert isinstance(message, EmailMessage)
+def to_inbound_mail(row: InboundMessage | Row[Any], judge: JudgeSettings, *, headers_only: bool = False) -> InboundMail:
+    """The stored ``row`` as the processing hook sees it (``headers_only``: its body not
+    parsed, for answering a mail that cannot be processed)."""
+    message, unreadable = (headers_of(row.raw), None) if headers_only else read_message(row.raw)
     own = (judge.address,)
     inbound = InboundMail(
         inbound_id=row.id, raw=row.raw, message=message, mail_from=row.mail_from,
@@ -119,10 +148,13 @@ class Worker:
                  on_processed: Callable[[], None] = lambda: None,
                  conflict_attempts: int = CONFLICT_ATTEMPTS,
                  conflict_backoff: Callable[[int], float] = jittered_backoff,
+                 max_attempts: int = MAX_ATTEMPTS,
                  after_commit: Callable[[frozenset[int], datetime], None] | None = None,
                  batch_seconds: float = BATCH_SECONDS) -> None:
         if conflict_attempts < 1:
             raise ValueError(f"conflict_attempts must be at least 1, not {conflict_attempts}")
+        if max_attempts < 1:
+            raise ValueError(f"max_attempts must be at least 1, not {max_attempts}")
         self.store = store
         self.judge = judge
         self.process = process
@@ -131,6 +163,8 @@ class Worker:
         self.on_processed = on_processed
         self.conflict_attempts = conflict_attempts
         self.conflict_backoff = conflict_backoff
+        self.max_attempts = max_attempts
+        self._count_start_statement = count_start_statement(store.dialect)
         self.after_commit = after_commit
         self.batch_seconds = batch_seconds
 
@@ -139,36 +173,44 @@ class Worker:
 
         The message's transaction is attempted again from scratch after a concurrency
         conflict (up to ``conflict_attempts`` in all); any other failure, or a conflict on
-        the last attempt, shunts it.
+        the last attempt, shunts it.  A message whose processing was started
+        ``max_attempts`` times already without finishing is shunted instead.
         """
-        claimed: int | None = None
-        attempt = 0
+        counting = 0
         while True:
-            attempt += 1
+            counting += 1
             try:
-                with self.store.unit_of_work() as session:
-                    row = self._claim(session, claimed)
-                    if row is None:
-                        # None waiting; or, on a retry, another worker has taken the message.
-                        return claimed is not None
-                    claimed = row.id
-                    now = self._process_row(session, row)
-                    ready = frozenset(session.info.pop(PROCESS_AFTER_COMMIT, ()))
+                # On SQLite, counting the start and the first attempt take one write turn,
+                # so no other writer comes between them (as when claiming and processing
+                # were one transaction).  Only the counting can raise here.
+                with self.store.write_turn():
+                    started = self._count_start()
+                    if started is None:
+                        return False
+                    claimed, attempts = started
+                    unfinished = attempts > self.max_attempts
+                    failure, done = (None, None) if unfinished else self._attempt(claimed)
                 break
-            except Exception as error:
-                if is_conflict(error) and attempt < self.conflict_attempts:
-                    pause = self.conflict_backoff(attempt)
-                    log.warning("message #%s: concurrency conflict on attempt %d (%s: %s); again in %.3f s",
-                                claimed if claimed is not None else "?", attempt, type(error).__name__,
-                                str(error).splitlines()[0] if str(error) else "", pause)
-                    time.sleep(pause)
-                    continue
-                if claimed is None:
+            except Exception as error:  # nothing was counted
+                if not is_conflict(error) or counting >= self.conflict_attempts:
                     raise
-                self._shunt(claimed, traceback.format_exc())
+                self._pause_after_conflict("the next message", counting, error)
+        if unfinished:
+            self._shunt(claimed, unfinished_reason(attempts - 1), cause_for_sender(None, attempts - 1))
+            return True
+        attempt = 1
+        while failure is not None:
+            error, trace = failure
+            if not is_conflict(error) or attempt >= self.conflict_attempts:
+                self._shunt(claimed, trace, cause_for_sender(error, attempts))
                 return True
-        if ready and self.after_commit is not None:
-            self._process_ready(ready, now)
+            self._pause_after_conflict(f"message #{claimed}", attempt, error)
+            attempt += 1
+            failure, done = self._attempt(claimed)
+        if done is not None:
+            now, ready = done
+            if ready and self.after_commit is not None:
+                self._process_ready(ready, now)
         self.on_processed()
         return True
 
@@ -181,12 +223,34 @@ class Worker:
             log.exception("processing games %s right after their mail failed; the next scheduler pass does it",
                           sorted(games))
 
-    @staticmethod
-    def _claim(session: Session, inbound_id: int | None) -> Row[Any] | None:
-        """The oldest unprocessed message (``inbound_id``: that one, on a retry), locked."""
-        if inbound_id is None:
-            return session.connection().execute(_CLAIM).first()
-        return session.connection().execute(_CLAIM_ONE, {"id": inbound_id}).first()
+    def _pause_after_conflict(self, what: str, attempt: int, error: Exception) -> None:
+        pause = self.conflict_backoff(attempt)
+        log.warning("%s: concurrency conflict on attempt %d (%s: %s); again in %.3f s", what, attempt,
+                    type(error).__name__, str(error).splitlines()[0] if str(error) else "", pause)
+        time.sleep(pause)
+
+    def _attempt(self, inbound_id: int) -> tuple[tuple[Exception, str] | None, tuple[datetime, frozenset[int]] | None]:
+        """One transaction processing the message: (the error and its traceback, None) when
+        it failed and was rolled back; else (None, (its clock, the games it made ready)), or
+        (None, None) when another worker has taken the message meanwhile."""
+        try:
+            with self.store.unit_of_work() as session:
+                row = session.connection().execute(_CLAIM_ONE, {"id": inbound_id}).first()
+                if row is None:
+                    return None, None
+                now = self._process_row(session, row)
+                ready = frozenset(session.info.pop(PROCESS_AFTER_COMMIT, ()))
+        except Exception as error:
+            return (error, traceback.format_exc()), None
+        return None, (now, ready)
+
+    def _count_start(self) -> tuple[int, int] | None:
+        """The oldest waiting message and its count of starts, this one included, committed
+        before processing begins (so a start that kills the worker is counted); None when
+        none waits."""
+        with self.store.core_unit_of_work() as connection:
+            counted = connection.execute(self._count_start_statement).first()
+        return None if counted is None else (counted.id, counted.attempts)
 
     def _process_row(self, session: Session, row: Row[Any]) -> datetime:
         """Process one claimed mail in ``session``; returns the clock it was processed at."""
@@ -209,18 +273,40 @@ class Worker:
         log.info("message #%d processed, %d mail queued", row.id, len(outgoing))
         return now
 
-    def _shunt(self, inbound_id: int, trace: str) -> None:
+    def _shunt(self, inbound_id: int, reason: str, cause: str) -> None:
         """Shunt the mail unless it is no longer this worker's: once the failed transaction
-        rolled back, another worker may have claimed and processed (or shunted) it."""
+        rolled back, another worker may have claimed and processed (or shunted) it.  Then
+        tell its sender, in a transaction of its own: reading the mail's headers must not
+        keep a mail that kills the worker from being shunted."""
         with self.store.unit_of_work() as session:
             taken = session.connection().execute(_SHUNT_IF_RECEIVED, {"row_id": inbound_id}).rowcount
             if taken:
-                session.add(Shunt(inbound_id=inbound_id, traceback=trace, created_at=self.clock()))
-        if taken:
-            log.error("message #%d shunted:\n%s", inbound_id, trace)
-        else:
+                session.add(Shunt(inbound_id=inbound_id, traceback=reason, created_at=self.clock()))
+            raw = session.connection().execute(select(_INBOUND.c.raw).where(_INBOUND.c.id == inbound_id)).scalar()
+        if not taken:
             log.warning("message #%d failed here but another worker has handled it meanwhile; not shunted:\n%s",
-                        inbound_id, trace)
+                        inbound_id, without_secrets(reason, raw or b""))
+            return
+        self._after_shunt(inbound_id, reason, cause, raw)
+
+    def _after_shunt(self, inbound_id: int, reason: str, cause: str, raw: bytes | None) -> None:
+        """A committed shunt logged (the mail's passwords masked) and its sender told."""
+        log.error("message #%d shunted:\n%s", inbound_id, without_secrets(reason, raw or b""))
+        try:
+            self._tell_sender(inbound_id, cause)
+        except Exception:
+            log.exception("message #%d: could not tell its sender about the shunt", inbound_id)
+
+    def _tell_sender(self, inbound_id: int, cause: str) -> None:
+        now = self.clock()
+        with self.store.unit_of_work() as session:
+            row = session.connection().execute(
+                select(*_CLAIMED_COLUMNS).where(_INBOUND.c.id == inbound_id)).first()
+            inbound = to_inbound_mail(row, self.judge, headers_only=True)
+            if not inbound.may_reply:
+                log.info("message #%d: sender not told of the shunt (%s)", inbound_id, inbound.no_reply_reason)
+                return
+            queue_all(session, [inbound.reply(sender_notice(cause))], self.judge, now, inbound_id=inbound_id)
 
     def process_batch(self, limit: int = BATCH_MAILS) -> int:
         """Process up to ``limit`` waiting mails in one transaction, each in a savepoint of
@@ -230,64 +316,118 @@ class Worker:
         Only where writers take turns (SQLite): the begin, claim, commit and write turn of
         each mail cost about as much as a short mail's commands, and nobody else could
         write meanwhile anyway.  Each mail still takes effect entirely or not at all: one
-        that fails is rolled back to its savepoint and shunted in the same transaction.
-        A mail that makes a phase ready ends the batch (the phase is processed right after
-        the commit, as after a mail on its own, so the next mail finds the new phase).
-        A concurrency conflict rolls the whole batch back, and the first mail is then
-        processed on its own with ``process_next``'s retries.  On other databases, and with
-        the pause-before-commit test hook, this is ``process_next``.
+        that fails is rolled back to its savepoint and shunted in the same transaction (its
+        sender told after the commit).  A mail that makes a phase ready ends the batch (the
+        phase is processed right after the commit, as after a mail on its own, so the next
+        mail finds the new phase).
+
+        The starts are counted as ``process_next`` counts them: before the batch, one
+        committed statement raises the count of each mail it may take, so a mail that kills
+        the worker has every mail of its batch counted once; the batch's commit takes the
+        count back from those it did not reach.  A mail whose start was counted before
+        (its earlier batch or start never finished) is never batched: it and the mails
+        after it wait until ``process_next`` has taken it alone, so after a death only the
+        mail that kills the worker is counted again, and only it reaches ``max_attempts``.
+
+        A concurrency conflict rolls the whole batch back and takes its counts back, and
+        the first mail is then processed on its own with ``process_next``'s retries.  On
+        other databases, and with the pause-before-commit test hook, this is
+        ``process_next``.
         """
         if limit <= 1 or self.store.dialect != "sqlite" or self.pause_before_commit > 0:
             return int(self.process_next())
-        shunted: list[tuple[int, str]] = []
-        handled = 0
-        ready: frozenset[int] = frozenset()
-        now = self.clock()
+        shunted: list[tuple[int, str, str, bytes]] = []
+        counted: list[tuple[int, int]] = []
+        handled, ready, now = 0, frozenset[int](), self.clock()
         try:
-            with self.store.unit_of_work() as session:
-                started = time.monotonic()
-                while not ready and self._takes_more(handled, limit, started) \
-                        and (row := self._claim(session, None)) is not None:
-                    handled += 1
-                    start_over(session)
-                    before = set(session.info)
-                    try:
-                        with session.begin_nested():
-                            now = self._process_row(session, row)
-                    except Exception as error:
-                        if is_conflict(error):
-                            raise
-                        # What the failed mail noted for later (games to reschedule or to
-                        # process, orders changed) was rolled back with it.
-                        start_over(session)
-                        for key in set(session.info) - before:
-                            del session.info[key]
-                        trace = traceback.format_exc()
-                        session.connection().execute(_SHUNT_IF_RECEIVED, {"row_id": row.id})
-                        session.add(Shunt(inbound_id=row.id, traceback=trace, created_at=self.clock()))
-                        shunted.append((row.id, trace))
-                    else:
-                        # A phase this mail made ready is processed right after the commit, as
-                        # after a mail on its own: the next mail must find the new phase.
-                        ready = frozenset(session.info.pop(PROCESS_AFTER_COMMIT, ()))
+            with self.store.write_turn():  # counting and the batch: no writer between them
+                counted = self._count_batch(limit)
+                if counted:
+                    handled, ready, now = self._run_batch(counted, limit, shunted)
         except Exception as error:
             if not is_conflict(error):
-                raise
-            log.warning("a batch of %d mail(s) met a concurrency conflict (%s); processing them one by one",
-                        handled, type(error).__name__)
+                raise  # the counts stay: each of these mails is taken alone from now on
+            log.warning("a batch of mails met a concurrency conflict (%s); processing them one by one",
+                        type(error).__name__)
+            self._take_counts_back(counted)
             return int(self.process_next())
-        for inbound_id, trace in shunted:
-            log.error("message #%d shunted:\n%s", inbound_id, trace)
+        if not counted:
+            # None waits, or the oldest waiting mail was started before and never finished.
+            return int(self.process_next())
+        for inbound_id, trace, cause, raw in shunted:
+            self._after_shunt(inbound_id, trace, cause, raw)
         if ready and self.after_commit is not None:
             self._process_ready(ready, now)
         if handled:
             self.on_processed()
         return handled
 
-    def _takes_more(self, handled: int, limit: int, started: float) -> bool:
+    def _count_batch(self, limit: int) -> list[tuple[int, int]]:
+        """(id, count of starts) of the mails a batch may take, oldest first, their starts
+        counted and committed: up to ``limit`` of the oldest waiting, none started before
+        and none after one that was (empty when the oldest waiting mail was)."""
+        with self.store.core_unit_of_work() as connection:
+            counted = connection.execute(_COUNT_BATCH, {"limit": limit}).all()
+        return sorted((row.id, row.attempts) for row in counted)
+
+    def _run_batch(self, counted: list[tuple[int, int]], limit: int,
+                   shunted: list[tuple[int, str, str, bytes]]) -> tuple[int, frozenset[int], datetime]:
+        """The counted mails processed in one transaction, as far as the batch goes; the
+        number handled, the games made ready, the clock of the last mail.  The failing mails
+        are shunted in the transaction and appended to ``shunted`` (id, reason, cause, raw)."""
+        handled = 0
+        ready: frozenset[int] = frozenset()
+        now = self.clock()
+        with self.store.unit_of_work() as session:
+            started = time.monotonic()
+            reached = 0
+            for inbound_id, attempts in counted:
+                if ready or not self._takes_more(reached, limit, started):
+                    break
+                reached += 1
+                row = session.connection().execute(_CLAIM_ONE, {"id": inbound_id}).first()
+                if row is None:  # taken by another worker meanwhile
+                    continue
+                handled += 1
+                start_over(session)
+                before = set(session.info)
+                try:
+                    with session.begin_nested():
+                        now = self._process_row(session, row)
+                except Exception as error:
+                    if is_conflict(error):
+                        raise
+                    # What the failed mail noted for later (games to reschedule or to
+                    # process, orders changed) was rolled back with it.
+                    start_over(session)
+                    for key in set(session.info) - before:
+                        del session.info[key]
+                    trace = traceback.format_exc()
+                    session.connection().execute(_SHUNT_IF_RECEIVED, {"row_id": row.id})
+                    session.add(Shunt(inbound_id=row.id, traceback=trace, created_at=self.clock()))
+                    shunted.append((row.id, trace, cause_for_sender(error, attempts), row.raw))
+                else:
+                    # A phase this mail made ready is processed right after the commit, as
+                    # after a mail on its own: the next mail must find the new phase.
+                    ready = frozenset(session.info.pop(PROCESS_AFTER_COMMIT, ()))
+            if reached < len(counted):  # not started: their counts go back with this commit
+                session.connection().execute(_UNCOUNT, [{"row_id": i} for i, _ in counted[reached:]])
+        return handled, ready, now
+
+    def _take_counts_back(self, counted: list[tuple[int, int]]) -> None:
+        """Undo the counts of a batch that was rolled back whole (none of them died)."""
+        if not counted:
+            return
+        try:
+            with self.store.core_unit_of_work() as connection:
+                connection.execute(_UNCOUNT, [{"row_id": i} for i, _ in counted])
+        except Exception:  # left counted, they are taken one by one: slower, not wrong
+            log.exception("could not take back the counts of a rolled-back batch")
+
+    def _takes_more(self, reached: int, limit: int, started: float) -> bool:
         """Whether a batch takes another mail: its first always; more while under ``limit``
         and ``batch_seconds`` old, and no other thread waits to write."""
-        return handled == 0 or (handled < limit and time.monotonic() - started < self.batch_seconds
+        return reached == 0 or (reached < limit and time.monotonic() - started < self.batch_seconds
                                 and not self.store.writers_waiting())
 
     def process_pending(self) -> int:

@@ -210,7 +210,7 @@ def run_child(settings: Settings, clock: Callable[..., object]) -> int:
     try:
         worker = Worker(store, settings.judge, default_process_hook(settings), clock=clock,  # type: ignore[arg-type]
                         pause_before_commit=settings.worker.pause_before_commit_seconds, on_processed=processed,
-                        after_commit=after_commit_hook(settings, store))
+                        max_attempts=settings.worker.max_attempts, after_commit=after_commit_hook(settings, store))
         threading.Thread(target=read_wakeups, name="wakeups", daemon=True).start()
         log.info("worker process %d running", os.getpid())
         worker.run(stop, wake, settings.worker.poll_seconds)

@@ -3,6 +3,11 @@
 Fetching uses ``BODY.PEEK[]`` so the server does not set \\Seen by itself.  A crash
 after storing but before flagging makes the next poll fetch the mail again; the store
 recognises it (Message-ID or digest) and the poller just flags it.
+
+Only the first ``max_bytes`` of a mail are fetched (``BODY.PEEK[]<0.max_bytes>``, the SMTP
+intake's ``max_message_bytes``): IMAP has no size limit of its own, and a mail of any size
+in the mailbox must not cost the judge more memory than one SMTP would let in.  The
+worker reads the start of such a mail and says the rest was not read.
 """
 
 from __future__ import annotations
@@ -29,8 +34,9 @@ SEEN = b"\\Seen"
 class ImapPoller:
     def __init__(self, settings: ImapSettings, store: Store, *,
                  on_stored: Callable[[], None] = lambda: None, clock: Clock = utc_now,
-                 timeout: float = 30.0) -> None:
+                 timeout: float = 30.0, max_bytes: int = 10 * 1024 * 1024) -> None:
         self.settings = settings
+        self.max_bytes = max_bytes
         self.store = store
         self.on_stored = on_stored
         self.clock = clock
@@ -64,13 +70,14 @@ class ImapPoller:
         new = 0
         for start in range(0, len(uids), FETCH_BATCH):
             batch = uids[start:start + FETCH_BATCH]
-            fetched = client.fetch(batch, ["BODY.PEEK[]"])
+            fetched = client.fetch(batch, [f"BODY.PEEK[]<0.{self.max_bytes}>"])
             done = []
             for uid in batch:
-                data = fetched.get(uid)
-                if data is None or b"BODY[]" not in data:
+                data = fetched.get(uid) or {}
+                body = data.get(b"BODY[]<0>", data.get(b"BODY[]"))  # as servers name a partial fetch
+                if body is None:
                     continue
-                raw = bytes(data[b"BODY[]"])
+                raw = bytes(body)
                 stored = store_inbound(self.store, raw, mail_from=None, rcpt_to=[],
                                        source="imap", now=self.clock())
                 new += stored.new

@@ -239,6 +239,14 @@ class Store:
             sync_wal(self._wal_file)
 
     @contextmanager
+    def write_turn(self) -> Iterator[None]:
+        """This thread's SQLite write turn held across several units of work (they nest in
+        it, committing each as usual), so no other writer comes between them; a no-op on
+        PostgreSQL, whose writers take no turns."""
+        with self._write_turn(durable=False):
+            yield
+
+    @contextmanager
     def unit_of_work(self, *, durable: bool = False, now: datetime | None = None) -> Iterator[Session]:
         """One transaction; ``durable``: synced to disk when this returns, even on SQLite
         (for what an edge is about to acknowledge).  ``now``: the transaction's clock; the

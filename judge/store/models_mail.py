@@ -42,6 +42,12 @@ class InboundMessage(Base):
     status: Mapped[str] = mapped_column(String(16), default=RECEIVED, index=True)
     processed_at: Mapped[datetime | None]
     loop_reason: Mapped[str | None] = mapped_column(String(200))
+    # Times a worker began processing it, counted in a transaction of its own before each
+    # start: a mail that kills the worker (out of memory, SIGKILL) is counted all the same,
+    # and shunted after [worker] max_attempts starts instead of stopping the judge forever.
+    attempts: Mapped[int] = mapped_column(default=0, server_default="0")
+    # PostgreSQL: the database's time of the last counted start (see judge.worker).
+    started_at: Mapped[datetime | None]
 
     shunts: Mapped[list["Shunt"]] = relationship(back_populates="inbound", order_by="Shunt.id")
 

@@ -24,3 +24,14 @@ def echo(session: Session, inbound: InboundMail, now: datetime) -> Sequence[Outg
     if "CRASH" in inbound.subject:
         raise DeliberateFailure(f"asked to fail by subject {inbound.subject!r}")
     return [inbound.reply(f"processed #{inbound.inbound_id}\n")]
+
+
+def die_on_poison(session: Session, inbound: InboundMail, now: datetime) -> Sequence[OutgoingMail]:
+    """As ``echo``, but a subject containing POISON kills this very process with SIGKILL,
+    as the kernel's out-of-memory killer would: no exception, no rollback, no shunt."""
+    import os
+    import signal
+
+    if "POISON" in inbound.subject:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return echo(session, inbound, now)

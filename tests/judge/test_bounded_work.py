@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 from judge.commands.reply import MAX_REPLY_CHARS
 from mailcmds.syntax import MAX_COMMANDS_PER_MAIL
@@ -61,3 +63,16 @@ def test_a_reply_is_cut_at_its_limit_with_a_line_that_says_so():
     cut = bounded(body)
     assert len(cut) < MAX_REPLY_CHARS + 300 and "The reply was cut here" in cut
     assert bounded("short\n") == "short\n"
+
+
+def test_a_mail_past_the_read_limit_is_read_up_to_it_and_the_reply_says_so(judge):
+    """Issue 12.1, memory per mail: a 10 MB flood of HELP lines took the worker to 430 MB
+    (the email parser and the extractor hold every line); only the first MB is read now.
+    The peak itself is measured in tests/reliability/test_hostile_mail.py."""
+    from judge.mailread import READ_LIMIT_BYTES
+
+    reply = judge.send("flood@example.net", "LIST\n" + "HELP\n" * (2 * READ_LIMIT_BYTES // 5)).reply.body
+    assert "it is longer than the 1,024 KB of a mail the judge reads, so what follows them was not read" in reply
+    assert reply.count("HOW TO WRITE TO THE JUDGE") == 1 and "Youngstown Redux" in reply  # HELP and LIST answered
+    set_aside = int(re.search(r"the (\d+) lines after line 500 were not read", reply).group(1))
+    assert 100_000 < set_aside < 2 * READ_LIMIT_BYTES // 5 - 500  # what was read, not the whole mail

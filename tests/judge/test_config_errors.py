@@ -40,6 +40,7 @@ def test_a_config_file_that_is_not_text(tmp_path, content, words):
     ("JUDGE_SMTP_PORT", "99999", ("[smtp] port = 99999",)),
     ("JUDGE_SMTP_MAX_MESSAGE_BYTES", "-1", ("[smtp] max_message_bytes = -1", "at least 1")),
     ("JUDGE_OUTBOUND_MAX_ATTEMPTS", "0", ("[outbound] max_attempts = 0", "at least 1")),
+    ("JUDGE_WORKER_MAX_ATTEMPTS", "0", ("[worker] max_attempts = 0", "at least 1")),
 ])
 def test_numbers_out_of_range_are_refused(tmp_path, name, value, words):
     one_clear_line(judge("tick", env={name: value}, cwd=tmp_path), "configuration error", *words)

@@ -56,6 +56,25 @@ def test_a_from_without_a_domain_is_never_a_recipient(judge):
         assert inbound.status == "processed" and "no address to reply to" in inbound.loop_reason
 
 
+@pytest.mark.parametrize("sender", [
+    "=?utf-8?q?Evil=0D=0A?= <a@example.net>",  # found by tests/reliability/hostile_mail.py's fuzzer
+    "=?utf-8?q?a@example.net=0D=0ABcc:_v@example.org?=",
+])
+def test_a_from_with_an_encoded_line_break_is_answered_not_shunted(judge, sender):
+    """The loop guard read such a From with the email package, which raised (twice): shunted."""
+    rows = deliver(judge, raw_mail(f"From: {sender}\nTo: judge@example.org\nSubject: hi\n"
+                                   "Message-ID: <h5@example.net>\n"))
+    assert [row.recipients for row in rows] == [["someone@example.net"]]  # the envelope sender
+
+
+@pytest.mark.parametrize("reply_to", ["nobody", "b@example.net\x00", "=?utf-8?q?b@example.net=0D=0A?="])
+def test_an_unusable_reply_to_leaves_the_from_to_answer(judge, reply_to):
+    """Found by tests/reliability/hostile_mail.py's fuzzer: such a mail went unanswered."""
+    rows = deliver(judge, raw_mail(f"From: a@example.net\nReply-To: {reply_to}\nTo: judge@example.org\n"
+                                   "Subject: hi\nMessage-ID: <h6@example.net>\n"))
+    assert [row.recipients for row in rows] == [["a@example.net"]]
+
+
 def test_a_reply_to_with_a_line_break_is_not_used(judge):
     rows = deliver(judge, raw_mail("From: a@example.net\nReply-To: =?utf-8?q?b@example.net=0D=0ABcc:_c@example.org?=\n"
                                    "To: judge@example.org\nSubject: hi\nMessage-ID: <h3@example.net>\n"))

@@ -58,6 +58,20 @@ def test_poll_stores_then_flags_seen(store, dovecot_server, imap_account):
     assert poller.poll_once() == 0  # nothing unseen is left
 
 
+def test_only_the_first_max_bytes_of_a_big_mail_are_fetched(store, dovecot_server, imap_account):
+    """IMAP has no size limit of its own: a mail of any size must not cost more memory than
+    SMTP lets in (issue 12.1).  The start is stored; the worker says the rest was not read."""
+    big = make_mail(subject="big", body="HELP\n" * 4000)
+    dovecot_server.deliver(imap_account, big, sender="anna@example.net")
+    dovecot_server.deliver(imap_account, make_mail(subject="small"), sender="anna@example.net")
+    poller = ImapPoller(imap_settings(imap_account), store, clock=lambda: NOW, timeout=10, max_bytes=5000)
+    assert poller.poll_once() == 2
+    first, second = stored(store)
+    assert len(first.raw) == 5000 and b"Subject: big" in first.raw
+    assert b"Subject: small" in second.raw and len(second.raw) < 5000
+    assert mailbox(imap_account) == {"big": {b"\\Seen"}, "small": {b"\\Seen"}}
+
+
 def test_mail_stored_but_not_flagged_is_not_stored_twice(store, dovecot_server, imap_account):
     """A crash between the commit and the \\Seen flag: the next poll fetches it again."""
     dovecot_server.deliver(imap_account, make_mail(subject="again"))

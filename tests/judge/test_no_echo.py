@@ -39,6 +39,8 @@ def test_a_password_in_the_subject_is_not_in_the_reply_or_the_outbox(judge, subj
     f"\u200bSIGNON france@g1 {SECRET}",
     f"SIGNON france@g1 {SECRET} " + "x" * 1000,  # too long a line, quoted in the error
     f"SIGNOM france@g1 {SECRET}",
+    f"Subject: SIGNON france@g1 {SECRET} =?utf-8?x?y?=",  # a forwarded header in a body (found by the fuzzer)
+    f"Fwd: Subject: SIGNON france@g1 {SECRET}",
 ])
 def test_a_password_in_a_command_line_is_masked_in_every_quote(judge, line):
     create_game(judge)

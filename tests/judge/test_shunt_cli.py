@@ -121,3 +121,26 @@ def test_retry_refuses_a_mail_that_was_processed(tmp_path, monkeypatch, capsys):
         assert session.execute(select(InboundMessage.status)).scalar_one() == "shunted"
         assert session.execute(select(Shunt.retried)).scalar_one() is False
     store.dispose()
+
+
+def _quoting_failure(session, inbound, now):
+    """A handler whose error quotes the mail's lines, as a careless exception message would."""
+    raise ValueError(f"cannot read {inbound.raw.decode()!r}")
+
+
+def test_shunt_list_masks_passwords_quoted_in_the_error(tmp_path, monkeypatch, capsys, caplog):
+    monkeypatch.setenv("JUDGE_STORE_URL", f"sqlite:///{tmp_path / 'judge.db'}")
+    store = migrated_store(tmp_path)
+    store_inbound(store, make_mail(subject="SIGNON england@g1 subjsecret", body="SIGNON france@g1 hunter2\n",
+                                   sender="bob@example.net"),
+                  mail_from="bob@example.net", rcpt_to=[], source="smtp", now=NOW)
+    Worker(store, JUDGE, _quoting_failure, clock=lambda: NOW).process_pending()
+
+    assert main(["shunt", "list", "--traceback"]) == 0
+    listing = capsys.readouterr().out
+    assert "cannot read" in listing and "france@g1" in listing
+    assert "hunter2" not in listing and "subjsecret" not in listing
+    logged = "\n".join(record.getMessage() for record in caplog.records if record.name == "judge.worker")
+    assert "shunted" in logged and "cannot read" in logged
+    assert "hunter2" not in logged and "subjsecret" not in logged
+    store.dispose()

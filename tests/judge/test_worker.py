@@ -50,7 +50,10 @@ def test_failure_is_shunted_with_traceback_and_the_worker_goes_on(store):
     [shunt] = rows(store, Shunt)
     assert shunt.inbound_id == bad and not shunt.retried
     assert "DeliberateFailure" in shunt.traceback and "CRASH" in shunt.traceback
-    assert [o.inbound_id for o in rows(store, OutboxMessage)] == [good]
+    notice, reply = rows(store, OutboxMessage)
+    assert (notice.inbound_id, reply.inbound_id) == (bad, good)
+    assert b"Your mail could not be processed: the judge met an error" in notice.raw
+    assert b"Nothing in it was done." in notice.raw and notice.recipients == ["anna@example.net"]
 
 
 def test_failed_processing_leaves_no_partial_state(store):
@@ -96,3 +99,39 @@ def test_a_processing_hook_that_is_not_installed_is_refused_at_start():
     settings = load_settings(None, environ={"JUDGE_WORKER_HANDLER": "judge.nowhere:process_mail"})
     with pytest.raises(HookError, match="judge.nowhere:process_mail"):
         default_process_hook(settings)
+
+@pytest.mark.parametrize("error, words", [
+    (MemoryError(), b"it needed more memory than the judge has for one mail"),
+    (RecursionError("maximum recursion depth exceeded"), b"it is built too deeply for the judge to read"),
+])
+def test_a_mail_too_big_to_process_is_shunted_and_its_sender_told_why(store, error, words):
+    put(store, make_mail(subject="huge"))
+
+    def runs_out(session, inbound, now):
+        raise error
+
+    Worker(store, JUDGE, runs_out, clock=lambda: NOW).process_pending()
+    [message] = rows(store, InboundMessage)
+    assert (message.status, message.attempts) == ("shunted", 1)  # not started again
+    [shunt] = rows(store, Shunt)
+    assert type(error).__name__ in shunt.traceback.splitlines()[-1]
+    [notice] = rows(store, OutboxMessage)
+    assert words in notice.raw and notice.recipients == ["anna@example.net"]
+
+
+def test_a_mail_found_started_too_often_is_shunted_unread_and_a_robot_is_not_told(store):
+    put(store, make_mail(subject="poison", extra={"Auto-Submitted": "auto-generated"}))
+    put(store, make_mail(subject="fine"))
+    with store.unit_of_work() as session:  # as three starts that each died would leave it
+        session.execute(select(InboundMessage).where(InboundMessage.id == 1)).scalar_one().attempts = 3
+    seen = []
+
+    def hook(session, inbound, now):
+        seen.append(inbound.subject)
+        return echo(session, inbound, now)
+
+    assert Worker(store, JUDGE, hook, clock=lambda: NOW, max_attempts=3).process_pending() == 2
+    assert seen == ["fine"]
+    assert [(m.status, m.attempts) for m in rows(store, InboundMessage)] == [("shunted", 4), ("processed", 1)]
+    assert "UnfinishedProcessing: started 3 times" in rows(store, Shunt)[0].traceback
+    assert [o.inbound_id for o in rows(store, OutboxMessage)] == [2]  # no notice to a robot

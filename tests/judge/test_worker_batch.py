@@ -4,7 +4,11 @@ all, a failing one is shunted alone, and each gets its reply."""
 
 from __future__ import annotations
 
+import contextlib
+import email
+import sqlite3
 from datetime import datetime, timezone
+from email.policy import default
 
 from sqlalchemy import event, select
 
@@ -45,13 +49,16 @@ def test_waiting_mails_share_one_transaction_and_a_failing_one_is_shunted_alone(
     worker = Worker(store, JUDGE, writes_a_game_then_echoes, clock=lambda: NOW,
                     on_processed=lambda: processed.append(1), batch_seconds=60)
     assert worker.process_batch() == 3
-    assert len(commits) == 1 and processed == [1]
+    # The starts counted in one commit, the three mails in the next, then the notice.
+    assert len(commits) == 3 and processed == [1]
     assert {m.id: m.status for m in rows(store, InboundMessage)} == {
         ids[0]: "processed", ids[1]: "shunted", ids[2]: "processed"}
     assert [game.name for game in rows(store, Game)] == ["one", "three"]  # "two" rolled back with its mail
     [shunt] = rows(store, Shunt)
     assert shunt.inbound_id == ids[1] and DeliberateFailure.__name__ in shunt.traceback
-    assert [row.inbound_id for row in rows(store, OutboxMessage)] == [ids[0], ids[2]]
+    replies = {row.inbound_id: row.raw for row in rows(store, OutboxMessage)}
+    assert sorted(replies) == ids  # the crash's sender is told nothing was done
+    assert "Nothing in it was done." in email.message_from_bytes(replies[ids[1]], policy=default).get_content()
     assert worker.process_batch() == 0
 
 
@@ -113,3 +120,70 @@ def test_what_a_failed_mail_made_ready_is_rolled_back_with_it(store):
     assert worker.process_batch() == 2
     assert processed_after == []
     assert [game.name for game in rows(store, Game)] == ["fine"]
+
+
+def attempts(store) -> dict[int, int]:
+    return {m.id: m.attempts for m in rows(store, InboundMessage)}
+
+
+def test_the_starts_of_a_batch_are_counted_and_committed_before_it_runs(store, tmp_path):
+    """What another connection sees while the batch runs is what a death would leave."""
+    ids = [put(store, f"game g{n}") for n in range(3)]
+    seen: list[dict[int, int]] = []
+
+    def hook(session, inbound, now):
+        with contextlib.closing(sqlite3.connect(store.engine.url.database, timeout=30)) as other:
+            seen.append(dict(other.execute("SELECT id, attempts FROM inbound_message").fetchall()))
+        return writes_a_game_then_echoes(session, inbound, now)
+
+    worker = Worker(store, JUDGE, hook, clock=lambda: NOW, batch_seconds=60)
+    assert worker.process_batch() == 3
+    assert seen == [dict.fromkeys(ids, 1)] * 3
+    assert attempts(store) == dict.fromkeys(ids, 1)
+
+
+def test_the_mails_a_batch_did_not_reach_get_their_counts_back(store):
+    ids = [put(store, f"game g{n}") for n in range(4)]
+    worker = Worker(store, JUDGE, writes_a_game_then_echoes, clock=lambda: NOW, batch_seconds=0)
+    assert worker.process_batch(3) == 1  # counted three; out of time after the first
+    assert attempts(store) == {ids[0]: 1, ids[1]: 0, ids[2]: 0, ids[3]: 0}
+    assert worker.process_batch(3) == 1
+    assert attempts(store) == {ids[0]: 1, ids[1]: 1, ids[2]: 0, ids[3]: 0}
+
+
+def test_a_mail_started_before_is_taken_alone_and_the_mails_after_it_wait(store):
+    """After a death the mails of the dead batch are each counted once; taken one at a
+    time, only the one that kills the worker is counted again (at its own starts)."""
+    ids = [put(store, f"game g{n}") for n in range(4)]
+    with store.engine.begin() as connection:  # a batch of the first three died
+        connection.execute(InboundMessage.__table__.update()
+                           .where(InboundMessage.id.in_(ids[:3])).values(attempts=1))
+    worker = Worker(store, JUDGE, writes_a_game_then_echoes, clock=lambda: NOW, batch_seconds=60)
+    assert [worker.process_batch(), worker.process_batch(), worker.process_batch()] == [1, 1, 1]
+    assert attempts(store) == {ids[0]: 2, ids[1]: 2, ids[2]: 2, ids[3]: 0}
+    assert worker.process_batch() == 1  # the never-started one: batched again
+    assert attempts(store) == {ids[0]: 2, ids[1]: 2, ids[2]: 2, ids[3]: 1}
+    assert [row.inbound_id for row in rows(store, OutboxMessage)] == ids
+
+
+def test_a_batch_rolled_back_by_a_conflict_gets_its_counts_back(store):
+    """No mail of it died: the first is then retried alone, the others batched again."""
+    import sqlite3 as sqlite
+
+    from sqlalchemy.exc import OperationalError
+
+    ids = [put(store, f"game g{n}") for n in range(3)]
+    collided: list[int] = []
+
+    def collides_once(session, inbound, now):
+        if inbound.inbound_id == ids[1] and not collided:
+            collided.append(1)
+            raise OperationalError("UPDATE game", {}, sqlite.OperationalError("database is locked"))
+        return writes_a_game_then_echoes(session, inbound, now)
+
+    worker = Worker(store, JUDGE, collides_once, clock=lambda: NOW, batch_seconds=60)
+    assert worker.process_batch() == 1  # the batch rolled back; its first mail alone
+    assert attempts(store) == {ids[0]: 1, ids[1]: 0, ids[2]: 0}
+    assert worker.process_batch() == 2
+    assert attempts(store) == dict.fromkeys(ids, 1)
+    assert [game.name for game in rows(store, Game)] == ["g0", "g1", "g2"]

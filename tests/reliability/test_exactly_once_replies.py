@@ -132,7 +132,11 @@ def test_a_killed_sender_duplicates_at_most_one_mail_per_kill_and_loses_none(tmp
             break
         assert len(endings) < KILLS + 20, "the senders make no progress"
 
-    assert relay.kills >= 50 and endings.count(-signal.SIGKILL) == relay.kills
+    killed = endings.count(-signal.SIGKILL)
+    assert killed >= 50
+    # Each kill ended a sender, but for one aimed, a few ms late, at the last sender, which
+    # had already sent its last rows and ended by itself.
+    assert killed == relay.kills or (killed == relay.kills - 1 and endings[-1] == 0), (killed, relay.kills, endings)
     # Nothing lost: every queued mail reached the relay, and every row is marked sent.
     received = {message_id for _, message_id, _ in relay.accepted}
     assert received == set(expected)
