@@ -20,6 +20,12 @@ and committed: a mail found with ``max_attempts`` starts already counted is not 
 again but shunted, with a reason for the operator.  Every shunt tells the sender (when
 the mail may be answered) that nothing in it was done.
 
+On SQLite the daemon takes the waiting mails in batches (``process_batch``: one
+transaction, each mail in a savepoint).  A batch's starts are counted together, in one
+committed statement before it runs, so a death counts each mail of the batch once; a mail
+counted before is never batched again but taken alone, so after a death only the mail
+that kills the worker goes on being counted and reaches ``max_attempts``.
+
 A mail that makes a phase ready to process now (its last orders, no settle window and
 nobody waiting: judge.phases.turnstate.outlooks) names the game in the session's
 PROCESS_AFTER_COMMIT; once the mail's transaction has committed, ``after_commit`` (the
@@ -37,7 +43,7 @@ import traceback
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
-from sqlalchemy import Row, and_, bindparam, func, or_, select, update
+from sqlalchemy import Connection, Row, and_, bindparam, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings
@@ -105,6 +111,15 @@ _COUNT_BATCH = (update(_INBOUND).where(_INBOUND.c.id.in_(
                                 or_(_FIRST_STARTED.is_(None), _INBOUND.c.id < _FIRST_STARTED))
     .order_by(_INBOUND.c.id).limit(bindparam("limit"))))
     .values(attempts=_INBOUND.c.attempts + 1).returning(_INBOUND.c.id, _INBOUND.c.attempts))
+
+
+def _count_batch(connection: Connection, limit: int) -> list[tuple[int, int]]:
+    """(id, count of starts) of the mails a batch may take, oldest first, their starts
+    counted in ``connection``'s transaction: up to ``limit`` of the oldest waiting, none
+    started before and none after one that was (none when the oldest waiting mail was)."""
+    return sorted((row.id, row.attempts) for row in connection.execute(_COUNT_BATCH, {"limit": limit}))
+
+
 _UNCOUNT = update(_INBOUND).where(_INBOUND.c.id == bindparam("row_id")).values(attempts=_INBOUND.c.attempts - 1)
 _CLAIM_ONE = (select(*_CLAIMED_COLUMNS).where(_INBOUND.c.status == RECEIVED, _INBOUND.c.id == bindparam("id"))
               .limit(1).with_for_update(skip_locked=True))
@@ -167,6 +182,8 @@ class Worker:
         self._count_start_statement = count_start_statement(store.dialect)
         self.after_commit = after_commit
         self.batch_seconds = batch_seconds
+        #: Mails whose starts a batch's commit counted for the next batch (process_batch).
+        self._counted: list[tuple[int, int]] = []
 
     def process_next(self) -> bool:
         """Process the oldest unprocessed message; False when there was none.
@@ -176,6 +193,7 @@ class Worker:
         the last attempt, shunts it.  A message whose processing was started
         ``max_attempts`` times already without finishing is shunted instead.
         """
+        self.release_counts()  # counted for a batch: would be counted twice
         counting = 0
         while True:
             counting += 1
@@ -321,13 +339,15 @@ class Worker:
         phase is processed right after the commit, as after a mail on its own, so the next
         mail finds the new phase).
 
-        The starts are counted as ``process_next`` counts them: before the batch, one
-        committed statement raises the count of each mail it may take, so a mail that kills
-        the worker has every mail of its batch counted once; the batch's commit takes the
-        count back from those it did not reach.  A mail whose start was counted before
-        (its earlier batch or start never finished) is never batched: it and the mails
-        after it wait until ``process_next`` has taken it alone, so after a death only the
-        mail that kills the worker is counted again, and only it reaches ``max_attempts``.
+        The starts are counted as ``process_next`` counts them, committed before the batch
+        runs: one statement raises the count of each mail the batch may take, so a mail
+        that kills the worker has every mail of its batch counted once.  That statement
+        runs in the commit of the batch before (the mails it did not reach stay counted for
+        the next one), in a transaction of its own only when there was none (the first
+        batch, after idling or a failure).  A mail whose start was counted before (its
+        earlier batch or start never finished) is never batched: it and the mails after it
+        wait until ``process_next`` has taken it alone, so after a death only the mail that
+        kills the worker is counted again, and only it reaches ``max_attempts``.
 
         A concurrency conflict rolls the whole batch back and takes its counts back, and
         the first mail is then processed on its own with ``process_next``'s retries.  On
@@ -337,13 +357,15 @@ class Worker:
         if limit <= 1 or self.store.dialect != "sqlite" or self.pause_before_commit > 0:
             return int(self.process_next())
         shunted: list[tuple[int, str, str, bytes]] = []
-        counted: list[tuple[int, int]] = []
+        counted, self._counted = self._counted, []
         handled, ready, now = 0, frozenset[int](), self.clock()
         try:
             with self.store.write_turn():  # counting and the batch: no writer between them
-                counted = self._count_batch(limit)
+                if not counted:
+                    with self.store.core_unit_of_work() as connection:
+                        counted = _count_batch(connection, limit)
                 if counted:
-                    handled, ready, now = self._run_batch(counted, limit, shunted)
+                    handled, ready, now, self._counted = self._run_batch(counted, limit, shunted)
         except Exception as error:
             if not is_conflict(error):
                 raise  # the counts stay: each of these mails is taken alone from now on
@@ -362,19 +384,13 @@ class Worker:
             self.on_processed()
         return handled
 
-    def _count_batch(self, limit: int) -> list[tuple[int, int]]:
-        """(id, count of starts) of the mails a batch may take, oldest first, their starts
-        counted and committed: up to ``limit`` of the oldest waiting, none started before
-        and none after one that was (empty when the oldest waiting mail was)."""
-        with self.store.core_unit_of_work() as connection:
-            counted = connection.execute(_COUNT_BATCH, {"limit": limit}).all()
-        return sorted((row.id, row.attempts) for row in counted)
-
-    def _run_batch(self, counted: list[tuple[int, int]], limit: int,
-                   shunted: list[tuple[int, str, str, bytes]]) -> tuple[int, frozenset[int], datetime]:
-        """The counted mails processed in one transaction, as far as the batch goes; the
-        number handled, the games made ready, the clock of the last mail.  The failing mails
-        are shunted in the transaction and appended to ``shunted`` (id, reason, cause, raw)."""
+    def _run_batch(self, counted: list[tuple[int, int]], limit: int, shunted: list[tuple[int, str, str, bytes]]
+                   ) -> tuple[int, frozenset[int], datetime, list[tuple[int, int]]]:
+        """The counted mails processed in one transaction, as far as the batch goes: the
+        number handled, the games made ready, the clock of the last mail, and the mails
+        counted for the next batch (those this one did not reach, else as many as
+        ``_count_batch`` finds, counted in this commit).  The failing mails are shunted in
+        the transaction and appended to ``shunted`` (id, reason, cause, raw)."""
         handled = 0
         ready: frozenset[int] = frozenset()
         now = self.clock()
@@ -410,9 +426,14 @@ class Worker:
                     # A phase this mail made ready is processed right after the commit, as
                     # after a mail on its own: the next mail must find the new phase.
                     ready = frozenset(session.info.pop(PROCESS_AFTER_COMMIT, ()))
-            if reached < len(counted):  # not started: their counts go back with this commit
-                session.connection().execute(_UNCOUNT, [{"row_id": i} for i, _ in counted[reached:]])
-        return handled, ready, now
+            following = counted[reached:] or _count_batch(session.connection(), limit)
+        return handled, ready, now, following
+
+    def release_counts(self) -> None:
+        """Take back the counts of the mails counted for a next batch that will not come
+        (the worker stops, or is used one mail at a time)."""
+        counted, self._counted = self._counted, []
+        self._take_counts_back(counted)
 
     def _take_counts_back(self, counted: list[tuple[int, int]]) -> None:
         """Undo the counts of a batch that was rolled back whole (none of them died)."""
@@ -446,7 +467,7 @@ class Worker:
         """
         while not stop.is_set():
             try:
-                busy = self.process_batch() > 0
+                busy = self.process_batch() > 0 or bool(self._counted)
             except Exception:
                 log.exception("worker: cannot read the inbox; retrying")
                 busy = False
@@ -454,3 +475,4 @@ class Worker:
             if not busy:
                 wake.wait(poll_seconds)
                 wake.clear()
+        self.release_counts()

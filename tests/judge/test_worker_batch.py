@@ -87,7 +87,8 @@ def test_a_batch_ends_when_another_thread_waits_to_write(store):
     worker = Worker(store, JUDGE, hook, clock=lambda: NOW, batch_seconds=60)
     assert worker.process_batch(8) == 1  # the first mail only: the writer waiting goes next
     assert written.wait(30)
-    assert worker.process_batch(8) == 4  # the three left and the one stored meanwhile
+    assert worker.process_batch(8) == 3  # the three left (counted with the first) ...
+    assert worker.process_batch(8) == 1  # ... and the one stored meanwhile
     assert [row.inbound_id for row in rows(store, OutboxMessage)] == [*ids, ids[-1] + 1]
 
 
@@ -142,13 +143,37 @@ def test_the_starts_of_a_batch_are_counted_and_committed_before_it_runs(store, t
     assert attempts(store) == dict.fromkeys(ids, 1)
 
 
-def test_the_mails_a_batch_did_not_reach_get_their_counts_back(store):
+def test_the_mails_a_batch_did_not_reach_stay_counted_for_the_next_and_a_commit_counts_the_next_batch(store):
+    """The count of a batch's starts costs no transaction of its own once the worker is busy."""
     ids = [put(store, f"game g{n}") for n in range(4)]
+    commits: list[int] = []
+    event.listen(store.engine, "commit", lambda connection: commits.append(1))
     worker = Worker(store, JUDGE, writes_a_game_then_echoes, clock=lambda: NOW, batch_seconds=0)
     assert worker.process_batch(3) == 1  # counted three; out of time after the first
-    assert attempts(store) == {ids[0]: 1, ids[1]: 0, ids[2]: 0, ids[3]: 0}
+    assert len(commits) == 2  # the count, the batch
+    assert attempts(store) == {ids[0]: 1, ids[1]: 1, ids[2]: 1, ids[3]: 0}
+    del commits[:]
+    assert worker.process_batch(3) == 1  # the second, counted already
+    assert worker.process_batch(3) == 1  # the third; its commit counts the fourth
+    assert len(commits) == 2  # one per batch
+    assert attempts(store) == dict.fromkeys(ids, 1)
+    worker.release_counts()  # e.g. the worker stops: the fourth was never started
+    assert attempts(store) == {ids[0]: 1, ids[1]: 1, ids[2]: 1, ids[3]: 0}
     assert worker.process_batch(3) == 1
-    assert attempts(store) == {ids[0]: 1, ids[1]: 1, ids[2]: 0, ids[3]: 0}
+    assert [row.inbound_id for row in rows(store, OutboxMessage)] == ids
+    assert attempts(store) == dict.fromkeys(ids, 1)
+
+
+def test_a_worker_that_stops_gives_back_the_counts_of_mails_it_did_not_start(store):
+    import threading
+
+    ids = [put(store, f"game g{n}") for n in range(3)]
+    stop = threading.Event()
+    worker = Worker(store, JUDGE, writes_a_game_then_echoes, clock=lambda: NOW, batch_seconds=0,
+                    on_processed=stop.set)
+    worker.run(stop, threading.Event(), poll_seconds=0.01)
+    assert attempts(store) == {ids[0]: 1, ids[1]: 0, ids[2]: 0}
+    assert [m.status for m in rows(store, InboundMessage)] == ["processed", "received", "received"]
 
 
 def test_a_mail_started_before_is_taken_alone_and_the_mails_after_it_wait(store):
