@@ -34,6 +34,7 @@ scheduler's pass for those games, judge.edge.scheduler.process_games) processes 
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 import logging
 import random
@@ -53,7 +54,7 @@ from judge.mailread import headers_of, read_message
 from judge.outgoing import OutgoingMail, queue_all
 from judge.store.conflicts import is_conflict
 from judge.store.engine import Store
-from judge.store.schedule import NOW, PROCESS_AFTER_COMMIT, start_over
+from judge.store.schedule import NOW, PROCESS_AFTER_COMMIT
 from judge.store.models_mail import PROCESSED, RECEIVED, SHUNTED, InboundMessage, Shunt
 from judge.shunt_notice import cause_for_sender, sender_notice, unfinished_reason, without_secrets
 
@@ -405,8 +406,7 @@ class Worker:
                 if row is None:  # taken by another worker meanwhile
                     continue
                 handled += 1
-                start_over(session)
-                before = set(session.info)
+                noted = {key: copy.copy(value) for key, value in session.info.items()}
                 try:
                     with session.begin_nested():
                         now = self._process_row(session, row)
@@ -415,9 +415,8 @@ class Worker:
                         raise
                     # What the failed mail noted for later (games to reschedule or to
                     # process, orders changed) was rolled back with it.
-                    start_over(session)
-                    for key in set(session.info) - before:
-                        del session.info[key]
+                    session.info.clear()
+                    session.info.update(noted)
                     trace = traceback.format_exc()
                     session.connection().execute(_SHUNT_IF_RECEIVED, {"row_id": row.id})
                     session.add(Shunt(inbound_id=row.id, traceback=trace, created_at=self.clock()))

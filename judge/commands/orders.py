@@ -21,8 +21,10 @@ from judge.store.models_game import ACTIVE, PAUSED, Game, OrderSet
 from judge.turns import may_submit_empty
 from mailcmds import Clear, OrderLines
 
-def _order_set(ctx: MailContext, game: Game, power: str) -> OrderSet:
-    row = stored_order_set(ctx.session, game, power)
+def _order_set(ctx: MailContext, game: Game, power: str, row: OrderSet | None = None) -> OrderSet:
+    """The power's order set for the current phase (``row``, when the caller has read it),
+    added to the session when none is stored."""
+    row = row if row is not None else stored_order_set(ctx.session, game, power)
     if row is None:
         row = OrderSet(game_id=game.id, phase=game.phase, power=power, orders=[], submitted_at=ctx.now)
         ctx.session.add(row)
@@ -113,7 +115,7 @@ def order_lines(ctx: MailContext, command: OrderLines) -> None:
         ctx.entries.append(ReplyLine(line.number, line.text, f"accepted: {canonical}", True))
     if not good:
         return
-    row = _order_set(ctx, game, power)
+    row = _order_set(ctx, game, power, stored_row)
     row.orders = merge_orders(list(row.orders or []), good)
     row.submitted_at = ctx.now
     after_orders(ctx.session, game, ctx.now)  # DELAY and due time: the scheduler's one rule

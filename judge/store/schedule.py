@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlalchemy import event, inspect
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm.util import identity_key
 
 from judge.store.models_game import ACTIVE, Game, Membership, OrderSet
 from judge.store.times import as_utc
@@ -57,19 +58,28 @@ def _collect(session: Session, flush_context: Any, instances: Any) -> None:
     for row in chain(session.new, session.dirty, session.deleted):
         if isinstance(row, Game):
             state = inspect(row)
-            changed = {attr.key for attr in state.attrs if attr.history.has_changes()}
+            # Only the attributes set since the last flush can have changed.
+            changed = {key for key in state.committed_state if state.attrs[key].history.has_changes()}
             if "next_due_at" in changed:
                 scheduled.add(id(row))
             if row in session.new or changed - _BOOKKEEPING:
                 if all(game is not row for game in touched):
                     touched.append(row)
         elif isinstance(row, (OrderSet, Membership)) and row.game_id is not None:
-            touched_ids.add(row.game_id)
+            # The game itself when the session holds it: by commit time nothing else may
+            # (the identity map keeps no one alive), and loading it again costs a SELECT.
+            game = session.identity_map.get(identity_key(Game, row.game_id))
+            if game is None:
+                touched_ids.add(row.game_id)
+            elif all(known is not game for known in touched):
+                touched.append(game)
 
 
 def _reschedule(session: Session) -> None:
     now = session.info.get(NOW)
-    if now is None:
+    if now is None or session.in_nested_transaction():
+        # A savepoint's changes are rescheduled with its whole transaction: once per
+        # transaction, not at each command's savepoint (a flush and a game row more each).
         return
     session.flush()  # before_commit comes before the commit's own flush: collect what is pending
     scheduled: set[int] = session.info.get(_SCHEDULED, set())
@@ -83,11 +93,3 @@ def _reschedule(session: Session) -> None:
             touch_schedule(game, now)
     session.info.pop(_TOUCHED, None)
     session.info.pop(_TOUCHED_IDS, None)
-
-
-def start_over(session: Session) -> None:
-    """Forget what this transaction has touched and scheduled so far: the next part of it
-    (the worker's next mail in a batch, each in a savepoint) is a unit of its own, and a
-    part rolled back leaves nothing to reschedule."""
-    for key in (_TOUCHED, _TOUCHED_IDS, _SCHEDULED):
-        session.info.pop(key, None)
