@@ -112,8 +112,9 @@ def throttled(ctx: MailContext, command: Signon) -> str | None:
     owner's address is looked up only when the account has enough refusals to matter."""
     address = ctx.sender.lower()
     game, who = command.game.lower(), command.power.upper()
-    rows = ctx.session.execute(_REFUSALS, {"since": ctx.now - THROTTLE_WINDOW, "address": address,
-                                           "game": game, "who": who}).all()
+    ctx.session.flush()  # this mail's refusals so far count (as the ORM's autoflush would)
+    rows = ctx.session.connection().execute(_REFUSALS, {"since": ctx.now - THROTTLE_WINDOW, "address": address,
+                                                        "game": game, "who": who}).all()
     if not rows:
         return None
     mine = [as_utc(row.failed_at) for row in rows if row.address == address]
