@@ -8,6 +8,7 @@ the worker finish the message in hand, then joins everything.
 
 from __future__ import annotations
 
+import gc
 import logging
 import signal
 import threading
@@ -144,6 +145,10 @@ class Daemon:
         check_port_free(self.settings.smtp.host, self.settings.smtp.port)  # a busy port fails first
         settle_judge_key(self.settings, self.store)  # before listening: no mail before the key
         self.sender.start()  # a lease owner; rows a crashed run of ours left are due again
+        # What exists now (modules, mapped classes, settings) lives as long as the daemon:
+        # out of the collector's full passes, which would walk it each time (some 50 ms with
+        # the GIL held, docs/benchmarks.md "Mail intake, session 6").
+        gc.freeze()
         self.controller.start()
         if self._worker_thread is not None:
             self._worker_thread.start()

@@ -21,6 +21,7 @@ restart.  A child that dies on its own is started again after a pause.
 from __future__ import annotations
 
 import ctypes
+import gc
 import logging
 import os
 import signal
@@ -213,6 +214,7 @@ def run_child(settings: Settings, clock: Callable[..., object]) -> int:
                         max_attempts=settings.worker.max_attempts, after_commit=after_commit_hook(settings, store))
         threading.Thread(target=read_wakeups, name="wakeups", daemon=True).start()
         log.info("worker process %d running", os.getpid())
+        gc.freeze()  # as judge serve does: what lives as long as the process, out of full collections
         worker.run(stop, wake, settings.worker.poll_seconds)
     finally:
         store.dispose()
