@@ -71,6 +71,18 @@ def store_from(settings: Settings, command: str, *, initialise_empty: bool = Fal
     return None
 
 
+def on_store(settings: Settings, command: str, body: Callable[[Store], int]) -> int:
+    """``body(store)``'s exit status on the settings' store, disposed of after; 1 when the
+    store cannot be opened (``store_from`` printed why)."""
+    store = store_from(settings, command)
+    if store is None:
+        return 1
+    try:
+        return body(store)
+    finally:
+        store.dispose()
+
+
 def report_database_problem(exc: Exception, settings: Settings, command: str) -> None:
     """Print why the configured database cannot be used; ``exc`` is raised again when it is
     not a database or configuration problem (a bug must keep its traceback)."""
