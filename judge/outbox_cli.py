@@ -15,7 +15,7 @@ from email.parser import BytesHeaderParser
 from email.policy import default as default_policy
 from typing import TYPE_CHECKING, Any
 
-from judge.cli_options import add_config_argument, on_store, row_number, settings_from
+from judge.cli_options import add_config_argument, on_numbered_row, on_store, settings_from
 
 if TYPE_CHECKING:
     from judge.store.engine import Store
@@ -79,13 +79,8 @@ def _list(store: Store, queued: bool) -> int:
 
 
 def run_retry(args: argparse.Namespace) -> int:
-    settings = settings_from(args)
-    if settings is None:
-        return 2
-    outbox_id = row_number(args.outbox_id, "outbox retry", "an outgoing mail's number (see `judge outbox list`)")
-    if outbox_id is None:
-        return 2
-    return on_store(settings, "outbox", lambda store: _retry(store, outbox_id))
+    return on_numbered_row(args, args.outbox_id, "outbox retry", "an outgoing mail's number (see `judge outbox list`)",
+                           _retry)
 
 
 def _retry(store: Store, outbox_id: int) -> int:

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from email.policy import default as default_policy
 from typing import TYPE_CHECKING, Any
 
-from judge.cli_options import add_config_argument, on_store, row_number, settings_from
+from judge.cli_options import add_config_argument, on_numbered_row, on_store, settings_from
 
 if TYPE_CHECKING:
     from judge.store.engine import Store
@@ -78,13 +78,7 @@ def _list(store: Store, everything: bool, tracebacks: bool) -> int:
 
 
 def run_retry(args: argparse.Namespace) -> int:
-    settings = settings_from(args)
-    if settings is None:
-        return 2
-    shunt_id = row_number(args.shunt_id, "shunt retry", "a shunt number (see `judge shunt list`)")
-    if shunt_id is None:
-        return 2
-    return on_store(settings, "shunt", lambda store: _retry(store, shunt_id))
+    return on_numbered_row(args, args.shunt_id, "shunt retry", "a shunt number (see `judge shunt list`)", _retry)
 
 
 def _retry(store: Store, shunt_id: int) -> int:
