@@ -14,7 +14,7 @@ import hashlib
 import json
 from itertools import repeat
 from operator import attrgetter, itemgetter
-from typing import Iterable, Mapping, NamedTuple, Sequence, Union
+from typing import Iterable, Mapping, NamedTuple, Sequence, Union, cast
 
 from adjudicator import progress
 from adjudicator.adjustments import resolve_adjustments
@@ -152,12 +152,15 @@ def _checked(board: Board, power: str, given: GivenOrders) -> Iterable[tuple[Ord
     A ``ParsedOrders`` made by ``parse_orders`` on this very board for this power holds
     only orders that passed the check, with their texts: they are not checked twice
     (about 15 % of a movement phase).  Anything else is checked here."""
+    plain: Sequence[Order]
     if type(given) is ParsedOrders:
         if given.board is board and given.power == power:
             return zip(given.orders, repeat(None), given.canonical)
-        given = given.orders
+        plain = given.orders
+    else:
+        plain = cast("Sequence[Order]", given)  # a ParsedOrders is a tuple too: mypy cannot tell them apart
     tables, position, units, seas, surpluses = board.tables, board.position, board.units, board.fleet_seas, board.surpluses
-    return [(order, illegality(tables, position, power, order, units, seas, surpluses), None) for order in given]
+    return [(order, illegality(tables, position, power, order, units, seas, surpluses), None) for order in plain]
 
 
 def _movement(board: Board, orders: Mapping[str, GivenOrders], rules: frozenset[str]) -> Adjudication:
@@ -204,12 +207,12 @@ def _orders_by_unit(board: Board, orders: Mapping[str, GivenOrders]) -> _OrdersB
     for power, given in orders.items():
         if type(given) is ParsedOrders and given.board is board and given.power == power and given.notes:
             # parse_orders checked these and noted where their units stand and their shapes
-            for order, text, note in zip(given.orders, given.canonical, given.notes):
-                i = index[note.province]
-                chosen[i] = order
-                texts[i] = text
-                kinds[i] = note.shape
-                targets[i] = note.target
+            for checked, canonical, note in zip(given.orders, given.canonical, given.notes):
+                at = index[note.province]
+                chosen[at] = checked
+                texts[at] = canonical
+                kinds[at] = note.shape
+                targets[at] = note.target
             if void:  # an earlier void order for a unit these orders replace
                 for note in given.notes:
                     void.pop(index[note.province], None)

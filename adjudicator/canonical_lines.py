@@ -32,7 +32,7 @@ from adjudicator.legality import IllegalOrder
 from adjudicator.notation import OrderSyntaxError, parser_for
 from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Order, Remove, Retreat, SupportHold, SupportMove, Waive
 from adjudicator.resolve import Note, order_shape
-from adjudicator.results import ParsedOrders
+from adjudicator.results import OrderNote, ParsedOrders
 from adjudicator.tables import tables_for
 from adjudicator.types import PhaseKind, Position, UnitKind, Variant
 from adjudicator.values import made
@@ -51,7 +51,7 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
     orders: list[Order] = []
     texts: list[str] = []
     errors: list[tuple[str, str]] = []
-    notes: list[Note] = []
+    notes: list[OrderNote] = []
     add_order, add_text, add_note = orders.append, texts.append, notes.append
     forms = board.forms  # empty unless in a movement phase
     units = board.units

@@ -516,12 +516,12 @@ class _Written(dict):  # type: ignore[type-arg]
         return written
 
 
+_quote = encode_basestring  # a string as json.dumps(..., ensure_ascii=False) writes it
+
 # The fixed parts of a result without reason, around its order: by power, by result code.
 _RESULT_HEADS = _Written(lambda power: f'{{"power": {_quote(power)}, "order": ')
 _RESULT_TAILS = _Written(lambda code: f', "result": {_quote(code)}}}')
 
-
-_quote = encode_basestring  # a string as json.dumps(..., ensure_ascii=False) writes it
 
 
 def _strings(texts: Iterable[str]) -> str:

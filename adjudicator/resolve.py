@@ -145,16 +145,18 @@ class _Resolver:
         self.power = power = powers if powers is not None else [u.power for u in units]
         at = index if index is not None else {p: i for i, p in enumerate(prov)}
         self.at = at
+        kind: Sequence[int]
+        targets: Sequence[str]  # a move's destination province, or the province a support is given into
         if shapes is None:
-            kind = [HOLD] * n
-            target = [""] * n
+            kinds = [HOLD] * n
+            shaped_targets = [""] * n
             for i, order in enumerate(orders):
                 if order is not None:
-                    kind[i], target[i] = order_shape(order, prov_of)
+                    kinds[i], shaped_targets[i] = order_shape(order, prov_of)
+            kind, targets = kinds, shaped_targets
         else:
-            kind, target = shapes
-        # target: a move's destination province, or the province a support is given into
-        dest = support_at = target
+            kind, targets = shapes
+        dest = support_at = targets
         moves: list[int] = []  # the units of each kind of order, by index
         supports: list[int] = []
         convoys: list[int] = []
@@ -631,8 +633,8 @@ class _Resolver:
             standoffs = []
             for province in crowded:
                 movers = moves_into[province]
-                j = at.get(province)
-                if (j is not None and not (kind[j] == MOVE and result[j])) or any(map(result.__getitem__, movers)):
+                standing = at.get(province)
+                if (standing is not None and not (kind[standing] == MOVE and result[standing])) or any(map(result.__getitem__, movers)):
                     continue  # its unit stays (or is dislodged, and its attacker stands there), or a move came in
                 preventing = 0  # moves into it with a prevent strength above 0 (see _move_succeeds)
                 for k in movers:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from adjudicator.board import Board
 from adjudicator.orders import Order
@@ -73,6 +73,18 @@ class Requirement:
     removals: int = 0
 
 
+class OrderNote(Protocol):
+    """What the resolver needs first of a legal movement order, noted by the parser
+    (``resolve.Note``, or the ``forms.Form`` of a canonical line, which starts alike)."""
+
+    @property
+    def province(self) -> str: ...  # the ordered unit's province
+    @property
+    def shape(self) -> int: ...  # the order's kind code (HOLD, MOVE, ...)
+    @property
+    def target(self) -> str: ...  # its target province (``resolve.order_shape``)
+
+
 class ParsedOrders(NamedTuple):
     """The outcome of parsing a power's order lines: good orders and (line, reason) errors.
 
@@ -89,7 +101,7 @@ class ParsedOrders(NamedTuple):
     canonical: tuple[str, ...] = ()  # canonical text of each of ``orders`` (when made by parse_orders)
     # per order, when made by parse_orders in a movement phase, its note for the resolver
     # (adjudicator.resolve.Note, or the forms.Form that starts with the same fields)
-    notes: tuple[tuple, ...] = ()
+    notes: tuple[OrderNote, ...] = ()
 
     def __repr__(self) -> str:  # the board and the notes would drown the orders
         return f"ParsedOrders(orders={self.orders!r}, errors={self.errors!r}, power={self.power!r})"

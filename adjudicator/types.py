@@ -219,14 +219,14 @@ def _by_location(cls: type) -> type:
     def same_kind(other: object) -> bool:
         return type(other) is cls
 
-    cls.__eq__ = lambda self, other: same_kind(other) and location(self, 0) == location(other, 0)  # type: ignore[method-assign,assignment]
-    cls.__ne__ = lambda self, other: not (same_kind(other) and location(self, 0) == location(other, 0))  # type: ignore[method-assign,assignment]
-    cls.__hash__ = lambda self: hash((location(self, 0),))  # type: ignore[method-assign,assignment]
+    cls.__eq__ = lambda self, other: same_kind(other) and location(self, 0) == location(other, 0)  # type: ignore[method-assign,assignment,misc]
+    cls.__ne__ = lambda self, other: not (same_kind(other) and location(self, 0) == location(other, 0))  # type: ignore[method-assign,assignment,misc]
+    cls.__hash__ = lambda self: hash((location(self, 0),))  # type: ignore[method-assign,assignment,misc]
     for name, test in (("__lt__", str.__lt__), ("__le__", str.__le__), ("__gt__", str.__gt__), ("__ge__", str.__ge__)):
         def compare(self: tuple, other: object, test: object = test) -> bool:
             if not same_kind(other):
                 return NotImplemented
-            return test(location(self, 0), location(other, 0))  # type: ignore[operator]
+            return test(location(self, 0), location(other, 0))  # type: ignore[operator,call-overload]
         setattr(cls, name, compare)
     return cls
 

@@ -8,11 +8,12 @@ adjudications), whose ``__init__`` is the dataclass's own.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, TypeVar
+from typing import Callable, TypeVar, dataclass_transform
 
 T = TypeVar("T")
 
 
+@dataclass_transform(frozen_default=True)
 def value(*, order: bool = False, eq: bool = True) -> Callable[[type[T]], type[T]]:
     """``@dataclass(frozen=True, slots=True, order=..., eq=...)``."""
 

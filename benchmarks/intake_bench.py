@@ -158,22 +158,31 @@ class ReplyObserver(threading.Thread):
         self.stopping = threading.Event()
         self.polls = 0
 
-    def run(self) -> None:
+    # Rows newer than an id; a subclass on another database names its own connection and
+    # parameter style.  LAG_ROWS: ids below the highest seen read again at each poll (0: ids
+    # are committed in order, as SQLite's single writer commits them).
+    NEWER_REPLIES = "SELECT id, inbound_id FROM outbox WHERE id > ? AND kind = 'reply' ORDER BY id"
+    LAG_ROWS = 0
+
+    def connect(self) -> Any:
+        """A read-only connection to the judge's database, as a context manager."""
         uri = f"file:{self.database}?mode=ro"
-        with closing(sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)) as db:
+        return closing(sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False))
+
+    def run(self) -> None:
+        with self.connect() as db:
             last = db.execute("SELECT coalesce(max(id), 0) FROM outbox").fetchone()[0]
             while not self.stopping.is_set():
-                rows = db.execute("SELECT id, inbound_id FROM outbox WHERE id > ? AND kind = 'reply'"
-                                  " ORDER BY id", (last,)).fetchall()
+                rows = db.execute(self.NEWER_REPLIES, (last - self.LAG_ROWS,)).fetchall()
                 now = time.monotonic()
                 self.polls += 1
                 if rows:
                     with self.changed:
-                        for row_id, inbound_id in rows:
+                        for _row_id, inbound_id in rows:
                             if inbound_id is not None:
                                 self.seen.setdefault(inbound_id, now)
                         self.changed.notify_all()
-                    last = rows[-1][0]
+                    last = max(last, rows[-1][0])
                 self.stopping.wait(self.poll_seconds)
 
     def wait_for(self, inbound_ids: Iterable[int], timeout: float) -> None:

@@ -127,22 +127,10 @@ class PostgresObserver(ReplyObserver):
         super().__init__(Path(), poll_seconds)
         self.conninfo = conninfo
 
-    def run(self) -> None:
-        with psycopg.connect(self.conninfo, autocommit=True) as db:
-            last = db.execute("SELECT coalesce(max(id), 0) FROM outbox").fetchone()[0]
-            while not self.stopping.is_set():
-                rows = db.execute("SELECT id, inbound_id FROM outbox WHERE id > %s AND kind = 'reply' ORDER BY id",
-                                  (last - self.LAG_ROWS,)).fetchall()
-                now = time.monotonic()
-                self.polls += 1
-                if rows:
-                    with self.changed:
-                        for _row_id, inbound_id in rows:
-                            if inbound_id is not None:
-                                self.seen.setdefault(inbound_id, now)
-                        self.changed.notify_all()
-                    last = max(last, rows[-1][0])
-                self.stopping.wait(self.poll_seconds)
+    NEWER_REPLIES = "SELECT id, inbound_id FROM outbox WHERE id > %s AND kind = 'reply' ORDER BY id"
+
+    def connect(self) -> Any:
+        return psycopg.connect(self.conninfo, autocommit=True)
 
 
 # -- the judges --------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from typing import Mapping
 
 from adjudicator.api import Board
 from adjudicator.results import Adjudication
-from adjudicator.types import Season
+from adjudicator.types import Season, UnitKind
 from bot.values import ValueMap
 
 
@@ -48,7 +48,7 @@ class Scorer:
         self.owner = {c: p for p, owned in board.position.centers.items() for c in owned}
         self.claim = scoring.spring_claim if board.position.phase.season is Season.SPRING else 1.0
         # a unit's place value, per (kind, location) and power: looked up, not recomputed
-        self.place = {p: {} for p in values}
+        self.place: dict[str, dict[tuple[UnitKind, str], float]] = {p: {} for p in values}
 
     def __call__(self, outcome: Adjudication) -> dict[str, float]:
         scoring, claim, owner = self.scoring, self.claim, self.owner

@@ -62,9 +62,9 @@ class RandomBot:
         rng.shuffle(centres)
         builds: list[Order] = []
         for centre in centres[: needed.builds]:
-            places = [(UnitKind.FLEET, loc) for loc in sorted(tables.fleet_locations) if province_of(loc) == centre]
+            spots = [(UnitKind.FLEET, loc) for loc in sorted(tables.fleet_locations) if province_of(loc) == centre]
             if board.variant.provinces[centre].terrain is not Terrain.SEA:
-                places.append((UnitKind.ARMY, centre))
-            unit_kind, location = places[rng.randrange(len(places))]
+                spots.append((UnitKind.ARMY, centre))
+            unit_kind, location = spots[rng.randrange(len(spots))]
             builds.append(Build(power, unit_kind, location))
         return builds

@@ -117,7 +117,7 @@ class LocalGame:
 
     def disconnected(self, seat: Seat) -> None:
         power = seat.key
-        player = self._players.get(power)  # type: ignore[arg-type]
+        player = self._players.get(power)  # type: ignore[arg-type,call-overload]
         if player is None:
             return
         if not self._started:
@@ -257,9 +257,9 @@ class LocalGame:
         if self._timer is not None:
             self._timer.cancel()
         players = []
-        for power, centres in self._position.centers.items():  # no centres left: out of the game
-            if not centres and power not in self._eliminated:
-                self._eliminated[power] = phase.year
+        for name, centres in self._position.centers.items():  # no centres left: out of the game
+            if not centres and name not in self._eliminated:
+                self._eliminated[name] = phase.year
         for power in self.variant.powers:
             name, version = self.absent.get(power.name, ("", ""))
             player = self._players.get(power.name)

@@ -83,7 +83,8 @@ def _adjacency(variant: Variant, table: TokenTable, abbrev: str) -> tuple:
         armies = sorted(table.province_names[p] for p in variant.army_moves.get(abbrev, ()))
         entries.append(("AMY", *armies))
     if province.terrain is not Terrain.LAND:
-        spots = [(f"{abbrev}/{c}", ("FLT", COAST_TOKENS[c])) for c in province.coasts] or [(abbrev, "FLT")]
+        spots: list[tuple[str, Element]] = [(f"{abbrev}/{c}", ("FLT", COAST_TOKENS[c])) for c in province.coasts]
+        spots = spots or [(abbrev, "FLT")]
         for spot, head in spots:
             reach = sorted((location(table, l) for l in variant.fleet_moves.get(spot, ())), key=_sort_key)
             entries.append((head, *reach))

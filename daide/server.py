@@ -425,7 +425,7 @@ class Commands:
         elif inner == ("DRW",):
             self._flag(message, lambda power: self.host.set_draw(power, False))
         elif inner == ("TME",) or (len(inner) == 2 and inner[0] == "TME"):
-            self._forget_reminder(message, None if inner == ("TME",) else _seconds(inner[1]))
+            self._forget_reminder(message, None if len(inner) == 1 else _seconds(inner[1]))
         elif inner[:1] == ("SUB",):
             self.c.send(("REJ", message))
         else:
@@ -477,6 +477,7 @@ class GameServer:
         self.handled = 0
         self.mdf = render.mdf(host.variant, host.table)
         self._server: asyncio.base_events.Server | None = None
+        self._disorder: frozenset[str] = frozenset()  # the powers last told in civil disorder
         self.commands = {name: getattr(Commands, method) for name, method in (
             ("NME", "nme"), ("OBS", "obs"), ("IAM", "iam"), ("MAP", "map"), ("MDF", "mdf"), ("YES", "yes"),
             ("REJ", "rej"), ("HLO", "hlo"), ("NOW", "now"), ("SCO", "sco"), ("TME", "tme"), ("HST", "hst"),
@@ -600,7 +601,7 @@ class GameServer:
     def seats_changed(self, disorder: frozenset[str]) -> None:
         """Tell the bots who is in civil disorder (CCD) and who is back (NOT (CCD))."""
         table = self.host.table
-        previous = getattr(self, "_disorder", frozenset())
+        previous = self._disorder
         self._disorder = disorder
         for connection in list(self.connections):
             if not connection.in_game:

@@ -440,13 +440,10 @@ def _check_sealed_player_reveal(report: AuditReport, context: Context, where: st
         results = context.ledgers.get(("results", game, phase))
         record = next((doc for doc, _ in context.phases.get(game, []) if doc.get("phase") == phase), None)
         outcome = str(((record or {}).get("sealed") or {}).get(power, {}).get("outcome"))
-        if record is None or results is None:
-            report.lines.append(f"{where}: matches {power}'s commitment for {phase}; its results are not in the archive")
-        elif outcome != "verified" and index < results:
-            report.bad(f"{game} {phase} {power}", f"marked {outcome}, but the player's own reveal in {where}, sent "
-                                                  "before the results, matches its commitment: a dropped reveal")
-        else:
-            report.ok(where, f"{power}'s own reveal for {phase} matches its commitment; the results: {outcome}")
+        fair_audit.own_reveal_verdict(
+            report, where, index, subject=f"{game} {phase} {power}", owner=power, round_text=f"for {phase}",
+            published_at=None if record is None else results,
+            dropped_as=f"marked {outcome}" if outcome != "verified" else None, settled=f"the results: {outcome}")
         return True
     return False
 

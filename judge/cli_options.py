@@ -71,6 +71,32 @@ def store_from(settings: Settings, command: str, *, initialise_empty: bool = Fal
     return None
 
 
+def on_store(settings: Settings, command: str, body: Callable[[Store], int]) -> int:
+    """``body(store)``'s exit status on the settings' store, disposed of after; 1 when the
+    store cannot be opened (``store_from`` printed why)."""
+    store = store_from(settings, command)
+    if store is None:
+        return 1
+    try:
+        return body(store)
+    finally:
+        store.dispose()
+
+
+def on_numbered_row(args: argparse.Namespace, value: str, command: str, what: str,
+                    body: Callable[[Store, int], int]) -> int:
+    """``body(store, number)`` for the commands that act on one numbered row (``judge shunt
+    retry ID``, ``judge outbox retry ID``): 2 when the settings or the number cannot be read,
+    else as ``on_store``."""
+    settings = settings_from(args)
+    if settings is None:
+        return 2
+    number = row_number(value, command, what)
+    if number is None:
+        return 2
+    return on_store(settings, command.split()[0], lambda store: body(store, number))
+
+
 def report_database_problem(exc: Exception, settings: Settings, command: str) -> None:
     """Print why the configured database cannot be used; ``exc`` is raised again when it is
     not a database or configuration problem (a bug must keep its traceback)."""

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judge.cli_options import add_config_argument, settings_from, store_from
+from judge.cli_options import add_config_argument, on_store, settings_from
 
 if TYPE_CHECKING:  # imported when a command runs, not when `judge` starts
     from judge.config import Settings
@@ -73,18 +73,17 @@ def run_export(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     if settings is None:
         return 2
-    store = store_from(settings, "key export")
-    if store is None:
-        return 1
+    return on_store(settings, "key export", lambda store: _export(settings, store, args.secret, args.output))
+
+
+def _export(settings: Settings, store: Store, secret: bool, output: str | None) -> int:
     try:
-        fingerprint, text = export_judge_key(settings, store, secret=args.secret)
+        fingerprint, text = export_judge_key(settings, store, secret=secret)
     except KeyExportError as exc:
         print(f"judge key export: {exc}", file=sys.stderr)
         return 1
-    finally:
-        store.dispose()
-    if args.output:
-        path = Path(args.output)
+    if output:
+        path = Path(output)
         path.touch(mode=0o600)
         path.write_text(text, encoding="ascii")
         print(f"judge key {fingerprint} written to {path}")
@@ -94,10 +93,6 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from judge.crypto.gpg import GpgError, Keyring
-    from judge.keyrecord import record_key, recorded_key
-    from judge.publish.signing import FINGERPRINT_FILE, home_of
-
     settings = settings_from(args)
     if settings is None:
         return 2
@@ -106,9 +101,14 @@ def run_import(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         print(f"judge key import: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
-    store = store_from(settings, "key import")
-    if store is None:
-        return 1
+    return on_store(settings, "key import", lambda store: _import(settings, store, text, args.file))
+
+
+def _import(settings: Settings, store: Store, text: str, source: str) -> int:
+    from judge.crypto.gpg import GpgError, Keyring
+    from judge.keyrecord import record_key, recorded_key
+    from judge.publish.signing import FINGERPRINT_FILE, home_of
+
     home = home_of(settings.judge)
     try:
         record = recorded_key(store)
@@ -119,7 +119,7 @@ def run_import(args: argparse.Namespace) -> int:
             if wanted is None or wanted not in secrets:
                 expected = (f"the judge key {record.fingerprint} this database records" if record is not None
                             else "exactly one secret key")
-                print(f"judge key import: {args.file} holds secret keys {', '.join(secrets) or 'none'}; expected "
+                print(f"judge key import: {source} holds secret keys {', '.join(secrets) or 'none'}; expected "
                       f"{expected} (made by `judge key export --secret`)", file=sys.stderr)
                 return 1
             keyring.import_secret_key(text)
@@ -132,7 +132,5 @@ def run_import(args: argparse.Namespace) -> int:
     except GpgError as exc:
         print(f"judge key import: {exc}", file=sys.stderr)
         return 1
-    finally:
-        store.dispose()
     print(f"judge key {wanted} imported into {home}")
     return 0

@@ -13,9 +13,12 @@ import sys
 from datetime import datetime, timezone
 from email.parser import BytesHeaderParser
 from email.policy import default as default_policy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from judge.cli_options import add_config_argument, row_number, settings_from, store_from
+from judge.cli_options import add_config_argument, on_numbered_row, on_store, settings_from
+
+if TYPE_CHECKING:
+    from judge.store.engine import Store
 
 
 def register(subparsers: Any) -> None:
@@ -48,72 +51,63 @@ def _subject(raw: bytes) -> str:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    settings = settings_from(args)
+    if settings is None:
+        return 2
+    return on_store(settings, "outbox", lambda store: _list(store, args.queued))
+
+
+def _list(store: Store, queued: bool) -> int:
     from sqlalchemy import select
 
     from judge.store.models_mail import FAILED, QUEUED, OutboxMessage
 
-    settings = settings_from(args)
-    if settings is None:
-        return 2
-    store = store_from(settings, "outbox")
-    if store is None:
-        return 1
-    wanted = [FAILED, QUEUED] if args.queued else [FAILED]
-    try:
-        with store.unit_of_work() as session:
-            rows = session.execute(
-                select(OutboxMessage).where(OutboxMessage.status.in_(wanted)).order_by(OutboxMessage.id)
-            ).scalars().all()
-            if not rows:
-                print("no failed outgoing mail" if not args.queued else "no failed or queued outgoing mail")
-                return 0
-            for row in rows:
-                error = (row.last_error or "").strip().splitlines()
-                print(f"{row.id}\t{row.created_at:%Y-%m-%d %H:%M:%S}Z\t{row.status}\t{row.attempts} attempts"
-                      f"\t{row.kind}\tto {', '.join(row.recipients)}\tsubject {_subject(row.raw)!r}"
-                      f"\t{error[-1] if error else ''}")
-    finally:
-        store.dispose()
+    wanted = [FAILED, QUEUED] if queued else [FAILED]
+    with store.unit_of_work() as session:
+        rows = session.execute(
+            select(OutboxMessage).where(OutboxMessage.status.in_(wanted)).order_by(OutboxMessage.id)
+        ).scalars().all()
+        if not rows:
+            print("no failed outgoing mail" if not queued else "no failed or queued outgoing mail")
+            return 0
+        for row in rows:
+            error = (row.last_error or "").strip().splitlines()
+            print(f"{row.id}\t{row.created_at:%Y-%m-%d %H:%M:%S}Z\t{row.status}\t{row.attempts} attempts"
+                  f"\t{row.kind}\tto {', '.join(row.recipients)}\tsubject {_subject(row.raw)!r}"
+                  f"\t{error[-1] if error else ''}")
     return 0
 
 
 def run_retry(args: argparse.Namespace) -> int:
+    return on_numbered_row(args, args.outbox_id, "outbox retry", "an outgoing mail's number (see `judge outbox list`)",
+                           _retry)
+
+
+def _retry(store: Store, outbox_id: int) -> int:
     from sqlalchemy import update
 
     from judge.store.models_mail import FAILED, QUEUED, SENT, OutboxMessage
 
-    settings = settings_from(args)
-    if settings is None:
-        return 2
-    outbox_id = row_number(args.outbox_id, "outbox retry", "an outgoing mail's number (see `judge outbox list`)")
-    if outbox_id is None:
-        return 2
-    store = store_from(settings, "outbox")
-    if store is None:
-        return 1
-    try:
-        with store.unit_of_work() as session:
-            row = session.get(OutboxMessage, outbox_id)
-            if row is None:
-                print(f"judge outbox retry: there is no outgoing mail {outbox_id} (see `judge outbox list`)",
-                      file=sys.stderr)
-                return 1
-            if row.status != FAILED:
-                why = "it was sent" if row.status == SENT else "it is still queued for another attempt"
-                print(f"judge outbox retry: outgoing mail {outbox_id} has not failed ({row.status}): {why}",
-                      file=sys.stderr)
-                return 1
-            requeued = session.execute(
-                update(OutboxMessage)
-                .where(OutboxMessage.id == outbox_id, OutboxMessage.status == FAILED)
-                .values(status=QUEUED, attempts=0, next_attempt_at=datetime.now(timezone.utc), leased_by=None)
-                .execution_options(synchronize_session=False)
-            ).rowcount
-            if not requeued:  # another `judge outbox retry` got there first
-                print(f"judge outbox retry: outgoing mail {outbox_id} is no longer failed", file=sys.stderr)
-                return 1
-            print(f"outgoing mail {outbox_id} to {', '.join(row.recipients)} queued again; the running judge "
-                  "(or the next `judge serve`) sends it")
-    finally:
-        store.dispose()
+    with store.unit_of_work() as session:
+        row = session.get(OutboxMessage, outbox_id)
+        if row is None:
+            print(f"judge outbox retry: there is no outgoing mail {outbox_id} (see `judge outbox list`)",
+                  file=sys.stderr)
+            return 1
+        if row.status != FAILED:
+            why = "it was sent" if row.status == SENT else "it is still queued for another attempt"
+            print(f"judge outbox retry: outgoing mail {outbox_id} has not failed ({row.status}): {why}",
+                  file=sys.stderr)
+            return 1
+        requeued = session.execute(
+            update(OutboxMessage)
+            .where(OutboxMessage.id == outbox_id, OutboxMessage.status == FAILED)
+            .values(status=QUEUED, attempts=0, next_attempt_at=datetime.now(timezone.utc), leased_by=None)
+            .execution_options(synchronize_session=False)
+        ).rowcount
+        if not requeued:  # another `judge outbox retry` got there first
+            print(f"judge outbox retry: outgoing mail {outbox_id} is no longer failed", file=sys.stderr)
+            return 1
+        print(f"outgoing mail {outbox_id} to {', '.join(row.recipients)} queued again; the running judge "
+              "(or the next `judge serve`) sends it")
     return 0

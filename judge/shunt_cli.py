@@ -7,9 +7,12 @@ from email.parser import BytesHeaderParser
 import sys
 from datetime import datetime, timezone
 from email.policy import default as default_policy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from judge.cli_options import add_config_argument, row_number, settings_from, store_from
+from judge.cli_options import add_config_argument, on_numbered_row, on_store, settings_from
+
+if TYPE_CHECKING:
+    from judge.store.engine import Store
 
 
 def register(subparsers: Any) -> None:
@@ -42,86 +45,76 @@ def _summary(raw: bytes) -> tuple[str, str]:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    settings = settings_from(args)
+    if settings is None:
+        return 2
+    return on_store(settings, "shunt", lambda store: _list(store, args.all, args.traceback))
+
+
+def _list(store: Store, everything: bool, tracebacks: bool) -> int:
     from sqlalchemy import select
 
     from judge.shunt_notice import without_secrets
     from judge.store.models_mail import Shunt
 
-    settings = settings_from(args)
-    if settings is None:
-        return 2
-    store = store_from(settings, "shunt")
-    if store is None:
-        return 1
-    try:
-        with store.unit_of_work() as session:
-            query = select(Shunt).order_by(Shunt.id)
-            if not args.all:
-                query = query.where(Shunt.retried.is_(False))
-            shunts = session.execute(query).scalars().all()
-            if not shunts:
-                print("no shunted messages")
-                return 0
-            for shunt in shunts:
-                sender, subject = _summary(shunt.inbound.raw)
-                error = shunt.traceback.strip().splitlines()[-1] if shunt.traceback.strip() else ""
-                error = without_secrets(error, shunt.inbound.raw)
-                state = "retried" if shunt.retried else "shunted"
-                print(f"{shunt.id}\t{shunt.created_at:%Y-%m-%d %H:%M:%S}Z\t{state}\tmessage #{shunt.inbound_id}"
-                      f"\tfrom {sender}\tsubject {subject!r}\t{error}")
-                if args.traceback:
-                    print(without_secrets(shunt.traceback, shunt.inbound.raw))
-    finally:
-        store.dispose()
+    with store.unit_of_work() as session:
+        query = select(Shunt).order_by(Shunt.id)
+        if not everything:
+            query = query.where(Shunt.retried.is_(False))
+        shunts = session.execute(query).scalars().all()
+        if not shunts:
+            print("no shunted messages")
+            return 0
+        for shunt in shunts:
+            sender, subject = _summary(shunt.inbound.raw)
+            error = shunt.traceback.strip().splitlines()[-1] if shunt.traceback.strip() else ""
+            error = without_secrets(error, shunt.inbound.raw)
+            state = "retried" if shunt.retried else "shunted"
+            print(f"{shunt.id}\t{shunt.created_at:%Y-%m-%d %H:%M:%S}Z\t{state}\tmessage #{shunt.inbound_id}"
+                  f"\tfrom {sender}\tsubject {subject!r}\t{error}")
+            if tracebacks:
+                print(without_secrets(shunt.traceback, shunt.inbound.raw))
     return 0
 
 
 def run_retry(args: argparse.Namespace) -> int:
+    return on_numbered_row(args, args.shunt_id, "shunt retry", "a shunt number (see `judge shunt list`)", _retry)
+
+
+def _retry(store: Store, shunt_id: int) -> int:
     from sqlalchemy import update
 
     from judge.store.models_mail import RECEIVED, SHUNTED, InboundMessage, Shunt
 
-    settings = settings_from(args)
-    if settings is None:
-        return 2
-    shunt_id = row_number(args.shunt_id, "shunt retry", "a shunt number (see `judge shunt list`)")
-    if shunt_id is None:
-        return 2
-    store = store_from(settings, "shunt")
-    if store is None:
-        return 1
-    try:
-        with store.unit_of_work() as session:
-            shunt = session.get(Shunt, shunt_id)
-            if shunt is None:
-                print(f"judge shunt retry: there is no shunt {shunt_id} (see `judge shunt list`)",
-                      file=sys.stderr)
-                return 1
-            if shunt.inbound.processed_at is not None:
-                # A mail another worker processed after this one's shunt (before the
-                # guarded shunt, a shunt could overwrite "processed"): never twice.
-                print(f"judge shunt retry: message #{shunt.inbound_id} of shunt {shunt_id} was processed at "
-                      f"{shunt.inbound.processed_at:%Y-%m-%d %H:%M:%S}Z; retrying would apply it twice",
-                      file=sys.stderr)
-                return 1
-            if shunt.retried or shunt.inbound.status != SHUNTED:
-                print(f"judge shunt retry: shunt {shunt_id} was already retried "
-                      f"(message #{shunt.inbound_id} is {shunt.inbound.status})", file=sys.stderr)
-                return 1
-            requeued = session.execute(
-                update(InboundMessage)
-                .where(InboundMessage.id == shunt.inbound_id, InboundMessage.status == SHUNTED,
-                       InboundMessage.processed_at.is_(None))
-                .values(status=RECEIVED, attempts=0, started_at=None)  # its starts are counted afresh
-                .execution_options(synchronize_session=False)
-            ).rowcount
-            if not requeued:  # another `judge shunt retry` got there first
-                print(f"judge shunt retry: message #{shunt.inbound_id} is no longer shunted", file=sys.stderr)
-                return 1
-            shunt.retried = True
-            shunt.retried_at = datetime.now(timezone.utc)
-            print(f"message #{shunt.inbound_id} queued again; the running judge "
-                  "(or the next `judge serve`) processes it")
-    finally:
-        store.dispose()
+    with store.unit_of_work() as session:
+        shunt = session.get(Shunt, shunt_id)
+        if shunt is None:
+            print(f"judge shunt retry: there is no shunt {shunt_id} (see `judge shunt list`)",
+                  file=sys.stderr)
+            return 1
+        if shunt.inbound.processed_at is not None:
+            # A mail another worker processed after this one's shunt (before the
+            # guarded shunt, a shunt could overwrite "processed"): never twice.
+            print(f"judge shunt retry: message #{shunt.inbound_id} of shunt {shunt_id} was processed at "
+                  f"{shunt.inbound.processed_at:%Y-%m-%d %H:%M:%S}Z; retrying would apply it twice",
+                  file=sys.stderr)
+            return 1
+        if shunt.retried or shunt.inbound.status != SHUNTED:
+            print(f"judge shunt retry: shunt {shunt_id} was already retried "
+                  f"(message #{shunt.inbound_id} is {shunt.inbound.status})", file=sys.stderr)
+            return 1
+        requeued = session.execute(
+            update(InboundMessage)
+            .where(InboundMessage.id == shunt.inbound_id, InboundMessage.status == SHUNTED,
+                   InboundMessage.processed_at.is_(None))
+            .values(status=RECEIVED, attempts=0, started_at=None)  # its starts are counted afresh
+            .execution_options(synchronize_session=False)
+        ).rowcount
+        if not requeued:  # another `judge shunt retry` got there first
+            print(f"judge shunt retry: message #{shunt.inbound_id} is no longer shunted", file=sys.stderr)
+            return 1
+        shunt.retried = True
+        shunt.retried_at = datetime.now(timezone.utc)
+        print(f"message #{shunt.inbound_id} queued again; the running judge "
+              "(or the next `judge serve`) processes it")
     return 0

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
-from judge.cli_options import add_config_argument, clock_from, settings_from, setup_logging, store_from
+from judge.cli_options import add_config_argument, clock_from, on_store, settings_from, setup_logging
+
+if TYPE_CHECKING:  # imported when the command runs, not when `judge` starts
+    from judge.config import Settings
+    from judge.store.engine import Store
 
 
 def register(subparsers: Any) -> None:
@@ -24,8 +29,6 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judge.edge.scheduler import FAILED, run_pass
-
     settings = settings_from(args)
     if settings is None:
         return 2
@@ -33,21 +36,20 @@ def run(args: argparse.Namespace) -> int:
     clock = clock_from(args, "tick")
     if clock is None:
         return 2
-    store = store_from(settings, "tick")
-    if store is None:
-        return 1
-    try:
-        from judge.keyrecord import JudgeKeyRefused, recorded_key, require_recorded_key
+    return on_store(settings, "tick", lambda store: _tick(settings, store, clock()))
 
-        record = recorded_key(store)
-        if record is not None:
-            try:
-                require_recorded_key(settings.judge, record)  # sign with the judge's one key
-            except JudgeKeyRefused as exc:
-                print(f"judge tick: {exc}", file=sys.stderr)
-                return 2
-        report = run_pass(store, settings, clock())
-    finally:
-        store.dispose()
+
+def _tick(settings: Settings, store: Store, now: datetime) -> int:
+    from judge.edge.scheduler import FAILED, run_pass
+    from judge.keyrecord import JudgeKeyRefused, recorded_key, require_recorded_key
+
+    record = recorded_key(store)
+    if record is not None:
+        try:
+            require_recorded_key(settings.judge, record)  # sign with the judge's one key
+        except JudgeKeyRefused as exc:
+            print(f"judge tick: {exc}", file=sys.stderr)
+            return 2
+    report = run_pass(store, settings, now)
     print(f"judge tick: {report}")
     return 1 if report.count(FAILED) else 0

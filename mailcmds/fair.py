@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from .model import Attachment, Command
 from .sealed import RevealNumber, is_signature_attachment  # noqa: F401  (REVEAL n is read by REVEAL)
@@ -185,7 +186,7 @@ def _preference(ctx: ParseContext, line: CommandLine) -> SetPreference:
     return SetPreference(tiers, reserve, source=line.source)
 
 
-def _escrow_parse(kind: type[Command]):
+def _escrow_parse(kind: Callable[..., Command]) -> Callable[[ParseContext, CommandLine], Command]:
     def parse(ctx: ParseContext, line: CommandLine) -> Command:
         expect_count(line, 0, 0, "nothing on its line")
         found = ctx.take_pasted_or_attached(
@@ -209,7 +210,7 @@ def _digits(line: CommandLine, value: str) -> str:
     return value
 
 
-def _blind_value(kind: type[Command]):
+def _blind_value(kind: Callable[..., Command]) -> Callable[[ParseContext, CommandLine], Command]:
     def parse(ctx: ParseContext, line: CommandLine) -> Command:
         args = expect_count(line, 2, 2, "the game and the number")
         return kind(parse_game(args[0]), _digits(line, args[1]), source=line.source)
@@ -217,7 +218,7 @@ def _blind_value(kind: type[Command]):
     return parse
 
 
-def _blind_list(kind: type[Command]):
+def _blind_list(kind: Callable[..., Command]) -> Callable[[ParseContext, CommandLine], Command]:
     def parse(ctx: ParseContext, line: CommandLine) -> Command:
         args = expect_count(line, 1, None, "the game, then the numbers")
         values = [_digits(line, v) for v in " ".join(args[1:]).replace(",", " ").split()]

@@ -139,7 +139,8 @@ BEGIN, END = "<!-- generated from the verbs: {key} -->", "<!-- end of generated 
 
 def fill_blocks(text: str, render: Callable[[str], str]) -> str:
     """``text`` with every generated block (between BEGIN/END markers) made anew."""
-    out, rest = [], text
+    out: list[str] = []
+    rest = text
     while True:
         start = rest.find("<!-- generated from the verbs: ")
         if start < 0:

@@ -5,6 +5,7 @@ services (the mail must SIGNON master@game first)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from .model import Command
 from .syntax import CommandLine, ParseContext, Verb, expect_count, no_args
@@ -85,7 +86,7 @@ class SeatBot(Command):
     power: str | None = None
 
 
-def _simple(kind: type[Command]):
+def _simple(kind: Callable[..., Command]) -> Callable[[ParseContext, CommandLine], Command]:
     def parse(ctx: ParseContext, line: CommandLine) -> Command:
         no_args(line)
         return kind(source=line.source)
@@ -109,7 +110,7 @@ def _set_deadline(ctx: ParseContext, line: CommandLine) -> SetDeadline:
     return SetDeadline(parse_date(line.args), source=line.source)
 
 
-def _power_command(kind: type[Command]):
+def _power_command(kind: Callable[..., Command]) -> Callable[[ParseContext, CommandLine], Command]:
     def parse(ctx: ParseContext, line: CommandLine) -> Command:
         args = expect_count(line, 1, 1, "the power")
         return kind(parse_power(args[0]), source=line.source)

@@ -16,8 +16,8 @@ PNG_COMPRESSION = 3  # zlib level: 1-3 cost little time and give nearly the size
 def svg_to_png(svg: str, scale: float = 1.0) -> bytes:
     """The PNG image of ``svg``, ``scale`` times its size in SVG units."""
     # Imported on use: drawing SVG (and the judge's other work) does not need cairo.
-    from cairosvg.parser import Tree
-    from cairosvg.surface import PNGSurface
+    from cairosvg.parser import Tree  # type: ignore[import-untyped]
+    from cairosvg.surface import PNGSurface  # type: ignore[import-untyped]
     from PIL import Image
 
     surface = PNGSurface(Tree(bytestring=svg.encode("utf-8")), None, 96, scale=scale).cairo

@@ -213,3 +213,14 @@ def test_commands_phases_and_publishing_are_layered():
     for unit, forbidden in below.items():
         wrong = {t for t in graph.get(unit, ()) if t in forbidden}
         assert not wrong, f"{unit} imports {sorted(wrong)}"
+
+
+def test_the_pure_packages_type_check(tmp_path):
+    # The pure core's hints are its contracts; mypy holds them true (and, for the engine,
+    # keeps the way open to compiling it: docs/benchmarks.md, "Session 6").
+    from mypy import api as mypy
+
+    paths = [ROOT / (name.replace(".", "/") + ("" if (ROOT / name.replace(".", "/")).is_dir() else ".py"))
+             for name in (*PURE, "daide")]
+    out, err, status = mypy.run(["--cache-dir", str(tmp_path / "cache"), "--no-error-summary", *map(str, paths)])
+    assert status == 0, out + err

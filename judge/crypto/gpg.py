@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-import gnupg
+import gnupg  # type: ignore[import-untyped]
 
 from judge.crypto.armor import ArmorError, dearmor, enarmor
 from judge.crypto.packets import (

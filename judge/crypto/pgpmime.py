@@ -15,6 +15,7 @@ import quopri
 import re
 import secrets
 from dataclasses import dataclass
+from typing import cast
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 
@@ -64,9 +65,7 @@ def _make_seven_bit(entity: EmailMessage) -> None:
     for part in entity.walk():
         if part.is_multipart():
             continue
-        payload = part.get_payload(decode=True)
-        if payload is None:
-            payload = b""
+        payload = cast("bytes | None", part.get_payload(decode=True)) or b""
         # Attached files (orders, commitments) must reach players byte for byte: base64.
         if part.get_content_maintype() == "text" and part.get_filename() is None:
             encoded, encoding = _quoted_printable(payload), "quoted-printable"
@@ -177,14 +176,14 @@ def verify_message(
     except ValueError as exc:
         return MimeVerdict(Verdict(False, None, None, str(exc)), None, b"")
     message = message_from_bytes(raw, policy=policy.default)
-    parts = message.get_payload()
+    parts = cast("list[EmailMessage]", message.get_payload())  # with policy.default, parts are EmailMessages
     assert isinstance(parts, list)
     signature_part = parts[1]
     if signature_part.get_content_type() != SIGNATURE_TYPE:
         verdict = Verdict(False, None, None,
                           f"the second part is {signature_part.get_content_type()}, not {SIGNATURE_TYPE}")
         return MimeVerdict(verdict, parts[0], signed_bytes)
-    signature = signature_part.get_payload(decode=True) or b""
+    signature = cast("bytes | None", signature_part.get_payload(decode=True)) or b""
     verdict = keyring.verify_detached(signature, signed_bytes)
     if verdict.valid and expected_fingerprint:
         expected = normalize_fingerprint(expected_fingerprint)

@@ -171,15 +171,30 @@ def check_player_reveal(report: Any, context: Any, where: str, index: int, game:
             continue
         result = stages.get(RESULT)
         published_at = context.ledgers.get(("lottery-result", game, seq))
-        if result is None or published_at is None:
-            report.lines.append(f"{where}: matches {label}'s commitment in lottery {seq}; its result is not in the archive")
-        elif label in (result.get("defaulted") or []) and index < published_at:
-            report.bad(f"{game} lottery {seq}", f"{label} counted as not revealed, but {label}'s own reveal in {where}, "
-                                                "sent before the result, matches its commitment: a dropped reveal")
-        else:
-            report.ok(where, f"{label}'s own reveal for lottery {seq} matches its commitment and was counted")
+        own_reveal_verdict(report, where, index, subject=f"{game} lottery {seq}", owner=label,
+                           round_text=f"in lottery {seq}", published_at=None if result is None else published_at,
+                           dropped_as=(f"{label} counted as not revealed"
+                                       if label in ((result or {}).get("defaulted") or []) else None),
+                           settled="it was counted")
         return True
     return False
+
+
+def own_reveal_verdict(report: Any, where: str, index: int, *, subject: str, owner: str, round_text: str,
+                       published_at: int | None, dropped_as: str | None, settled: str) -> None:
+    """The verdict on ``owner``'s own reveal, message ``index`` of the archive (``where``),
+    which matches its commitment ``round_text`` ("for S1901M", "in lottery 2"): a note when
+    the result is not in the archive (``published_at`` None); a discrepancy of ``subject``
+    when the result, published after the reveal, did not count it (``dropped_as`` says how
+    it treated it instead); else confirmed, ``settled`` saying what the result made of it.
+    Sealed orders and lotteries alike."""
+    if published_at is None:
+        report.lines.append(f"{where}: matches {owner}'s commitment {round_text}; its result is not in the archive")
+    elif dropped_as is not None and index < published_at:
+        report.bad(subject, f"{dropped_as}, but {owner}'s own reveal in {where}, sent before the result, "
+                            "matches its commitment: a dropped reveal")
+    else:
+        report.ok(where, f"{owner}'s own reveal {round_text} matches its commitment; {settled}")
 
 
 def _verify_entry(keyring: Any, entry: dict[str, Any], revealed: str) -> Any:

@@ -19,7 +19,7 @@ import enum
 import hashlib
 import random
 from dataclasses import dataclass, replace
-from typing import Sequence
+from typing import Sequence, TypeVar
 
 from judge.fair.blind import (
     BlindError,
@@ -82,11 +82,17 @@ def _check_players(players: Sequence[str]) -> tuple[str, ...]:
     return result
 
 
-def _expect(message: BlindMessage, kind: type, stage: enum.Enum, allowed: Sequence[str]) -> None:
+Expected = TypeVar("Expected")
+
+
+def _expect(message: BlindMessage, kind: type[Expected], stage: enum.Enum, allowed: Sequence[str]) -> Expected:
+    """``message`` itself, when it is a ``kind`` from one of the ``allowed`` senders; else
+    ProtocolError."""
     if not isinstance(message, kind):
         raise ProtocolError(f"{type(message).__name__} is not expected now ({stage.value}); waiting for {kind.__name__}")
     if message.sender not in allowed:
         raise ProtocolError(f"{type(message).__name__} from {message.sender!r}, who has no part in this step")
+    return message
 
 
 def _set(pairs: tuple[tuple[str, str], ...], key: str, value: str) -> tuple[tuple[str, str], ...]:
@@ -173,16 +179,16 @@ class GmSide:
         if self._is_repeat(message):
             return Step(self)
         if self.stage is GmStage.AWAITING_LIST:
-            _expect(message, ShuffledList, self.stage, (WITNESS,))
+            message = _expect(message, ShuffledList, self.stage, (WITNESS,))
             return self._on_list(message)
         if self.stage is GmStage.AWAITING_BLINDS_COLLECTED:
-            _expect(message, BlindsCollected, self.stage, (WITNESS,))
+            message = _expect(message, BlindsCollected, self.stage, (WITNESS,))
             return self._deal(rng)
         if self.stage is GmStage.AWAITING_RECEIPTS:
-            _expect(message, ReceiptsComplete, self.stage, (WITNESS,))
+            message = _expect(message, ReceiptsComplete, self.stage, (WITNESS,))
             return self._on_receipts(message)
         if self.stage is GmStage.AWAITING_BLINDS:
-            _expect(message, BlindsPublished, self.stage, (WITNESS,))
+            message = _expect(message, BlindsPublished, self.stage, (WITNESS,))
             return Step(self._with_blinds(message))
         raise ProtocolError(f"the run is finished; {type(message).__name__} is not expected")
 
@@ -280,18 +286,18 @@ class WitnessSide:
         if self._is_repeat(message):
             return Step(self)
         if self.stage is WitnessStage.COLLECTING_MESSAGES:
-            _expect(message, PlayerBlinded, self.stage, self.players)
+            message = _expect(message, PlayerBlinded, self.stage, self.players)
             text = check_digits(message.message, self.length, "blinded message")
             state = replace(self, blinded=_set(self.blinded, message.sender, text))
             return state._forward_list(rng) if not state.awaiting else Step(state)
         if self.stage is WitnessStage.AWAITING_LIST_RECEIPT:
-            _expect(message, ListReceipt, self.stage, (GM,))
+            message = _expect(message, ListReceipt, self.stage, (GM,))
             if message.digest != list_digest(self.shuffled):
                 raise ProtocolError("the GM confirmed a different list from the one sent")
             state = replace(self, stage=WitnessStage.COLLECTING_BLINDS)
             return Step(state, (BlindRequest(self.players),))
         if self.stage is WitnessStage.COLLECTING_BLINDS:
-            _expect(message, BlindReport, self.stage, self.players)
+            message = _expect(message, BlindReport, self.stage, self.players)
             blind = check_digits(message.blind, self.length, "blind")
             state = replace(self, blinds=_set(self.blinds, message.sender, blind))
             if state.awaiting:
@@ -301,13 +307,13 @@ class WitnessSide:
             if isinstance(message, ReceiptsRejected) and message.sender == GM:
                 return self._on_rejected(message)
             if isinstance(message, FinalReceipt):
-                _expect(message, FinalReceipt, self.stage, self.players)
+                message = _expect(message, FinalReceipt, self.stage, self.players)
                 text = check_digits(message.message, self.length, "confirmed message")
                 return replace(self, receipts=_set(self.receipts, message.sender, text))._report_receipts()
             if self.stage is WitnessStage.AWAITING_FORMAT:
-                _expect(message, FormatPublished, self.stage, (GM,))
+                message = _expect(message, FormatPublished, self.stage, (GM,))
                 return self._publish(message.format)
-            _expect(message, FinalReceipt, self.stage, self.players)
+            message = _expect(message, FinalReceipt, self.stage, self.players)
         raise ProtocolError(f"the run is finished; {type(message).__name__} is not expected")
 
     def _on_rejected(self, message: ReceiptsRejected) -> Step:

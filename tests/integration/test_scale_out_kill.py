@@ -63,16 +63,7 @@ def test_a_killed_judge_loses_and_doubles_nothing(survivor_and_victim, judge_run
 
     # Two games formed and started through the survivor alone.
     front = Front(smtp_sink, [survivor])
-    for game in GAMES:
-        front.send(MASTER, f"CREATE {game} masterpw\nFORM\n", f"create {game}")
-    front.wait(front.all_answered, "the CREATE replies")
-    players = {game: [f"{game}p{i}@example.net" for i in range(7)] for game in GAMES}
-    for i in range(7):
-        for game in GAMES:
-            front.send(players[game][i], f"JOIN {game} pw{i}\n", f"join {game} {i}")
-    front.wait(lambda: _started_notices(front) >= 7 * len(GAMES), "the start notices")
-    power_of = {(str(m["Subject"]).split(":")[0], str(m["To"])): str(m["Subject"]).rsplit(" ", 1)[1]
-                for m in front.received() if "game started, you play" in str(m["Subject"])}
+    players, power_of = front.form_games(GAMES)
 
     # The load: every player's orders and a signed broadcast from some, shuffled; each
     # game's phase is processed by whichever scheduler sees it ready first.
@@ -149,10 +140,6 @@ def _pending_pause(judge: JudgeProcess, front: Front, rest: list, timeout: float
             front.send(*rest.pop(0))
         time.sleep(0.05)
     raise AssertionError(f"the victim paused on no mail within {timeout} s:\n{judge.log}")
-
-
-def _started_notices(front: Front) -> int:
-    return sum("game started, you play" in str(m["Subject"]) for m in front.received())
 
 
 def _message_id(raw: bytes) -> str:

@@ -93,6 +93,26 @@ class Front:
         replies = self.replies()
         return all(replies.get(message_id) for message_id in self.sent)
 
+    def form_games(self, games: tuple[str, ...]) -> tuple[dict[str, list[str]], dict[tuple[str, str], str]]:
+        """Each game created by MASTER and joined by seven players (mail alternating between
+        the games); the players of each game and the power of each (game, player), from the
+        start notices."""
+        for game in games:
+            self.send(MASTER, f"CREATE {game} masterpw\nFORM\n", f"create {game}")
+        self.wait(self.all_answered, "the CREATE replies")
+        players = {game: [f"{game}p{i}@example.net" for i in range(7)] for game in games}
+        for i in range(7):
+            for game in games:
+                self.send(players[game][i], f"JOIN {game} pw{i}\n", f"join {game} {i}")
+        started = self.wait(lambda: notices if len(notices := self._start_notices()) >= 7 * len(games) else None,
+                            "the start notices")
+        power_of = {(str(m["Subject"]).split(":")[0], str(m["To"])): str(m["Subject"]).rsplit(" ", 1)[1]
+                    for m in started}
+        return players, power_of
+
+    def _start_notices(self) -> list[email.message.EmailMessage]:
+        return [m for m in self.received() if "game started, you play" in str(m["Subject"])]
+
 
 def holds(power: str) -> str:
     position = initial_position(variant_named("standard"))
@@ -139,20 +159,7 @@ def test_two_judges_share_one_database_through_a_crash(two_judges):
     front, runner, workdirs, envs, store = two_judges
 
     # Forming: three masters' games, seven players each, joined through either judge.
-    for game in GAMES:
-        front.send(MASTER, f"CREATE {game} masterpw\nFORM\n", f"create {game}")
-    front.wait(front.all_answered, "the CREATE replies")
-    players = {game: [f"{game}p{i}@example.net" for i in range(7)] for game in GAMES}
-    for i in range(7):
-        for game in GAMES:
-            front.send(players[game][i], f"JOIN {game} pw{i}\n", f"join {game} {i}")
-    started = front.wait(lambda: [m for m in front.received() if "game started, you play" in str(m["Subject"])]
-                         if sum("game started, you play" in str(m["Subject"]) for m in front.received()) >= 21
-                         else None, "the start notices")
-    power_of: dict[tuple[str, str], str] = {}
-    for message in started:
-        game = str(message["Subject"]).split(":")[0]
-        power_of[(game, str(message["To"]))] = str(message["Subject"]).rsplit(" ", 1)[1]
+    players, power_of = front.form_games(GAMES)
 
     def orders_and_chatter(phase: str) -> list[tuple[str, str, str]]:
         mails = []

@@ -218,7 +218,7 @@ def test_a_players_own_reveal_on_the_list_proves_a_dropped_reveal(archive, game,
     box.flush()
     box.close()
     report = audit_archive(path)
-    assert any(d.startswith("g1 S1901M ITALY: marked no_reveal, but the player's own reveal in message")
+    assert any(d.startswith("g1 S1901M ITALY: marked no_reveal, but ITALY's own reveal in message")
                and "a dropped reveal" in d for d in report.discrepancies), report.text()
     assert len(report.discrepancies) == 1, report.text()
 
