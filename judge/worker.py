@@ -390,43 +390,65 @@ class Worker:
         """The counted mails processed in one transaction, as far as the batch goes: the
         number handled, the games made ready, the clock of the last mail, and the mails
         counted for the next batch (those this one did not reach, else as many as
-        ``_count_batch`` finds, counted in this commit).  The failing mails are shunted in
-        the transaction and appended to ``shunted`` (id, reason, cause, raw)."""
-        handled = 0
+        ``_count_batch`` finds, counted in this commit).  The first mail needs no savepoint
+        of its own (at saturation most batches are one mail): when it fails, the whole
+        transaction is rolled back and it is shunted as ``process_next`` shunts.  A later
+        mail that fails is rolled back to its savepoint, shunted in the transaction and
+        appended to ``shunted`` (id, reason, cause, raw)."""
+        handled = reached = 0
         ready: frozenset[int] = frozenset()
         now = self.clock()
-        with self.store.unit_of_work() as session:
-            started = time.monotonic()
-            reached = 0
-            for inbound_id, attempts in counted:
-                if ready or not self._takes_more(reached, limit, started):
-                    break
-                reached += 1
-                row = session.connection().execute(_CLAIM_ONE, {"id": inbound_id}).first()
-                if row is None:  # taken by another worker meanwhile
-                    continue
-                handled += 1
-                noted = {key: copy.copy(value) for key, value in session.info.items()}
-                try:
-                    with session.begin_nested():
+        first: tuple[int, int] | None = None  # the first mail while it is in hand
+        try:
+            with self.store.unit_of_work() as session:
+                started = time.monotonic()
+                for inbound_id, attempts in counted:
+                    if ready or not self._takes_more(reached, limit, started):
+                        break
+                    reached += 1
+                    row = session.connection().execute(_CLAIM_ONE, {"id": inbound_id}).first()
+                    if row is None:  # taken by another worker meanwhile
+                        continue
+                    handled += 1
+                    if handled == 1:
+                        first = (row.id, attempts)
                         now = self._process_row(session, row)
-                except Exception as error:
-                    if is_conflict(error):
-                        raise
-                    # What the failed mail noted for later (games to reschedule or to
-                    # process, orders changed) was rolled back with it.
-                    session.info.clear()
-                    session.info.update(noted)
-                    trace = traceback.format_exc()
-                    session.connection().execute(_SHUNT_IF_RECEIVED, {"row_id": row.id})
-                    session.add(Shunt(inbound_id=row.id, traceback=trace, created_at=self.clock()))
-                    shunted.append((row.id, trace, cause_for_sender(error, attempts), row.raw))
-                else:
+                        first = None
+                    elif not self._process_in_savepoint(session, row, attempts, shunted):
+                        continue
                     # A phase this mail made ready is processed right after the commit, as
                     # after a mail on its own: the next mail must find the new phase.
                     ready = frozenset(session.info.pop(PROCESS_AFTER_COMMIT, ()))
-            following = counted[reached:] or _count_batch(session.connection(), limit)
+                    now = session.info.get(NOW, now)
+                following = counted[reached:] or _count_batch(session.connection(), limit)
+        except Exception as error:
+            if first is None or is_conflict(error):
+                raise
+            self._shunt(first[0], traceback.format_exc(), cause_for_sender(error, first[1]))
+            return handled, frozenset(), now, counted[reached:]
         return handled, ready, now, following
+
+    def _process_in_savepoint(self, session: Session, row: Row[Any], attempts: int,
+                              shunted: list[tuple[int, str, str, bytes]]) -> bool:
+        """A mail after the first of a batch, in a savepoint; False when it failed, was
+        rolled back to the savepoint and shunted in the transaction."""
+        noted = {key: copy.copy(value) for key, value in session.info.items()}
+        try:
+            with session.begin_nested():
+                self._process_row(session, row)
+        except Exception as error:
+            if is_conflict(error):
+                raise
+            # What the failed mail noted for later (games to reschedule or to process,
+            # orders changed) was rolled back with it.
+            session.info.clear()
+            session.info.update(noted)
+            trace = traceback.format_exc()
+            session.connection().execute(_SHUNT_IF_RECEIVED, {"row_id": row.id})
+            session.add(Shunt(inbound_id=row.id, traceback=trace, created_at=self.clock()))
+            shunted.append((row.id, trace, cause_for_sender(error, attempts), row.raw))
+            return False
+        return True
 
     def release_counts(self) -> None:
         """Take back the counts of the mails counted for a next batch that will not come

@@ -113,14 +113,33 @@ def test_a_mail_that_makes_a_phase_ready_ends_the_batch_and_the_phase_is_process
 
 
 def test_what_a_failed_mail_made_ready_is_rolled_back_with_it(store):
+    put(store, "game first")
     put(store, "ready CRASH")
     put(store, "game fine")
     processed_after: list[frozenset[int]] = []
     worker = Worker(store, JUDGE, marks_game_ready, clock=lambda: NOW, batch_seconds=60,
                     after_commit=lambda games, now: processed_after.append(games))
-    assert worker.process_batch() == 2
+    assert worker.process_batch() == 3
     assert processed_after == []
-    assert [game.name for game in rows(store, Game)] == ["fine"]
+    assert [game.name for game in rows(store, Game)] == ["first", "fine"]
+
+
+def test_a_failing_first_mail_is_shunted_alone_and_the_rest_wait_for_the_next_batch(store):
+    """The first mail of a batch has no savepoint (most batches are one mail): its failure
+    rolls the transaction back, and it is shunted as a mail on its own is."""
+    ids = [put(store, "CRASH first"), put(store, "game two"), put(store, "game three")]
+    worker = Worker(store, JUDGE, writes_a_game_then_echoes, clock=lambda: NOW, batch_seconds=60)
+    assert worker.process_batch() == 1
+    assert [(m.status, m.attempts) for m in rows(store, InboundMessage)] == [
+        ("shunted", 1), ("received", 1), ("received", 1)]  # the two counted for the next batch
+    [shunt] = rows(store, Shunt)
+    assert shunt.inbound_id == ids[0] and DeliberateFailure.__name__ in shunt.traceback
+    [notice] = rows(store, OutboxMessage)
+    assert notice.inbound_id == ids[0]
+    assert "Nothing in it was done." in email.message_from_bytes(notice.raw, policy=default).get_content()
+    assert worker.process_batch() == 2
+    assert [game.name for game in rows(store, Game)] == ["two", "three"]
+    assert attempts(store) == dict.fromkeys(ids, 1)
 
 
 def attempts(store) -> dict[int, int]:
