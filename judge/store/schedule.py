@@ -44,10 +44,13 @@ def watch(factory: sessionmaker[Session]) -> None:
 
 def touch_schedule(game: Game, now: datetime) -> None:
     """An active game becomes due at ``now`` (or stays due earlier); any other leaves the index."""
+    # Set only when it changes: an attribute set to its own value still makes the row
+    # dirty, and the commit's flush then works through the game for nothing.
     if game.status == ACTIVE:
         current = game.next_due_at
-        game.next_due_at = now if current is None or as_utc(current) > now else current
-    else:
+        if current is None or as_utc(current) > now:
+            game.next_due_at = now
+    elif game.next_due_at is not None:
         game.next_due_at = None
 
 
