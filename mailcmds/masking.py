@@ -26,6 +26,8 @@ _LABEL = re.compile(r"^[A-Za-z][A-Za-z0-9-]*:$")
 def normalized(text: str) -> str:
     """``text`` as the command reader sees it: NFKC-folded, without format characters
     (byte-order marks, zero-width joiners, bidirectional marks)."""
+    if text.isascii():  # NFKC leaves ASCII as it is, and no ASCII character is a format one
+        return text
     folded = unicodedata.normalize("NFKC", text)
     return "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlalchemy import event, inspect
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm.attributes import PASSIVE_NO_INITIALIZE, get_history
 from sqlalchemy.orm.util import identity_key
 
 from judge.store.models_game import ACTIVE, Game, Membership, OrderSet
@@ -62,7 +63,8 @@ def _collect(session: Session, flush_context: Any, instances: Any) -> None:
         if isinstance(row, Game):
             state = inspect(row)
             # Only the attributes set since the last flush can have changed.
-            changed = {key for key in state.committed_state if state.attrs[key].history.has_changes()}
+            changed = {key for key in state.committed_state
+                       if get_history(row, key, PASSIVE_NO_INITIALIZE).has_changes()}
             if "next_due_at" in changed:
                 scheduled.add(id(row))
             if row in session.new or changed - _BOOKKEEPING:
