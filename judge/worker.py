@@ -21,7 +21,7 @@ again but shunted, with a reason for the operator.  Every shunt tells the sender
 the mail may be answered) that nothing in it was done.
 
 On SQLite the daemon takes the waiting mails in batches (``process_batch``: one
-transaction, each mail in a savepoint).  A batch's starts are counted together, in one
+transaction, each mail after the first in a savepoint).  A batch's starts are counted together, in one
 committed statement before it runs, so a death counts each mail of the batch once; a mail
 counted before is never batched again but taken alone, so after a death only the mail
 that kills the worker goes on being counted and reaches ``max_attempts``.
@@ -328,15 +328,17 @@ class Worker:
             queue_all(session, [inbound.reply(sender_notice(cause))], self.judge, now, inbound_id=inbound_id)
 
     def process_batch(self, limit: int = BATCH_MAILS) -> int:
-        """Process up to ``limit`` waiting mails in one transaction, each in a savepoint of
-        its own; the number handled (0: none waiting).  No mail is added to the batch once
-        another thread waits for the write turn or the batch has run ``batch_seconds``.
+        """Process up to ``limit`` waiting mails in one transaction, each after the first in
+        a savepoint of its own; the number handled (0: none waiting).  No mail is added to
+        the batch once another thread waits for the write turn or the batch has run
+        ``batch_seconds``.
 
         Only where writers take turns (SQLite): the begin, claim, commit and write turn of
         each mail cost about as much as a short mail's commands, and nobody else could
         write meanwhile anyway.  Each mail still takes effect entirely or not at all: one
         that fails is rolled back to its savepoint and shunted in the same transaction (its
-        sender told after the commit).  A mail that makes a phase ready ends the batch (the
+        sender told after the commit); a first mail that fails rolls the transaction back
+        and is shunted as a mail alone.  A mail that makes a phase ready ends the batch (the
         phase is processed right after the commit, as after a mail on its own, so the next
         mail finds the new phase).
 
