@@ -362,10 +362,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         default=[Layout.parse(p) for p in DEFAULT_LAYOUTS.split(",")],
                         help=f"comma-separated DxP: D daemons with P worker processes each (default {DEFAULT_LAYOUTS})")
     parser.add_argument("--games", type=int, default=2000, help="stored games (default 2000)")
-    parser.add_argument("--traffic-games", type=int, default=5, help="games whose players send mail")
+    parser.add_argument("--traffic-games", type=int, default=40,
+                        help="games whose players send mail (default 40: two workers rarely want one game)")
     parser.add_argument("--rebuild", action="store_true", help="build the population even if one fits")
     parser.add_argument("--senders", type=int, default=8, help="SMTP connections, spread over the daemons")
-    parser.add_argument("--mails", type=int, default=1000, help="mails sent at saturation per layout")
+    parser.add_argument("--mails", type=int, default=2500,
+                        help="mails sent at saturation per layout (default 2500: shorter runs measure start-up)")
     parser.add_argument("--poll-ms", type=float, default=5.0, help="outbox polling interval")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, help="write the figures here too")
