@@ -112,23 +112,20 @@ def test_one_changed_byte_in_a_broadcast_fails_the_audit(archive):
     assert any("judge signature" in d and "BAD signature" in d for d in report.discrepancies), report.text()
 
 
-def test_a_judge_that_signs_false_results_is_caught_by_re_adjudication(archive, game):
-    """The judge's own key signs a record whose result was changed: the signature is good,
-    the re-adjudication is not."""
+def _resigned_f1901m(game, edit):
+    """A rewrite of the archive's F1901M results mail: its record (g1-F1901M.json) changed by
+    ``edit`` and signed again with the judge's own key, as a dishonest judge would."""
     import json
 
-    def lie(raw: bytes) -> bytes:
+    def resign(raw: bytes) -> bytes:
         message = message_from_bytes(raw, policy=policy.default)
         if "F1901M results" not in str(message["Subject"]):
             return raw
         inner = message.get_payload()[0]
-        for part in inner.walk():
+        for part in list(inner.walk()):
             if part.get_filename() == "g1-F1901M.json":
                 document = json.loads(part.get_payload(decode=True))
-                for item in document["output"]["results"]:
-                    if item["result"] == "moves":
-                        item["result"] = "bounce"
-                        break
+                edit(document)
                 part.set_content(json.dumps(document).encode(), maintype="application", subtype="json",
                                  filename="g1-F1901M.json")
         with judge_keyring(game.judge.settings) as key:
@@ -137,7 +134,20 @@ def test_a_judge_that_signs_false_results_is_caught_by_re_adjudication(archive, 
             signed[name] = message[name]
         return signed.as_bytes()
 
-    report = audit_archive(_rewrite(archive, lie, "lie.mbox"))
+    return resign
+
+
+def test_a_judge_that_signs_false_results_is_caught_by_re_adjudication(archive, game):
+    """The judge's own key signs a record whose result was changed: the signature is good,
+    the re-adjudication is not."""
+
+    def lie(document: dict) -> None:
+        for item in document["output"]["results"]:
+            if item["result"] == "moves":
+                item["result"] = "bounce"
+                break
+
+    report = audit_archive(_rewrite(archive, _resigned_f1901m(game, lie), "lie.mbox"))
     assert not report.passed
     assert any("re-adjudication differs" in d for d in report.discrepancies), report.text()
 
@@ -154,37 +164,21 @@ def test_results_that_drop_a_broadcast_reveal_fail_the_audit(archive, game):
     """A judge that saw France's verified reveal, then re-signs F1901M's record as if France
     had never revealed (its orders gone, the phase re-adjudicated so the results agree, the
     revealed file left out) is caught by the reveal broadcast it signed before."""
-    import json
-
     from judge.audit import Context, readjudicate
     from judge.crypto.gpg import Keyring
 
-    def drop_france(raw: bytes) -> bytes:
-        message = message_from_bytes(raw, policy=policy.default)
-        if "F1901M results" not in str(message["Subject"]):
-            return raw
-        inner = message.get_payload()[0]
-        for part in list(inner.walk()):
-            if part.get_filename() == "g1-F1901M.json":
-                document = json.loads(part.get_payload(decode=True))
-                document["input"]["orders"]["FRANCE"] = []
-                document["sealed"]["FRANCE"].update(outcome="no_reveal", revealed=None, variant=None, orders=[],
-                                                    reason="no reveal before the reveal deadline: all units hold")
-                home = Path(tempfile.mkdtemp(prefix="fx", dir="/tmp"))
-                try:
-                    output, _, after = readjudicate(Context(Keyring(home)), document["input"])
-                finally:
-                    remove_home(home)
-                document["output"], document["digest_after"] = output, after
-                part.set_content(json.dumps(document).encode(), maintype="application", subtype="json",
-                                 filename="g1-F1901M.json")
-        with judge_keyring(game.judge.settings) as key:
-            signed = sign_message(key.keyring, inner, key.fingerprint)
-        for name in ("From", "To", "Subject", "Date", "Message-ID"):
-            signed[name] = message[name]
-        return signed.as_bytes()
+    def drop_france(document: dict) -> None:
+        document["input"]["orders"]["FRANCE"] = []
+        document["sealed"]["FRANCE"].update(outcome="no_reveal", revealed=None, variant=None, orders=[],
+                                            reason="no reveal before the reveal deadline: all units hold")
+        home = Path(tempfile.mkdtemp(prefix="fx", dir="/tmp"))
+        try:
+            output, _, after = readjudicate(Context(Keyring(home)), document["input"])
+        finally:
+            remove_home(home)
+        document["output"], document["digest_after"] = output, after
 
-    report = audit_archive(_rewrite(archive, drop_france, "dropped.mbox"))
+    report = audit_archive(_rewrite(archive, _resigned_f1901m(game, drop_france), "dropped.mbox"))
     assert not report.passed
     assert any("g1 F1901M FRANCE: marked no_reveal, but its reveal matching the commitment was broadcast" in d
                and "a dropped reveal" in d for d in report.discrepancies), report.text()
