@@ -243,7 +243,7 @@ def send_closed_loop(port: int, mails: Sequence[BenchMail], senders: int) -> lis
     work: queue.SimpleQueue[tuple[float | None, BenchMail] | None] = queue.SimpleQueue()
     for mail in mails:
         work.put((None, mail))
-    return _run_senders(port, work, senders, "sender")
+    return run_senders([port], work, senders, "sender")
 
 
 def send_at_rate(port: int, mails: Iterator[BenchMail], rate: float, seconds: float,
@@ -254,20 +254,21 @@ def send_at_rate(port: int, mails: Iterator[BenchMail], rate: float, seconds: fl
     work: queue.SimpleQueue[tuple[float | None, BenchMail] | None] = queue.SimpleQueue()
     for index in range(total):
         work.put((start + index / rate, next(mails)))
-    return _run_senders(port, work, connections, "paced")
+    return run_senders([port], work, connections, "paced")
 
 
-def _run_senders(port: int, work: "queue.SimpleQueue[tuple[float | None, BenchMail] | None]",
-                 connections: int, name: str) -> list[Sent]:
-    """``connections`` threads, each with its own SMTP connection, sending the queued mails
-    (each at its due time when it has one) until the queue runs dry."""
+def run_senders(ports: Sequence[int], work: "queue.SimpleQueue[tuple[float | None, BenchMail] | None]",
+                connections: int, name: str) -> list[Sent]:
+    """``connections`` threads, thread ``i`` holding one SMTP connection to ``ports[i mod
+    len(ports)]``, sending the queued mails (each at its due time when it has one) until the
+    queue runs dry."""
     for _ in range(connections):
         work.put(None)  # one end marker per thread
     results: list[Sent] = []
     errors: list[BaseException] = []
     lock = threading.Lock()
 
-    def run() -> None:
+    def run(port: int) -> None:
         sender = Sender(port)
         try:
             while (item := work.get()) is not None:
@@ -284,7 +285,8 @@ def _run_senders(port: int, work: "queue.SimpleQueue[tuple[float | None, BenchMa
         finally:
             sender.close()
 
-    threads = [threading.Thread(target=run, name=f"{name}{n}") for n in range(connections)]
+    threads = [threading.Thread(target=run, args=(ports[n % len(ports)],), name=f"{name}{n}")
+               for n in range(connections)]
     for thread in threads:
         thread.start()
     for thread in threads:

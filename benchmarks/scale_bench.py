@@ -39,7 +39,6 @@ import random
 import resource
 import signal
 import sys
-import threading
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -49,7 +48,7 @@ from typing import Any, Sequence
 import psycopg
 from sqlalchemy import create_engine, text
 
-from benchmarks.intake_bench import PhaseFigures, ReplyObserver, Sender, Sent, figures, machine
+from benchmarks.intake_bench import PhaseFigures, ReplyObserver, Sent, figures, machine, run_senders
 from benchmarks.intake_bench import Daemon as IntakeDaemon
 from benchmarks.intake_mail import BenchMail, mail_stream, one_per_seat
 from benchmarks.intake_population import Population, load_or_build
@@ -207,36 +206,10 @@ def postmaster_pid(data_directory: Path) -> int:
 def send_spread(ports: Sequence[int], mails: Sequence[BenchMail], connections: int) -> list[Sent]:
     """``connections`` threads, thread ``i`` holding one SMTP connection to ``ports[i mod
     len(ports)]``, each sending its next mail as soon as the last one is acknowledged."""
-    work: queue.SimpleQueue[BenchMail | None] = queue.SimpleQueue()
+    work: queue.SimpleQueue[tuple[float | None, BenchMail] | None] = queue.SimpleQueue()
     for mail in mails:
-        work.put(mail)
-    for _ in range(connections):
-        work.put(None)
-    results: list[Sent] = []
-    errors: list[BaseException] = []
-    lock = threading.Lock()
-
-    def run(port: int) -> None:
-        sender = Sender(port)
-        try:
-            while (mail := work.get()) is not None:
-                sent = sender.send(mail)
-                with lock:
-                    results.append(sent)
-        except BaseException as problem:  # reported below
-            errors.append(problem)
-        finally:
-            sender.close()
-
-    threads = [threading.Thread(target=run, args=(ports[n % len(ports)],), name=f"sender{n}")
-               for n in range(connections)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise RuntimeError(f"{len(errors)} senders failed: {errors[0]!r}") from errors[0]
-    return results
+        work.put((None, mail))
+    return run_senders(ports, work, connections, "sender")
 
 
 # -- one layout --------------------------------------------------------------------------------
