@@ -21,12 +21,10 @@ from email.policy import default as default_policy
 import pytest
 from sqlalchemy import func, select
 
-from judge.store.engine import Store
 from judge.store.models_game import Game, PhaseRecord
 from judge.store.models_mail import InboundMessage, OutboxMessage, Shunt
-from tests.fixtures.gpg import remove_home, short_home
-from tests.fixtures.judge_process import JudgeProcess, run_judge
-from tests.integration.test_two_judges import MASTER, Front, games_env, holds, outbox_done, phases
+from tests.fixtures.judge_process import JudgeProcess
+from tests.integration.test_two_judges import MASTER, Front, holds, judges_on_one_database, outbox_done, phases
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.gpg]
 
@@ -38,24 +36,14 @@ VICTIM_PAUSE_SECONDS = 2.0  # long enough that a loaded machine kills it while i
 
 @pytest.fixture
 def survivor_and_victim(postgres_url, tmp_path, smtp_sink, judge_runner):
-    home = short_home("kill")
-    env = games_env(postgres_url, home, smtp_sink)
-    assert (upgraded := run_judge(["db", "upgrade"], tmp_path, env)).returncode == 0, upgraded.stderr
-    for name in ("survivor", "victim"):
-        (tmp_path / name).mkdir()
-    # The survivor's worker runs in two processes of its own (the scale-out layout 1x2).
-    # The first start makes the judge's key pair: slow on a busy machine.
-    survivor = judge_runner.start(tmp_path / "survivor", {**env, "JUDGE_WORKER_PROCESSES": "2"},
-                                  wait=False).wait_ready(timeout=90)
-    store = Store(postgres_url)
-    try:
+    with judges_on_one_database(postgres_url, tmp_path, smtp_sink, judge_runner, "kill") as (env, store):
+        for name in ("survivor", "victim"):
+            (tmp_path / name).mkdir()
+        # The survivor's worker runs in two processes of its own (the scale-out layout 1x2).
+        # The first start makes the judge's key pair: slow on a busy machine.
+        survivor = judge_runner.start(tmp_path / "survivor", {**env, "JUDGE_WORKER_PROCESSES": "2"},
+                                      wait=False).wait_ready(timeout=90)
         yield survivor, tmp_path / "victim", env, store
-    finally:
-        store.dispose()
-        for daemon in judge_runner.started:
-            if daemon.process.poll() is None:
-                assert daemon.terminate() == 0, daemon.log
-        remove_home(home)
 
 
 def test_a_killed_judge_loses_and_doubles_nothing(survivor_and_victim, judge_runner, smtp_sink):

@@ -12,6 +12,7 @@ import random
 import smtplib
 import time
 from collections import Counter, defaultdict
+from contextlib import contextmanager
 from email.policy import default as default_policy
 from email.utils import make_msgid
 
@@ -133,20 +134,29 @@ def games_env(postgres_url: str, home, smtp_sink) -> dict[str, str]:  # type: ig
 
 @pytest.fixture
 def two_judges(postgres_url, tmp_path, smtp_sink, judge_runner):
-    home = short_home("two")
+    with judges_on_one_database(postgres_url, tmp_path, smtp_sink, judge_runner, "two") as (env, store):
+        workdirs = [tmp_path / "a", tmp_path / "b"]
+        for workdir in workdirs:
+            workdir.mkdir()
+        # Host b runs its worker in a process of its own: three processes sign with one home.
+        envs = [env, {**env, "JUDGE_WORKER_PROCESSES": "1"}]
+        daemons = [judge_runner.start(workdirs[0], envs[0])]  # the first start makes and records the key
+        daemons.append(judge_runner.start(workdirs[1], envs[1]))
+        yield Front(smtp_sink, daemons), judge_runner, workdirs, envs, store
+
+
+@contextmanager
+def judges_on_one_database(postgres_url, tmp_path, smtp_sink, judge_runner, name: str):  # type: ignore[no-untyped-def]
+    """``(env, store)`` for judges playing games on one upgraded database (games_env, a
+    GnuPG home of its own); on leaving, every judge the runner started is stopped cleanly
+    and the home removed."""
+    home = short_home(name)
     env = games_env(postgres_url, home, smtp_sink)
     upgraded = run_judge(["db", "upgrade"], tmp_path, env)
     assert upgraded.returncode == 0, upgraded.stderr
-    workdirs = [tmp_path / "a", tmp_path / "b"]
-    for workdir in workdirs:
-        workdir.mkdir()
-    # Host b runs its worker in a process of its own: three processes sign with one home.
-    envs = [env, {**env, "JUDGE_WORKER_PROCESSES": "1"}]
-    daemons = [judge_runner.start(workdirs[0], envs[0])]  # the first start makes and records the key
-    daemons.append(judge_runner.start(workdirs[1], envs[1]))
     store = Store(postgres_url)
     try:
-        yield Front(smtp_sink, daemons), judge_runner, workdirs, envs, store
+        yield env, store
     finally:
         store.dispose()
         for daemon in judge_runner.started:
