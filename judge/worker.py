@@ -298,15 +298,21 @@ class Worker:
         tell its sender, in a transaction of its own: reading the mail's headers must not
         keep a mail that kills the worker from being shunted."""
         with self.store.unit_of_work() as session:
-            taken = session.connection().execute(_SHUNT_IF_RECEIVED, {"row_id": inbound_id}).rowcount
-            if taken:
-                session.add(Shunt(inbound_id=inbound_id, traceback=reason, created_at=self.clock()))
+            taken = self._record_shunt(session, inbound_id, reason)
             raw = session.connection().execute(select(_INBOUND.c.raw).where(_INBOUND.c.id == inbound_id)).scalar()
         if not taken:
             log.warning("message #%d failed here but another worker has handled it meanwhile; not shunted:\n%s",
                         inbound_id, without_secrets(reason, raw or b""))
             return
         self._after_shunt(inbound_id, reason, cause, raw)
+
+    def _record_shunt(self, session: Session, inbound_id: int, reason: str) -> bool:
+        """The mail shunted in ``session`` with ``reason``, if it still waits (guarded: one
+        another worker processed or shunted meanwhile is left alone); whether it was."""
+        taken = session.connection().execute(_SHUNT_IF_RECEIVED, {"row_id": inbound_id}).rowcount
+        if taken:
+            session.add(Shunt(inbound_id=inbound_id, traceback=reason, created_at=self.clock()))
+        return bool(taken)
 
     def _after_shunt(self, inbound_id: int, reason: str, cause: str, raw: bytes | None) -> None:
         """A committed shunt logged (the mail's passwords masked) and its sender told."""
@@ -446,8 +452,7 @@ class Worker:
             session.info.clear()
             session.info.update(noted)
             trace = traceback.format_exc()
-            session.connection().execute(_SHUNT_IF_RECEIVED, {"row_id": row.id})
-            session.add(Shunt(inbound_id=row.id, traceback=trace, created_at=self.clock()))
+            self._record_shunt(session, row.id, trace)  # claimed in this transaction: still waiting
             shunted.append((row.id, trace, cause_for_sender(error, attempts), row.raw))
             return False
         return True
