@@ -12,7 +12,6 @@ it had leased (its process is gone: released by the survivor's lease keeper).
 from __future__ import annotations
 
 import email
-import random
 import re
 import time
 from collections import Counter
@@ -24,7 +23,7 @@ from sqlalchemy import func, select
 from judge.store.models_game import Game, PhaseRecord
 from judge.store.models_mail import InboundMessage, OutboxMessage, Shunt
 from tests.fixtures.judge_process import JudgeProcess
-from tests.integration.test_two_judges import MASTER, Front, holds, judges_on_one_database, outbox_done, phases
+from tests.integration.test_two_judges import Front, judges_on_one_database, orders_and_chatter, outbox_done, phases
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.gpg]
 
@@ -55,17 +54,7 @@ def test_a_killed_judge_loses_and_doubles_nothing(survivor_and_victim, judge_run
 
     # The load: every player's orders and a signed broadcast from some, shuffled; each
     # game's phase is processed by whichever scheduler sees it ready first.
-    load = []
-    for game in GAMES:
-        for i, address in enumerate(players[game]):
-            power = power_of[(game, address)]
-            signon = f"SIGNON {power[0]}{game} pw{i}\n"
-            load.append((address, signon + holds(power) + "\n", f"S1901 {game} {power}"))
-            if i % 2 == 0:
-                load.append((address, signon + f"BROADCAST\nspring greetings from {power}\nENDPRESS\n",
-                             f"press {game} {power}"))
-        load.append((MASTER, f"LIST {game}\n", f"list {game}"))
-    random.Random(16).shuffle(load)
+    load = orders_and_chatter(players, power_of, "S1901", broadcast_every=2)
 
     victim = judge_runner.start(victim_dir, {**env, "JUDGE_WORKER_PAUSE_BEFORE_COMMIT_SECONDS":
                                              str(VICTIM_PAUSE_SECONDS)}, wait=False).wait_ready(timeout=60)

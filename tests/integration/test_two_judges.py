@@ -115,6 +115,24 @@ class Front:
         return [m for m in self.received() if "game started, you play" in str(m["Subject"])]
 
 
+def orders_and_chatter(players: dict[str, list[str]], power_of: dict[tuple[str, str], str], phase: str,
+                       broadcast_every: int) -> list[tuple[str, str, str]]:
+    """A phase's load, shuffled: every player's orders (all hold), a signed broadcast from
+    every ``broadcast_every``-th player, and the master's LIST of each game."""
+    mails = []
+    for game, addresses in players.items():
+        for i, address in enumerate(addresses):
+            power = power_of[(game, address)]
+            signon = f"SIGNON {power[0]}{game} pw{i}\n"
+            mails.append((address, signon + holds(power) + "\n", f"{phase} {game} {power}"))
+            if i % broadcast_every == 0:
+                mails.append((address, signon + f"BROADCAST\n{phase} greetings from {power}\nENDPRESS\n",
+                              f"press {phase} {game} {power}"))
+        mails.append((MASTER, f"LIST {game}\n", f"list {phase} {game}"))
+    random.Random(phase).shuffle(mails)
+    return mails
+
+
 def holds(power: str) -> str:
     position = initial_position(variant_named("standard"))
     return "\n".join(f"{u.kind.value} {u.location} H" for u in position.units if u.power == power)
@@ -171,23 +189,9 @@ def test_two_judges_share_one_database_through_a_crash(two_judges):
     # Forming: three masters' games, seven players each, joined through either judge.
     players, power_of = front.form_games(GAMES)
 
-    def orders_and_chatter(phase: str) -> list[tuple[str, str, str]]:
-        mails = []
-        for game in GAMES:
-            for i, address in enumerate(players[game]):
-                power = power_of[(game, address)]
-                signon = f"SIGNON {power[0]}{game} pw{i}\n"
-                mails.append((address, signon + holds(power) + "\n", f"{phase} {game} {power}"))
-                if i % 3 == 0:  # a signed broadcast to the whole game, from either judge
-                    mails.append((address, signon + f"BROADCAST\n{phase} greetings from {power}\nENDPRESS\n",
-                                  f"press {phase} {game} {power}"))
-            mails.append((MASTER, f"LIST {game}\n", f"list {phase} {game}"))
-        random.Random(phase).shuffle(mails)
-        return mails
-
     # S1901: half the load, then judge a dies (SIGKILL) with mail in hand, the rest
     # goes on through judge b, and judge a comes back for the second half.
-    spring = orders_and_chatter("S1901")
+    spring = orders_and_chatter(players, power_of, "S1901", broadcast_every=3)
     half = len(spring) // 2
     for mail in spring[:half]:
         front.send(*mail)
@@ -198,7 +202,7 @@ def test_two_judges_share_one_database_through_a_crash(two_judges):
     for mail in spring[half + 10:]:
         front.send(*mail)
     front.wait(lambda: phases(store) == {game: ["S1901M"] for game in GAMES}, "S1901M processed in every game")
-    for mail in orders_and_chatter("F1901"):
+    for mail in orders_and_chatter(players, power_of, "F1901", broadcast_every=3):
         front.send(*mail)
     front.wait(lambda: phases(store) == {game: ["S1901M", "F1901M"] for game in GAMES}, "F1901M processed")
     front.wait(front.all_answered, "every reply")
