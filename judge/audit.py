@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import json
 import mailbox
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from email import message_from_bytes, policy
 from email.message import EmailMessage
@@ -33,7 +31,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from judge.crypto.armor import dearmor_all
 from judge.crypto.commitments import verify_reveal, verify_sha256_reveal
-from judge.crypto.gpg import Keyring, KeyImportError, stop_agents
+from judge.crypto.gpg import Keyring, KeyImportError, scratch_home
 from judge.crypto.pgpmime import verify_message
 from judge.fair import audit as fair_audit
 from judge.record import COMMITMENTS_FORMAT, FORMAT, REVEAL_FORMAT, keys_name, orders_from_revealed
@@ -516,9 +514,5 @@ def audit_archive(path: str | Path, judge_key_file: str | Path | None = None) ->
             raise AuditError("no judge key: the archive holds no GET KEY reply; give --judge-key FILE "
                              "(send GET KEY to the judge and save the key block)")
         judge_key = found
-    home = Path(tempfile.mkdtemp(prefix="audit", dir="/tmp"))
-    try:
+    with scratch_home("audit") as home:
         return audit_messages(messages, judge_key, home)
-    finally:
-        stop_agents(home)
-        shutil.rmtree(home, ignore_errors=True)

@@ -17,12 +17,14 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import shutil
 import subprocess
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 import gnupg  # type: ignore[import-untyped]
 
@@ -404,6 +406,18 @@ def stop_agents(home: str | os.PathLike[str], *, wait_seconds: float = 2.0) -> N
     deadline = time.monotonic() + wait_seconds
     while agent_pids(home) and time.monotonic() < deadline:
         time.sleep(0.01)
+
+
+@contextmanager
+def scratch_home(prefix: str) -> Iterator[Path]:
+    """A GnuPG home of its own for a while (under /tmp: its socket paths must stay short),
+    its agents stopped and the folder removed on leaving."""
+    home = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    try:
+        yield home
+    finally:
+        stop_agents(home)
+        shutil.rmtree(home, ignore_errors=True)
 
 
 def stop_agents_if_unused(home: str | os.PathLike[str]) -> None:

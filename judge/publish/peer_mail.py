@@ -11,14 +11,11 @@ same way (their mail program's PGP/MIME signing, with the public key attached).
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from dataclasses import dataclass
 from email import message_from_bytes, policy
-from pathlib import Path
 
 from judge.config import JudgeSettings
-from judge.crypto.gpg import KeyImportError, Keyring, stop_agents
+from judge.crypto.gpg import KeyImportError, Keyring, scratch_home
 from judge.crypto.pgpmime import sign_message, verify_message
 from judge.outgoing import OutgoingMail
 from judge.publish.signing import FileAttachment, compose, judge_keyring
@@ -71,17 +68,12 @@ def check_peer_mail(raw: bytes, pinned_key: str | None) -> PeerCheck:
     key = pinned_key or _carried_key(raw)
     if not key:
         return PeerCheck(False, f"the signed mail carries no public key ({KEY_FILE}) to check it with")
-    home = Path(tempfile.mkdtemp(prefix="peer", dir="/tmp"))
-    try:
-        with Keyring(home) as keyring:
-            try:
-                fingerprint = keyring.import_public_key(key)
-            except KeyImportError as problem:
-                return PeerCheck(False, f"the key it carries cannot be read: {problem}")
-            checked = verify_message(keyring, raw, fingerprint)
-    finally:
-        stop_agents(home)
-        shutil.rmtree(home, ignore_errors=True)
+    with scratch_home("peer") as home, Keyring(home) as keyring:
+        try:
+            fingerprint = keyring.import_public_key(key)
+        except KeyImportError as problem:
+            return PeerCheck(False, f"the key it carries cannot be read: {problem}")
+        checked = verify_message(keyring, raw, fingerprint)
     if not checked.valid:
         expected = "the key pinned for this run" if pinned_key else "the key it carries"
         return PeerCheck(False, f"signature refused ({expected}, {fingerprint}): {checked.verdict.reason}")

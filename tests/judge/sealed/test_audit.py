@@ -1,7 +1,6 @@
 """judge audit over the broadcasts of a sealed game played through the real worker and gpg."""
 
 import mailbox
-import tempfile
 from email import message_from_bytes, policy
 from pathlib import Path
 
@@ -165,17 +164,14 @@ def test_results_that_drop_a_broadcast_reveal_fail_the_audit(archive, game):
     had never revealed (its orders gone, the phase re-adjudicated so the results agree, the
     revealed file left out) is caught by the reveal broadcast it signed before."""
     from judge.audit import Context, readjudicate
-    from judge.crypto.gpg import Keyring
+    from judge.crypto.gpg import Keyring, scratch_home
 
     def drop_france(document: dict) -> None:
         document["input"]["orders"]["FRANCE"] = []
         document["sealed"]["FRANCE"].update(outcome="no_reveal", revealed=None, variant=None, orders=[],
                                             reason="no reveal before the reveal deadline: all units hold")
-        home = Path(tempfile.mkdtemp(prefix="fx", dir="/tmp"))
-        try:
+        with scratch_home("fx") as home:
             output, _, after = readjudicate(Context(Keyring(home)), document["input"])
-        finally:
-            remove_home(home)
         document["output"], document["digest_after"] = output, after
 
     report = audit_archive(_rewrite(archive, _resigned_f1901m(game, drop_france), "dropped.mbox"))
