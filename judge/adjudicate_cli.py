@@ -70,7 +70,8 @@ output (one JSON object):
 
 exit status:
   0  answered;  2  malformed input: the output is {{"error": "...", "detail": ...}}
-  (bad JSON, unknown map, power, province, rule, bad phase, ...);  1  internal error.
+  (bad JSON, unknown map, power, province, rule, bad phase, ...);  1  internal error;
+  141  the reader closed standard output (as in "| head -1"): stopped quietly.
   With --batch every line is answered (a malformed line gets an error object that
   also gives its "line" number); the status is 0 when every line succeeded, 2 when
   some line was malformed, 1 after an internal error.  Blank lines are answered
@@ -233,15 +234,19 @@ def run_batch(lines: Iterable[str], out: IO[str], err: IO[str], engine: Adjudica
         try:
             if not line.strip():
                 raise ContractError("empty line: expected one JSON document per line", None)
-            out.write(engine.answer_line(_decode(line)))
-            out.write("\n")
+            answer = engine.answer_line(_decode(line))
         except ContractError as error:
-            _write(out, _error(error, line=number), None)
+            answer = json.dumps(_error(error, line=number), ensure_ascii=False)
             status = status if status == EXIT_INTERNAL else EXIT_MALFORMED
         except Exception as error:  # an engine bug: answer the line, keep going, say so
             err.write(f"judge adjudicate: internal error on line {number}:\n{traceback.format_exc()}")
-            _write(out, {"error": f"internal error: {type(error).__name__}: {error}", "detail": None, "line": number}, None)
+            answer = json.dumps({"error": f"internal error: {type(error).__name__}: {error}", "detail": None, "line": number},
+                                ensure_ascii=False)
             status = EXIT_INTERNAL
+        # Written outside the guard: a reader that went away (BrokenPipeError) ends the
+        # command (judge.cli), it is no error of this line.
+        out.write(answer)
+        out.write("\n")
         out.flush()
     return status
 
