@@ -293,10 +293,10 @@ def test_console_script():
     assert json.loads(done.stdout)["phase"] == "S1901M"
 
 
-def test_a_power_whose_lines_the_fast_path_declines_is_read_line_by_line_in_its_order():
+def test_every_line_of_a_power_is_answered_in_its_order():
     # ENGLAND: a canonical line, an illegal one, a blank one, an unreadable one and a later
-    # order for a unit already ordered (the later counts): read one by one, as the lenient
-    # reading always did; FRANCE's canonical lines stay on the fast path.  Both answer alike.
+    # order for a unit already ordered (the later counts): the good lines stay on the fast
+    # path beside the others (api.read_orders), as FRANCE's do.  Both ways of answering agree.
     doc = {**OPENING, "orders": {
         "ENGLAND": ["F LON - ENG", "F EDI - PAR", "", "A LVP - Atlantis", "f edi - nth", "A LVP H"],
         "FRANCE": ["A PAR - BUR", "A MAR S A PAR - BUR"],
