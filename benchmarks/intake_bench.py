@@ -158,11 +158,17 @@ class ReplyObserver(threading.Thread):
         self.stopping = threading.Event()
         self.polls = 0
 
-    # Rows newer than an id; a subclass on another database names its own connection and
-    # parameter style.  LAG_ROWS: ids below the highest seen read again at each poll (0: ids
-    # are committed in order, as SQLite's single writer commits them).
-    NEWER_REPLIES = "SELECT id, inbound_id FROM outbox WHERE id > ? AND kind = 'reply' ORDER BY id"
-    LAG_ROWS = 0
+    # Rows (id, inbound_id, kind) above an id or among the ids still missing below it, by id;
+    # a subclass on another database names its own connection and parameter style.
+    def newer_rows(self, db: Any, last: int, missing: Sequence[int]) -> list[tuple[int, int | None, str]]:
+        marks = ", ".join("?" * len(missing))
+        among = f" OR id IN ({marks})" if missing else ""
+        return db.execute(f"SELECT id, inbound_id, kind FROM outbox WHERE id > ?{among} ORDER BY id",
+                          (last, *missing)).fetchall()
+
+    # How long an id below the highest seen is looked for: one taken by a transaction that
+    # commits later (several writers) turns up; one rolled back never does.
+    MISSING_SECONDS = 30.0
 
     def connect(self) -> Any:
         """A read-only connection to the judge's database, as a context manager."""
@@ -170,19 +176,31 @@ class ReplyObserver(threading.Thread):
         return closing(sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False))
 
     def run(self) -> None:
+        # Each poll reads only the rows it has not seen: those above the highest id seen and
+        # the ids skipped below it (taken by a transaction not yet committed), so that a poll
+        # every few milliseconds costs the database next to nothing.
+        missing: dict[int, float] = {}  # id -> when first found missing
         with self.connect() as db:
             last = db.execute("SELECT coalesce(max(id), 0) FROM outbox").fetchone()[0]
             while not self.stopping.is_set():
-                rows = db.execute(self.NEWER_REPLIES, (last - self.LAG_ROWS,)).fetchall()
+                rows = self.newer_rows(db, last, list(missing))
                 now = time.monotonic()
                 self.polls += 1
                 if rows:
                     with self.changed:
-                        for _row_id, inbound_id in rows:
-                            if inbound_id is not None:
+                        for _row_id, inbound_id, kind in rows:
+                            if inbound_id is not None and kind == "reply":
                                 self.seen.setdefault(inbound_id, now)
                         self.changed.notify_all()
-                    last = max(last, rows[-1][0])
+                    found = {row[0] for row in rows}
+                    for row_id in found.intersection(missing):
+                        del missing[row_id]
+                    top = rows[-1][0]
+                    missing.update((row_id, now) for row_id in range(last + 1, top) if row_id not in found)
+                    last = max(last, top)
+                if missing:
+                    for row_id in [i for i, since in missing.items() if now - since > self.MISSING_SECONDS]:
+                        del missing[row_id]
                 self.stopping.wait(self.poll_seconds)
 
     def wait_for(self, inbound_ids: Iterable[int], timeout: float) -> None:

@@ -113,20 +113,16 @@ def copy_population(sqlite_path: Path, target_url: str) -> None:
 
 class PostgresObserver(ReplyObserver):
     """Notes when the reply row of each inbound row is first visible to another connection
-    (the intake benchmark's ReplyObserver, on PostgreSQL).
-
-    Several transactions take outbox ids from the sequence at once and commit in any
-    order, so a row may become visible after rows with higher ids: each poll reads again
-    the last ``LAG_ROWS`` ids below the highest seen.
-    """
-
-    LAG_ROWS = 200
+    (the intake benchmark's ReplyObserver, on PostgreSQL, where several transactions take
+    outbox ids at once and commit in any order: the skipped ids are looked for again)."""
 
     def __init__(self, conninfo: str, poll_seconds: float) -> None:
         super().__init__(Path(), poll_seconds)
         self.conninfo = conninfo
 
-    NEWER_REPLIES = "SELECT id, inbound_id FROM outbox WHERE id > %s AND kind = 'reply' ORDER BY id"
+    def newer_rows(self, db: Any, last: int, missing: Sequence[int]) -> list[tuple[int, int | None, str]]:
+        return db.execute("SELECT id, inbound_id, kind FROM outbox WHERE id > %s OR id = ANY(%s) ORDER BY id",
+                          (last, list(missing))).fetchall()
 
     def connect(self) -> Any:
         return psycopg.connect(self.conninfo, autocommit=True)
