@@ -158,13 +158,18 @@ class ReplyObserver(threading.Thread):
         self.stopping = threading.Event()
         self.polls = 0
 
-    # Rows (id, inbound_id, kind) above an id or among the ids still missing below it, by id;
-    # a subclass on another database names its own connection and parameter style.
+    # Rows (id, inbound_id, kind) above an id or among the ids still missing below it, by id
+    # (two statements: one with an OR would not use the primary key on PostgreSQL).  A
+    # subclass on another database names its own connection and parameter style.
+    ABOVE = "SELECT id, inbound_id, kind FROM outbox WHERE id > ? ORDER BY id"
+
+    def among(self, db: Any, missing: Sequence[int]) -> list[tuple[int, int | None, str]]:
+        return db.execute(f"SELECT id, inbound_id, kind FROM outbox WHERE id IN ({', '.join('?' * len(missing))})",
+                          tuple(missing)).fetchall()
+
     def newer_rows(self, db: Any, last: int, missing: Sequence[int]) -> list[tuple[int, int | None, str]]:
-        marks = ", ".join("?" * len(missing))
-        among = f" OR id IN ({marks})" if missing else ""
-        return db.execute(f"SELECT id, inbound_id, kind FROM outbox WHERE id > ?{among} ORDER BY id",
-                          (last, *missing)).fetchall()
+        rows = db.execute(self.ABOVE, (last,)).fetchall()
+        return sorted(self.among(db, missing) + rows) if missing else rows
 
     # How long an id below the highest seen is looked for: one taken by a transaction that
     # commits later (several writers) turns up; one rolled back never does.
