@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings
 from judge.mailpolicy import POLICY
+from judge.store.core import table_of
 from judge.store.models_mail import QUEUED, OutboxMessage
 
 # Machine players (judge/edge/daide) have addresses in this reserved domain (RFC 2606):
@@ -214,7 +215,7 @@ def _add_row(session: Session, mail: OutgoingMail, raw: bytes, judge: JudgeSetti
 
 
 # Core, built once: queue_all runs for every processed mail.
-_INSERT_OUTBOX = insert(OutboxMessage.__table__)
+_INSERT_OUTBOX = insert(table_of(OutboxMessage))
 
 
 def _copy_key(mail: OutgoingMail) -> tuple[object, ...] | None:

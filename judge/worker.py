@@ -53,6 +53,7 @@ from judge.loopguard import no_reply_reason
 from judge.mailread import headers_of, read_message
 from judge.outgoing import OutgoingMail, queue_all
 from judge.store.conflicts import is_conflict
+from judge.store.core import table_of
 from judge.store.engine import Store
 from judge.store.schedule import NOW, PROCESS_AFTER_COMMIT
 from judge.store.models_mail import PROCESSED, RECEIVED, SHUNTED, InboundMessage, Shunt
@@ -81,7 +82,7 @@ def jittered_backoff(attempt: int) -> float:
 
 # The worker's own statements, in Core and built once: the ORM's per-statement work was a
 # good part of the worker's CPU time per mail, and the worker shares one GIL with intake.
-_INBOUND = InboundMessage.__table__
+_INBOUND = table_of(InboundMessage)
 _CLAIMED_COLUMNS = (_INBOUND.c.id, _INBOUND.c.raw, _INBOUND.c.mail_from, _INBOUND.c.rcpt_to,
                     _INBOUND.c.message_id, _INBOUND.c.source, _INBOUND.c.received_at)
 #: PostgreSQL: a start counted this recently is another worker's, about to claim the mail

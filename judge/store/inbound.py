@@ -12,6 +12,7 @@ from typing import Sequence
 from sqlalchemy import Connection, bindparam, insert, or_, select
 from sqlalchemy.exc import IntegrityError
 
+from judge.store.core import table_of
 from judge.store.engine import Store
 from judge.store.models_mail import RECEIVED, InboundMessage
 
@@ -74,7 +75,7 @@ def content_digest(raw: bytes) -> str:
 # Plain Core statements on the table, built once: intake runs for every mail and shares
 # the process (and its GIL) with the worker; the ORM's statement handling costs more than
 # the two statements themselves.
-_INBOUND = InboundMessage.__table__
+_INBOUND = table_of(InboundMessage)
 _BY_DIGEST = select(_INBOUND.c.id).where(_INBOUND.c.digest == bindparam("digest")).limit(1)
 _BY_MESSAGE_ID_OR_DIGEST = select(_INBOUND.c.id).where(
     or_(_INBOUND.c.message_id == bindparam("message_id"), _INBOUND.c.digest == bindparam("digest"))
