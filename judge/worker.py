@@ -132,7 +132,7 @@ _MARK_PROCESSED = update(_INBOUND).where(_INBOUND.c.id == bindparam("row_id")).v
     status=PROCESSED, processed_at=bindparam("now"), loop_reason=bindparam("reason"))
 
 
-def to_inbound_mail(row: InboundMessage | Row[Any], judge: JudgeSettings, *, headers_only: bool = False) -> InboundMail:
+def to_inbound_mail(row: InboundMessage | Row, judge: JudgeSettings, *, headers_only: bool = False) -> InboundMail:
     """The stored ``row`` as the processing hook sees it (``headers_only``: its body not
     parsed, for answering a mail that cannot be processed)."""
     message, unreadable = (headers_of(row.raw), None) if headers_only else read_message(row.raw)
@@ -220,11 +220,11 @@ class Worker:
             return True
         attempt = 1
         while failure is not None:
-            error, trace = failure
-            if not is_conflict(error) or attempt >= self.conflict_attempts:
-                self._shunt(claimed, trace, cause_for_sender(error, attempts))
+            problem, trace = failure
+            if not is_conflict(problem) or attempt >= self.conflict_attempts:
+                self._shunt(claimed, trace, cause_for_sender(problem, attempts))
                 return True
-            self._pause_after_conflict(f"message #{claimed}", attempt, error)
+            self._pause_after_conflict(f"message #{claimed}", attempt, problem)
             attempt += 1
             failure, done = self._attempt(claimed)
         if done is not None:
@@ -272,7 +272,7 @@ class Worker:
             counted = connection.execute(self._count_start_statement).first()
         return None if counted is None else (counted.id, counted.attempts)
 
-    def _process_row(self, session: Session, row: Row[Any]) -> datetime:
+    def _process_row(self, session: Session, row: Row) -> datetime:
         """Process one claimed mail in ``session``; returns the clock it was processed at."""
         now = self.clock()
         session.info[NOW] = now  # the games this mail touched are rescheduled at commit
@@ -327,7 +327,7 @@ class Worker:
         now = self.clock()
         with self.store.unit_of_work() as session:
             row = session.connection().execute(
-                select(*_CLAIMED_COLUMNS).where(_INBOUND.c.id == inbound_id)).first()
+                select(*_CLAIMED_COLUMNS).where(_INBOUND.c.id == inbound_id)).one()
             inbound = to_inbound_mail(row, self.judge, headers_only=True)
             if not inbound.may_reply:
                 log.info("message #%d: sender not told of the shunt (%s)", inbound_id, inbound.no_reply_reason)
@@ -437,7 +437,7 @@ class Worker:
             return handled, frozenset(), now, counted[reached:]
         return handled, ready, now, following
 
-    def _process_in_savepoint(self, session: Session, row: Row[Any], attempts: int,
+    def _process_in_savepoint(self, session: Session, row: Row, attempts: int,
                               shunted: list[tuple[int, str, str, bytes]]) -> bool:
         """A mail after the first of a batch, in a savepoint; False when it failed, was
         rolled back to the savepoint and shunted in the transaction."""

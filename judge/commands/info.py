@@ -23,7 +23,7 @@ from judge.commands.create import set_map
 from judge.phases.pictures import position_picture, record_picture
 from judge.store.queries import as_utc, find_game, position_of, variant_named, variant_of
 from judge.phases.turn_views import ResultsView, results_view
-from judge.lifecycle import STATUS_TEXT
+from judge.lifecycle import status_text
 from judge.phases.views import game_view
 from judge.commands.daide_ports import daide_text
 from judge.store.models_game import MEMBER_ACTIVE, PLAYER, Game, Membership, PhaseRecord
@@ -80,7 +80,7 @@ def summary(ctx: MailContext, command: Summary) -> None:
     game = _named_or_signed_on(ctx, command.game, "SUMMARY")
     ctx.add_block(render("game_info.j2", game=game_view(ctx.session, game, ctx.now, viewer=_viewer(ctx, game)),
                          full=True, daide=daide_text(ctx.session, game)))
-    ctx.done(command, f"summary of game '{game.name}' below ({STATUS_TEXT.get(game.status, game.status)})")
+    ctx.done(command, f"summary of game '{game.name}' below ({status_text(game.status)})")
 
 
 def _record_view(game: Game, row: PhaseRecord) -> ResultsView:

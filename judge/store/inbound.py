@@ -117,6 +117,14 @@ class _Arrival:
                 "status": RECEIVED}
 
 
+def _insert(connection: Connection, arrival: _Arrival) -> int:
+    """Store ``arrival``; the id of its new row."""
+    key = connection.execute(_INSERT, arrival.row()).inserted_primary_key
+    if key is None:  # never for a one-row INSERT
+        raise RuntimeError("the database gave no id for a stored mail")
+    return int(key[0])
+
+
 def store_inbound(store: Store, raw: bytes, *, mail_from: str | None, rcpt_to: Sequence[str],
                   source: str, now: datetime) -> Stored:
     """Commit ``raw`` as a new inbound row, or find the row of an earlier delivery.
@@ -133,7 +141,7 @@ def _store_one(store: Store, arrival: _Arrival) -> Stored:
             existing = _find_existing(connection, message_id, digest)
             if existing is not None:
                 return Stored(existing, new=False)
-            inbound_id = connection.execute(_INSERT, arrival.row()).inserted_primary_key[0]
+            inbound_id = _insert(connection, arrival)
     except IntegrityError:
         # Another connection (PostgreSQL, another daemon) stored the same mail meanwhile.
         with store.engine.connect() as connection:
@@ -224,7 +232,7 @@ class GroupedIntake:
                 if earlier is not None:
                     outcomes.append(Stored(earlier, new=False))
                     continue
-                inbound_id = int(connection.execute(_INSERT, arrival.row()).inserted_primary_key[0])
+                inbound_id = _insert(connection, arrival)
                 found.update(dict.fromkeys(keys, inbound_id))
                 outcomes.append(Stored(inbound_id, new=True))
         for arrival, stored in zip(group, outcomes):  # only once committed and synced
