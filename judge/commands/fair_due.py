@@ -50,7 +50,7 @@ def due_game_ids(session: Session, now: datetime) -> list[int]:
         BlindRun.waiting_since <= quiet, or_(BlindRun.told_master_at.is_(None), BlindRun.told_master_at <= quiet))
     found: set[int] = set()
     for query in (lotteries, lists, blind):
-        found.update(int(game_id) for game_id in session.execute(query).scalars())
+        found.update(int(game_id) for game_id in session.execute(query).scalars() if game_id is not None)
     return sorted(found)
 
 
