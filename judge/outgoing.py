@@ -254,7 +254,7 @@ def queue_all(session: Session, mails: Sequence[OutgoingMail], judge: JudgeSetti
     rows = []
     built: dict[tuple[object, ...], tuple[str, bytes]] = {}
     for given in mails:
-        mail = _for_people(given)  # type: ignore[assignment]
+        mail = _for_people(given)
         if mail is None:
             continue
         key = _copy_key(mail)

@@ -85,7 +85,7 @@ def _stable_bytes(entity: EmailMessage) -> tuple[EmailMessage, bytes]:
         parsed = message_from_bytes(data, policy=policy.default)
         again = parsed.as_bytes(policy=policy.SMTP)
         if again == data:
-            return parsed, data  # type: ignore[return-value]
+            return parsed, data
         data = again
     raise GpgError("the message does not serialize to stable bytes; it cannot be signed")
 

@@ -256,6 +256,6 @@ def _centres(table: TokenTable, message: Message) -> dict[str, frozenset[str]]:
 
 def _text(element: Element | Message) -> str:
     try:
-        return to_text(element if type(element) is tuple else (element,))  # type: ignore[arg-type]
+        return to_text(element if type(element) is tuple else (element,))
     except Exception:  # logging must not fail on what it logs
         return repr(element)
