@@ -53,5 +53,8 @@ class CachingHeaderRegistry(HeaderRegistry):
         return parsed
 
 
+#: The policy's header registry (its ``registry`` maps the names of the headers that the
+#: email package parses to their classes).
+HEADER_REGISTRY = CachingHeaderRegistry()
 #: ``email.policy.default`` with the caching header registry.
-POLICY: EmailPolicy[EmailMessage] = default.clone(header_factory=CachingHeaderRegistry())
+POLICY: EmailPolicy[EmailMessage] = default.clone(header_factory=HEADER_REGISTRY)

@@ -20,7 +20,7 @@ from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings
-from judge.mailpolicy import POLICY
+from judge.mailpolicy import HEADER_REGISTRY, POLICY
 from judge.store.core import table_of
 from judge.store.models_mail import QUEUED, OutboxMessage
 
@@ -155,7 +155,7 @@ def _plain_bytes(mail: OutgoingMail, judge: JudgeSettings, now: datetime) -> byt
         headers.append(("In-Reply-To", _bracket(mail.in_reply_to)))
         chain = [_bracket(r) for r in mail.references] + [_bracket(mail.in_reply_to)]
         headers.append(("References", " ".join(dict.fromkeys(chain))))
-    registry = POLICY.header_factory.registry  # type: ignore[attr-defined]
+    registry = HEADER_REGISTRY.registry
     for name, value in mail.headers:
         if not _HEADER_NAME.match(name) or name.lower() in _WRITTEN_HERE or name.lower() in registry:
             return None

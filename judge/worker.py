@@ -229,16 +229,17 @@ class Worker:
             failure, done = self._attempt(claimed)
         if done is not None:
             now, ready = done
-            if ready and self.after_commit is not None:
-                self._process_ready(ready, now)
+            self._process_ready(ready, now)
         self.on_processed()
         return True
 
     def _process_ready(self, games: frozenset[int], now: datetime) -> None:
         """The phases this mail made ready, processed right after its transaction; a failure
         leaves them due, and the next scheduler pass processes them."""
+        if not games or self.after_commit is None:
+            return
         try:
-            self.after_commit(games, now)  # type: ignore[misc]
+            self.after_commit(games, now)
         except Exception:
             log.exception("processing games %s right after their mail failed; the next scheduler pass does it",
                           sorted(games))
@@ -388,8 +389,7 @@ class Worker:
             return int(self.process_next())
         for inbound_id, trace, cause, raw in shunted:
             self._after_shunt(inbound_id, trace, cause, raw)
-        if ready and self.after_commit is not None:
-            self._process_ready(ready, now)
+        self._process_ready(ready, now)
         if handled:
             self.on_processed()
         return handled

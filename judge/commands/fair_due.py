@@ -26,7 +26,7 @@ from judge.commands.fair_escrow import peeling_due, start_peeling_if_due
 from judge.commands.fair_lottery import decide, maybe_publish
 from judge.store.core import rows_changed
 from judge.store.models_fair import LOTTERY_COMMITTING, LOTTERY_PEELING, LOTTERY_REVEALING
-from judge.commands.fair_players import Ctx
+from judge.commands.context import Ctx
 from judge.commands.fair_players import PassContext
 from judge.store.engine import Store
 from judge.store.models_fair import REVEALING_LISTS, FairAssignment, FairLottery

@@ -38,9 +38,9 @@ from judge.fair.serialize import from_data, to_data
 from judge.render import render
 from judge.publish.broadcast import broadcast, to_member
 from judge.publish.signing import FileAttachment
-from judge.commands.context import MailContext
+from judge.commands.context import Ctx, MailContext
 from judge.mail import CommandRefused
-from judge.commands.fair_players import Ctx, claim_game, judge_keyring, label_for, registered_key
+from judge.commands.fair_players import claim_game, judge_keyring, label_for, registered_key
 from judge.store.queries import as_utc, has_rule, timing_of
 from judge.store.models_fair import (
     LOTTERY_CLOSED,
