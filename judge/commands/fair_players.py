@@ -19,7 +19,6 @@ from judge.config import JudgeSettings
 from judge.crypto.gpg import Keyring
 from judge.outgoing import OutgoingMail
 from judge.store.queries import numbered_players as joined_in_order
-from judge.commands.context import Ctx
 from judge.commands.keys import effective_key
 from judge.publish.signing import home_of
 from judge.store.models_fair import FairAssignment
