@@ -47,6 +47,7 @@ __all__ = [
     "initial_position",
     "parse_order",
     "parse_orders",
+    "read_orders",
     "adjudicate",
     "requirements",
     "position_digest",
@@ -85,7 +86,7 @@ def _parse_in(board: Board, power: str, text: str) -> tuple[Order, str | None]:
             return found
     reason = illegality(board.tables, board.position, power, order, board.units, board.fleet_seas, board.surpluses)
     if reason is not None:
-        raise IllegalOrder(text.strip(), reason)
+        raise IllegalOrder(text.strip(), reason, order)
     return order, canonical
 
 
@@ -93,6 +94,15 @@ def parse_orders(board: Board, power: str, lines: Sequence[str]) -> ParsedOrders
     """Parse each non-blank line of ``power``; good orders in ``.orders`` (their texts in
     ``.canonical``), ``(line, reason)`` in ``.errors``."""
     return parse_lines(board, power, lines, _parse_in)
+
+
+def read_orders(board: Board, power: str, lines: Sequence[str]) -> ParsedOrders:
+    """Every line of ``power`` accounted for, as shared/contracts/adjudicate.md reads them:
+    good orders as ``parse_orders`` gives them; the orders understood but illegal in
+    ``.illegal``, which ``adjudicate`` reports void in their units' places (a later order for
+    the same unit counts, as always); in ``.errors``, ``(line, reason)`` for each line not
+    understood, blank ones included."""
+    return parse_lines(board, power, lines, _parse_in, every_line=True)
 
 
 def requirements(board: Board) -> Mapping[str, Requirement]:
@@ -131,7 +141,7 @@ def adjudicate(board: Board, orders: Mapping[str, GivenOrders], rules: Iterable[
     (retreat); missing removals follow civil disorder.  ``.position`` is the next position.
 
     ``orders`` maps a power to its orders or to the ``ParsedOrders`` of
-    ``parse_orders(board, power, ...)``, whose orders need no second check.
+    ``parse_orders(board, power, ...)`` or ``read_orders``, whose orders need no second check.
     """
     kind = board.position.phase.kind
     if kind is PhaseKind.MOVEMENT:
@@ -151,12 +161,19 @@ def _checked(board: Board, power: str, given: GivenOrders) -> Iterable[tuple[Ord
 
     A ``ParsedOrders`` made by ``parse_orders`` on this very board for this power holds
     only orders that passed the check, with their texts: they are not checked twice
-    (about 15 % of a movement phase).  Anything else is checked here."""
+    (about 15 % of a movement phase); one made by ``read_orders`` adds its illegal orders,
+    in their places among the good ones, with their reasons.  Anything else is checked here."""
     plain: Sequence[Order]
     if type(given) is ParsedOrders:
-        if given.board is board and given.power == power:
+        trusted = given.board is board and given.power == power
+        if trusted and not given.illegal:
             return zip(given.orders, repeat(None), given.canonical)
-        plain = given.orders
+        merged: list[tuple[Order, str | None, str | None]] = list(zip(given.orders, repeat(None), given.canonical))
+        for place, order, reason in reversed(given.illegal):  # from the back: the places ahead stay valid
+            merged.insert(place, (order, reason, None))
+        if trusted:
+            return merged
+        plain = [order for order, _, _ in merged]
     else:
         plain = cast("Sequence[Order]", given)  # a ParsedOrders is a tuple too: mypy cannot tell them apart
     tables, position, units, seas, surpluses = board.tables, board.position, board.units, board.fleet_seas, board.surpluses
@@ -195,7 +212,8 @@ class _OrdersByUnit(NamedTuple):
 
 
 def _orders_by_unit(board: Board, orders: Mapping[str, GivenOrders]) -> _OrdersByUnit:
-    """Each unit's order, checked unless ``parse_orders`` checked it on this board."""
+    """Each unit's order, checked unless ``parse_orders`` or ``read_orders`` checked it on
+    this board."""
     index, prov_of, units = board.index, board.tables.prov_of, board.position.units
     count = len(units)
     chosen: list[Order | None] = [None] * count
@@ -204,22 +222,15 @@ def _orders_by_unit(board: Board, orders: Mapping[str, GivenOrders]) -> _OrdersB
     targets = [""] * count
     void: dict[int, str] = {}
     stray: list[OrderResult] = []  # orders for no unit of the ordering power
-    for power, given in orders.items():
-        if type(given) is ParsedOrders and given.board is board and given.power == power and given.notes:
-            # parse_orders checked these and noted where their units stand and their shapes
-            for checked, canonical, note in zip(given.orders, given.canonical, given.notes):
-                at = index[note.province]
-                chosen[at] = checked
-                texts[at] = canonical
-                kinds[at] = note.shape
-                targets[at] = note.target
-            if void:  # an earlier void order for a unit these orders replace
-                for note in given.notes:
-                    void.pop(index[note.province], None)
-            continue
-        for order, reason, text in _checked(board, power, given):
-            unit = getattr(order, "unit", None)
-            i = None if unit is None else index.get(prov_of.get(unit.location) or province_of(unit.location))
+
+    def unit_index(order: Order) -> int | None:
+        unit = getattr(order, "unit", None)
+        return None if unit is None else index.get(prov_of.get(unit.location) or province_of(unit.location))
+
+    def place(power: str, given: Iterable[tuple[Order, str | None, str | None]]) -> None:
+        """Each (order, illegality or None, text) in its unit's place, in turn: a later one replaces."""
+        for order, reason, text in given:
+            i = unit_index(order)
             if i is None or units[i].power != power:
                 stray.append(OrderResult(power, order.canonical(), "void", reason or "not an order for one of your units"))
                 continue
@@ -232,6 +243,25 @@ def _orders_by_unit(board: Board, orders: Mapping[str, GivenOrders]) -> _OrdersB
                 kinds[i], targets[i] = order_shape(order, prov_of)
                 if void:  # usually empty: skip the pop
                     void.pop(i, None)
+
+    for power, given in orders.items():
+        if type(given) is ParsedOrders and given.board is board and given.power == power and given.notes:
+            # parse_orders checked these and noted where their units stand and their shapes
+            for checked, canonical, note in zip(given.orders, given.canonical, given.notes):
+                at = index[note.province]
+                chosen[at] = checked
+                texts[at] = canonical
+                kinds[at] = note.shape
+                targets[at] = note.target
+            if void:  # an earlier void order for a unit these orders replace
+                for note in given.notes:
+                    void.pop(index[note.province], None)
+            if given.illegal:  # read_orders' illegal orders, void where no later good order replaces them
+                last: dict[int | None, int] = {index[note.province]: k for k, note in enumerate(given.notes)}
+                place(power, [(order, reason, None) for at, order, reason in given.illegal
+                              if last.get(unit_index(order), -1) < at])  # after the unit's last good order, if any
+            continue
+        place(power, _checked(board, power, given))
     return _OrdersByUnit(chosen, texts, void, stray, kinds, targets)
 
 

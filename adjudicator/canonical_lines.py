@@ -32,7 +32,7 @@ from adjudicator.legality import IllegalOrder
 from adjudicator.notation import OrderSyntaxError, parser_for
 from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Order, Remove, Retreat, SupportHold, SupportMove, Waive
 from adjudicator.resolve import Note, order_shape
-from adjudicator.results import OrderNote, ParsedOrders
+from adjudicator.results import IllegalLine, OrderNote, ParsedOrders
 from adjudicator.tables import tables_for
 from adjudicator.types import PhaseKind, Position, UnitKind, Variant
 from adjudicator.values import made
@@ -42,15 +42,18 @@ from adjudicator.values import made
 SlowParse = Callable[[Board, str, str], tuple[Order, "str | None"]]
 
 
-def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse) -> ParsedOrders:
+def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse, every_line: bool = False) -> ParsedOrders:
     """Every non-blank line of ``power`` read: the orders, the ``(line, reason)`` errors,
     the canonical texts of the orders and, in a movement phase, their notes.
 
     Lines of the forms are read here; the others go to ``slow``.  Lines are taken in
-    their order: a later order for a unit counts."""
+    their order: a later order for a unit counts.  With ``every_line``, a blank line is
+    given to ``slow`` too (an error), and an order ``slow`` understood but found illegal
+    goes to ``illegal`` instead of ``errors``."""
     orders: list[Order] = []
     texts: list[str] = []
     errors: list[tuple[str, str]] = []
+    illegal: list[IllegalLine] = []
     notes: list[OrderNote] = []
     add_order, add_text, add_note = orders.append, texts.append, notes.append
     forms = board.forms  # empty unless in a movement phase
@@ -102,11 +105,17 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
                     add_text(text)
                     add_note(form)  # the form starts with the order's note
                     continue
-        elif not line or line.isspace():
+        elif (not line or line.isspace()) and not every_line:
             continue
         try:
             order, canonical = slow(board, power, line)
-        except (OrderSyntaxError, IllegalOrder) as problem:
+        except IllegalOrder as problem:
+            if every_line and problem.order is not None:
+                illegal.append(made(IllegalLine, (len(orders), problem.order, problem.reason)))
+            else:
+                errors.append((line, problem.reason))
+            continue
+        except OrderSyntaxError as problem:
             errors.append((line, problem.reason))
             continue
         add_order(order)
@@ -114,7 +123,8 @@ def parse_lines(board: Board, power: str, lines: Iterable[str], slow: SlowParse)
         if board.position.phase.kind is PhaseKind.MOVEMENT:
             prov_of = board.tables.prov_of
             add_note(made(Note, (prov_of[order.unit.location], *order_shape(order, prov_of))))  # type: ignore[union-attr]
-    return made(ParsedOrders, (tuple(orders), tuple(errors) if errors else (), power, board, tuple(texts), tuple(notes)))
+    return made(ParsedOrders, (tuple(orders), tuple(errors) if errors else (), power, board, tuple(texts), tuple(notes),
+                               tuple(illegal) if illegal else ()))
 
 
 @per_variant

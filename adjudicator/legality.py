@@ -29,12 +29,14 @@ from adjudicator.types import Dislodged, PhaseKind, Position, Unit, UnitKind, co
 
 
 class IllegalOrder(ValueError):
-    """An order that was understood but may not be given; ``reason`` says why."""
+    """An order that was understood but may not be given; ``reason`` says why, ``order`` is
+    the order as understood (when the raiser had it)."""
 
-    def __init__(self, text: str, reason: str) -> None:
+    def __init__(self, text: str, reason: str, order: Order | None = None) -> None:
         super().__init__(f"{text!r}: {reason}")
         self.text = text
         self.reason = reason
+        self.order = order
 
 
 UnitsByProvince = Mapping[str, Unit]  # province -> the unit standing there (as in adjudicator.board.Board.units)

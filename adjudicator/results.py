@@ -85,6 +85,14 @@ class OrderNote(Protocol):
     def target(self) -> str: ...  # its target province (``resolve.order_shape``)
 
 
+class IllegalLine(NamedTuple):
+    """A line understood as an order that may not be given (``api.read_orders``)."""
+
+    place: int  # how many of the good orders came before it: where it stands among them
+    order: Order
+    reason: str
+
+
 class ParsedOrders(NamedTuple):
     """The outcome of parsing a power's order lines: good orders and (line, reason) errors.
 
@@ -92,6 +100,8 @@ class ParsedOrders(NamedTuple):
     orders were checked against and the canonical text of each order, so that
     ``api.adjudicate(board, {power: parsed})`` need not check them again.  (A named tuple,
     like ``OrderResult``: one is made per power and phase, and this is the cheaper value.)
+    ``api.read_orders`` keeps the illegal orders apart, in ``illegal``, and leaves
+    ``errors`` to the lines not understood.
     """
 
     orders: tuple[Order, ...]
@@ -102,6 +112,7 @@ class ParsedOrders(NamedTuple):
     # per order, when made by parse_orders in a movement phase, its note for the resolver
     # (adjudicator.resolve.Note, or the forms.Form that starts with the same fields)
     notes: tuple[OrderNote, ...] = ()
+    illegal: tuple[IllegalLine, ...] = ()  # only from read_orders: adjudicate reports them void
 
     def __repr__(self) -> str:  # the board and the notes would drown the orders
         return f"ParsedOrders(orders={self.orders!r}, errors={self.errors!r}, power={self.power!r})"

@@ -13,17 +13,15 @@ import json
 import sys
 import traceback
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import IO, TYPE_CHECKING, Any, Iterable, Mapping
 
 from adjudicator import jsonio
 from adjudicator.jsonio import ContractError
 from adjudicator.mapdata import MapError
-from adjudicator.notation import OrderSyntaxError, parse_order
+from adjudicator.notation import OrderSyntaxError
 from adjudicator.types import Phase, Variant
 
 if TYPE_CHECKING:  # the engine itself is imported when a document is answered (--help needs none of it)
-    from adjudicator.board import Board
-    from adjudicator.orders import Order
     from adjudicator.results import Adjudication, OrderResult, ParsedOrders
 
 EXIT_OK = 0
@@ -70,7 +68,8 @@ output (one JSON object):
 
 exit status:
   0  answered;  2  malformed input: the output is {{"error": "...", "detail": ...}}
-  (bad JSON, unknown map, power, province, rule, bad phase, ...);  1  internal error.
+  (bad JSON, unknown map, power, province, rule, bad phase, ...);  1  internal error;
+  141  the reader closed standard output (as in "| head -1"): stopped quietly.
   With --batch every line is answered (a malformed line gets an error object that
   also gives its "line" number); the status is 0 when every line succeeded, 2 when
   some line was malformed, 1 after an internal error.  Blank lines are answered
@@ -143,6 +142,7 @@ class Adjudicator:
         """The phase of an input document, its adjudication and the results of the lines
         that could not be understood; raises ContractError."""
         from adjudicator import api
+        from adjudicator.results import VOID, OrderResult
 
         if not isinstance(doc, dict):
             raise ContractError("the input must be a JSON object", doc)
@@ -160,44 +160,13 @@ class Adjudicator:
             except ValueError as error:
                 raise ContractError(str(error), sorted(rules)) from None
         board = api.prepare(variant, position)
-        orders: dict[str, ParsedOrders | list[Order]] = {}
-        unparsed: list[OrderResult] = []
+        orders: dict[str, ParsedOrders] = {}
+        unparsed: list[OrderResult] = []  # lines not understood: listed void, quoting them
         for power, lines in texts.items():
-            parsed = api.parse_orders(board, power, lines)
-            if not parsed.errors and len(parsed.orders) == len(lines):
-                orders[power] = parsed  # every line read and legal: adjudicate takes them as checked
-            else:  # the lenient reading, line by line: unreadable lines listed apart, illegal ones void
-                orders[power] = _one_by_one(board, power, lines, unparsed)
+            orders[power] = parsed = api.read_orders(board, power, lines)
+            for line, reason in parsed.errors:
+                unparsed.append(OrderResult(power, line.strip(), VOID, str(OrderSyntaxError(line, reason))))
         return position.phase, api.adjudicate(board, orders, rules), unparsed
-
-
-def _one_by_one(board: Board, power: str, lines: Sequence[str], unparsed: list[OrderResult]) -> list[Order]:
-    """``power``'s orders, each line understood but not checked (``adjudicate`` reports an
-    illegal order void in its unit's place): by the fast path's reader when the line is
-    canonical, else by the lenient parser; a line that cannot be understood goes to
-    ``unparsed`` as a void result quoting it."""
-    from adjudicator.canonical_lines import read_canonical
-    from adjudicator.results import VOID, OrderResult
-
-    variant, position, units, forms = board.variant, board.position, board.units, board.forms
-    ordinal = board.tables.power_ordinal.get(power)
-    orders: list[Order] = []
-    for text in lines:
-        form = forms.get(text)  # a canonical hold or move of this power's unit: the order made already
-        if form is not None and form.orders is not None and ordinal is not None:
-            unit = units.get(form.province)
-            if unit is not None and unit.location == form.location and unit.kind is form.kind and unit.power == power:
-                orders.append(form.orders[ordinal])
-                continue
-        found = read_canonical(board, power, text)
-        if found is not None:
-            orders.append(found[0])
-            continue
-        try:
-            orders.append(parse_order(variant, position, power, text, units))
-        except OrderSyntaxError as error:
-            unparsed.append(OrderResult(power, text.strip(), VOID, str(error)))
-    return orders
 
 
 def _error(error: ContractError, **extra: Any) -> dict[str, Any]:
@@ -233,15 +202,19 @@ def run_batch(lines: Iterable[str], out: IO[str], err: IO[str], engine: Adjudica
         try:
             if not line.strip():
                 raise ContractError("empty line: expected one JSON document per line", None)
-            out.write(engine.answer_line(_decode(line)))
-            out.write("\n")
+            answer = engine.answer_line(_decode(line))
         except ContractError as error:
-            _write(out, _error(error, line=number), None)
+            answer = json.dumps(_error(error, line=number), ensure_ascii=False)
             status = status if status == EXIT_INTERNAL else EXIT_MALFORMED
         except Exception as error:  # an engine bug: answer the line, keep going, say so
             err.write(f"judge adjudicate: internal error on line {number}:\n{traceback.format_exc()}")
-            _write(out, {"error": f"internal error: {type(error).__name__}: {error}", "detail": None, "line": number}, None)
+            answer = json.dumps({"error": f"internal error: {type(error).__name__}: {error}", "detail": None, "line": number},
+                                ensure_ascii=False)
             status = EXIT_INTERNAL
+        # Written outside the guard: a reader that went away (BrokenPipeError) ends the
+        # command (judge.cli), it is no error of this line.
+        out.write(answer)
+        out.write("\n")
         out.flush()
     return status
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import select
 import sys
 from typing import Sequence
 
@@ -56,7 +58,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except BrokenPipeError:
+        if not standard_output_closed():
+            raise  # a socket's, not the reader's: a failure to report
+        return reader_went_away()
+
+
+EXIT_READER_GONE = 128 + 13  # what a shell reports for a filter stopped by SIGPIPE
+
+
+def standard_output_closed() -> bool:
+    """Has the reader of standard output closed its end (a pipe without readers polls as
+    an error)?"""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):  # no descriptor (replaced in tests), no poll
+        return False
+
+
+def reader_went_away() -> int:
+    """Stop quietly when the program reading standard output has closed it (``judge
+    adjudicate --batch ... | head -1``): no traceback, and nothing more written, not even
+    the flush at exit, which would fail the same way."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_READER_GONE
 
 
 if __name__ == "__main__":

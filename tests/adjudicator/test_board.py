@@ -125,3 +125,58 @@ def test_the_surpluses_counted_once_are_each_powers_balance() -> None:
     counted = api.prepare(VARIANT, winter).surpluses
     assert dict(counted) == {p: balance(winter, p) for p in {*centers, "ITALY"}} == balances(winter)
     assert (counted["FRANCE"], counted["ENGLAND"], counted["GERMANY"], counted["ITALY"]) == (2, -1, 1, -1)
+
+
+def test_read_orders_keeps_each_illegal_order_in_its_place_for_adjudicate_to_void() -> None:
+    board = api.prepare(VARIANT, START)
+    lines = ["F EDI - PAR", "F LON - ENG", "", "A LVP - Atlantis", "A LVP - WAL", "F LON - PIC", "A PAR - BUR"]
+    read = api.read_orders(board, "ENGLAND", lines)
+    assert read.canonical == ("F LON - ENG", "A LVP - WAL")
+    # understood but illegal, each after the good orders before it: EDI's first, LON's second order last
+    assert [(entry.place, entry.order.canonical(), entry.reason) for entry in read.illegal] == [
+        (0, "F EDI - PAR", "a fleet cannot move inland (PAR)"),
+        (2, "F LON - PIC", "F LON is not adjacent to PIC"),
+        (2, "A PAR - BUR", "the unit in PAR belongs to FRANCE, not ENGLAND"),
+    ]
+    assert [line for line, _ in read.errors] == ["", "A LVP - Atlantis"]  # only the lines not understood
+    # parse_orders reads the same lines as before: every refusal an error, the blank line skipped
+    parsed = api.parse_orders(board, "ENGLAND", lines)
+    assert parsed.illegal == () and [line for line, _ in parsed.errors] == [
+        "F EDI - PAR", "A LVP - Atlantis", "F LON - PIC", "A PAR - BUR"]
+
+    results = set(api.adjudicate(board, {"ENGLAND": read}).results)
+    assert ("ENGLAND", "F EDI - PAR", "void", "a fleet cannot move inland (PAR)") in results
+    # the later, illegal order for LON counts: void in its unit's place, the fleet stays
+    assert ("ENGLAND", "F LON - PIC", "void", "F LON is not adjacent to PIC") in results
+    assert ("ENGLAND", "A LVP - WAL", "moves", None) in results
+    # an order for another power's unit is listed apart, void with its reason
+    assert ("ENGLAND", "A PAR - BUR", "void", "the unit in PAR belongs to FRANCE, not ENGLAND") in results
+    assert ("FRANCE", "A PAR H", "holds", None) in results
+    # the same orders given as a plain list, checked by adjudicate: the same answer
+    plain = [o.order for o in read.illegal[:1]] + list(read.orders) + [o.order for o in read.illegal[1:]]
+    assert set(api.adjudicate(api.prepare(VARIANT, START), {"ENGLAND": plain}).results) == results
+    # handed to another board, the illegal orders are checked again with the good ones
+    assert set(api.adjudicate(api.prepare(VARIANT, START), {"ENGLAND": read}).results) == results
+
+
+def test_a_good_order_after_an_illegal_one_for_the_same_unit_counts() -> None:
+    board = api.prepare(VARIANT, START)
+    read = api.read_orders(board, "ENGLAND", ["F LON - PIC", "F LON - ENG"])
+    assert [entry.place for entry in read.illegal] == [0]
+    assert ("ENGLAND", "F LON - ENG", "moves", None) in api.adjudicate(board, {"ENGLAND": read}).results
+
+
+def test_read_orders_in_a_retreat_phase_voids_an_illegal_retreat_unless_a_later_one_counts() -> None:
+    german_in_galicia = tuple(sorted([u for u in START.units if u.location != "MUN"] + [Unit("GAL", UnitKind.ARMY, "GERMANY")]))
+    board = api.prepare(VARIANT, Position(START.phase, german_in_galicia, START.centers))
+    attack = api.parse_orders(board, "AUSTRIA", ["A VIE - GAL", "A BUD S A VIE - GAL"])
+    retreat = api.prepare(VARIANT, api.adjudicate(board, {"AUSTRIA": attack}).position)
+    assert retreat.position.phase.kind is PhaseKind.RETREAT
+
+    read = api.read_orders(retreat, "GERMANY", ["A GAL R VIE", "A GAL R BOH"])  # VIE: where the attack came from
+    assert [entry.order.canonical() for entry in read.illegal] == ["A GAL R VIE"] and read.errors == ()
+    assert ("GERMANY", "A GAL R BOH", "retreats", None) in api.adjudicate(retreat, {"GERMANY": read}).results
+
+    read = api.read_orders(retreat, "GERMANY", ["A GAL R BOH", "A GAL R VIE"])
+    (result,) = [r for r in api.adjudicate(retreat, {"GERMANY": read}).results if r.power == "GERMANY"]
+    assert (result.order, result.result) == ("A GAL R VIE", "void") and result.reason.endswith("the unit is disbanded")

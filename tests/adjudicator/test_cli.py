@@ -239,6 +239,34 @@ def test_batch_answers_each_line_before_the_next_is_written():
         child.wait()
 
 
+def test_batch_stops_quietly_when_its_reader_goes_away(tmp_path):
+    """``judge adjudicate --batch FILE | head -1``: once the reader has closed the pipe, the
+    command stops with a shell's status for SIGPIPE and writes no traceback."""
+    path = tmp_path / "phases.jsonl"
+    path.write_text((json.dumps(OPENING) + "\n") * 400)  # far more answers than a pipe holds
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    child = subprocess.Popen([sys.executable, "-m", "judge.cli", "adjudicate", "--batch", str(path)], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert child.stdout is not None and child.stderr is not None
+    assert json.loads(child.stdout.readline())["next_phase"] == "F1901M"
+    child.stdout.close()
+    assert child.wait(timeout=60) == 141
+    assert child.stderr.read() == b""
+
+
+def test_a_broken_pipe_that_is_not_standard_output_is_still_reported(monkeypatch):
+    import judge.adjudicate_cli
+    from judge import cli
+
+    def lost_socket(args: Any) -> int:
+        raise BrokenPipeError(32, "a peer closed its socket")
+
+    monkeypatch.setattr(judge.adjudicate_cli, "run", lost_socket)
+    with pytest.raises(BrokenPipeError):
+        cli.main(["adjudicate"])
+
+
 def test_batch_of_good_lines_exits_0(tmp_path):
     path = tmp_path / "phases.jsonl"
     path.write_text(json.dumps(OPENING) + "\n" + json.dumps(OPENING) + "\n")
@@ -265,10 +293,10 @@ def test_console_script():
     assert json.loads(done.stdout)["phase"] == "S1901M"
 
 
-def test_a_power_whose_lines_the_fast_path_declines_is_read_line_by_line_in_its_order():
+def test_every_line_of_a_power_is_answered_in_its_order():
     # ENGLAND: a canonical line, an illegal one, a blank one, an unreadable one and a later
-    # order for a unit already ordered (the later counts): read one by one, as the lenient
-    # reading always did; FRANCE's canonical lines stay on the fast path.  Both answer alike.
+    # order for a unit already ordered (the later counts): the good lines stay on the fast
+    # path beside the others (api.read_orders), as FRANCE's do.  Both ways of answering agree.
     doc = {**OPENING, "orders": {
         "ENGLAND": ["F LON - ENG", "F EDI - PAR", "", "A LVP - Atlantis", "f edi - nth", "A LVP H"],
         "FRANCE": ["A PAR - BUR", "A MAR S A PAR - BUR"],
