@@ -37,10 +37,13 @@ import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 from daide.client import ConnectionClosed, DaideClient
 from daide.messages import Message
+
+if TYPE_CHECKING:
+    from judge.edge.daide import DaideEdge
 
 
 def rss_mb() -> float:
@@ -68,7 +71,7 @@ class Judge:
         self.settings = Settings(judge=self.judge, daide=DaideSettings(host="127.0.0.1", port_range=port_range,
                                                                        poll_seconds=0.1))
         self.worker = Worker(self.store, self.judge, process_mail)
-        self.edge = None
+        self.edge: DaideEdge | None = None
 
     def create(self, name: str) -> None:
         from email.message import EmailMessage
@@ -89,14 +92,14 @@ class Judge:
         from judge.edge.daide import DaideEdge
         from judge.edge.scheduler import run_pass
 
-        self.edge = DaideEdge(self.store, self.settings, run_pass)
-        self.edge.start()
+        self.edge = edge = DaideEdge(self.store, self.settings, run_pass)
+        edge.start()
         deadline = time.monotonic() + 20
-        while len(self.edge.servers) < games:
+        while len(edge.servers) < games:
             if time.monotonic() > deadline:
                 raise RuntimeError("the DAIDE edge did not open the games' ports")
             time.sleep(0.05)
-        return dict(self.edge.ports_of)
+        return dict(edge.ports_of)
 
     def close(self) -> None:
         if self.edge is not None:

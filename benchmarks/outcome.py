@@ -37,16 +37,11 @@ class Outcome:
     def provinces_involved(self, peer: "Outcome") -> frozenset[str]:
         """Provinces named by the differences: used to pick the orders worth showing."""
         names: set[str] = set()
-        for ours_set, peer_set in (
-            (self.units, peer.units),
-            (self.dislodged, peer.dislodged),
-            (self.centers, peer.centers),
-        ):
-            for item in ours_set ^ peer_set:
-                text = item[1]
-                names.add(text.split()[-1][:3])
-                if len(item) > 2:
-                    names.update(loc[:3] for loc in item[2])
+        for _, text in (self.units ^ peer.units) | (self.centers ^ peer.centers):
+            names.add(text.split()[-1][:3])
+        for _, unit, retreats in self.dislodged ^ peer.dislodged:
+            names.add(unit.split()[-1][:3])
+            names.update(loc[:3] for loc in retreats)
         return frozenset(names)
 
 

@@ -72,7 +72,7 @@ def outcome_of(game: Any, phase: str) -> Outcome:
     only disband.  Such retreat phases are processed here, without orders, so
     that both engines report the next phase that needs orders.
     """
-    dislodged = frozenset()
+    dislodged: frozenset[tuple[str, str, tuple[str, ...]]] = frozenset()
     if phase.endswith("M"):
         dislodged = frozenset(
             (power, unit, tuple(sorted(free)))

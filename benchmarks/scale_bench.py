@@ -190,8 +190,15 @@ def _sessions(conninfo: str) -> int:
     """Connections ever opened to the database (a pool that closes and opens connections
     pays a fork and a SCRAM handshake for each)."""
     with psycopg.connect(conninfo, autocommit=True) as db:
-        return int(db.execute("SELECT sessions FROM pg_stat_database WHERE datname = current_database()")
-                   .fetchone()[0])
+        return int(_scalar(db, "SELECT sessions FROM pg_stat_database WHERE datname = current_database()"))
+
+
+def _scalar(db: psycopg.Connection[Any], query: str) -> Any:
+    """The one value ``query`` answers."""
+    row = db.execute(query).fetchone()
+    if row is None:
+        raise RuntimeError(f"no row from {query!r}")
+    return row[0]
 
 
 def postmaster_pid(data_directory: Path) -> int:
@@ -316,7 +323,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         template = f"population_{run_id}"
         copy_population(population.path, server.create_database(template))
         with psycopg.connect(server.admin_conninfo(), autocommit=True) as admin:
-            version = admin.execute("SHOW server_version").fetchone()[0]
+            version = _scalar(admin, "SHOW server_version")
         report["machine"]["postgresql"] = version
         print(f"PostgreSQL {version}: population copied ({time.perf_counter() - started:.0f} s)", flush=True)
         for number, layout in enumerate(args.layouts):

@@ -134,12 +134,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         directory = Path(scratch)
         from judge.config import JudgeSettings, Settings
 
-        judge = JudgeSettings(data_dir=str(directory / "data"), gnupg_home=str(directory / "gpg"))
+        judge_settings = JudgeSettings(data_dir=str(directory / "data"), gnupg_home=str(directory / "gpg"))
         if args.signed:
             from judge.publish.signing import ensure_judge_key
 
-            print(f"judge key {ensure_judge_key(judge)}: broadcasts are signed")
-        SETTINGS[:] = [Settings(judge=judge)]
+            print(f"judge key {ensure_judge_key(judge_settings)}: broadcasts are signed")
+        SETTINGS[:] = [Settings(judge=judge_settings)]
         if args.games:
             url = args.url or sqlite_url(directory, "due.db")
             started = time.perf_counter()

@@ -173,7 +173,7 @@ class Judge:
 
         with self.store.unit_of_work() as session:
             rows = session.execute(select(Membership.address, Membership.power).where(Membership.role == "player"))
-            return {power: address for address, power in rows}
+            return {power: address for address, power in rows if power is not None}
 
     def close(self) -> None:
         self.store.dispose()

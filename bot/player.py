@@ -20,7 +20,10 @@ from adjudicator.orders import Order
 class Player(Protocol):
     """A machine player; ``name`` is shown in results and benchmarks."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """Read only: a frozen player (StrategicBot) is a player too."""
+        ...
 
     def orders(self, board: Board, power: str) -> list[Order]:
         """Legal orders for ``power`` in the board's phase (every unit or requirement covered)."""

@@ -34,6 +34,7 @@ from judge.crypto.commitments import verify_reveal, verify_sha256_reveal
 from judge.crypto.gpg import Keyring, KeyImportError, scratch_home
 from judge.crypto.pgpmime import verify_message
 from judge.fair import audit as fair_audit
+from judge.mailread import leaf_bytes
 from judge.record import COMMITMENTS_FORMAT, FORMAT, REVEAL_FORMAT, keys_name, orders_from_revealed
 
 __all__ = ["AuditReport", "Broadcast", "CHECKERS", "audit_archive", "audit_messages", "read_archive"]
@@ -110,8 +111,8 @@ def read_archive(path: str | Path) -> list[bytes]:
         raise AuditError(f"{path}: no such file or folder; give an mbox file, a Maildir or a folder of .eml files")
     if path.is_dir():
         if all((path / sub).is_dir() for sub in ("cur", "new")):
-            box = mailbox.Maildir(str(path), factory=None, create=False)
-            return [box.get_bytes(key) for key in sorted(box.keys())]
+            maildir = mailbox.Maildir(str(path), factory=None, create=False)
+            return [maildir.get_bytes(key) for key in sorted(maildir.keys())]
         files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
         if not files:
             raise AuditError(f"{path}: the folder holds no mail files")
@@ -129,7 +130,7 @@ def _files(entity: EmailMessage) -> dict[str, bytes]:
         name = part.get_filename()
         if part.is_multipart() or not name or name == "signature.asc":
             continue
-        found[name] = part.get_payload(decode=True) or b""
+        found[name] = leaf_bytes(part)
     return found
 
 
@@ -189,7 +190,8 @@ class Context:
     phases: dict[str, list[tuple[dict[str, Any], Mapping[str, bytes]]]] = field(default_factory=dict)
     variants: dict[str, Any] = field(default_factory=dict)
     # what the checkers of other formats keep from earlier broadcasts (e.g. a game's lotteries)
-    ledgers: dict[tuple[str, str], Any] = field(default_factory=dict)
+    # keyed (kind, game, ...): ("sealed", game), ("results", game, phase), ("fair", game), ("lottery-result", game, seq)
+    ledgers: dict[tuple[str | int, ...], Any] = field(default_factory=dict)
 
     def variant(self, name: str) -> Any:
         import maps
@@ -328,12 +330,11 @@ def check_sealed(report: AuditReport, where: str, document: Mapping[str, Any], f
             continue
         verdict = _verify_file(context, entry, commitment, revealed) if commitment and revealed is not None else None
         if outcome == "verified":
-            if verdict is None or not verdict.valid:
+            if verdict is None or not verdict.valid or revealed is None:
                 report.bad(here, f"marked verified, but the revealed file does not match the commitment: "
                                  f"{verdict.reason if verdict else 'no commitment or file'}")
                 continue
-            signed = revealed if verdict.variant in (None, "exact") else None
-            read = orders_from_revealed(variant, position, power, signed if signed is not None else revealed)
+            read = orders_from_revealed(variant, position, power, revealed)
             if list(read.orders) != list(entry.get("orders", [])) or list(read.orders) != used.get(power, []):
                 report.bad(here, f"the orders used ({used.get(power, [])}) are not the orders in the verified file "
                                  f"({list(read.orders)})")
@@ -374,13 +375,15 @@ def check_reveal_record(report: AuditReport, broadcast: Broadcast, document: dic
     where = f"{game} {phase} {power} reveal"
     revealed = broadcast.files.get(str(document.get("revealed")))
     published = context.commitments.get((game, phase))
-    listed = published[0].get("commitments", {}).get(power) if published is not None else None
     if revealed is None:
         report.bad(where, f"the reveal broadcast does not carry {document.get('revealed')}")
         return
+    if published is None:
+        report.bad(where, "the commitments broadcast of this phase is not in the archive")
+        return
+    listed = published[0].get("commitments", {}).get(power)
     if listed is None:
-        report.bad(where, "a reveal was broadcast for a power whose commitment was not published"
-                   if published is not None else "the commitments broadcast of this phase is not in the archive")
+        report.bad(where, "a reveal was broadcast for a power whose commitment was not published")
         return
     commitment = published[1].get(str(listed.get("file")), b"")
     verdict = _verify_file(context, listed, commitment, revealed)

@@ -22,7 +22,7 @@ import tarfile
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from judge.cli_options import add_config_argument, settings_from, store_from
 
@@ -128,8 +128,8 @@ def run(args: argparse.Namespace) -> int:
         manifest["files"] = [name for name, _ in members]
         members.append((MANIFEST_NAME, (json.dumps(manifest, indent=2) + "\n").encode("utf-8")))
         partial = Path(work) / "archive"
-        mode = "w:gz" if target.name.endswith((".gz", ".tgz")) else "w"
-        with tarfile.open(partial, mode) as archive:  # type: ignore[call-overload]
+        mode: Literal["w:gz", "w"] = "w:gz" if target.name.endswith((".gz", ".tgz")) else "w"
+        with tarfile.open(partial, mode) as archive:
             for name, data in members:
                 _add(archive, name, data)
         os.chmod(partial, 0o600)

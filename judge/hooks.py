@@ -55,7 +55,7 @@ def default_process_hook(settings: "Settings") -> "ProcessHook":
     hook = resolve_hook(settings.worker.handler)
     if hook is None:
         raise HookError(f"[worker] handler {settings.worker.handler!r}: no such module in this install")
-    return hook  # type: ignore[return-value]
+    return hook
 
 
 DEFAULT_SCHEDULER = "judge.edge.scheduler:run_pass"

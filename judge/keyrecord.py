@@ -20,13 +20,14 @@ from judge.config import JudgeSettings, Settings
 from judge.crypto.gpg import Keyring
 from judge.crypto.verdict import normalize_fingerprint
 from judge.publish.signing import FINGERPRINT_FILE, ensure_judge_key, home_of
+from judge.store.core import table_of
 from judge.store.engine import Store
 from judge.store.leases import wall_clock
 from judge.store.models_hosts import JudgeKeyRecord
 
 log = logging.getLogger("judge.keyrecord")
 
-_KEY = JudgeKeyRecord.__table__
+_KEY = table_of(JudgeKeyRecord)
 RECORD_ID = 1
 
 

@@ -54,6 +54,14 @@ STATUS_TEXT: Mapping[GameStatus, str] = MappingProxyType({
 })
 
 
+def status_text(status: str) -> str:
+    """``STATUS_TEXT`` of a stored status (a status this code does not know: as stored)."""
+    try:
+        return STATUS_TEXT[GameStatus(status)]
+    except ValueError:
+        return status
+
+
 class TransitionRefused(CommandRefused):
     """A status change the table does not allow; the message names both statuses."""
 

@@ -110,7 +110,7 @@ def take_seat(ctx: PassContext, game_id: int, name: str, version: str) -> Seated
     if vacant is not None:
         fresh_deadline_for_newcomer(game, ctx.now)
     elif len(joined) + 1 == len(variant_of(game).powers):
-        start_game(ctx, game)  # type: ignore[arg-type]  # a PassContext carries what start_game uses
+        start_game(ctx, game)
     return Seated(member.id, passcode)
 
 

@@ -17,6 +17,7 @@ can serve every message that holds the same name and value.
 from __future__ import annotations
 
 from email.headerregistry import BaseHeader, HeaderRegistry
+from email.message import EmailMessage
 from email.policy import EmailPolicy, default
 
 #: Parsed headers kept; the whole memo is dropped when it grows past this.
@@ -52,5 +53,8 @@ class CachingHeaderRegistry(HeaderRegistry):
         return parsed
 
 
+#: The policy's header registry (its ``registry`` maps the names of the headers that the
+#: email package parses to their classes).
+HEADER_REGISTRY = CachingHeaderRegistry()
 #: ``email.policy.default`` with the caching header registry.
-POLICY: EmailPolicy = default.clone(header_factory=CachingHeaderRegistry())
+POLICY: EmailPolicy[EmailMessage] = default.clone(header_factory=HEADER_REGISTRY)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import email
 import re
-from email.message import EmailMessage
+from email.message import EmailMessage, Message
 from email.parser import BytesHeaderParser
 
 from judge.mailpolicy import POLICY
@@ -35,6 +35,12 @@ def headers_of(raw: bytes) -> EmailMessage:
     message.set_payload("")
     assert isinstance(message, EmailMessage)
     return message
+
+
+def leaf_bytes(part: Message) -> bytes:
+    """A leaf part's payload, its transfer encoding undone (b"" when it has none)."""
+    payload = part.get_payload(decode=True)
+    return payload if isinstance(payload, bytes) else b""
 
 
 def read_message(raw: bytes) -> tuple[EmailMessage, str | None]:

@@ -86,6 +86,7 @@ def run_retry(args: argparse.Namespace) -> int:
 def _retry(store: Store, outbox_id: int) -> int:
     from sqlalchemy import update
 
+    from judge.store.core import rows_changed
     from judge.store.models_mail import FAILED, QUEUED, SENT, OutboxMessage
 
     with store.unit_of_work() as session:
@@ -99,12 +100,13 @@ def _retry(store: Store, outbox_id: int) -> int:
             print(f"judge outbox retry: outgoing mail {outbox_id} has not failed ({row.status}): {why}",
                   file=sys.stderr)
             return 1
-        requeued = session.execute(
+        requeued = rows_changed(
+            session,
             update(OutboxMessage)
             .where(OutboxMessage.id == outbox_id, OutboxMessage.status == FAILED)
             .values(status=QUEUED, attempts=0, next_attempt_at=datetime.now(timezone.utc), leased_by=None)
             .execution_options(synchronize_session=False)
-        ).rowcount
+        )
         if not requeued:  # another `judge outbox retry` got there first
             print(f"judge outbox retry: outgoing mail {outbox_id} is no longer failed", file=sys.stderr)
             return 1

@@ -20,7 +20,8 @@ from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings
-from judge.mailpolicy import POLICY
+from judge.mailpolicy import HEADER_REGISTRY, POLICY
+from judge.store.core import table_of
 from judge.store.models_mail import QUEUED, OutboxMessage
 
 # Machine players (judge/edge/daide) have addresses in this reserved domain (RFC 2606):
@@ -154,7 +155,7 @@ def _plain_bytes(mail: OutgoingMail, judge: JudgeSettings, now: datetime) -> byt
         headers.append(("In-Reply-To", _bracket(mail.in_reply_to)))
         chain = [_bracket(r) for r in mail.references] + [_bracket(mail.in_reply_to)]
         headers.append(("References", " ".join(dict.fromkeys(chain))))
-    registry = POLICY.header_factory.registry  # type: ignore[attr-defined]
+    registry = HEADER_REGISTRY.registry
     for name, value in mail.headers:
         if not _HEADER_NAME.match(name) or name.lower() in _WRITTEN_HERE or name.lower() in registry:
             return None
@@ -214,7 +215,7 @@ def _add_row(session: Session, mail: OutgoingMail, raw: bytes, judge: JudgeSetti
 
 
 # Core, built once: queue_all runs for every processed mail.
-_INSERT_OUTBOX = insert(OutboxMessage.__table__)
+_INSERT_OUTBOX = insert(table_of(OutboxMessage))
 
 
 def _copy_key(mail: OutgoingMail) -> tuple[object, ...] | None:
@@ -253,7 +254,7 @@ def queue_all(session: Session, mails: Sequence[OutgoingMail], judge: JudgeSetti
     rows = []
     built: dict[tuple[object, ...], tuple[str, bytes]] = {}
     for given in mails:
-        mail = _for_people(given)  # type: ignore[assignment]
+        mail = _for_people(given)
         if mail is None:
             continue
         key = _copy_key(mail)

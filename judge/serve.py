@@ -43,7 +43,7 @@ def default_tick_hook(settings: Settings) -> SchedulerTick | None:
     hook = resolve_hook(settings.scheduler.handler)
     if hook is None:
         log.info("scheduler hook %s is not installed: no scheduler passes", settings.scheduler.handler)
-    return hook  # type: ignore[return-value]
+    return hook
 
 
 class Daemon:

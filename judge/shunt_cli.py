@@ -84,6 +84,7 @@ def run_retry(args: argparse.Namespace) -> int:
 def _retry(store: Store, shunt_id: int) -> int:
     from sqlalchemy import update
 
+    from judge.store.core import rows_changed
     from judge.store.models_mail import RECEIVED, SHUNTED, InboundMessage, Shunt
 
     with store.unit_of_work() as session:
@@ -103,13 +104,14 @@ def _retry(store: Store, shunt_id: int) -> int:
             print(f"judge shunt retry: shunt {shunt_id} was already retried "
                   f"(message #{shunt.inbound_id} is {shunt.inbound.status})", file=sys.stderr)
             return 1
-        requeued = session.execute(
+        requeued = rows_changed(
+            session,
             update(InboundMessage)
             .where(InboundMessage.id == shunt.inbound_id, InboundMessage.status == SHUNTED,
                    InboundMessage.processed_at.is_(None))
             .values(status=RECEIVED, attempts=0, started_at=None)  # its starts are counted afresh
             .execution_options(synchronize_session=False)
-        ).rowcount
+        )
         if not requeued:  # another `judge shunt retry` got there first
             print(f"judge shunt retry: message #{shunt.inbound_id} is no longer shunted", file=sys.stderr)
             return 1

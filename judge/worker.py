@@ -53,6 +53,7 @@ from judge.loopguard import no_reply_reason
 from judge.mailread import headers_of, read_message
 from judge.outgoing import OutgoingMail, queue_all
 from judge.store.conflicts import is_conflict
+from judge.store.core import table_of
 from judge.store.engine import Store
 from judge.store.schedule import NOW, PROCESS_AFTER_COMMIT
 from judge.store.models_mail import PROCESSED, RECEIVED, SHUNTED, InboundMessage, Shunt
@@ -81,7 +82,7 @@ def jittered_backoff(attempt: int) -> float:
 
 # The worker's own statements, in Core and built once: the ORM's per-statement work was a
 # good part of the worker's CPU time per mail, and the worker shares one GIL with intake.
-_INBOUND = InboundMessage.__table__
+_INBOUND = table_of(InboundMessage)
 _CLAIMED_COLUMNS = (_INBOUND.c.id, _INBOUND.c.raw, _INBOUND.c.mail_from, _INBOUND.c.rcpt_to,
                     _INBOUND.c.message_id, _INBOUND.c.source, _INBOUND.c.received_at)
 #: PostgreSQL: a start counted this recently is another worker's, about to claim the mail
@@ -131,7 +132,7 @@ _MARK_PROCESSED = update(_INBOUND).where(_INBOUND.c.id == bindparam("row_id")).v
     status=PROCESSED, processed_at=bindparam("now"), loop_reason=bindparam("reason"))
 
 
-def to_inbound_mail(row: InboundMessage | Row[Any], judge: JudgeSettings, *, headers_only: bool = False) -> InboundMail:
+def to_inbound_mail(row: InboundMessage | Row, judge: JudgeSettings, *, headers_only: bool = False) -> InboundMail:
     """The stored ``row`` as the processing hook sees it (``headers_only``: its body not
     parsed, for answering a mail that cannot be processed)."""
     message, unreadable = (headers_of(row.raw), None) if headers_only else read_message(row.raw)
@@ -219,25 +220,26 @@ class Worker:
             return True
         attempt = 1
         while failure is not None:
-            error, trace = failure
-            if not is_conflict(error) or attempt >= self.conflict_attempts:
-                self._shunt(claimed, trace, cause_for_sender(error, attempts))
+            problem, trace = failure
+            if not is_conflict(problem) or attempt >= self.conflict_attempts:
+                self._shunt(claimed, trace, cause_for_sender(problem, attempts))
                 return True
-            self._pause_after_conflict(f"message #{claimed}", attempt, error)
+            self._pause_after_conflict(f"message #{claimed}", attempt, problem)
             attempt += 1
             failure, done = self._attempt(claimed)
         if done is not None:
             now, ready = done
-            if ready and self.after_commit is not None:
-                self._process_ready(ready, now)
+            self._process_ready(ready, now)
         self.on_processed()
         return True
 
     def _process_ready(self, games: frozenset[int], now: datetime) -> None:
         """The phases this mail made ready, processed right after its transaction; a failure
         leaves them due, and the next scheduler pass processes them."""
+        if not games or self.after_commit is None:
+            return
         try:
-            self.after_commit(games, now)  # type: ignore[misc]
+            self.after_commit(games, now)
         except Exception:
             log.exception("processing games %s right after their mail failed; the next scheduler pass does it",
                           sorted(games))
@@ -271,7 +273,7 @@ class Worker:
             counted = connection.execute(self._count_start_statement).first()
         return None if counted is None else (counted.id, counted.attempts)
 
-    def _process_row(self, session: Session, row: Row[Any]) -> datetime:
+    def _process_row(self, session: Session, row: Row) -> datetime:
         """Process one claimed mail in ``session``; returns the clock it was processed at."""
         now = self.clock()
         session.info[NOW] = now  # the games this mail touched are rescheduled at commit
@@ -326,7 +328,7 @@ class Worker:
         now = self.clock()
         with self.store.unit_of_work() as session:
             row = session.connection().execute(
-                select(*_CLAIMED_COLUMNS).where(_INBOUND.c.id == inbound_id)).first()
+                select(*_CLAIMED_COLUMNS).where(_INBOUND.c.id == inbound_id)).one()
             inbound = to_inbound_mail(row, self.judge, headers_only=True)
             if not inbound.may_reply:
                 log.info("message #%d: sender not told of the shunt (%s)", inbound_id, inbound.no_reply_reason)
@@ -387,8 +389,7 @@ class Worker:
             return int(self.process_next())
         for inbound_id, trace, cause, raw in shunted:
             self._after_shunt(inbound_id, trace, cause, raw)
-        if ready and self.after_commit is not None:
-            self._process_ready(ready, now)
+        self._process_ready(ready, now)
         if handled:
             self.on_processed()
         return handled
@@ -436,7 +437,7 @@ class Worker:
             return handled, frozenset(), now, counted[reached:]
         return handled, ready, now, following
 
-    def _process_in_savepoint(self, session: Session, row: Row[Any], attempts: int,
+    def _process_in_savepoint(self, session: Session, row: Row, attempts: int,
                               shunted: list[tuple[int, str, str, bytes]]) -> bool:
         """A mail after the first of a batch, in a savepoint; False when it failed, was
         rolled back to the savepoint and shunted in the transaction."""

@@ -28,6 +28,7 @@ import signal
 import subprocess
 import sys
 import threading
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Callable, Sequence
 
@@ -168,7 +169,7 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def run_child(settings: Settings, clock: Callable[..., object]) -> int:
+def run_child(settings: Settings, clock: Callable[[], datetime]) -> int:
     """The worker process: the Worker loop until end of file on stdin or SIGTERM/SIGINT."""
     from judge.commands.daide_ports import configure_ports
     from judge.hooks import after_commit_hook, default_process_hook
@@ -209,7 +210,7 @@ def run_child(settings: Settings, clock: Callable[..., object]) -> int:
     configure_ports(settings.daide)  # RULE MACHINES gives a game its DAIDE port in the mail's transaction
     store = Store(settings.store_url, writer_lock=writer_lock_path(settings))
     try:
-        worker = Worker(store, settings.judge, default_process_hook(settings), clock=clock,  # type: ignore[arg-type]
+        worker = Worker(store, settings.judge, default_process_hook(settings), clock=clock,
                         pause_before_commit=settings.worker.pause_before_commit_seconds, on_processed=processed,
                         max_attempts=settings.worker.max_attempts, after_commit=after_commit_hook(settings, store))
         threading.Thread(target=read_wakeups, name="wakeups", daemon=True).start()

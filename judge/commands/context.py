@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Protocol
 
 from sqlalchemy.orm import Session
 
@@ -82,6 +82,19 @@ class ReplyLine:
     ok: bool
 
 
+class Ctx(Protocol):
+    """What work on a game needs from its caller, in a mail or in a scheduler pass: a mail's
+    ``MailContext`` or a pass's ``PassContext`` (commands/fair_players.py)."""
+
+    session: Session
+    now: datetime
+
+    @property
+    def judge(self) -> JudgeSettings: ...
+
+    def send(self, mails: Iterable[OutgoingMail]) -> None: ...
+
+
 @dataclass
 class MailContext:
     session: Session
@@ -104,6 +117,9 @@ class MailContext:
     sessions: list[tuple[int, int]] = field(default_factory=list)
     # RESIGN is applied last, and only when nothing in the mail went wrong.
     deferred: list[tuple[Command, "SignedOn | None"]] = field(default_factory=list)
+    # Lines (by number) whose preference list the JOIN that filled the game recorded
+    # before its assignment began, with their reply text (commands/fair_assign.py).
+    fair_early_preferences: dict[int, str] = field(default_factory=dict)
 
     @property
     def judge(self) -> JudgeSettings:

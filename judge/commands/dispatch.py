@@ -42,11 +42,12 @@ def run_command(ctx: MailContext, command: Command) -> None:
     if isinstance(command, Resign):
         ctx.deferred.append((command, ctx.signed_on))
         return
-    target = _signon_target(command)
-    if target is not None:
+    checked = command if isinstance(command, Signon) else None  # a password-checked sign-on
+    if checked is not None:
+        target = _signon_target(checked)
         unread = (f"not tried: one sign-on attempt for {target[1]} in game '{target[0]}' per mail, and the one "
                   "above was refused; send the right password in a new mail"
-                  if target in ctx.refused_signons else signon.throttled(ctx, command))  # type: ignore[arg-type]
+                  if target in ctx.refused_signons else signon.throttled(ctx, checked))
         if unread is not None:
             ctx.failed(command.source, unread)
             ctx.signed_on, ctx.failed_signon = None, command.source
@@ -62,9 +63,9 @@ def run_command(ctx: MailContext, command: Command) -> None:
         savepoint.rollback()
         del ctx.outgoing[marks[0]:], ctx.blocks[marks[1]:], ctx.entries[marks[2]:], ctx.sessions[marks[3]:]
         ctx.failed(command.source, str(refusal))
-        if target is not None:
-            ctx.refused_signons.add(target)
-            signon.record_refusal(ctx, command)  # type: ignore[arg-type]  # outside the rolled-back savepoint
+        if checked is not None:
+            ctx.refused_signons.add(_signon_target(checked))
+            signon.record_refusal(ctx, checked)  # outside the rolled-back savepoint
         if opens:
             ctx.signed_on = None
             ctx.failed_signon = command.source
@@ -77,11 +78,9 @@ def run_command(ctx: MailContext, command: Command) -> None:
             run_command(ctx, status)
 
 
-def _signon_target(command: Command) -> tuple[str, str] | None:
+def _signon_target(command: Signon) -> tuple[str, str]:
     """Whom a password-checked sign-on names: (game, power or name), case folded."""
-    if isinstance(command, Signon):
-        return command.game.lower(), command.power.upper()
-    return None
+    return command.game.lower(), command.power.upper()
 
 
 def run_deferred(ctx: MailContext) -> None:

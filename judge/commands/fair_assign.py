@@ -32,14 +32,14 @@ from judge.config import JudgeSettings
 from judge.outgoing import OutgoingMail
 from judge.render import render
 from judge.publish.broadcast import broadcast
-from judge.commands.context import SESSION_OPENERS, MailContext, SignedOn
+from judge.commands.context import SESSION_OPENERS, Ctx, MailContext, SignedOn
 from judge.mail import CommandRefused
 from judge.commands.fair_lottery import (
     DECIDED, SHA256, SIGNATURE, commitment_entry, numbers_of, open_lottery, record_file, signers_keys, stored_commitment,
     window,
 )
 from judge.commands.fair_players import (
-    Ctx, PassContext, claim_game, judge_keyring, label_for, numbered_players, numbered_reserves, registered_key,
+    PassContext, claim_game, judge_keyring, label_for, numbered_players, numbered_reserves, registered_key,
 )
 from judge.publish.signing import FileAttachment
 from judge.store.queries import (
@@ -72,7 +72,7 @@ def _text(command: SetPreference) -> str:
 def set_preference(ctx: MailContext, command: SetPreference) -> None:
     who = ctx.require_signon()
     game = who.game
-    early: dict[int, str] = getattr(ctx, "fair_early_preferences", {})
+    early = ctx.fair_early_preferences
     if command.source.number in early:  # taken when this mail's JOIN filled the game
         ctx.done(command, early[command.source.number])
         return
@@ -138,7 +138,7 @@ def _take_early_preferences(ctx: Ctx, game: Game) -> None:
                 continue  # refused again, with its message, when the dispatcher reaches it
             finally:
                 del ctx.entries[entries:]
-    ctx.fair_early_preferences = early  # type: ignore[attr-defined]
+    ctx.fair_early_preferences = early
 
 
 def preference_of(ctx: Ctx, game: Game, member: Membership) -> PreferenceList:
@@ -241,7 +241,7 @@ def _sealed_lists(ctx: MailContext) -> tuple[Game, Membership, FairAssignment | 
 
 
 def commit_list(ctx: MailContext, command: Commit | CommitSha256) -> bool:
-    early: dict[int, str] = getattr(ctx, "fair_early_preferences", {})
+    early = ctx.fair_early_preferences
     if command.source.number in early:  # taken when this mail's JOIN filled the game
         ctx.done(command, early[command.source.number])
         return True
@@ -342,7 +342,7 @@ def lists_revealed(ctx: Ctx, game: Game, assignment: FairAssignment) -> None:
     notes = [f"{label}: no list revealed, no preference" for label, member in numbered_players(ctx.session, game)
              if rows.get(member.id) is None or rows[member.id].revealed_at is None]
     if not _assign(ctx, game, assignment, notes):
-        start_game(ctx, game)  # type: ignore[arg-type]
+        start_game(ctx, game)
 
 
 def due_list_reveals(ctx: Ctx, game_id: int | None = None) -> None:
@@ -454,7 +454,7 @@ def on_decided(ctx: Ctx, game: Game, row: FairLottery, contest: Contest, number:
                            body=render("fair_settled.j2", game=game.name, decisions=later),
                            kind="fair_assignment"))
     if not advance(ctx, game, assignment):
-        start_game(ctx, game)  # type: ignore[arg-type]  # any Ctx carries what start_game uses
+        start_game(ctx, game)
 
 
 def fill_dropped_power(ctx: Ctx, game: Game, power: str) -> None:

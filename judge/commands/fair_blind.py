@@ -44,9 +44,8 @@ from judge.render import render
 from judge.crypto.verdict import spaced
 from judge.publish.broadcast import list_headers
 from judge.publish.peer_mail import check_peer_mail, signed_peer_mail
-from judge.commands.context import MailContext
+from judge.commands.context import Ctx, MailContext
 from judge.mail import CommandRefused
-from judge.commands.fair_players import Ctx
 from judge.store.queries import as_utc, find_game, master_of, players, variant_of
 from judge.commands.start import DEFERRERS, start_game
 from judge.store.models_fair import ROLE_GM, BlindRun, FairWitness

@@ -24,8 +24,9 @@ from judge.config import JudgeSettings, Settings
 from judge.outgoing import OutgoingMail, queue_all
 from judge.commands.fair_escrow import peeling_due, start_peeling_if_due
 from judge.commands.fair_lottery import decide, maybe_publish
+from judge.store.core import rows_changed
 from judge.store.models_fair import LOTTERY_COMMITTING, LOTTERY_PEELING, LOTTERY_REVEALING
-from judge.commands.fair_players import Ctx
+from judge.commands.context import Ctx
 from judge.commands.fair_players import PassContext
 from judge.store.engine import Store
 from judge.store.models_fair import REVEALING_LISTS, FairAssignment, FairLottery
@@ -49,7 +50,7 @@ def due_game_ids(session: Session, now: datetime) -> list[int]:
         BlindRun.waiting_since <= quiet, or_(BlindRun.told_master_at.is_(None), BlindRun.told_master_at <= quiet))
     found: set[int] = set()
     for query in (lotteries, lists, blind):
-        found.update(int(game_id) for game_id in session.execute(query).scalars())
+        found.update(int(game_id) for game_id in session.execute(query).scalars() if game_id is not None)
     return sorted(found)
 
 
@@ -77,10 +78,11 @@ def run_fair_pass(store: Store, settings: Settings, now: datetime) -> None:
         listed = [(game_id, game.version) for game_id, game in due if game is not None]
     for game_id, version in listed:
         with store.unit_of_work(now=now) as session:
-            claimed = session.execute(
+            claimed = rows_changed(
+                session,
                 update(Game).where(Game.id == game_id, Game.version == version)
                 .values(version=Game.version + 1).execution_options(synchronize_session=False)
-            ).rowcount
+            )
             if not claimed:
                 continue  # another pass (or a mail) changed the game: its work is seen next time
             mails = fair_due_work(session, settings.judge, now, game_id)

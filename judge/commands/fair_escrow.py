@@ -26,7 +26,7 @@ from judge.crypto.gpg import Keyring
 from judge.crypto.verdict import normalize_fingerprint
 from judge.render import render
 from judge.publish.broadcast import broadcast, to_member
-from judge.commands.context import MailContext
+from judge.commands.context import Ctx, MailContext
 from judge.mail import CommandRefused
 from judge.commands.fair_lottery import (
     _open_for,
@@ -37,7 +37,7 @@ from judge.commands.fair_lottery import (
     maybe_publish,
     window,
 )
-from judge.commands.fair_players import Ctx, judge_keyring, numbered_players, registered_key
+from judge.commands.fair_players import judge_keyring, numbered_players, registered_key
 from judge.store.queries import as_utc
 from judge.store.models_fair import LOTTERY_COMMITTING, LOTTERY_PEELING, LOTTERY_REVEALING, FairEscrow, FairLottery
 from judge.store.models_game import Game, Membership

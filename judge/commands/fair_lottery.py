@@ -38,9 +38,9 @@ from judge.fair.serialize import from_data, to_data
 from judge.render import render
 from judge.publish.broadcast import broadcast, to_member
 from judge.publish.signing import FileAttachment
-from judge.commands.context import MailContext
+from judge.commands.context import Ctx, MailContext
 from judge.mail import CommandRefused
-from judge.commands.fair_players import Ctx, claim_game, judge_keyring, label_for, registered_key
+from judge.commands.fair_players import claim_game, judge_keyring, label_for, registered_key
 from judge.store.queries import as_utc, has_rule, timing_of
 from judge.store.models_fair import (
     LOTTERY_CLOSED,
@@ -136,16 +136,17 @@ def open_lottery(ctx: Ctx, game: Game, contest: Contest, *, purpose: str, what: 
     lottery = Lottery.announce(contest.outcomes, participants)
     escrow = has_rule(game, "LOTTERY_ESCROW")
     last = participants[(seq - 1) % len(participants)] if escrow and len(participants) >= 4 else None
+    deadline = ctx.now + window(game)
     row = FairLottery(
         game_id=game.id, seq=seq, purpose=purpose, stage=LOTTERY_COMMITTING, contest=to_data(contest),
-        lottery=to_data(lottery), last_player=last, opened_at=ctx.now, deadline=ctx.now + window(game),
+        lottery=to_data(lottery), last_player=last, opened_at=ctx.now, deadline=deadline,
     )
     ctx.session.add(row)
     ctx.session.flush()
     body = render(
         "fair_lottery_open.j2", game=game.name, seq=seq, what=what, contest=contest,
         shares=share_lines(contest), participants=participants, outcomes=contest.outcomes,
-        deadline=as_utc(row.deadline).strftime("%Y-%m-%d %H:%M UTC"), sha256=has_rule(game, "LOTTERY_SHA256"),
+        deadline=as_utc(deadline).strftime("%Y-%m-%d %H:%M UTC"), sha256=has_rule(game, "LOTTERY_SHA256"),
         last=last, layers=_reference_layers(ctx, game, participants, last) if last else None,
     )
     odds = ledger.odds_record(game.name, seq, purpose, contest.power, contest.outcomes,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Iterable, Protocol, Sequence
+from typing import Iterable, Sequence
 
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import flag_modified
@@ -26,19 +26,6 @@ from judge.store.models_game import Game, Membership
 from judge.store.models_sealed import PlayerKey
 
 _NUMBERED = re.compile(r"^P(?:LAYER)?(\d{1,2})$")
-
-
-class Ctx(Protocol):
-    """What the fair-assignment flow needs from its caller: a mail's ``MailContext`` or a
-    scheduler pass's :class:`PassContext`."""
-
-    session: Session
-    now: datetime
-
-    @property
-    def judge(self) -> JudgeSettings: ...
-
-    def send(self, mails: Iterable[OutgoingMail]) -> None: ...
 
 
 @dataclass

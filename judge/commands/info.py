@@ -23,7 +23,7 @@ from judge.commands.create import set_map
 from judge.phases.pictures import position_picture, record_picture
 from judge.store.queries import as_utc, find_game, position_of, variant_named, variant_of
 from judge.phases.turn_views import ResultsView, results_view
-from judge.lifecycle import STATUS_TEXT
+from judge.lifecycle import status_text
 from judge.phases.views import game_view
 from judge.commands.daide_ports import daide_text
 from judge.store.models_game import MEMBER_ACTIVE, PLAYER, Game, Membership, PhaseRecord
@@ -80,7 +80,7 @@ def summary(ctx: MailContext, command: Summary) -> None:
     game = _named_or_signed_on(ctx, command.game, "SUMMARY")
     ctx.add_block(render("game_info.j2", game=game_view(ctx.session, game, ctx.now, viewer=_viewer(ctx, game)),
                          full=True, daide=daide_text(ctx.session, game)))
-    ctx.done(command, f"summary of game '{game.name}' below ({STATUS_TEXT.get(game.status, game.status)})")
+    ctx.done(command, f"summary of game '{game.name}' below ({status_text(game.status)})")
 
 
 def _record_view(game: Game, row: PhaseRecord) -> ResultsView:
@@ -153,16 +153,16 @@ def map_picture(ctx: MailContext, command: MapPicture) -> None:
                                  f"(processed: {', '.join(played) if played else 'none yet'})")
     else:
         record = ctx.session.execute(query.order_by(PhaseRecord.id.desc()).limit(1)).scalar_one_or_none()
-    position = position_of(game) if record is None else None  # refuses a game that has not started
-    phase = record.phase if record is not None else str(position.phase)  # type: ignore[union-attr]
-    shown = f"after {phase}" if record is not None else f"at the start ({phase})"
+    drawn = record if record is not None else position_of(game)  # refuses a game that has not started
+    phase = drawn.phase if isinstance(drawn, PhaseRecord) else str(drawn.phase)
+    shown = f"after {phase}" if isinstance(drawn, PhaseRecord) else f"at the start ({phase})"
     names = (f"{game.name}-{phase}.png", f"{game.name}-{phase}.svg")
     if not {item.filename for item in ctx.attachments} >= set(names):
         if len(ctx.attachments) >= 2 * MAX_PICTURES_PER_MAIL:  # two files a picture
             raise CommandRefused(f"at most {MAX_PICTURES_PER_MAIL} pictures in one reply: ask for this one in another mail")
         variant = variant_named(game.map_name)
-        files = (record_picture(game.name, variant, record) if record is not None
-                 else position_picture(game.name, variant, position))  # type: ignore[arg-type]
+        files = (record_picture(game.name, variant, drawn) if isinstance(drawn, PhaseRecord)
+                 else position_picture(game.name, variant, drawn))
         ctx.attachments.extend(files)
     ctx.done(command, f"the map of game '{game.name}' {shown} is attached ({', '.join(names)})")
 

@@ -98,14 +98,13 @@ def press(ctx: MailContext, command: Press) -> None:
                   broadcast=command.broadcast, body=command.body.rstrip("\n"), phase=game.phase,
                   reply_to=None if command.grey else (who.power or ("M" if who.is_master else None)))
     subject = f"{game.name}: {'broadcast' if command.broadcast else 'press'} from {sender}"
+    machine_powers: list[str] = []
     if command.broadcast:
         mails = broadcast(ctx.session, game, ctx.judge, subject=subject, body=body, kind="press",
                           exclude=[ctx.sender, who.membership.address])
         undelivered: list[str] = []
-        machine_powers = []
     else:
         mails, undelivered = [], []
-        machine_powers: list[str] = []
         seen: set[str] = {who.membership.address.lower()}
         for name in recipients:
             targets = _members_for(ctx.session, game, name)

@@ -16,7 +16,7 @@ from adjudicator.types import Variant
 from judge.lifecycle import GameStatus, move
 from judge.render import render
 from judge.publish.broadcast import broadcast, to_member
-from judge.commands.context import MailContext
+from judge.commands.context import Ctx
 from judge.store.queries import as_utc, deadline_text, has_rule, players, timing_of, variant_of
 from judge.commands.keys import pin_address_keys
 from judge.phases.views import PowerRow, position_rows
@@ -42,7 +42,7 @@ ASSIGNERS: dict[str, Assigner] = {}
 #: Rule name -> a function that may take the start over (lottery or blinded assignment by
 #: email): it returns True when it has begun its own assignment, which calls
 #: ``start_game`` again once every player has a power; False lets the start go on.
-Deferrer = Callable[[MailContext, Game], bool]
+Deferrer = Callable[[Ctx, Game], bool]
 DEFERRERS: dict[str, Deferrer] = {}
 
 
@@ -59,7 +59,7 @@ def _example_order(board: Sequence[PowerRow], power: str) -> str:
     return f"{units[0]} H" if units else "A PAR - BUR"
 
 
-def start_game(ctx: MailContext, game: Game) -> None:
+def start_game(ctx: Ctx, game: Game) -> None:
     """Assign the powers, set the Spring position and the first deadline, tell everyone."""
     for rule, defer in DEFERRERS.items():
         if has_rule(game, rule) and defer(ctx, game):

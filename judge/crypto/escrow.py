@@ -23,7 +23,7 @@ import base64
 import hashlib
 import re
 from dataclasses import dataclass, replace
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 from judge.crypto.armor import ArmorError, dearmor, enarmor
 from judge.crypto.commitments import signed_variant, verify_reveal
@@ -411,7 +411,7 @@ def peeling_to_dict(peeling: EscrowPeeling) -> dict[str, object]:
     }
 
 
-def peeling_from_dict(data: dict) -> EscrowPeeling:  # type: ignore[type-arg]
+def peeling_from_dict(data: Mapping[str, Any]) -> EscrowPeeling:
     layer = data["layer"]
     return EscrowPeeling(
         escrower=data["escrower"],

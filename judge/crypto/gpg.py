@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-import gnupg  # type: ignore[import-untyped]
+import gnupg
 
 from judge.crypto.armor import ArmorError, dearmor, enarmor
 from judge.crypto.packets import (

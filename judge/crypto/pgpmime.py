@@ -23,6 +23,7 @@ from judge.crypto.armor import dearmor
 from judge.crypto.gpg import GpgError, Keyring
 from judge.crypto.packets import detached_signatures, micalg_for
 from judge.crypto.verdict import Verdict, normalize_fingerprint
+from judge.mailread import leaf_bytes
 
 SIGNATURE_TYPE = "application/pgp-signature"
 
@@ -65,7 +66,7 @@ def _make_seven_bit(entity: EmailMessage) -> None:
     for part in entity.walk():
         if part.is_multipart():
             continue
-        payload = cast("bytes | None", part.get_payload(decode=True)) or b""
+        payload = leaf_bytes(part)
         # Attached files (orders, commitments) must reach players byte for byte: base64.
         if part.get_content_maintype() == "text" and part.get_filename() is None:
             encoded, encoding = _quoted_printable(payload), "quoted-printable"
@@ -84,7 +85,7 @@ def _stable_bytes(entity: EmailMessage) -> tuple[EmailMessage, bytes]:
         parsed = message_from_bytes(data, policy=policy.default)
         again = parsed.as_bytes(policy=policy.SMTP)
         if again == data:
-            return parsed, data  # type: ignore[return-value]
+            return parsed, data
         data = again
     raise GpgError("the message does not serialize to stable bytes; it cannot be signed")
 
@@ -183,7 +184,7 @@ def verify_message(
         verdict = Verdict(False, None, None,
                           f"the second part is {signature_part.get_content_type()}, not {SIGNATURE_TYPE}")
         return MimeVerdict(verdict, parts[0], signed_bytes)
-    signature = cast("bytes | None", signature_part.get_payload(decode=True)) or b""
+    signature = leaf_bytes(signature_part)
     verdict = keyring.verify_detached(signature, signed_bytes)
     if verdict.valid and expected_fingerprint:
         expected = normalize_fingerprint(expected_fingerprint)

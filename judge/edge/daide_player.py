@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Awaitable, Callable, Mapping
 
 import maps
 from adjudicator import api
@@ -64,7 +64,7 @@ class DaideBot:
     power: str | None = None  # with passcode: take this seat back (IAM)
     passcode: int | None = None
     retries: int = 5  # reconnections after a lost connection, waiting 1, 2, 4... s
-    connect: Callable[..., object] = DaideClient.connect
+    connect: Callable[..., Awaitable[DaideClient]] = DaideClient.connect
     seat: Seat = field(default_factory=Seat)
 
     async def run(self) -> int:
@@ -256,6 +256,6 @@ def _centres(table: TokenTable, message: Message) -> dict[str, frozenset[str]]:
 
 def _text(element: Element | Message) -> str:
     try:
-        return to_text(element if type(element) is tuple else (element,))  # type: ignore[arg-type]
+        return to_text(element if type(element) is tuple else (element,))
     except Exception:  # logging must not fail on what it logs
         return repr(element)

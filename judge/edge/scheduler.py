@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from judge.store.core import rows_changed
 from judge.store.models_game import ACTIVE, Game
 
 if TYPE_CHECKING:
@@ -90,13 +91,14 @@ def claim(session: Session, game_id: int, listed_version: int, now: datetime) ->
         ).scalar_one_or_none()
         if locked is None:
             return None
-    changed = session.execute(
+    changed = rows_changed(
+        session,
         update(Game)
         .where(Game.id == game_id, Game.version == listed_version, Game.status == ACTIVE,
                Game.next_due_at <= now)
         .values(version=Game.version + 1)
         .execution_options(synchronize_session=False)
-    ).rowcount
+    )
     if changed != 1:
         return None
     return session.execute(

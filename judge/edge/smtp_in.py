@@ -35,6 +35,9 @@ class IntakeHandler:
 
     async def handle_DATA(self, server: SMTP, session: SmtpSession, envelope: Envelope) -> str:
         raw = envelope.original_content or envelope.content
+        if raw is None:  # never: aiosmtpd reads the data before it calls this
+            log.error("a message from %r came without content", envelope.mail_from)
+            return "451 4.3.0 Temporary failure storing the message; try again later"
         if isinstance(raw, str):
             raw = raw.encode("utf-8", "surrogateescape")
         mail_from = envelope.mail_from or ""

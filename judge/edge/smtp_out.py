@@ -33,6 +33,7 @@ from sqlalchemy import Connection, bindparam, select, update
 from judge.config import OutboundSettings
 from judge.mail import Clock, utc_now
 from judge.store import leases
+from judge.store.core import table_of
 from judge.store.engine import Store
 from judge.store.models_mail import FAILED, QUEUED, SENT, OutboxMessage
 
@@ -47,7 +48,7 @@ _AUTH_CODES = frozenset({530, 534, 535, 538})
 GATHER_SECONDS = 0.05
 
 # Core statements built once (the sender shares the process, and its GIL, with the worker).
-_OUTBOX = OutboxMessage.__table__
+_OUTBOX = table_of(OutboxMessage)
 _DUE = (
     select(_OUTBOX.c.id, _OUTBOX.c.mail_from, _OUTBOX.c.recipients, _OUTBOX.c.raw)
     .where(_OUTBOX.c.status == QUEUED, _OUTBOX.c.next_attempt_at <= bindparam("now"))

@@ -19,7 +19,7 @@ import enum
 import hashlib
 import random
 from dataclasses import dataclass, replace
-from typing import Sequence, TypeVar
+from typing import Generic, Sequence, TypeVar
 
 from judge.fair.blind import (
     BlindError,
@@ -59,11 +59,14 @@ class ProtocolError(ValueError):
     """A message that does not fit the protocol's current stage or carries bad data."""
 
 
-@dataclass(frozen=True)
-class Step:
-    """The state after a message and the messages it causes."""
+Side = TypeVar("Side", bound="GmSide | WitnessSide | PlayerSide")
 
-    state: "GmSide | WitnessSide | PlayerSide"
+
+@dataclass(frozen=True)
+class Step(Generic[Side]):
+    """The state after a message (the same side's) and the messages it causes."""
+
+    state: Side
     outgoing: tuple[BlindMessage, ...] = ()
 
 
@@ -143,7 +146,7 @@ class GmSide:
         verification_digits: int = DEFAULT_VERIFICATION_DIGITS,
         message_format: MessageFormat | None = None,
         gm_blind: str | None = None,
-    ) -> Step:
+    ) -> Step[GmSide]:
         """Begin a run: one power per player.  ``message_format`` and ``gm_blind`` may be
         given (to replay a known run); otherwise they are drawn from ``rng``."""
         names = _check_players(players)
@@ -175,7 +178,7 @@ class GmSide:
             or (isinstance(message, BlindsPublished) and past > 3)
         ) and message.sender == WITNESS
 
-    def receive(self, message: BlindMessage, rng: random.Random) -> Step:
+    def receive(self, message: BlindMessage, rng: random.Random) -> Step[GmSide]:
         if self._is_repeat(message):
             return Step(self)
         if self.stage is GmStage.AWAITING_LIST:
@@ -192,7 +195,7 @@ class GmSide:
             return Step(self._with_blinds(message))
         raise ProtocolError(f"the run is finished; {type(message).__name__} is not expected")
 
-    def _on_list(self, message: ShuffledList) -> Step:
+    def _on_list(self, message: ShuffledList) -> Step[GmSide]:
         if len(message.messages) != len(self.players):
             raise ProtocolError(f"the list holds {len(message.messages)} messages, expected {len(self.players)}")
         for item in message.messages:
@@ -200,14 +203,14 @@ class GmSide:
         state = replace(self, shuffled=message.messages, stage=GmStage.AWAITING_BLINDS_COLLECTED)
         return Step(state, (ListReceipt(list_digest(message.messages), len(message.messages)),))
 
-    def _deal(self, rng: random.Random) -> Step:
+    def _deal(self, rng: random.Random) -> Step[GmSide]:
         unblinded = [sub_digits(item, self.gm_blind) for item in self.shuffled]
         rng.shuffle(unblinded)  # the GM cannot tell them apart anyway; dealing at random costs nothing
         finals = tuple(zip(self.players, unblinded))
         state = replace(self, finals=finals, stage=GmStage.AWAITING_RECEIPTS)
         return Step(state, tuple(FinalMessage((player,), text) for player, text in finals))
 
-    def _on_receipts(self, message: ReceiptsComplete) -> Step:
+    def _on_receipts(self, message: ReceiptsComplete) -> Step[GmSide]:
         sent = dict(self.finals)
         echoed = dict(message.confirmed)
         differing = tuple(player for player in self.players if echoed.get(player) != sent[player])
@@ -282,7 +285,7 @@ class WitnessSide:
         done = {player for player, _ in pending}
         return tuple(player for player in self.players if player not in done)
 
-    def receive(self, message: BlindMessage, rng: random.Random) -> Step:
+    def receive(self, message: BlindMessage, rng: random.Random) -> Step[WitnessSide]:
         if self._is_repeat(message):
             return Step(self)
         if self.stage is WitnessStage.COLLECTING_MESSAGES:
@@ -316,13 +319,13 @@ class WitnessSide:
             message = _expect(message, FinalReceipt, self.stage, self.players)
         raise ProtocolError(f"the run is finished; {type(message).__name__} is not expected")
 
-    def _on_rejected(self, message: ReceiptsRejected) -> Step:
+    def _on_rejected(self, message: ReceiptsRejected) -> Step[WitnessSide]:
         # drop an echo only if it is still the rejected one: a corrected receipt may overtake
         rejected = set(message.rejected)
         receipts = tuple(pair for pair in self.receipts if pair not in rejected)
         return replace(self, receipts=receipts, stage=WitnessStage.COLLECTING_RECEIPTS)._report_receipts()
 
-    def _report_receipts(self) -> Step:
+    def _report_receipts(self) -> Step[WitnessSide]:
         """Once every player has confirmed, pass the echoes to the GM (once per round)."""
         if self.stage is not WitnessStage.COLLECTING_RECEIPTS or self.awaiting:
             return Step(self)
@@ -343,13 +346,13 @@ class WitnessSide:
             return past > 4 and (message.sender, message.message) in self.receipts
         return isinstance(message, FormatPublished) and past > 4 and message.sender == GM
 
-    def _forward_list(self, rng: random.Random) -> Step:
+    def _forward_list(self, rng: random.Random) -> Step[WitnessSide]:
         messages = [text for _, text in self.blinded]
         rng.shuffle(messages)
         state = replace(self, shuffled=tuple(messages), stage=WitnessStage.AWAITING_LIST_RECEIPT)
         return Step(state, (ShuffledList(tuple(messages)),))
 
-    def _publish(self, fmt: MessageFormat) -> Step:
+    def _publish(self, fmt: MessageFormat) -> Step[WitnessSide]:
         blinds = tuple(sorted(blind for _, blind in self.blinds))  # sorted: no names, no order to read
         state = replace(self, format=fmt, stage=WitnessStage.DONE)
         return Step(state, (BlindsPublished(self.players + (GM,), blinds),))
@@ -379,7 +382,7 @@ class PlayerSide:
             return None
         return try_blinds(self.final, self.published_blinds, self.format)
 
-    def receive(self, message: BlindMessage, rng: random.Random) -> Step:
+    def receive(self, message: BlindMessage, rng: random.Random) -> Step[PlayerSide]:
         if isinstance(message, GmBlinded):
             if self.sent is not None:
                 if self.blind is not None and add_digits(message.message, self.blind) == self.sent:

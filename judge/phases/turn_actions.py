@@ -120,6 +120,13 @@ def act(session: Session, game: Game, judge: JudgeSettings, now: datetime, *,
     return outcome, mails
 
 
+def _phase_name(game: Game) -> str:
+    """The running turn's phase in words (a game has a phase from its start on)."""
+    if game.phase is None:
+        raise ValueError(f"game '{game.name}' has no phase: it has not started")
+    return phase_name(game.phase)
+
+
 def _extend_for_absences(game: Game, state: TurnState, placed: PowerSeats) -> bool:
     """Move a deadline still ahead out of the absences of the players whose orders are due
     (SET ABSENCE), within the game's absence limit; True when it moved."""
@@ -138,7 +145,7 @@ def _extend_for_absences(game: Game, state: TurnState, placed: PowerSeats) -> bo
 
 
 def _deadline_extended_notice(session: Session, game: Game, judge: JudgeSettings, now: datetime) -> list[OutgoingMail]:
-    body = render("turn_deadline_extended.j2", game=game.name, phase=game.phase, phase_name=phase_name(game.phase),
+    body = render("turn_deadline_extended.j2", game=game.name, phase=game.phase, phase_name=_phase_name(game),
                   deadline=deadline_text(game, None, now))
     return broadcast(session, game, judge, subject=f"{game.name} {game.phase}: deadline extended", body=body,
                      kind="deadline_changed")
@@ -172,7 +179,7 @@ def _reminders(session: Session, game: Game, judge: JudgeSettings, now: datetime
         unordered = (units_without_orders(variant, position_of(game), power, stored[power])
                      if stored.get(power) else ())
         body = render("turn_reminder.j2", game=game.name, power=power, phase=game.phase,
-                      phase_name=phase_name(game.phase), deadline=deadline_text(game, member, now),
+                      phase_name=_phase_name(game), deadline=deadline_text(game, member, now),
                       initial=letters.get(power, power[:1]), unordered=unordered)
         mails.append(to_member(game, judge, member, subject=f"{game.name} {game.phase}: reminder, orders due",
                                body=body, kind="reminder"))
@@ -186,7 +193,7 @@ def _late_notice(session: Session, game: Game, judge: JudgeSettings, now: dateti
     repeat = int(progress.late_notices or 0) > 0
     progress.late_notices = int(progress.late_notices or 0) + 1
     body = render(
-        "turn_late.j2", game=game.name, phase=game.phase, phase_name=phase_name(game.phase),
+        "turn_late.j2", game=game.name, phase=game.phase, phase_name=_phase_name(game),
         deadline=deadline_text(game, None, now), late=sorted(decision.late_notice),
         grace_end=format_deadline(end, game.zone or "UTC") if end is not None and end > now else None,
         after_grace=after_grace_text(rules, end is not None), charged=charged,
@@ -205,7 +212,7 @@ def _late_notice(session: Session, game: Game, judge: JudgeSettings, now: dateti
 def _grace_notice(session: Session, game: Game, judge: JudgeSettings, state: TurnState,
                   charged: list[GraceCharge]) -> list[OutgoingMail]:
     end = state.grace_end
-    body = render("turn_grace.j2", game=game.name, phase=game.phase, phase_name=phase_name(game.phase),
+    body = render("turn_grace.j2", game=game.name, phase=game.phase, phase_name=_phase_name(game),
                   charged=charged, budget=grace_budget(state.rules) or 0,
                   grace_end=format_deadline(end, game.zone or "UTC") if end is not None else "the grace end")
     return broadcast(session, game, judge, subject=f"{game.name} {game.phase}: grace used", body=body,
@@ -217,12 +224,12 @@ def _dismiss(session: Session, game: Game, judge: JudgeSettings, now: datetime,
     mails = []
     for power, member in _seated(session, game, decision.dismiss):
         body = render("turn_dismissed_player.j2", game=game.name, power=power, phase=game.phase,
-                      phase_name=phase_name(game.phase))
+                      phase_name=_phase_name(game))
         mails.append(to_member(game, judge, member, subject=f"{game.name}: you have been dismissed ({power})",
                                body=body, kind="dismissal"))
         member.status = DISMISSED
     body = render("turn_dismissed.j2", game=game.name, powers=sorted(decision.dismiss), phase=game.phase,
-                  phase_name=phase_name(game.phase))
+                  phase_name=_phase_name(game))
     session.flush()  # the dismissed players are off the list now
     mails += broadcast(session, game, judge, subject=f"{game.name} {game.phase}: late players dismissed",
                        body=body, kind="dismissal")
@@ -242,7 +249,7 @@ def _master_notice(session: Session, game: Game, judge: JudgeSettings, decision:
         return []
     late = decision.civil_disorder or decision.dismiss
     body = render("turn_waiting_master.j2", game=game.name, phase=game.phase,
-                  phase_name=phase_name(game.phase), powers=sorted(late), preview=preview)
+                  phase_name=_phase_name(game), powers=sorted(late), preview=preview)
     return [to_member(game, judge, master, subject=f"{game.name} {game.phase}: waiting for the master",
                       body=body, kind="master_notice")]
 
@@ -250,7 +257,7 @@ def _master_notice(session: Session, game: Game, judge: JudgeSettings, decision:
 def _civil_disorder_notice(session: Session, game: Game, judge: JudgeSettings, now: datetime,
                            decision: Decision) -> list[OutgoingMail]:
     deadline = as_utc(game.deadline) if game.deadline is not None else now
-    body = render("turn_civil_disorder.j2", game=game.name, phase=game.phase, phase_name=phase_name(game.phase),
+    body = render("turn_civil_disorder.j2", game=game.name, phase=game.phase, phase_name=_phase_name(game),
                   powers=sorted(decision.civil_disorder),
                   when=format_deadline(deadline, game.zone or "UTC"))
     return broadcast(session, game, judge, subject=f"{game.name} {game.phase}: civil disorder", body=body,

@@ -196,8 +196,8 @@ def results_view(
             note = _PARTIAL_NOTES[before.phase.kind] if power.name in ordered else note_text
         if lines or note:
             powers.append(PowerResults(power.name, lines, note))
-    for power, lines in sorted(by_power.items()):  # a power the map does not know: still shown
-        powers.append(PowerResults(power, tuple(lines), None))
+    for unknown, unknown_lines in sorted(by_power.items()):  # a power the map does not know: still shown
+        powers.append(PowerResults(unknown, tuple(unknown_lines), None))
 
     retreat_options = {
         (d.unit.power, d.unit.location): d for d in after.dislodged
@@ -207,12 +207,12 @@ def results_view(
         for item in results:
             if item["result"] != "dislodged":
                 continue
-            power = str(item["power"])
+            owner = str(item["power"])
             unit_text = " ".join(str(item["order"]).split()[:2])  # "A PAR - BUR" -> "A PAR"
             location = unit_text.split()[1] if len(unit_text.split()) > 1 else unit_text
-            entry = retreat_options.get((power, location))
+            entry = retreat_options.get((owner, location))
             dislodged.append(DislodgedView(
-                power, unit_text, entry.attacker_from if entry else None,
+                owner, unit_text, entry.attacker_from if entry else None,
                 tuple(sorted(entry.retreats)) if entry else (),
             ))
 

@@ -40,7 +40,7 @@ from judge.store.models_game import (
     Game,
     Membership,
 )
-from judge.lifecycle import STATUS_TEXT
+from judge.lifecycle import status_text
 from judge.turns import format_timing
 
 
@@ -109,7 +109,7 @@ def session_view(session: Session, game: Game, member: Membership, now: datetime
     if game.status in (PREPARATION, FORMING):
         places = f"{len(players(session, game))} of {len(variant.powers)} places taken"
     return SessionView(
-        game=game.name, who=who, status=STATUS_TEXT.get(game.status, game.status), phase=game.phase,
+        game=game.name, who=who, status=status_text(game.status), phase=game.phase,
         deadline=deadline_text(game, member, now) if game.status != ENDED else None,
         orders=orders, unordered=unordered, places=places,
     )
@@ -204,7 +204,7 @@ def game_view(session: Session, game: Game, now: datetime, *, viewer: Membership
     joined = len(players(session, game))
     board = position_rows(variant, position_of(game)) if game.position else ()
     return GameView(
-        name=game.name, status=STATUS_TEXT.get(game.status, game.status), map_name=game.map_name,
+        name=game.name, status=status_text(game.status), map_name=game.map_name,
         map_title=variant.headline, map_rules=variant.rules,
         description=game.description or "", private=bool(game.private),
         rules=tuple(sorted(rules_of(game))), timing=format_timing(timing_of(game)), zone=game.zone,

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from email import message_from_bytes, policy
+from email.message import Message
 
 from judge.config import JudgeSettings
 from judge.crypto.gpg import KeyImportError, Keyring, scratch_home
 from judge.crypto.pgpmime import sign_message, verify_message
+from judge.mailread import leaf_bytes
 from judge.outgoing import OutgoingMail
 from judge.publish.signing import FileAttachment, compose, judge_keyring
 
@@ -53,10 +55,12 @@ def _carried_key(raw: bytes) -> str | None:
     parts = message.get_payload() if message.is_multipart() else []
     if not isinstance(parts, list) or not parts:
         return None
-    for part in parts[0].walk():
+    signed = parts[0]  # a multipart's parts are messages
+    if not isinstance(signed, Message):
+        return None
+    for part in signed.walk():
         if part.get_filename() == KEY_FILE or part.get_content_type() == "application/pgp-keys":
-            data = part.get_payload(decode=True) or b""
-            return data.decode("ascii", "replace")
+            return leaf_bytes(part).decode("ascii", "replace")
     return None
 
 

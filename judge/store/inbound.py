@@ -12,6 +12,7 @@ from typing import Sequence
 from sqlalchemy import Connection, bindparam, insert, or_, select
 from sqlalchemy.exc import IntegrityError
 
+from judge.store.core import table_of
 from judge.store.engine import Store
 from judge.store.models_mail import RECEIVED, InboundMessage
 
@@ -74,7 +75,7 @@ def content_digest(raw: bytes) -> str:
 # Plain Core statements on the table, built once: intake runs for every mail and shares
 # the process (and its GIL) with the worker; the ORM's statement handling costs more than
 # the two statements themselves.
-_INBOUND = InboundMessage.__table__
+_INBOUND = table_of(InboundMessage)
 _BY_DIGEST = select(_INBOUND.c.id).where(_INBOUND.c.digest == bindparam("digest")).limit(1)
 _BY_MESSAGE_ID_OR_DIGEST = select(_INBOUND.c.id).where(
     or_(_INBOUND.c.message_id == bindparam("message_id"), _INBOUND.c.digest == bindparam("digest"))
@@ -116,6 +117,14 @@ class _Arrival:
                 "status": RECEIVED}
 
 
+def _insert(connection: Connection, arrival: _Arrival) -> int:
+    """Store ``arrival``; the id of its new row."""
+    key = connection.execute(_INSERT, arrival.row()).inserted_primary_key
+    if key is None:  # never for a one-row INSERT
+        raise RuntimeError("the database gave no id for a stored mail")
+    return int(key[0])
+
+
 def store_inbound(store: Store, raw: bytes, *, mail_from: str | None, rcpt_to: Sequence[str],
                   source: str, now: datetime) -> Stored:
     """Commit ``raw`` as a new inbound row, or find the row of an earlier delivery.
@@ -132,7 +141,7 @@ def _store_one(store: Store, arrival: _Arrival) -> Stored:
             existing = _find_existing(connection, message_id, digest)
             if existing is not None:
                 return Stored(existing, new=False)
-            inbound_id = connection.execute(_INSERT, arrival.row()).inserted_primary_key[0]
+            inbound_id = _insert(connection, arrival)
     except IntegrityError:
         # Another connection (PostgreSQL, another daemon) stored the same mail meanwhile.
         with store.engine.connect() as connection:
@@ -223,7 +232,7 @@ class GroupedIntake:
                 if earlier is not None:
                     outcomes.append(Stored(earlier, new=False))
                     continue
-                inbound_id = int(connection.execute(_INSERT, arrival.row()).inserted_primary_key[0])
+                inbound_id = _insert(connection, arrival)
                 found.update(dict.fromkeys(keys, inbound_id))
                 outcomes.append(Stored(inbound_id, new=True))
         for arrival, stored in zip(group, outcomes):  # only once committed and synced

@@ -26,6 +26,7 @@ from functools import lru_cache
 
 from sqlalchemy import Connection, delete, insert, select, update
 
+from judge.store.core import table_of
 from judge.store.engine import Store
 from judge.store.models_hosts import LeaseOwner
 from judge.store.models_mail import QUEUED, OutboxMessage
@@ -37,8 +38,8 @@ HEARTBEAT_SECONDS = 5.0
 #: An owner in another process table whose heartbeat is older than this is gone.
 STALE_AFTER = timedelta(seconds=30)
 
-_OWNERS = LeaseOwner.__table__
-_OUTBOX = OutboxMessage.__table__
+_OWNERS = table_of(LeaseOwner)
+_OUTBOX = table_of(OutboxMessage)
 
 
 def wall_clock() -> datetime:

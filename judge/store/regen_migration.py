@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from alembic import command
+from alembic.script import Script
 
 from judge.store.engine import make_engine
 from judge.store.schema import MIGRATIONS_DIR, alembic_config
@@ -40,8 +41,9 @@ def regenerate() -> Path:
             )
         finally:
             engine.dispose()
-    path = Path(script.path)  # type: ignore[union-attr]
-    return path
+    if not isinstance(script, Script):  # one revision asked for, one written
+        raise SystemExit(f"alembic wrote {script!r}, not one revision")
+    return Path(script.path)
 
 
 def main() -> int:

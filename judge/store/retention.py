@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import delete, update
 
+from judge.store.core import rows_changed, table_of
 from judge.store.engine import Store
 from judge.store.models_mail import PROCESSED, InboundMessage
 from judge.store.models_signon import SignonFailure
@@ -25,17 +26,18 @@ def purge_raw(store: Store, now: datetime, keep_days: int) -> int:
     emptied.  ``keep_days`` 0 keeps everything."""
     if keep_days <= 0:
         return 0
-    table = InboundMessage.__table__
+    table = table_of(InboundMessage)
     with store.unit_of_work() as session:
-        return session.execute(
+        return rows_changed(
+            session,
             update(table)
             .where(table.c.status == PROCESSED, table.c.processed_at < now - timedelta(days=keep_days),
                    table.c.raw != b"")
             .values(raw=b"")
-        ).rowcount
+        )
 
 
 def purge_signon_failures(store: Store, now: datetime) -> int:
     """Forget refused sign-ons older than SIGNON_MEMORY; how many were forgotten."""
     with store.unit_of_work() as session:
-        return session.execute(delete(SignonFailure).where(SignonFailure.failed_at < now - SIGNON_MEMORY)).rowcount
+        return rows_changed(session, delete(SignonFailure).where(SignonFailure.failed_at < now - SIGNON_MEMORY))

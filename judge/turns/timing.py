@@ -387,7 +387,7 @@ class TimingChanges:
     def apply(self, base: Timing | None = None) -> Timing:
         """``base`` (default: the defaults) with these settings; TimingError quotes the text."""
         try:
-            return replace(base or Timing(), **dict(self.settings))  # type: ignore[arg-type]
+            return replace(base or Timing(), **dict(self.settings))  # type: ignore[arg-type]  # parsed per field
         except TimingError as exc:
             raise TimingError(f"TIMING {self.text!r}: {exc}") from None
 

@@ -172,3 +172,17 @@ def test_scheduler_tick_runs_and_its_mail_is_sent(tmp_path):
     assert len(ticks) >= 2 and all(t.tzinfo is not None for t in ticks)
     [mail] = outbox_files(daemon)
     assert mail["Subject"] == "g1 S1901M results" and mail["Auto-Submitted"] == "auto-generated"
+
+
+def test_a_message_without_content_is_answered_451_and_not_stored(store):
+    # aiosmtpd always hands DATA its content; were it ever missing, the sender must retry.
+    import asyncio
+
+    from aiosmtpd.smtp import Envelope
+
+    from judge.edge.smtp_in import IntakeHandler
+
+    reply = asyncio.run(IntakeHandler(store).handle_DATA(None, None, Envelope()))
+    assert reply.startswith("451 4.3.0 ")
+    with store.unit_of_work() as session:
+        assert session.execute(select(func.count()).select_from(InboundMessage)).scalar_one() == 0

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from judge.lifecycle import STATUS_TEXT, TRANSITIONS, GameStatus, TransitionRefused, may_move, move
+from judge.lifecycle import STATUS_TEXT, TRANSITIONS, GameStatus, TransitionRefused, may_move, move, status_text
 from judge.mail import CommandRefused
 from judge.store.models_game import Game, Membership
 from tests.judge.services.conftest import MASTER, cheap_scrypt, create_game, fill_game  # noqa: F401
@@ -24,6 +24,12 @@ def test_every_status_has_moves_and_words():
     assert set(TRANSITIONS) == set(GameStatus) == set(STATUS_TEXT)
     for targets in TRANSITIONS.values():
         assert targets and all(isinstance(target, GameStatus) for target in targets)
+
+
+def test_a_stored_status_is_named_in_words_and_an_unknown_one_as_stored():
+    assert status_text("forming") == "forming (waiting for players)"
+    assert status_text(GameStatus.PAUSED) == "paused by the master"
+    assert status_text("archived") == "archived"
 
 
 @pytest.mark.parametrize("start, target", [(s, t) for s in GameStatus for t in GameStatus if t in TRANSITIONS[s]])

@@ -38,6 +38,24 @@ def test_upgrade_is_idempotent(tmp_path):
     store.dispose()
 
 
+def test_alembic_run_on_its_own_needs_a_database_url(tmp_path):
+    # env.py builds an engine from sqlalchemy.url when judge.store.schema hands it none.
+    from alembic import command
+    from alembic.config import Config
+
+    from judge.store.schema import MIGRATIONS_DIR
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    with pytest.raises(SystemExit, match="no database to migrate: run `judge db upgrade`"):
+        command.upgrade(config, "head")
+    config.set_main_option("sqlalchemy.url", f"sqlite:///{tmp_path / 'j.db'}")
+    command.upgrade(config, "head")
+    store = Store(f"sqlite:///{tmp_path / 'j.db'}")
+    check_schema(store.engine)
+    store.dispose()
+
+
 def test_empty_database_is_refused_naming_the_command(tmp_path):
     store = Store(f"sqlite:///{tmp_path / 'j.db'}")
     with pytest.raises(SchemaNotCurrent, match="judge db upgrade"):

@@ -40,6 +40,13 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
+def _membership_id(seat: Seat) -> int:
+    """The key this host gives every seat it makes: the seat's membership id."""
+    if not isinstance(seat.key, int):
+        raise TypeError(f"a seat this host did not make: {seat!r}")
+    return seat.key
+
+
 class StoreHost:
     def __init__(self, store: Store, settings: Settings, game_id: int, run_pass: Callable[[], None],
                  clock: Callable[[], datetime] = _now) -> None:
@@ -137,7 +144,7 @@ class StoreHost:
 
     def power_of(self, seat: Seat) -> str | None:
         with self.store.sessions() as session:
-            found = machines.seat_of(session, self.game_id, seat.key)  # type: ignore[arg-type]
+            found = machines.seat_of(session, self.game_id, _membership_id(seat))
         return found[0] if found else None
 
     def map_accepted(self, seat: Seat) -> None:
@@ -146,7 +153,7 @@ class StoreHost:
     def disconnected(self, seat: Seat) -> None:
         self._connected[seat.key] = False
         if self._status not in (ACTIVE, PAUSED):
-            self._write(lambda session, ctx: machines.release_seat(session, self.game_id, seat.key))  # type: ignore[arg-type]
+            self._write(lambda session, ctx: machines.release_seat(session, self.game_id, _membership_id(seat)))
             return
         self._tell_disorder()
 

@@ -14,7 +14,10 @@ config = context.config
 def _run() -> None:
     engine = config.attributes.get("engine")
     if engine is None:
-        engine = create_engine(config.get_main_option("sqlalchemy.url"))
+        url = config.get_main_option("sqlalchemy.url")
+        if url is None:
+            raise SystemExit("no database to migrate: run `judge db upgrade` (or give alembic a sqlalchemy.url)")
+        engine = create_engine(url)
     with engine.connect() as connection:
         context.configure(
             connection=connection,
