@@ -52,11 +52,22 @@ DEFAULT_SYNCHRONOUS = "NORMAL"
 DURABLE_SYNCHRONOUS = "FULL"
 
 
+#: Connections a judge process keeps open to a database server: as many as its threads use
+#: at once (the SMTP intake's executor, worker, sender, scheduler, lease keeper), so that a
+#: burst of mail does not open and close one per transaction (a fork and a password handshake
+#: on PostgreSQL each; SQLAlchemy's default of 5 did so at saturation).
+SERVER_POOL_SIZE = 15
+#: More opened for a burst beyond that, and closed after it.
+SERVER_POOL_OVERFLOW = 10
+
+
 def make_engine(url: str, **kwargs: Any) -> Engine:
     """An engine for ``url``; a SQLite file's parent directory is created if missing."""
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
         kwargs.setdefault("pool_pre_ping", True)
+        kwargs.setdefault("pool_size", SERVER_POOL_SIZE)
+        kwargs.setdefault("max_overflow", SERVER_POOL_OVERFLOW)
         return create_engine(url, **kwargs)
     database = parsed.database or ""
     if database and database != ":memory:" and not database.startswith("file:"):

@@ -154,3 +154,37 @@ def test_one_mail_delivered_to_two_judges_at_once_is_stored_once(postgres_url):
     finally:
         for store in stores:
             store.dispose()
+
+
+def test_a_burst_of_concurrent_work_reuses_the_pools_connections(postgres_url):
+    """Twelve threads at once, again and again (more than SQLAlchemy's default pool of 5):
+    each connection is opened once and kept, not opened and closed per transaction."""
+    from judge.store.engine import SERVER_POOL_SIZE
+
+    store = Store(postgres_url)
+    upgrade(store.engine)
+    threads = 12
+    assert threads <= SERVER_POOL_SIZE
+    conninfo = make_url(postgres_url).set(drivername="postgresql").render_as_string(hide_password=False)
+    sessions = "SELECT sessions FROM pg_stat_database WHERE datname = current_database()"
+    with psycopg.connect(conninfo) as db:
+        before = db.execute(sessions).fetchone()[0]
+    barrier = threading.Barrier(threads)
+
+    def work() -> None:
+        for _ in range(5):
+            barrier.wait(timeout=30)
+            with store.unit_of_work() as session:
+                session.execute(select(func.count()).select_from(Game)).scalar()
+                time.sleep(0.02)  # all twelve hold a connection at once
+
+    workers = [threading.Thread(target=work) for _ in range(threads)]
+    for thread in workers:
+        thread.start()
+    for thread in workers:
+        thread.join(60)
+    with psycopg.connect(conninfo) as db:
+        opened = db.execute(sessions).fetchone()[0] - before - 1  # less this count's own
+    store.dispose()
+    assert threads <= opened + 1  # every thread had a connection of its own at once...
+    assert opened <= threads + 1  # ...opened once for the five rounds, not once a round
