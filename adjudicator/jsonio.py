@@ -504,7 +504,7 @@ def _centers_text(centers: Mapping[str, frozenset[str]]) -> str:
     return ", ".join([f"{q(power)}: [{', '.join(map(q, sorted(owned)))}]" for power, owned in sorted(centers.items()) if owned])
 
 
-class _Written(dict):  # type: ignore[type-arg]
+class _Written(dict):
     """``text -> what it is written as``, each worked out at its first use (``__missing__``)."""
 
     def __init__(self, write: Any) -> None:

@@ -207,7 +207,7 @@ class OrderParser:
         # every beginning of a name (the names too): reading a name stops at words no name goes on with
         self.name_starts = frozenset(words[:end] for words in self.names for end in range(1, len(words) + 1))
         # the same names as a tree of words: word -> (the province so far named or None, the next words)
-        self.name_tree: dict[str, tuple[str | None, dict]] = {}  # type: ignore[type-arg]
+        self.name_tree: dict[str, tuple[str | None, dict]] = {}
         for words in sorted(self.name_starts, key=len):
             branch = self.name_tree
             for word in words[:-1]:

@@ -24,7 +24,7 @@ def distinct(cls: type[T]) -> type[T]:
     compares fields only)."""
 
     def __eq__(self: tuple, other: object) -> bool:  # noqa: N807
-        return type(self) is type(other) and tuple.__eq__(self, other)  # type: ignore[arg-type]
+        return type(self) is type(other) and tuple.__eq__(self, other)
 
     def __ne__(self: tuple, other: object) -> bool:  # noqa: N807
         return not __eq__(self, other)

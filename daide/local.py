@@ -117,7 +117,7 @@ class LocalGame:
 
     def disconnected(self, seat: Seat) -> None:
         power = seat.key
-        player = self._players.get(power)  # type: ignore[arg-type,call-overload]
+        player = self._players.get(power)  # type: ignore[call-overload]
         if player is None:
             return
         if not self._started:

@@ -109,7 +109,7 @@ def flatten(message: Message, table: TokenTable) -> Iterator[int]:
         elif type(element) is int:
             yield integer_token(element)
         else:
-            value = by_name.get(element)  # type: ignore[arg-type]
+            value = by_name.get(element)
             if value is None:
                 raise KeyError(f"no DAIDE token named {element!r}")
             yield value

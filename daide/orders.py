@@ -48,13 +48,13 @@ _KIND = {"AMY": UnitKind.ARMY, "FLT": UnitKind.FLEET}
 def _unit_of(table: TokenTable, element: Element, path: tuple[int, ...]) -> tuple[str, UnitKind, str]:
     if type(element) is not tuple or len(element) != 3 or element[1] not in _KIND:
         raise UnreadableOrder("a unit is (power AMY|FLT province)", path)
-    power = table.power_of_token.get(element[0])  # type: ignore[arg-type]
+    power = table.power_of_token.get(element[0])
     if power is None:
         raise UnreadableOrder(f"{element[0]} is no power", path + (0,))
     where = our_location(table, element[2])
     if where is None:
         raise UnreadableOrder("no such province or coast", path + (2,))
-    return power, _KIND[element[1]], where  # type: ignore[index]
+    return power, _KIND[element[1]], where
 
 
 def _province(table: TokenTable, element: Element, path: tuple[int, ...]) -> str:
@@ -69,7 +69,7 @@ def read_order(table: TokenTable, tables: Tables, position: Position, power: str
     if type(order) is not tuple or not order:
         raise UnreadableOrder("an order is bracketed", ())
     if len(order) == 2 and order[1] == "WVE":
-        if table.power_of_token.get(order[0]) != power:  # type: ignore[arg-type]
+        if table.power_of_token.get(order[0]) != power:
             return Verdict("NYU")
         if position.phase.kind is not PhaseKind.ADJUSTMENT:
             return Verdict("NRS")
