@@ -222,15 +222,25 @@ def _orders_by_unit(board: Board, orders: Mapping[str, GivenOrders]) -> _OrdersB
     targets = [""] * count
     void: dict[int, str] = {}
     stray: list[OrderResult] = []  # orders for no unit of the ordering power
-
-    def unit_index(order: Order) -> int | None:
-        unit = getattr(order, "unit", None)
-        return None if unit is None else index.get(prov_of.get(unit.location) or province_of(unit.location))
-
-    def place(power: str, given: Iterable[tuple[Order, str | None, str | None]]) -> None:
-        """Each (order, illegality or None, text) in its unit's place, in turn: a later one replaces."""
-        for order, reason, text in given:
-            i = unit_index(order)
+    for power, given in orders.items():
+        if (type(given) is ParsedOrders and given.board is board and given.power == power and given.notes
+                and not given.illegal):
+            # parse_orders checked these and noted where their units stand and their shapes
+            for checked, canonical, note in zip(given.orders, given.canonical, given.notes):
+                at = index[note.province]
+                chosen[at] = checked
+                texts[at] = canonical
+                kinds[at] = note.shape
+                targets[at] = note.target
+            if void:  # an earlier void order for a unit these orders replace
+                for note in given.notes:
+                    void.pop(index[note.province], None)
+            continue
+        # Anything else, read_orders' with illegal orders among the good ones included: each
+        # order in its unit's place in turn, a later one replacing an earlier one.
+        for order, reason, text in _checked(board, power, given):
+            unit = getattr(order, "unit", None)
+            i = None if unit is None else index.get(prov_of.get(unit.location) or province_of(unit.location))
             if i is None or units[i].power != power:
                 stray.append(OrderResult(power, order.canonical(), "void", reason or "not an order for one of your units"))
                 continue
@@ -243,25 +253,6 @@ def _orders_by_unit(board: Board, orders: Mapping[str, GivenOrders]) -> _OrdersB
                 kinds[i], targets[i] = order_shape(order, prov_of)
                 if void:  # usually empty: skip the pop
                     void.pop(i, None)
-
-    for power, given in orders.items():
-        if type(given) is ParsedOrders and given.board is board and given.power == power and given.notes:
-            # parse_orders checked these and noted where their units stand and their shapes
-            for checked, canonical, note in zip(given.orders, given.canonical, given.notes):
-                at = index[note.province]
-                chosen[at] = checked
-                texts[at] = canonical
-                kinds[at] = note.shape
-                targets[at] = note.target
-            if void:  # an earlier void order for a unit these orders replace
-                for note in given.notes:
-                    void.pop(index[note.province], None)
-            if given.illegal:  # read_orders' illegal orders, void where no later good order replaces them
-                last: dict[int | None, int] = {index[note.province]: k for k, note in enumerate(given.notes)}
-                place(power, [(order, reason, None) for at, order, reason in given.illegal
-                              if last.get(unit_index(order), -1) < at])  # after the unit's last good order, if any
-            continue
-        place(power, _checked(board, power, given))
     return _OrdersByUnit(chosen, texts, void, stray, kinds, targets)
 
 
