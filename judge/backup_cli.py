@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
                 manifest["key_fingerprint"], key_text = export_judge_key(settings, store, secret=True)
             except KeyExportError as exc:
                 print(f"judge backup: warning: the judge's key is not in the backup: {exc}", file=sys.stderr)
-            dkim_keys = [dataclasses.asdict(key) for key in recorded_keys(store).values()]
+            dkim_keys = [dataclasses.asdict(key) for _, key in sorted(recorded_keys(store).items())]
             manifest["dkim_selectors"] = [key["selector"] for key in dkim_keys]
     finally:
         store.dispose()
