@@ -102,6 +102,9 @@ class SchedulerSettings:
     """The periodic pass (deadlines, processing); ``handler`` is ``module:function``."""
 
     tick_seconds: float = 1200.0
+    #: A game a mail changed gets its pass at most this long after the last pass (the
+    #: daemon otherwise wakes at the next due time, to the second: judge/edge/pass_timing.py).
+    touched_seconds: float = 30.0
     handler: str = "judge.edge.scheduler:run_pass"
 
 
@@ -319,6 +322,7 @@ _RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
     ("imap", "port"): (1, 65535, "a TCP port, 1 to 65535"),
     ("imap", "poll_seconds"): (0.001, None, "seconds, more than 0"),
     ("scheduler", "tick_seconds"): (0.001, None, "seconds, more than 0"),
+    ("scheduler", "touched_seconds"): (0.001, None, "seconds, more than 0"),
     ("worker", "poll_seconds"): (0.001, None, "seconds, more than 0"),
     ("worker", "processes"): (0, 64, "a count of processes, 0 to 64"),
     ("worker", "pause_before_commit_seconds"): (0, None, "seconds, 0 or more"),
