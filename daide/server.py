@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 IM_TIMEOUT = 30.0
 NAME_SECONDS = 30.0
 IDLE_SECONDS = 600.0
+ACCEPT_BACKLOG = 16
 CLOSE_SECONDS = 2.0  # how long close() lets connections write their OFF before it cancels them
 
 
@@ -559,7 +560,9 @@ class GameServer:
         return Commands(self, connection)
 
     async def start(self, address: str, port: int) -> int:
-        self._server = await asyncio.start_server(self._accept, address, port)
+        # a short backlog: asyncio accepts up to that many sockets at each wake-up before any
+        # admission check runs, so it bounds the descriptors a burst can take at once
+        self._server = await asyncio.start_server(self._accept, address, port, backlog=ACCEPT_BACKLOG)
         self._reminding = asyncio.get_running_loop().create_task(self._remind())
         return self._server.sockets[0].getsockname()[1]
 
