@@ -23,7 +23,7 @@ from adjudicator.jsonio import position_from_json
 from adjudicator.results import OrderResult
 from adjudicator.types import Position
 from judge.outgoing import MACHINE_DOMAIN
-from judge.commands.daide_ports import MACHINES, USES_PORT, give_port, is_machine_game, released_for_idling
+from judge.commands.daide_ports import MACHINES, give_port, is_machine_game, released_for_idling
 from judge.phases.ballots import ballot_to_json, ballots_of, vote_text
 from judge.commands.fair_players import PassContext
 from judge.commands.start import start_game
@@ -36,7 +36,8 @@ from judge.store.queries import (has_rule, latest_of_power, master_of, player_of
                                  variant_of)
 from judge.store.models_daide import DaidePort, MachineSeat
 from judge.store.times import as_utc
-from judge.store.models_game import ACTIVE, DUMMY, FORMING, PAUSED, PLAYER, PREPARATION, Game, Membership, OrderSet, PhaseRecord
+from judge.lifecycle import ACTIVE, FORMING, is_live, seats_players, statuses_where
+from judge.store.models_game import DUMMY, PLAYER, Game, Membership, OrderSet, PhaseRecord
 from judge.store.passwords import hash_password
 from judge.turns import Action, Ballot, DrawError, decide, tally
 from judge.turns.draws import NO_DIAS
@@ -45,7 +46,7 @@ from judge.turns.draws import NO_DIAS
 # rule itself is checked on each).
 _MACHINE_CANDIDATES = (
     select(Game)
-    .where(Game.status.in_((PREPARATION, FORMING, ACTIVE, PAUSED)), cast(Game.rules, Text).like(f"%{MACHINES}%"))
+    .where(Game.status.in_(statuses_where(is_live)), cast(Game.rules, Text).like(f"%{MACHINES}%"))
     .order_by(Game.id)
 )
 
@@ -71,7 +72,7 @@ def machine_games(session: Session, ports: range, now: datetime | None = None,
     name the rule are loaded, not every running game with its position."""
     found = []
     for game in session.scalars(_MACHINE_CANDIDATES):
-        if not has_rule(game, MACHINES) or game.status not in USES_PORT:
+        if not has_rule(game, MACHINES) or not seats_players(game.status):
             continue
         if game.status == FORMING and (released_for_idling(session, game) or _idle(session, game, now, idle_after)):
             continue
@@ -102,7 +103,7 @@ def free_ports(ctx: PassContext, serving: set[int], idle_after: timedelta) -> li
     for row, game in rows:
         if game.id in serving:
             continue
-        if game.status in USES_PORT and is_machine_game(game):
+        if seats_players(game.status) and is_machine_game(game):
             if not _idle(ctx.session, game, ctx.now, idle_after):
                 continue
             hours = idle_after.total_seconds() / 3600
@@ -141,7 +142,7 @@ def take_seat(ctx: PassContext, game_id: int, name: str, version: str) -> Seated
     over a power without a player (after RESIGN or the master's EJECT; not a dummy), as a
     TAKEOVER by mail does."""
     game = ctx.session.get(Game, game_id)
-    if game is None or game.status not in (FORMING, ACTIVE, PAUSED) or not has_rule(game, MACHINES):
+    if game is None or not seats_players(game.status) or not has_rule(game, MACHINES):
         return None
     joined = players(ctx.session, game)
     vacant: str | None = None

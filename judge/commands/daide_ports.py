@@ -24,10 +24,10 @@ from sqlalchemy.orm import Session
 
 from judge.config import ConfigError, DaideSettings
 from judge.store.models_daide import DaidePort
-from judge.store.models_game import ACTIVE, FORMING, MASTER, PAUSED, PREPARATION, Game, Membership
+from judge.lifecycle import PREPARATION, before_start, seats_players, statuses_where
+from judge.store.models_game import MASTER, Game, Membership
 
 MACHINES = "MACHINES"  # the rule (judge.rules) that opens a game to machines
-USES_PORT = (FORMING, ACTIVE, PAUSED)
 
 
 def parse_port_range(text: str) -> range:
@@ -77,7 +77,7 @@ def give_port(session: Session, game: Game, ports: range | None = None, now: dat
     row = session.get(DaidePort, game.id)
     if row is not None and row.port is not None:
         return row.port
-    if ports is None or game.status not in USES_PORT:
+    if ports is None or not seats_players(game.status):
         return None
     taken = set(session.scalars(select(DaidePort.port).where(DaidePort.port.is_not(None))))
     for port in ports:
@@ -106,13 +106,13 @@ def released_for_idling(session: Session, game: Game) -> bool:
 def machine_game_refusal(session: Session, game: Game, address: str) -> str | None:
     """Why ``address``, the game's master, may not have one more machine game that has not
     started (None: it may)."""
-    if game.status not in (PREPARATION, FORMING):
+    if not before_start(game.status):
         return None
     limit = _settings.forming_games_per_address
     candidates = session.scalars(
         select(Game).join(Membership, Membership.game_id == Game.id)
         .where(Membership.role == MASTER, func.lower(Membership.address) == address.lower(),
-               Game.id != game.id, Game.status.in_((PREPARATION, FORMING)),
+               Game.id != game.id, Game.status.in_(statuses_where(before_start)),
                cast(Game.rules, Text).like(f"%{MACHINES}%")))
     held = sorted({other.name for other in candidates if is_machine_game(other)})
     if len(held) < limit:
