@@ -1,8 +1,8 @@
 """daide_port: when the port was given (a forming game nobody joins gives it back), and
 no port for a game that gave its port back
 
-Revision ID: 0009_daide_port_given_at
-Revises: 0008_inbound_claim_index
+Revision ID: 0010_daide_port_given_at
+Revises: 0009_dkim_keys
 Create Date: 2026-11-28 19:00:00
 
 Additive for the running code: a column that may be NULL and a NOT NULL constraint dropped.
@@ -17,8 +17,8 @@ import sqlalchemy as sa
 import judge.store.base
 
 
-revision: str = '0009_daide_port_given_at'
-down_revision: Union[str, None] = '0008_inbound_claim_index'
+revision: str = '0010_daide_port_given_at'
+down_revision: Union[str, None] = '0009_dkim_keys'
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
