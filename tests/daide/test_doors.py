@@ -14,6 +14,7 @@ from daide.client import ConnectionClosed, DaideClient
 from daide.framing import ErrorCode, Kind
 from daide.guesses import GuessPolicy, Guesses
 from daide.local import LocalGame
+from daide.messages import Message
 from daide.server import GameServer
 from tests.daide.test_server_input import VARIANT, _closed, _frame, _raw, _run, _seated
 
@@ -25,6 +26,16 @@ async def _im_only(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWrite
     writer.write(bytes.fromhex("000000040001da10"))
     assert (await _frame(reader))[0] == Kind.RM
     return reader, writer
+
+
+async def _until_closed(client: DaideClient) -> list[Message]:
+    """Every message the client hears until the server ends the connection."""
+    heard: list[Message] = []
+    try:
+        while True:
+            heard.append(await client.receive(3))
+    except ConnectionClosed:
+        return heard
 
 
 async def _iam(client: DaideClient, passcode: int) -> tuple[str, str]:
@@ -103,12 +114,7 @@ def test_an_unnamed_connection_is_told_off_and_closed_and_an_idle_observer_too()
         assert kind == Kind.DM and await _closed(reader)  # the OFF, then the end
         assert 0.4 < time.monotonic() - started < 2.0
         assert server.admission.open == 2
-        heard = []
-        try:
-            while True:
-                heard.append(await watcher.receive(3))
-        except ConnectionClosed:
-            pass
+        heard = await _until_closed(watcher)
         assert heard[0][0] == "MAP" and heard[-1] == ("OFF",)  # silent past idle_seconds
         await asyncio.sleep(0.3)
         assert [c.seat is not None for c in server.connections] == [True]  # the seated bot stays, silent or not
@@ -183,13 +189,7 @@ def test_close_tells_every_connection_off_and_leaves_no_task() -> None:
         before = asyncio.all_tasks()
         await server.close()
         for client in clients:
-            heard = []
-            try:
-                while True:
-                    heard.append(await client.receive(2))
-            except ConnectionClosed:
-                pass
-            assert heard[-1] == ("OFF",)
+            assert (await _until_closed(client))[-1] == ("OFF",)
         rest = await asyncio.wait_for(idle[0].read(), 5)  # up to the end of the stream
         assert rest[:1] == bytes([Kind.DM]) and len(rest) == 6  # one DM: OFF
         assert not server._tasks and len(asyncio.all_tasks()) < len(before)
