@@ -323,8 +323,10 @@ class Commands:
             self.c.send(("REJ", message))
             self.c.send(("ADM", (Text("Server"),), (Text(refusal),)))
             return
-        seat = (self.host.rejoin(power, message[2][0], self.c.address)
-                if power is not None and self.c.seat is None else None)
+        if self.c.seat is not None:  # already seated: nothing to come back to, no guess either
+            self.c.send(("REJ", message))
+            return
+        seat = self.host.rejoin(power, message[2][0], self.c.address) if power is not None else None
         if seat is None or power is None:
             self.server.iam_wrong(self.c, power)
             self.c.send(("REJ", message))

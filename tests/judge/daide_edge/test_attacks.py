@@ -124,8 +124,8 @@ def test_one_mail_of_creates_takes_three_ports_and_idle_forming_games_give_their
         reply, seconds = _timed_mail(judge, "hoarder@example.net", creates)
         assert set(re.findall(r"port (\d+) of the judge's host", reply)) == {str(judge.port + n) for n in range(3)}
         assert reply.count("you are already master of 3 machine games that have not started") == 2
-        other, _ = _timed_mail(judge, MASTER, "CREATE b1 pw\nRULE MACHINES\nFORM\n")
-        assert f"port {judge.port + 3} of the judge's host" in other
+        other, latency = _timed_mail(judge, MASTER, "CREATE b1 pw\nRULE MACHINES\nFORM\n")
+        assert f"port {judge.port + 3} of the judge's host" in other and latency < 2.0
         edge = judge.daemon.daide
         assert edge is not None
         wait_until(lambda: len(edge.servers) == 4, "four listeners")
@@ -169,7 +169,8 @@ def test_a_terminated_forming_game_closes_its_listener_and_the_next_game_gets_th
         await (await _bot(judge.port, "next")).close()
     asyncio.run(next_bot())
     assert "has not started yet" not in caplog.text and "cannot listen" not in caplog.text
-    assert judge.send("someone@example.net", "LIST g2\n").count(f"port {judge.port}") == 1
+    listing, latency = _timed_mail(judge, "someone@example.net", "LIST g2\n")
+    assert listing.count(f"port {judge.port}") == 1 and latency < 2.0
 
 
 def test_a_game_failing_at_every_look_never_stops_the_edge_for_the_others(
@@ -191,3 +192,4 @@ def test_a_game_failing_at_every_look_never_stops_the_edge_for_the_others(
     judge.send("other@example.net", "CREATE good masterpw\nRULE MACHINES\nFORM\n")
     good = _game_id(judge, "good")
     wait_until(lambda: edge.ports_of.get(good) == judge.port, "good's listener")
+    assert _timed_mail(judge, "someone@example.net", "LIST good\n")[1] < 2.0
