@@ -131,11 +131,29 @@ class WorkerSettings:
 @dataclass(frozen=True)
 class DaideSettings:
     """DAIDE machine players (judge/edge/daide): each game with RULE MACHINES listens on a
-    port of its own from ``port_range`` ("first-last") on ``host``; "" turns the edge off."""
+    port of its own from ``port_range`` ("first-last") on ``host``; "" turns the edge off.
+
+    The doors a stranger reaches (docs/daide.md, "Limits"): at most ``max_connections``
+    connections in all (fewer when the open-file limit minus ``fd_reserve`` descriptors,
+    kept for mail and the database, is lower), ``connections_per_game`` to one game and
+    ``connections_per_address`` from one client address; a connection that has not named
+    itself (NME, IAM, OBS) after ``name_seconds``, or holds no seat and sends nothing for
+    ``idle_seconds``, is told OFF and closed.  One master address may have
+    ``forming_games_per_address`` machine games that have not started; a forming game
+    nobody joins for ``forming_idle_hours`` gives its port back.
+    """
 
     host: str = "127.0.0.1"
     port_range: str = "16713-16812"
     poll_seconds: float = 0.25
+    max_connections: int = 512
+    connections_per_game: int = 32
+    connections_per_address: int = 16
+    fd_reserve: int = 256
+    name_seconds: float = 30.0
+    idle_seconds: float = 600.0
+    forming_games_per_address: int = 3
+    forming_idle_hours: float = 72.0
 
 
 @dataclass(frozen=True)
