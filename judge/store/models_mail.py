@@ -41,6 +41,8 @@ class InboundMessage(Base):
     mail_from: Mapped[str | None] = mapped_column(String(998))
     rcpt_to: Mapped[list[Any]] = mapped_column(default=list)
     source: Mapped[str] = mapped_column(String(16))
+    # The connecting client's IP address (SMTP); None when unknown (IMAP, older rows).
+    peer: Mapped[str | None] = mapped_column(String(64))
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     received_at: Mapped[datetime]
     status: Mapped[str] = mapped_column(String(16), default=RECEIVED)
