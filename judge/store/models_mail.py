@@ -92,6 +92,8 @@ class OutboxMessage(Base):
     last_error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime]
     sent_at: Mapped[datetime | None]
+    # When [store] keep_sent_days emptied its body (the headers stay); None while whole.
+    emptied_at: Mapped[datetime | None]
     # The LeaseOwner sending it now (None when not leased): a dead owner's rows are
     # released at once instead of waiting out the lease (judge.store.leases).
     leased_by: Mapped[str | None] = mapped_column(String(32))
