@@ -30,7 +30,9 @@ def svg_to_png(svg: str, scale: float = 1.0, max_bytes: int | None = None) -> by
     """The PNG image of ``svg``, ``scale`` times its size in SVG units, with a palette;
     drawn smaller when it must be to weigh at most ``max_bytes`` (None: any size)."""
     png = _encode(_draw(svg, scale))
-    for _ in range(SHRINKS if max_bytes is not None else 0):
+    if max_bytes is None:
+        return png
+    for _ in range(SHRINKS):
         if len(png) <= max_bytes:
             break
         # PNG size goes roughly with the area: shrink both sides by the root, and a margin.
