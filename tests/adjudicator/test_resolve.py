@@ -113,7 +113,8 @@ def test_a_beleaguered_fleet_may_not_convoy_when_the_rule_is_on(variant: Variant
 
 def test_unknown_or_conflicting_rules_are_refused(variant: Variant) -> None:
     start = api.initial_position(variant)
-    assert api.RULES == {"PARADOX_SZYKMAN", "PARADOX_1982_DPJUDGE", "PARADOX_ALL_FAIL", "NO_BELEAGUERED_CONVOY"}
+    assert api.RULES == {"PARADOX_SZYKMAN", "PARADOX_1982_DPJUDGE", "PARADOX_ALL_FAIL", "NO_BELEAGUERED_CONVOY",
+                         "CONVOY_NO_FALLBACK", "CONVOY_NEEDED_ONLY", "CD_REMOVE_2023", "DATC_3"}
     with pytest.raises(ValueError, match="NO_SUCH_RULE"):
         api.adjudicate(api.prepare(variant, start), {}, frozenset({"NO_SUCH_RULE"}))
     with pytest.raises(ValueError, match="at most one"):
