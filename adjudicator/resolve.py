@@ -225,34 +225,17 @@ class _Resolver:
     # -- decisions ----------------------------------------------------------------------
 
     def _move_succeeds(self, i: int) -> bool:
-        # The strengths of the Math of Adjudication (attack, hold, defend, prevent; see _attack
-        # and _hold), worked out in line: this is the resolver's innermost decision.  A move's
-        # prevent strength is 0 when it is convoyed without a path or beaten head to head,
-        # else 1 plus its supports.
-        convoyed = self.convoyed
-        if convoyed[i] and not self._path(i):
+        """The Math of Adjudication's move decision: the attack beats what stands in the
+        target (the defence of a head-to-head opponent, else the hold of the unit there) and
+        every other move's prevent strength."""
+        attack = self._attack(i)
+        if not attack:
             return False
-        target = self.dest[i]
-        kind = self.kind
-        h2h = self.h2h
-        supporters = self.supporters
         j = self.facing[i]
-        if j < 0:
-            attack = 1 + self._support_count(i) if i in supporters else 1
-        elif kind[j] == MOVE and h2h[i] != j and self._resolve(j):
-            attack = 1 + self._support_count(i) if i in supporters else 1  # the target empties
-        else:
-            defender = self.power[j]
-            if defender == self.power[i]:
-                return False  # no unit dislodges one of its own power
-            attack = 1 + self._support_count(i, defender) if i in supporters else 1
-            if kind[j] != MOVE or h2h[i] == j:  # the hold strength of a unit staying, or the defend strength
-                if attack <= (1 + self._support_count(j) if j in supporters else 1):
-                    return False
-            elif attack == 1:  # a unit failing to leave holds with strength 1
-                return False
-        for k in self.moves_into[target]:
-            if k != i and self._prevents(k) and attack <= (1 + self._support_count(k) if k in supporters else 1):
+        if j >= 0 and attack <= (self._defend(j) if self.h2h[i] == j else self._hold(j)):
+            return False
+        for k in self.moves_into[self.dest[i]]:
+            if k != i and attack <= self._prevent(k):
                 return False
         return True
 
@@ -323,23 +306,36 @@ class _Resolver:
         return count
 
     def _attack(self, i: int) -> int:
+        """Move ``i``'s attack strength: 0 when convoyed without a path or against a unit of
+        its own power that stays; else 1 plus its supports, less those of the power it
+        would dislodge."""
         if self.convoyed[i] and not self._path(i):
             return 0
-        j = self.at.get(self.dest[i])
-        if j is None or (self.kind[j] == MOVE and self.h2h[i] != j and self._resolve(j)):
-            return 1 + self._support_count(i)
+        j = self.facing[i]
+        if j < 0 or (self.kind[j] == MOVE and self.h2h[i] != j and self._resolve(j)):
+            return 1 + self._support_count(i) if i in self.supporters else 1  # the target is or falls empty
         defender = self.power[j]
         if defender == self.power[i]:
-            return 0
-        return 1 + self._support_count(i, defender)
+            return 0  # no unit dislodges one of its own power
+        return 1 + self._support_count(i, defender) if i in self.supporters else 1
 
-    def _hold(self, province: str) -> int:
-        j = self.at.get(province)
-        if j is None:
-            return 0
+    def _hold(self, j: int) -> int:
+        """The hold strength of unit ``j``'s province: 0 if it moves away, 1 if its move
+        fails, else 1 plus its supports to hold."""
         if self.kind[j] == MOVE:
             return 0 if self._resolve(j) else 1
-        return 1 + self._support_count(j)
+        return 1 + self._support_count(j) if j in self.supporters else 1
+
+    def _defend(self, j: int) -> int:
+        """Move ``j``'s strength against its head-to-head opponent: 1 plus its supports."""
+        return 1 + self._support_count(j) if j in self.supporters else 1
+
+    def _prevent(self, k: int) -> int:
+        """Move ``k``'s prevent strength: 0 if it prevents nothing (``_prevents``), else 1
+        plus its supports."""
+        if not self._prevents(k):
+            return 0
+        return 1 + self._support_count(k) if k in self.supporters else 1
 
     def _beleaguered(self, province: str) -> bool:
         """Attacked by two or more equally strong units that would each dislodge it."""
@@ -348,7 +344,8 @@ class _Resolver:
             return False
         strengths = [self._attack(k) for k in attackers]
         top = max(strengths)
-        return strengths.count(top) >= 2 and top > self._hold(province)
+        j = self.at.get(province)
+        return strengths.count(top) >= 2 and top > (0 if j is None else self._hold(j))
 
     # -- convoy routes ------------------------------------------------------------------
 
