@@ -160,13 +160,13 @@ def _convoy_plan(
             continue
         target = dest[i]
         fleets = candidates.get(i)
-        if target in army_adj[prov[i]]:
-            order = orders[i]
-            wants = order.via_convoy or order.route or (fleets and any(power[f] == power[i] for f in fleets))  # type: ignore[union-attr]
-            if not wants:
+        if target in army_adj[prov[i]]:  # it could walk
+            if not (fleets or no_fallback):
                 continue
-            if not no_fallback and not (
-                    fleets and tables.sea_path_exists(prov[i], target, frozenset(prov[f] for f in fleets))):
+            order = orders[i]
+            if not (order.via_convoy or order.route or (fleets and any(power[f] == power[i] for f in fleets))):  # type: ignore[union-attr]
+                continue  # no intent to convoy
+            if not no_fallback and not tables.sea_path_exists(prov[i], target, frozenset(prov[f] for f in fleets)):  # type: ignore[union-attr]
                 continue  # no chain ordered: it walks
         convoyed[i] = True
         if fleets:

@@ -9,6 +9,13 @@ consistent, a *backup rule* settles the cycle: circular movement succeeds, and a
 convoy paradox is broken by the game's paradox rule (Szykman by default: the
 convoys in the paradox fail).
 
+The orders are matched first (``matching.py``: who goes by convoy, who meets whom head to
+head, which supports and convoys match); then each rule is one method: the strengths
+(``_attack``, ``_hold``, ``_defend``, ``_prevent``), support cut (``_cuts``), convoy
+disruption (``_convoy_stands``, ``_path``), the backup rules (``_backup_rule``).  The plain
+cases are settled first (``_settle_plain_cases``, checked against the machinery alone by a
+property test); the rest goes through the machinery.
+
 All resolution state lives in the ``_Resolver`` object; positions stay frozen.
 """
 
