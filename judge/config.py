@@ -79,7 +79,9 @@ class OutboundSettings:
     username: str = ""
     password: str = ""
     starttls: bool = False
-    ca_file: str = ""  # PEM certificates to trust for STARTTLS (empty: the system's)
+    implicit_tls: bool = False  # TLS from the first byte (submissions, port 465)
+    ca_file: str = ""  # PEM certificates to trust for TLS (empty: the system's)
+    timeout_seconds: float = 60.0
     outbox_dir: str = "outbox"
     retry_base_seconds: float = 60.0
     max_attempts: int = 12
@@ -342,6 +344,7 @@ _RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
     ("smtp", "max_message_bytes"): (1, None, "a size in bytes, at least 1"),
     ("outbound", "relay_port"): (1, 65535, "a TCP port, 1 to 65535"),
     ("outbound", "retry_base_seconds"): (0.001, None, "seconds, more than 0"),
+    ("outbound", "timeout_seconds"): (0.001, None, "seconds, more than 0"),
     ("outbound", "max_attempts"): (1, None, "a count, at least 1"),
     ("outbound", "poll_seconds"): (0.001, None, "seconds, more than 0"),
     ("imap", "port"): (1, 65535, "a TCP port, 1 to 65535"),
