@@ -88,9 +88,6 @@ def extract(files: Sequence[Path]) -> dict[str, Any]:
                         provinces[name.split("/")[0]]["sc"] = nation(arguments.strip())
         if not names:
             names = dict(_LONG_NAME.findall(_block(text, "provinceLongNames = map")))
-    if not names:  # no table of long names: the comment above each province's line names it
-        for text in texts:
-            names.update((prov, name) for name, prov in _COMMENTED_PROV.findall(text))
         if not units:
             for opener in ("SetUnits(map", "func Units()"):
                 units = {loc: [kind, nation(who)] for loc, kind, who in _UNIT.findall(_block(text, opener))}
@@ -101,7 +98,61 @@ def extract(files: Sequence[Path]) -> dict[str, Any]:
                 owners = {prov: nation(who) for prov, who in _OWNER.findall(_block(text, opener))}
                 if owners:
                     break
+    if not names:  # no table of long names: the comment above each province's line names it
+        for text in texts:
+            names.update((prov, name) for name, prov in _COMMENTED_PROV.findall(text))
     return {"provinces": provinces, "edges": edges, "names": names, "units": units, "owners": owners}
+
+
+def moves(doc: dict[str, Any]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """Army moves (province -> provinces) and fleet moves (location -> locations) as godip
+    allows them: an edge from A to B carrying the unit's flag (Land, Sea), into a node that
+    carries it too.  Names as godip spells them (lower case)."""
+    nodes, edges = doc["provinces"], doc["edges"]
+
+    def allowed(kind: str, origin: str) -> set[str]:
+        return {target for target, flags in edges.get(origin, {}).items()
+                if kind in flags and kind in nodes.get(target, {}).get("flags", ())}
+
+    army = {loc: allowed("Land", loc) for loc, node in nodes.items() if "Land" in node["flags"] and "/" not in loc}
+    fleet = {loc: allowed("Sea", loc) for loc, node in nodes.items() if "Sea" in node["flags"]}
+    return army, fleet
+
+
+def draft_map(doc: dict[str, Any]) -> str:
+    """A first draft of our map file from the facts: provinces, coasts, adjacencies (a move
+    without its way back goes to the one-way lists) and one line per power; its header and
+    the powers' names, adjectives and letters are left to the author."""
+    nodes, names = doc["provinces"], doc["names"]
+    army, fleet = moves(doc)
+    up = str.upper
+    lines = ["[provinces]"]
+    for loc in sorted(n for n in nodes if "/" not in n):
+        flags = set(nodes[loc]["flags"]) | {f for c in nodes if c.startswith(loc + "/") for f in nodes[c]["flags"]}
+        terrain = ("archipelago" if "Convoyable" in flags else "coast" if {"Land", "Sea"} <= flags
+                   else "sea" if "Sea" in flags else "land")
+        lines.append(f"{up(loc):<5}{terrain:<7}{'SC' if 'sc' in nodes[loc] else '-':<4}{names.get(loc, up(loc))}")
+    split = {loc.split("/")[0]: [] for loc in nodes if "/" in loc}
+    for loc in nodes:
+        if "/" in loc:
+            split[loc.split("/")[0]].append(up(loc.split("/")[1]))
+    lines += ["", "[coasts]"] + [f"{up(p):<5}{' '.join(sorted(c))}" for p, c in sorted(split.items())]
+    lines += ["", "[adjacencies]"]
+    for loc in sorted(set(army) | set(fleet)):
+        words = []
+        for marker, table in (("A", army), ("F", fleet)):
+            both = sorted(up(t) for t in table.get(loc, ()) if loc in table.get(t, ()))
+            one = sorted(up(t) for t in table.get(loc, ()) if loc not in table.get(t, ()))
+            words += [f"{marker}: {' '.join(both)}"] if both else []
+            words += [f"{marker}>: {' '.join(one)}"] if one else []
+        if words:
+            lines.append(f"{up(loc):<8}" + "   ".join(words))
+    lines += ["", "[powers]"]
+    for nation in sorted({n["sc"] for n in nodes.values() if n.get("sc", "Neutral") != "Neutral"}):
+        homes = sorted(up(p) for p, n in nodes.items() if n.get("sc") == nation)
+        units = sorted(f"{kind[0]} {up(loc)}" for loc, (kind, who) in doc["units"].items() if who == nation)
+        lines.append(f"{nation.upper().replace(' ', '')} {nation.split()[0]} ? homes: {' '.join(homes)} units: {', '.join(units)}")
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -111,14 +162,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--graph", action="append", default=[],
                         help="another folder of variants/ read after the variant's own (e.g. classical/start)")
     parser.add_argument("--commit", default="", help="the checkout's commit, recorded in the document")
+    parser.add_argument("--draft", action="store_true", help="write a first draft of our map file instead")
     args = parser.parse_args(argv)
     root = Path(args.checkout) / "variants"
     files = [p for folder in [args.variant, *args.graph] for p in sorted((root / folder).glob("*.go"))
              if not p.name.endswith("_test.go") and p.name != "bindata.go"]
     doc = {"source": "https://github.com/zond/godip", "commit": args.commit,
            "files": [str(p.relative_to(root.parent)) for p in files], **extract(files)}
-    json.dump(doc, sys.stdout, indent=0, sort_keys=True)
-    sys.stdout.write("\n")
+    if args.draft:
+        sys.stdout.write(draft_map(doc))
+    else:
+        json.dump(doc, sys.stdout, indent=0, sort_keys=True)
+        sys.stdout.write("\n")
     return 0
 
 
