@@ -98,9 +98,9 @@ def extract(files: Sequence[Path]) -> dict[str, Any]:
                 owners = {prov: nation(who) for prov, who in _OWNER.findall(_block(text, opener))}
                 if owners:
                     break
-    if not names:  # no table of long names: the comment above each province's line names it
-        for text in texts:
-            names.update((prov, name) for name, prov in _COMMENTED_PROV.findall(text))
+    for text in texts:  # where the table of long names lacks one (or there is none): the comment above its line
+        for name, prov in _COMMENTED_PROV.findall(text):
+            names.setdefault(prov, name)
     return {"provinces": provinces, "edges": edges, "names": names, "units": units, "owners": owners}
 
 
@@ -131,7 +131,7 @@ def draft_map(doc: dict[str, Any]) -> str:
         flags = set(nodes[loc]["flags"]) | {f for c in nodes if c.startswith(loc + "/") for f in nodes[c]["flags"]}
         terrain = ("archipelago" if "Convoyable" in flags else "coast" if {"Land", "Sea"} <= flags
                    else "sea" if "Sea" in flags else "land")
-        lines.append(f"{up(loc):<5}{terrain:<7}{'SC' if 'sc' in nodes[loc] else '-':<4}{names.get(loc, up(loc))}")
+        lines.append(f"{up(loc):<5}{terrain:<12}{'SC' if 'sc' in nodes[loc] else '-':<4}{names.get(loc, up(loc))}")
     split = {loc.split("/")[0]: [] for loc in nodes if "/" in loc}
     for loc in nodes:
         if "/" in loc:

@@ -35,6 +35,7 @@ class Source:
     renames: dict[str, str]  # godip's abbreviation -> ours, where they differ
     # what godip's Start sets up by code rather than as data (checked in the map's own tests)
     start_by_code: bool = False
+    powers: tuple[tuple[str, str], ...] = ()  # godip's nation (letters only, upper case) -> ours
 
 
 GODIP = {
@@ -46,6 +47,10 @@ GODIP = {
     "ancient_mediterranean": Source("ancientmediterranean", {}),
     "cold_war": Source("coldwar", {}),
     "youngstown_redux": Source("youngstownredux", {}),
+    "north_sea_wars": Source("northseawars", {}),
+    "empires_and_coalitions": Source("empiresandcoalitions", {}, powers=(("OTTOMANEMPIRE", "OTTOMAN"),)),
+    "twenty_twenty": Source("twentytwenty", {}),
+    "year_1908": Source("year1908", {}),
 }
 
 
@@ -127,11 +132,21 @@ def test_same_powers_homes_and_units(pair):
     variant, doc, source = pair
     if source.start_by_code:
         pytest.skip(f"godip's {source.variant} sets its starting position by code, not data")
-    ours = {_power_key(p.name): ({*p.home_centers}, {str(u) for u in p.starting_units}) for p in variant.powers}
-    theirs: dict[str, tuple[set[str], set[str]]] = {}
-    for province, node in doc["provinces"].items():
+    ours = {p.name: ({*p.home_centers}, {str(u) for u in p.starting_units}, set(p.home_centers) - set(p.claims))
+            for p in variant.powers}
+    renamed = dict(source.powers)
+
+    def power(nation: str) -> tuple[set[str], set[str], set[str]]:
+        key = _power_key(nation)
+        return theirs.setdefault(renamed.get(key, key), (set(), set(), set()))
+
+    theirs: dict[str, tuple[set[str], set[str], set[str]]] = {}
+    for province, node in doc["provinces"].items():  # a power's home centres: the graph's
         if node.get("sc", "Neutral") != "Neutral":
-            theirs.setdefault(_power_key(node["sc"]), (set(), set()))[0].add(_ours(province, source.renames))
+            power(node["sc"])[0].add(_ours(province, source.renames))
     for location, (kind, nation) in doc["units"].items():
-        theirs.setdefault(_power_key(nation), (set(), set()))[1].add(f"{kind[0]} {_ours(location, source.renames)}")
+        power(nation)[1].add(f"{kind[0]} {_ours(location, source.renames)}")
+    for province, nation in doc["owners"].items():  # the centres it owns at the start
+        if nation != "Neutral":
+            power(nation)[2].add(_ours(province, source.renames))
     assert ours == theirs

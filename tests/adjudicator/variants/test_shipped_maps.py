@@ -22,6 +22,10 @@ FACTS = {
     "cold_war": (90, 27, 2, 17, "S1960M"),
     "youngstown_redux": (183, 81, 10, 28, "S1901M"),
     "modern": (141, 64, 10, 33, "S1995M"),
+    "north_sea_wars": (31, 15, 4, 8, "S0M"),
+    "empires_and_coalitions": (96, 44, 9, 23, "S1800M"),
+    "twenty_twenty": (215, 98, 20, 49, "S2001M"),
+    "year_1908": (87, 40, 7, 18, "S1908M"),
 }
 
 SHIPPED = maps.available()
