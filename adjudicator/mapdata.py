@@ -276,7 +276,7 @@ class _Reader:
             raise self.error(line, f"bad coast {word!r} in {where}: {province.abbrev} {have}")
         return province, coast
 
-    def marked_lists(self, line: int, words: list[str], markers: tuple[str, str], owner: str,
+    def marked_lists(self, line: int, words: list[str], markers: tuple[str, ...], owner: str,
                      where: str) -> dict[str, list[str]]:
         """Words grouped under the markers before them (``A: ... F: ...``), keyed by the
         marker as written in ``markers`` (any case accepted); each marker at most once,

@@ -132,7 +132,7 @@ def draft_map(doc: dict[str, Any]) -> str:
         terrain = ("archipelago" if "Convoyable" in flags else "coast" if {"Land", "Sea"} <= flags
                    else "sea" if "Sea" in flags else "land")
         lines.append(f"{up(loc):<5}{terrain:<12}{'SC' if 'sc' in nodes[loc] else '-':<4}{names.get(loc, up(loc))}")
-    split = {loc.split("/")[0]: [] for loc in nodes if "/" in loc}
+    split: dict[str, list[str]] = {loc.split("/")[0]: [] for loc in nodes if "/" in loc}
     for loc in nodes:
         if "/" in loc:
             split[loc.split("/")[0]].append(up(loc.split("/")[1]))
