@@ -18,6 +18,7 @@ from typing import Protocol, Sequence
 from judge.commands.daide_ports import configure_ports
 from judge.config import Settings, make_data_dir
 from judge.edge.daide import DaideEdge
+from judge.web.keeper import ArchiveKeeper
 from judge.edge.imap_in import ImapPoller
 from judge.edge.pass_timing import DueOutlook, PassPlanner, due_outlook
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
@@ -90,6 +91,8 @@ class Daemon:
             if settings.imap.host else None
         )
         self.daide = DaideEdge(store, settings, self._scheduler_pass, clock=clock) if settings.daide.host else None
+        web_root = settings.web_root
+        self.web = ArchiveKeeper(store, settings, web_root) if web_root is not None else None
         self._worker_thread: threading.Thread | None = None
         self._threads: list[threading.Thread] = []
 
@@ -189,6 +192,8 @@ class Daemon:
             thread.start()
         if self.daide is not None:
             self.daide.start()
+        if self.web is not None:
+            self.web.start()
         s = self.settings
         log.info("data folder %s (SQLite store, outbox, the judge's key); [judge] data_dir moves it",
                  s.judge.data_dir)
@@ -210,6 +215,8 @@ class Daemon:
         self.outbox_wake.set()
         if self.daide is not None:
             self.daide.stop()
+        if self.web is not None:
+            self.web.stop()
         if self._worker_thread is not None and self._worker_thread.ident is not None:
             self._worker_thread.join()
         if self.worker_processes is not None:

@@ -52,4 +52,8 @@ def _tick(settings: Settings, store: Store, now: datetime) -> int:
             return 2
     report = run_pass(store, settings, now)
     print(f"judge tick: {report}")
+    if settings.web_root is not None:  # without a daemon, the tick keeps the web archive current
+        from judge.web.build import Archive
+
+        Archive(store, settings.web_root, settings.judge.domain).refresh(now)
     return 1 if report.count(FAILED) else 0
