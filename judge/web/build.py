@@ -146,14 +146,14 @@ def write_static(files: ArchiveFiles) -> None:
 def signatures(session: Session) -> dict[str, list[Any]]:
     """game id -> what its pages are built from, in a few grouped reads of the whole store."""
     phases = dict(session.execute(select(PhaseRecord.game_id, func.count(PhaseRecord.id))
-                                  .group_by(PhaseRecord.game_id)).tuples().all())
+                                  .group_by(PhaseRecord.game_id)).all())
     mails = dict(session.execute(select(ListMail.game_id, func.max(ListMail.id))
-                                 .group_by(ListMail.game_id)).tuples().all())
+                                 .group_by(ListMail.game_id)).all())
     members = {game_id: (count, newest) for game_id, count, newest in session.execute(
         select(Membership.game_id, func.count(Membership.id), func.max(Membership.id))
-        .group_by(Membership.game_id)).tuples()}
+        .group_by(Membership.game_id))}
     return {str(game_id): [version, phases.get(game_id, 0), mails.get(game_id, 0), list(members.get(game_id, (0, 0)))]
-            for game_id, version in session.execute(select(Game.id, Game.version)).tuples()}
+            for game_id, version in session.execute(select(Game.id, Game.version))}
 
 
 class Archive:

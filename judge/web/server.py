@@ -170,11 +170,24 @@ class ArchiveServer:
 
     def stop(self) -> None:
         loop = self._loop
-        if loop is not None and self._server is not None:
-            loop.call_soon_threadsafe(self._server.close)
-            loop.call_soon_threadsafe(loop.stop)
+        if loop is not None and self._server is not None and not loop.is_closed():
+            try:
+                asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(timeout=10)
+            except (RuntimeError, TimeoutError):  # the loop ended already
+                pass
         if self._thread is not None:
             self._thread.join(timeout=10)
+
+    async def _shutdown(self) -> None:
+        """Stop listening, end the open connections, then the loop."""
+        assert self._server is not None
+        self._server.close()
+        current = asyncio.current_task()
+        others = [task for task in asyncio.all_tasks() if task is not current]
+        for task in others:
+            task.cancel()
+        await asyncio.gather(*others, return_exceptions=True)
+        asyncio.get_running_loop().stop()
 
     def _run(self) -> None:
         loop = asyncio.new_event_loop()
@@ -192,7 +205,6 @@ class ArchiveServer:
         try:
             loop.run_forever()
         finally:
-            loop.run_until_complete(self._server.wait_closed())
             loop.close()
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

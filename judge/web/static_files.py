@@ -5,6 +5,6 @@ from __future__ import annotations
 from importlib.resources import files
 from typing import Mapping
 
-STATIC_NAMES = ("site.css", "site.js")
+STATIC_NAMES = ("site.css", "site.js", "favicon.svg")
 STATIC_FILES: Mapping[str, bytes] = {name: files("judge.web").joinpath("static", name).read_bytes()
                                      for name in STATIC_NAMES}

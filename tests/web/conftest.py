@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterator
 
 import pytest
 from sqlalchemy import select
 
+from judge.config import WebSettings
+from judge.store import passwords
 from judge.store.models_game import PLAYER, Game, Membership
+from judge.web.build import Archive
+from judge.web.server import ArchiveServer
 from tests.judge.scheduler.driver import HOLDS, TurnHarness
 from tests.judge.services.conftest import cheap_scrypt, create_game  # noqa: F401
 from tests.judge.services.harness import player
@@ -47,3 +53,36 @@ def judge(tmp_path) -> Iterator[TurnHarness]:
     harness = TurnHarness(tmp_path)
     yield harness
     harness.close()
+
+
+@dataclass(frozen=True)
+class Served:
+    """Games played into a store, their archive built under ``root`` and served."""
+
+    judge: TurnHarness
+    root: Path
+    url: str
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """g1 played for three phases (a year), a forming game, a private game; archive built and served."""
+    cheap = pytest.MonkeyPatch()
+    cheap.setattr(passwords, "_N", 2**8)
+    directory = tmp_path_factory.mktemp("served")
+    harness = TurnHarness(directory)
+    try:
+        play(harness, "g1", phases=3)
+        create_game(harness, name="forming1")
+        create_game(harness, "PRIVATE secretword", name="hidden1")
+        root = directory / "web"
+        Archive(harness.store, root, "judge.example.org").rebuild()
+        server = ArchiveServer(root, WebSettings(port=0))
+        server.start()
+        try:
+            yield Served(harness, root, f"http://127.0.0.1:{server.port}")
+        finally:
+            server.stop()
+    finally:
+        harness.close()
+        cheap.undo()
