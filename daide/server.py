@@ -23,6 +23,7 @@ from daide.framing import ErrorCode, Frame, FrameReader, FramingError, Kind
 from daide.host import Ending, GameHost, PlayedPhase, Seat
 from daide.messages import DecodeError, Message, Text, build_tree, encode, huh_for, token_index, with_error_mark, words
 from daide.orders import UnreadableOrder, ord_messages, read_order
+from daide.press_relay import PressLimits, PressRelay
 from daide.tokens import TokenTable
 
 log = logging.getLogger(__name__)
@@ -456,7 +457,7 @@ class Commands:
             other.send(message)
 
     def snd(self, message: Message, values: Sequence[int]) -> None:
-        self.huh(message)  # press level 0: no press between players
+        self.server.press.snd(self.c, message)
 
 
 class GameServer:
@@ -465,7 +466,8 @@ class GameServer:
     ``Listener`` methods below."""
 
     def __init__(self, host: GameHost, *, im_timeout: float = IM_TIMEOUT, flood_limit: int = 200,
-                 flood_window: float = 1.0, max_body: int = 8192, reminder_interval: float = 0.25) -> None:
+                 flood_window: float = 1.0, max_body: int = 8192, reminder_interval: float = 0.25,
+                 press_limits: PressLimits = PressLimits()) -> None:
         self.host = host
         self.connections: list[Connection] = []
         self.im_timeout = im_timeout
@@ -478,6 +480,7 @@ class GameServer:
         self.mdf = render.mdf(host.variant, host.table)
         self._server: asyncio.base_events.Server | None = None
         self._disorder: frozenset[str] = frozenset()  # the powers last told in civil disorder
+        self.press = PressRelay(self, press_limits)
         self.commands = {name: getattr(Commands, method) for name, method in (
             ("NME", "nme"), ("OBS", "obs"), ("IAM", "iam"), ("MAP", "map"), ("MDF", "mdf"), ("YES", "yes"),
             ("REJ", "rej"), ("HLO", "hlo"), ("NOW", "now"), ("SCO", "sco"), ("TME", "tme"), ("HST", "hst"),
@@ -544,7 +547,8 @@ class GameServer:
 
     # -- what every player hears
     def hello(self, connection: Connection) -> Message:
-        return render.hello(self.host.table, connection.power, connection.passcode, self.host.timing())  # type: ignore[arg-type]
+        return render.hello(self.host.table, connection.power, connection.passcode, self.host.timing(),  # type: ignore[arg-type]
+                            level=self.host.press_level())
 
     def send_state(self, connection: Connection) -> None:
         position = self.host.position()
@@ -612,6 +616,10 @@ class GameServer:
             for power in sorted(previous - disorder):
                 if power != connection.power:
                     connection.send(("NOT", ("CCD", (table.power_names[power],))))
+
+
+    def press_arrived(self, sender: str, recipients: Sequence[str], press: tuple) -> None:
+        self.press.deliver(sender, recipients, press)
 
 
 def _draw_message(table: TokenTable, ending: Ending, position: Position) -> Message:
