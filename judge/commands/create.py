@@ -107,6 +107,8 @@ def set_rule(ctx: MailContext, command: RuleStatus) -> None:
         raise CommandRefused(f"RULE {info.name} takes no value ({info.meaning})")
     if info.takes_value and not str(command.value).isdigit():
         raise CommandRefused(f"RULE {info.name} needs a whole number, not '{command.value}'")
+    if info.values and int(str(command.value)) not in info.values:
+        raise CommandRefused(f"RULE {info.name} is one of {', '.join(map(str, info.values))}, not {command.value}")
     entry = info.name if command.value is None else f"{info.name} {command.value}"
     engine = frozenset(r.split()[0] for r in [*others, entry] if r.split()[0] in ENGINE_RULES)
     try:
