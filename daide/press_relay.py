@@ -10,6 +10,11 @@ room for it); an eliminated recipient OUT, one that cannot read press (in civil 
 no player) CCD.  Only then YES, FRM to the recipients' connections and the host told
 (it records the press and delivers it to recipients who play by mail).  Nothing refused
 reaches anyone.
+
+The AiClient level-0 bots (NME names in ``PRESS_DEAF``: DumbBot, HoldBot, RandBot, version
+8~3) end with a segmentation fault at the first FRM they get, whatever the level; the
+syntax wants them to answer HUH and TRY.  Their seats are noted when they join, and press
+to them is accepted (YES) and recorded but never relayed, as to a player who does not read it.
 """
 
 from __future__ import annotations
@@ -25,6 +30,10 @@ from daide.render import phase_of
 
 if TYPE_CHECKING:
     from daide.server import Connection, GameServer
+
+
+#: NME names of clients that crash on FRM (measured with ../shared/peers' AiClient bots).
+PRESS_DEAF = frozenset({"DumbBot", "HoldBot", "RandBot"})
 
 
 @dataclass(frozen=True)
@@ -62,6 +71,12 @@ class PressRelay:
         self.clock = clock
         self._by_connection: "weakref.WeakKeyDictionary[Connection, Bucket]" = weakref.WeakKeyDictionary()
         self._by_power: dict[str, Bucket] = {}
+        self._deaf: set[object] = set()  # seat keys of clients that must not get FRM
+
+    def joined(self, seat_key: object, name: str) -> None:
+        """A client took a seat under NME ``name``: note it if it cannot take press."""
+        if name in PRESS_DEAF:
+            self._deaf.add(seat_key)
 
     def _grammar(self) -> grammar.Grammar:
         return grammar.Grammar(self.server.host.table, self.server.host.press_level())
@@ -109,21 +124,25 @@ class PressRelay:
             word, power = unreachable
             send((word, (table.power_names[power],)))
             return
-        send(("YES", message))
-        reached = self.deliver(sender, recipients, press)
-        host.press_sent(sender, tuple(recipients), press, reached)
+        listeners = self._listeners(recipients)
+        host.press_sent(sender, tuple(recipients), press, frozenset(c.power for c in listeners if c.power))
+        send(("YES", message))  # stored first, then acknowledged and relayed
+        self._relay(sender, recipients, press, listeners)
 
-    def deliver(self, sender: str, recipients: Sequence[str], press: Message) -> frozenset[str]:
-        """FRM to every connection playing one of ``recipients``; the powers reached."""
+    def deliver(self, sender: str, recipients: Sequence[str], press: Message) -> None:
+        """FRM to every connection playing one of ``recipients`` (press from a player by mail)."""
+        self._relay(sender, recipients, press, self._listeners(recipients))
+
+    def _listeners(self, recipients: Sequence[str]) -> list["Connection"]:
+        return [c for c in self.server.connections if c.power in recipients and c.in_game and not c.closed
+                and (c.seat is None or c.seat.key not in self._deaf)]
+
+    def _relay(self, sender: str, recipients: Sequence[str], press: Message, listeners: list["Connection"]) -> None:
         table = self.server.host.table
         message = grammar.frm(table.power_names[sender], [table.power_names[p] for p in recipients], press,
                               self.server.host.press_level())
-        reached = set()
-        for other in list(self.server.connections):
-            if other.power in recipients and other.in_game and not other.closed:
-                other.send(message)
-                reached.add(other.power)
-        return frozenset(p for p in reached if p is not None)
+        for connection in listeners:
+            connection.send(message)
 
     def _within_limits(self, connection: "Connection", power: str) -> bool:
         mine = self._by_connection.setdefault(connection, Bucket(self.limits, self.clock))

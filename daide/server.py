@@ -248,6 +248,7 @@ class Commands:
             self.c.send(("REJ", message))
             return
         self.c.seat, self.c.power, self.c.passcode = seat, seat.power, seat.passcode
+        self.server.press.joined(seat.key, str(message[1][0]))
         self.c.send(("YES", message))
         self.c.send(render.map_message(self.host.variant))
 

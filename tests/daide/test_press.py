@@ -216,3 +216,25 @@ def test_press_before_the_game_starts_is_refused() -> None:
             await client.close()
             await server.close()
     asyncio.run(main())
+
+
+def test_press_to_an_aiclient_level_0_bot_is_accepted_but_never_relayed() -> None:
+    """DumbBot, HoldBot and RandBot (AiClient 8~3) crash at the first FRM they get."""
+    async def main() -> None:
+        absent = {p.name: ("dummy", "v0") for p in VARIANT.powers[2:]}
+        game = LocalGame(VARIANT, absent=absent, choose=lambda free: free[0], level=30)
+        server = GameServer(game)
+        port = await server.start("127.0.0.1", 0)
+        talker, dumbbot = await _seat(port, "Albert"), await _seat(port, "DumbBot")
+        try:
+            await _until(talker, "NOW")
+            await _until(dumbbot, "NOW")
+            await talker.send("SND (ENG) (PRP (PCE (AUS ENG)))")
+            assert await _until(talker, "YES") == ["YES (SND (ENG) (PRP (PCE (AUS ENG))))"]
+            assert await _nothing(dumbbot) == []
+            assert [s for _, s, _, _ in game.press_log] == ["AUSTRIA"]
+        finally:
+            await talker.close()
+            await dumbbot.close()
+            await server.close()
+    asyncio.run(main())
