@@ -27,7 +27,8 @@ from judge.phases.turnstate import late_powers
 from judge.press_english import Conversation, in_english
 from judge.publish.broadcast import to_member
 from judge.render import render
-from judge.store.models_game import ACTIVE, ENDED, Game, Membership, PressLog
+from judge.lifecycle import ACTIVE, ENDED
+from judge.store.models_game import Game, Membership, PressLog
 from judge.store.queries import as_utc, player_of, players, position_of, rule_names, rules_of, variant_of
 from judge.turns import late_press_refusal, rules_refusal
 

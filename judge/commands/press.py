@@ -29,7 +29,8 @@ from judge.store.queries import (
     variant_of,
 )
 from judge.phases.turnstate import late_powers
-from judge.store.models_game import ACTIVE, ENDED, FORMING, PREPARATION, Game, Membership, PressLog
+from judge.lifecycle import ACTIVE, ENDED, before_start
+from judge.store.models_game import Game, Membership, PressLog
 from judge.turns import late_press_refusal, rules_refusal
 from judge.turns.press import MASTER
 from mailcmds import Press, PowerListError, resolve_powers
@@ -58,7 +59,7 @@ def _refusal_by_rules(ctx: MailContext, game: Game, who: SignedOn, command: Pres
     only_master = not command.broadcast and set(recipients) <= {MASTER}
     if who.is_observer:
         return None if only_master else "observers may send press only to the master (PRESS TO M)"
-    if game.status in (PREPARATION, FORMING):
+    if before_start(game.status):
         return None if only_master else "press between players starts when the game has started"
     refusal = rules_refusal(rule_names(game), to_master_only=only_master, broadcast=command.broadcast,
                             grey=command.grey, ended=game.status == ENDED)
