@@ -238,3 +238,40 @@ def test_press_to_an_aiclient_level_0_bot_is_accepted_but_never_relayed() -> Non
             await dumbbot.close()
             await server.close()
     asyncio.run(main())
+
+
+def test_press_to_an_eliminated_power_gets_out_and_from_one_rej() -> None:
+    async def scenario(server: GameServer, game: LocalGame, clients: list[DaideClient]) -> None:
+        austria, england, france = clients
+        game._eliminated["FRANCE"] = 1901  # no public way to lose every unit in a test's time
+        await austria.send("SND (ENG FRA) (PRP (DRW))")
+        assert await _nothing(austria) == ["OUT (FRA)"]  # nobody gets it, England neither
+        await france.send("SND (ENG) (PRP (DRW))")
+        assert (await _nothing(france))[0] == "REJ (SND (ENG) (PRP (DRW)))"
+        assert await _nothing(england, 0.2) == [] and game.press_log == []
+    _game(scenario)
+
+
+def test_the_flood_limit_of_a_power_survives_its_reconnection() -> None:
+    async def scenario(server: GameServer, game: LocalGame, clients: list[DaideClient]) -> None:
+        austria = clients[0]
+        hello = await _hello_of(austria)
+        for _ in range(3):
+            await austria.send("SND (ENG) (PRP (DRW))")
+        assert [m for m in await _nothing(austria) if m.startswith("YES")] != []
+        await austria.close()
+        again = await DaideClient.connect("127.0.0.1", server._server.sockets[0].getsockname()[1])  # type: ignore[union-attr]
+        await again.send(f"IAM (AUS) ({hello[2][0]})")
+        assert (await again.receive(5))[0] == "YES"
+        await again.send("SND (ENG) (PRP (DRW))")  # a new connection, the same power: still refused
+        assert (await _nothing(again))[0] == "REJ (SND (ENG) (PRP (DRW)))"
+        await again.close()
+    _game(scenario, limits=PressLimits(burst=3, per_second=0.01))
+
+
+async def _hello_of(client: DaideClient) -> tuple:
+    await client.send("HLO")
+    while True:
+        message = await client.receive(5)
+        if message[0] == "HLO":
+            return message
