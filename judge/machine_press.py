@@ -17,6 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from adjudicator.api import prepare
+from adjudicator.types import Position
 from daide.messages import Message, from_text, to_text
 from daide.press import Grammar
 from daide.tokens import TokenTable
@@ -71,13 +72,18 @@ def refusal(session: Session, game: Game, sender: str, recipients: frozenset[str
                               rules=rule_names(game))
 
 
+def eliminated(position: Position, power: str) -> bool:
+    """Out of the game: no centre and no unit left."""
+    return not position.centers.get(power) and not any(u.power == power for u in position.units)
+
+
 def unreachable(session: Session, game: Game, recipients: frozenset[str],
                 connected: Mapping[int, bool]) -> tuple[str, str] | None:
     """("OUT", power) for an eliminated recipient; ("CCD", power) for one without a player or a
     machine that is away (``connected``: membership id -> connected now)."""
     position = position_of(game)
     for power in sorted(recipients):
-        if not position.centers.get(power) and not any(u.power == power for u in position.units):
+        if eliminated(position, power):
             return ("OUT", power)
     for power in sorted(recipients):
         member = player_of(session, game, power)

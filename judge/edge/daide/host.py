@@ -226,8 +226,7 @@ class StoreHost:
         return self._level
 
     def eliminated(self, power: str) -> bool:
-        position = self.position()
-        return not position.centers.get(power) and not any(u.power == power for u in position.units)
+        return machine_press.eliminated(self.position(), power)
 
     def press_refusal(self, sender: str, recipients: frozenset[str]) -> str | None:
         with self.store.sessions() as session:
