@@ -98,8 +98,7 @@ def record(session: Session, game: Game, judge: JudgeSettings, now: datetime, se
     the recipients who play by mail (in English, the DAIDE text beside it)."""
     table = TokenTable.for_variant(variant_of(game))
     text = to_text(press)
-    names = {token: name for name, token in table.power_names.items()}
-    english = f"{sender} {in_english(press, names)}"
+    english = f"{sender} {in_english(press, table)}"
     hint = ("Answer with PRESS TO {0} and a line ACCEPT or REJECT (or DAIDE press text), then ENDPRESS."
             .format(sender) if press[:1] == ("PRP",) else "")
     body_text = f"{english}\n\nDAIDE: {text}" + (f"\n\n{hint}" if hint else "")

@@ -20,7 +20,7 @@ lines of ordinary prose are for the human players among the recipients only.  Pu
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from adjudicator import api
 from adjudicator.board import Board
@@ -29,6 +29,7 @@ from daide.messages import Element, Message, from_text, to_text
 from daide.orders import order_element
 from daide.press import Grammar, PressError
 from daide.render import our_location
+from daide.tokens import TokenTable
 from mailcmds import PowerListError, resolve_powers
 
 #: How a player writes press a machine reads (the reply quotes it under a line it cannot read).
@@ -142,55 +143,106 @@ def _order(text: str, talk: Conversation) -> Element:
 
 
 # -- DAIDE press in English, for the players who get a machine's press by mail
-def in_english(press: Element, names: dict[str, str]) -> str:
-    """``press`` (a press message or reply) as a sentence; ``names``: power token -> power name."""
-    return _message(press, names).rstrip(".") + "."
+def in_english(press: Element, table: TokenTable) -> str:
+    """``press`` (a press message or reply) as a sentence, with our power names and province
+    abbreviations (the DAIDE text goes beside it in the mail)."""
+    return _Words(table).message(press).rstrip(".") + "."
 
 
-_MESSAGES = {"PRP": "proposes {}", "FCT": "states as a fact: {}", "YES": "accepts: {}", "REJ": "rejects: {}",
-             "BWX": "declines to answer: {}", "HUH": "could not read: {}", "CCL": "cancels: {}"}
+_ANSWERS = {"YES": "accepts", "REJ": "rejects", "BWX": "declines to answer", "HUH": "could not read",
+            "CCL": "cancels"}
+_VERBS = {"HLD": "H", "MTO": "-", "SUP": "S", "CVY": "C", "CTO": "-", "VIA": "VIA CONVOY", "RTO": "R",
+          "DSB": "D", "BLD": "B", "REM": "D", "AMY": "A", "FLT": "F"}
 
 
-def _message(element: Element, names: dict[str, str]) -> str:
-    if type(element) is not tuple or not element:
-        return str(element)
-    head = element[0]
-    if head == "TRY":
-        return "can read press with: " + (" ".join(element[1]) if len(element) > 1 else "nothing")
-    if head in _MESSAGES and len(element) == 2:
-        inner = _arrangement(element[1], names) if head in ("PRP", "FCT") else _message(element[1], names)
-        return _MESSAGES[head].format(inner)
-    return to_text(element)
+class _Words:
+    def __init__(self, table: TokenTable) -> None:
+        self.powers = table.power_of_token
+        self.provinces = table.province_of_token
+
+    def message(self, element: Element) -> str:
+        if type(element) is not tuple or not element:
+            return str(element)
+        head = element[0]
+        if head == "TRY":
+            return "can read press with: " + (" ".join(map(str, element[1])) or "nothing" if len(element) > 1 else "nothing")
+        if len(element) != 2:
+            return to_text(element)
+        if head == "PRP":
+            return f"proposes {self.arrangement(element[1])}"
+        if head == "FCT":
+            return f"states as a fact: {self.arrangement(element[1])}"
+        if head in _ANSWERS:
+            return f"{_ANSWERS[head]} {self.quoted(element[1])}"
+        return to_text(element)
+
+    def quoted(self, element: Element) -> str:
+        """A message answered or cancelled: 'the proposal of ...'."""
+        if type(element) is tuple and len(element) == 2 and element[0] == "PRP":
+            return f"the proposal of {self.arrangement(element[1])}"
+        if type(element) is tuple and len(element) == 2 and element[0] == "FCT":
+            return f"the statement that {self.arrangement(element[1])}"
+        return f"the message {to_text((element,))}"
+
+    def who(self, powers: Element) -> str:
+        names = [self.powers.get(str(p), str(p)) for p in powers] if type(powers) is tuple else [str(powers)]
+        return _listed(names)
+
+    def arrangement(self, element: Element) -> str:
+        if type(element) is not tuple or not element:
+            return str(element)
+        head, rest = element[0], element[1:]
+        if head == "PCE" and rest:
+            return f"peace between {self.who(rest[0])}"
+        if head == "ALY" and len(rest) == 3:
+            return f"an alliance of {self.who(rest[0])} against {self.who(rest[2])}"
+        if head == "DRW":
+            return f"a draw between {self.who(rest[0])}" if rest else "a draw"
+        if head == "SLO" and rest:
+            return f"a solo win for {self.who(rest[0])}"
+        if head == "NOT" and rest:
+            return f"not {self.arrangement(rest[0])}"
+        if head == "NAR" and rest:
+            return f"no agreement either way on {self.arrangement(rest[0])}"
+        if head == "XDO" and rest:
+            return f"the order {self.order(rest[0])}"
+        if head == "DMZ" and len(rest) == 2:
+            places = [self.provinces.get(str(p), str(p)) for p in rest[1]] if type(rest[1]) is tuple else []
+            return f"that {self.who(rest[0])} keep out of {_listed(places or ['?'])} (a demilitarised zone)"
+        if head in ("AND", "ORR"):
+            parts = "; ".join(self.arrangement(part) for part in rest)
+            return ("all of: " if head == "AND" else "one or more of: ") + parts
+        return to_text(element)
+
+    def order(self, element: Element) -> str:
+        """A DAIDE order in the judge's notation: ``(ENG FLT LON) MTO ECH`` -> ``ENGLAND F LON - ENG``."""
+        words = []
+        for part in element if type(element) is tuple else (element,):
+            if type(part) is tuple and len(part) == 3 and part[1] in ("AMY", "FLT"):
+                words += [self.powers.get(str(part[0]), str(part[0])), _VERBS[part[1]], self.place(part[2])]
+            elif type(part) is tuple and our_location_of(self.provinces, part) is None:  # VIA's seas
+                words.append(" ".join(self.place(p) for p in part))
+            elif type(part) is str and part in self.powers:
+                words.append(self.powers[part])
+            elif type(part) is str and part in _VERBS:
+                words.append(_VERBS[part])
+            elif type(part) is str and part == "WVE":
+                words.append("WAIVE")
+            else:
+                words.append(self.place(part))
+        return " ".join(words)
+
+    def place(self, element: Element) -> str:
+        where = our_location_of(self.provinces, element)
+        return where if where is not None else to_text((element,))
 
 
-def _arrangement(element: Element, names: dict[str, str]) -> str:
-    if type(element) is not tuple or not element:
-        return str(element)
-    head, rest = element[0], element[1:]
-
-    def who(powers: Element) -> str:
-        return _listed([names.get(str(p), str(p)) for p in powers]) if type(powers) is tuple else str(powers)
-
-    if head == "PCE":
-        return f"peace between {who(rest[0])}"
-    if head == "ALY" and len(rest) == 3:
-        return f"an alliance of {who(rest[0])} against {who(rest[2])}"
-    if head == "DRW":
-        return f"a draw between {who(rest[0])}" if rest else "a draw"
-    if head == "SLO":
-        return f"a solo win for {who(rest[0])}"
-    if head == "NOT":
-        return f"NOT {_arrangement(rest[0], names)}"
-    if head == "NAR":
-        return f"no agreement either way on {_arrangement(rest[0], names)}"
-    if head == "XDO":
-        return f"the order {to_text(rest[0])}"
-    if head == "DMZ" and len(rest) == 2:
-        return f"that {who(rest[0])} keep out of {_listed([str(p) for p in rest[1]])} (a demilitarised zone)"
-    if head in ("AND", "ORR"):
-        parts = "; ".join(_arrangement(part, names) for part in rest)
-        return ("all of: " if head == "AND" else "one or more of: ") + parts
-    return to_text(element)
+def our_location_of(provinces: Mapping[str, str], element: Element) -> str | None:
+    if type(element) is str:
+        return provinces.get(element)
+    if type(element) is tuple and len(element) == 2 and element[0] in provinces and type(element[1]) is str:
+        return f"{provinces[element[0]]}/{element[1][:2]}"
+    return None
 
 
 def _listed(items: list[str]) -> str:
