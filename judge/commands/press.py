@@ -4,7 +4,9 @@ anyone's address, as far as the game's RULEs allow.
 Rules: NO_PRESS and GUNBOAT (until the game ends) allow press to the master only;
 PUBLIC_PRESS allows broadcasts and press to the master; grey (anonymous) press needs
 RULE GREY_PRESS; after the deadline the late-press limits of judge.turns.press apply.
-Observers may write to the master only.  The master may always press anyone.
+Observers may write to the master only.  The master may always press anyone.  Machine
+players (DAIDE bots) never get mail: the press lines they can read go to them as DAIDE
+(``PressLog.daide``, relayed by the DAIDE edge), and the reply names them as it names anyone.
 """
 
 from __future__ import annotations
