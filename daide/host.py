@@ -93,6 +93,8 @@ class GameHost(Protocol):
     # -- press (daide.press_relay)
     def press_level(self) -> int:
         """The game's DAIDE press level (0, 10, 20 or 30), as HLO announces it."""
+    def allows_partial_draws(self) -> bool:
+        """Draws of some survivors are allowed (HLO's PDA; DRW (powers) in press)."""
     def eliminated(self, power: str) -> bool: ...
     def press_refusal(self, sender: str, recipients: frozenset[str]) -> str | None:
         """Why the game's press rules forbid this press now (the reason REJ's ADM gives), or None."""

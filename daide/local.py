@@ -196,6 +196,9 @@ class LocalGame:
     def press_level(self) -> int:
         return self.level
 
+    def allows_partial_draws(self) -> bool:
+        return self.partial_draws
+
     def eliminated(self, power: str) -> bool:
         return power in self._eliminated
 

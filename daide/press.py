@@ -50,6 +50,7 @@ class Grammar:
 
     table: TokenTable
     level: int
+    partial_draws: bool = False  # PDA: DRW (powers) is an arrangement too
 
     @property
     def powers(self) -> frozenset[str]:
@@ -131,6 +132,9 @@ class Grammar:
             self._powers(element, 3, path, least=1)
             _width(element, 4, path)
         elif head == "DRW":
+            if len(element) > 1 and not self.partial_draws:
+                raise PressError("DRW names no powers: this game draws only among all survivors (no PDA)",
+                                 path + (1,))
             if len(element) > 1:
                 self._powers(element, 1, path, least=2)
             _width(element, 2, path)

@@ -79,7 +79,8 @@ class PressRelay:
             self._deaf.add(seat_key)
 
     def _grammar(self) -> grammar.Grammar:
-        return grammar.Grammar(self.server.host.table, self.server.host.press_level())
+        host = self.server.host
+        return grammar.Grammar(host.table, host.press_level(), host.allows_partial_draws())
 
     def snd(self, connection: "Connection", message: Message) -> None:
         host = self.server.host

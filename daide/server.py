@@ -548,8 +548,10 @@ class GameServer:
 
     # -- what every player hears
     def hello(self, connection: Connection) -> Message:
+        level = self.host.press_level()
+        pda = (("PDA",),) if level >= 10 and self.host.allows_partial_draws() else ()
         return render.hello(self.host.table, connection.power, connection.passcode, self.host.timing(),  # type: ignore[arg-type]
-                            level=self.host.press_level())
+                            level=level, extra=pda)
 
     def send_state(self, connection: Connection) -> None:
         position = self.host.position()

@@ -32,6 +32,7 @@ from judge.lifecycle import ACTIVE, ENDED
 from judge.store.models_game import Game, Membership, PressLog
 from judge.store.queries import as_utc, player_of, players, position_of, rule_names, rules_of, variant_of
 from judge.turns import late_press_refusal, rules_refusal
+from judge.turns.draws import NO_DIAS
 
 PRESS_LEVEL = "PRESS_LEVEL"
 
@@ -47,8 +48,13 @@ def press_level(game: Game) -> int:
     return 0
 
 
+def partial_draws(game: Game) -> bool:
+    """RULE NO_DIAS: draws of some survivors (HLO's PDA; DRW (powers) in press)."""
+    return NO_DIAS in rule_names(game)
+
+
 def grammar_of(game: Game) -> Grammar:
-    return Grammar(TokenTable.for_variant(variant_of(game)), press_level(game))
+    return Grammar(TokenTable.for_variant(variant_of(game)), press_level(game), partial_draws(game))
 
 
 def reads_press(member: Membership) -> bool:

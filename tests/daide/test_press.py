@@ -67,6 +67,13 @@ def test_the_grammar_points_at_what_the_level_cannot_accept(level: int, text: st
     assert refused.value.path == path
 
 
+def test_a_draw_of_some_powers_is_press_only_where_partial_draws_are_allowed() -> None:
+    with pytest.raises(PressError) as refused:
+        Grammar(TABLE, 10).check(from_text("PRP (DRW (ENG FRA))"))
+    assert refused.value.path == (1, 1)
+    Grammar(TABLE, 10, partial_draws=True).check(from_text("PRP (DRW (ENG FRA))"))
+
+
 def test_press_too_deep_or_too_long_is_refused_where_it_goes_over() -> None:
     deep = "PRP (" + "NOT (NAR (" * 5 + "DRW" + "))" * 5 + ")"
     with pytest.raises(PressError) as refused:
@@ -109,17 +116,18 @@ async def _nothing(client: DaideClient, wait: float = 0.3) -> list[str]:
 Scenario = Callable[[GameServer, LocalGame, list[DaideClient]], Awaitable[None]]
 
 
-def _game(scenario: Scenario, *, level: int = 30, seats: int = 3, limits: PressLimits = PressLimits()) -> None:
+def _game(scenario: Scenario, *, level: int = 30, seats: int = 3, limits: PressLimits = PressLimits(),
+          pda: bool = False) -> None:
     async def main() -> None:
         absent = {p.name: ("dummy", "v0") for p in VARIANT.powers[seats:]}
-        game = LocalGame(VARIANT, absent=absent, choose=lambda free: free[0], level=level)
+        game = LocalGame(VARIANT, absent=absent, choose=lambda free: free[0], level=level, partial_draws=pda)
         server = GameServer(game, press_limits=limits)
         port = await server.start("127.0.0.1", 0)
         clients = [await _seat(port, f"bot{i}") for i in range(seats)]
         try:
             for client in clients:
                 hello = await _until(client, "NOW")
-                assert f"(LVL {level})" in hello[0]
+                assert f"(LVL {level})" in hello[0] and ("(PDA)" in hello[0]) == (pda and level >= 10)
             await scenario(server, game, clients)
         finally:
             for client in clients:
@@ -275,3 +283,10 @@ async def _hello_of(client: DaideClient) -> tuple:
         message = await client.receive(5)
         if message[0] == "HLO":
             return message
+
+
+def test_hlo_says_pda_where_partial_draws_are_allowed_and_press_may_propose_one() -> None:
+    async def scenario(server: GameServer, game: LocalGame, clients: list[DaideClient]) -> None:
+        await clients[0].send("SND (ENG) (PRP (DRW (AUS ENG)))")
+        assert await _until(clients[0], "YES") == ["YES (SND (ENG) (PRP (DRW (AUS ENG))))"]
+    _game(scenario, level=10, pda=True)

@@ -77,6 +77,7 @@ class StoreHost:
 
     def _load(self, game: Game) -> None:
         self._level = machine_press.press_level(game)
+        self._partial_draws = machine_press.partial_draws(game)
         self._status = game.status
         self._phase = game.phase
         self._position = position_of(game) if game.position is not None else None
@@ -224,6 +225,9 @@ class StoreHost:
     # -- press
     def press_level(self) -> int:
         return self._level
+
+    def allows_partial_draws(self) -> bool:
+        return self._partial_draws
 
     def eliminated(self, power: str) -> bool:
         return machine_press.eliminated(self.position(), power)
