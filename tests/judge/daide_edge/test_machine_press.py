@@ -81,6 +81,16 @@ def test_machines_and_players_by_mail_talk_in_one_game(tmp_path: Path) -> None:
                          f"FRM ({h}) ({a}) (PRP (DMZ ({h} {a}) (BUR)))",
                          f"FRM ({h}) ({a}) (FCT (PCE ({h} {a})))"]
 
+        # a player's BROADCAST reaches every machine (the DumbBot excepted), listing every other power
+        second, second_password = list(humans.items())[1]
+        g = TOKENS[seats[second]]
+        reply = await asyncio.to_thread(judge.send, second, (
+            f"SIGNON {seats[second].lower()}@g1 {second_password}\nBROADCAST\nPROPOSE DRAW\nENDPRESS\n"))
+        assert "ERROR" not in reply, reply
+        others = " ".join(sorted(t for t in TOKENS.values() if t != g))
+        for machine in (alice, bob):
+            assert to_text(await _until(machine, "FRM")) == f"FRM ({g}) ({others}) (PRP (DRW))"
+
         # a machine's press to the DumbBot (the AiClient bots crash at an FRM): accepted and
         # recorded, never relayed; the DumbBot keeps playing
         await bob.send(f"SND ({d}) (PRP (ALY ({b} {d}) VSS ({a})))")
@@ -98,7 +108,7 @@ def test_machines_and_players_by_mail_talk_in_one_game(tmp_path: Path) -> None:
         asyncio.run(scenario())
         with judge.store.sessions() as session:
             rows = session.scalars(select(PressLog).order_by(PressLog.id)).all()
-        assert [len(r.daide or ()) for r in rows] == [1, 3, 1]
+        assert [len(r.daide or ()) for r in rows] == [1, 3, 1, 1]
         assert rows[0].body.startswith(rows[0].sender) and "DAIDE: PRP (PCE" in rows[0].body
     finally:
         judge.close()
