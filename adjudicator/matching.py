@@ -146,13 +146,17 @@ def _convoy_plan(
     prov_of = tables.prov_of
     needed_only = CONVOY_NEEDED_ONLY in rules
     candidates: dict[int, list[int]] = {}  # army -> the fleets ordered to convoy its move
+    needed: dict[int, frozenset[str]] = {}  # army -> the seas its routes need (CONVOY_NEEDED_ONLY)
     for f in convoys:
         order = orders[f]
         j = at.get(prov_of.get(order.army_from) or province_of(order.army_from))  # type: ignore[union-attr]
         if j is not None and kind[j] == MOVE and dest[j] == (prov_of.get(order.army_to) or province_of(order.army_to)):  # type: ignore[union-attr]
-            if needed_only and prov[f] not in _needed_seas(tables, units, prov[j], dest[j]):
-                unmatched[f] = UNNEEDED_CONVOY
-                continue
+            if needed_only:
+                if j not in needed:
+                    needed[j] = _needed_seas(tables, units, prov[j], dest[j])
+                if prov[f] not in needed[j]:
+                    unmatched[f] = UNNEEDED_CONVOY
+                    continue
             candidates.setdefault(j, []).append(f)
     no_fallback = CONVOY_NO_FALLBACK in rules
     for i in moves:
@@ -187,6 +191,7 @@ def _needed_seas(tables: Tables, units: Sequence[Unit], origin: str, target: str
     starts = touching[origin] & fleets
     ends = touching[target]
     needed: set[str] = set()
+    budget = [_NEEDED_SEARCH_STEPS]
 
     def extend(path: list[str]) -> None:
         last = path[-1]
@@ -196,13 +201,23 @@ def _needed_seas(tables: Tables, units: Sequence[Unit], origin: str, target: str
         for nxt in touching[last] & fleets:
             if nxt in starts or nxt in path or any(nxt in touching[s] for s in path[:-1]):
                 continue  # a shortcut exists: this chain would not need every fleet
+            budget[0] -= 1
+            if budget[0] < 0:
+                return
             path.append(nxt)
             extend(path)
             path.pop()
 
     for first in starts:
         extend([first])
+    if budget[0] < 0:  # a sea crowded past reason: every fleet counts as needed (the order stays valid)
+        return frozenset(fleets)
     return frozenset(needed)
+
+
+# Chains a search for needed fleets may try (there are few on any real board; a bound keeps
+# a pathological one, many fleets in a grid of seas, from costing more than a few ms).
+_NEEDED_SEARCH_STEPS = 20_000
 
 
 def _battles(
