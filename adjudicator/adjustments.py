@@ -28,7 +28,7 @@ def free_home_centres(tables: Tables, position: Position, power: str) -> tuple[s
     """Where ``power`` may build: its owned, unoccupied home centres (any owned, unoccupied
     centre on a map with ``builds_anywhere``)."""
     owned = position.centers.get(power, frozenset())
-    free = owned if tables.variant.builds_anywhere else tables.homes.get(power, frozenset()) & owned
+    free = owned if tables.variant.builds_anywhere else tables.build_homes.get(power, frozenset()) & owned
     if free:
         free = free.difference(map(tables.prov_of.__getitem__, map(_location, position.units)))
     return tuple(sorted(free))

@@ -29,6 +29,7 @@ from adjudicator.rulesets import CD_REMOVE_2023, RULES
 from adjudicator.rulesets import check_rules as _check_rules
 from adjudicator.results import Adjudication, OrderResult, ParsedOrders, Requirement
 from adjudicator.retreats import dislodged_units, resolve_retreats
+from adjudicator.tables import Tables
 from adjudicator.types import Phase, PhaseKind, Position, Season, Unit, Variant, province_of
 from adjudicator.values import made
 
@@ -58,7 +59,7 @@ def initial_position(variant: Variant) -> Position:
     """The map's first phase (normally Spring of its first year), every power on its starting
     units and home centres."""
     units = tuple(sorted(u for power in variant.powers for u in power.starting_units))
-    centers = {power.name: frozenset(power.home_centers) for power in variant.powers}
+    centers = {power.name: frozenset(power.home_centers).difference(power.claims) for power in variant.powers}
     return Position(variant.start_phase or Phase(variant.start_year, Season.SPRING, PhaseKind.MOVEMENT), units, centers)
 
 
@@ -187,7 +188,13 @@ def _movement(board: Board, orders: Mapping[str, GivenOrders], rules: frozenset[
     following = progress.after_movement(
         tables, position.phase, _units_after(position.units, outcome), position.centers, dislodged, occupant)
     contested = tuple(sorted(outcome.contested)) if outcome.contested else ()
-    return Adjudication(tuple(results), following, dislodged, contested, progress.winner(tables, following.centers))
+    return Adjudication(tuple(results), following, dislodged, contested, _winner(tables, position.phase, following))
+
+
+def _winner(tables: Tables, played: Phase, following: Position) -> str | None:
+    """The winner after playing ``played``: a lead counts only when the phase ended a year."""
+    ended = played.year if played.closes_year(following.phase) else None
+    return progress.winner(tables, following.centers, ended)
 
 
 class _OrdersByUnit(NamedTuple):
@@ -320,7 +327,7 @@ def _retreats(board: Board, orders: Mapping[str, GivenOrders]) -> Adjudication:
     results.extend(stray)
     units = tuple(sorted(position.units + tuple(placed), key=_by_location))
     following = progress.after_season(tables, position.phase, units, position.centers)
-    return Adjudication(tuple(results), following, winner=progress.winner(tables, following.centers))
+    return Adjudication(tuple(results), following, winner=_winner(tables, position.phase, following))
 
 
 def _adjustments(board: Board, orders: Mapping[str, GivenOrders], removals_2023: bool) -> Adjudication:

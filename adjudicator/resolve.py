@@ -372,7 +372,7 @@ class _Resolver:
         state = self.state
         by_sea = {prov[f]: f for f in fleets}
         touching = self.tables.sea_touching
-        goal = touching[self.dest[i]]
+        goal = self.tables.sea_landing[self.dest[i]]
         frontier = [s for s in touching[prov[i]] if s in by_sea]
         seen = set(frontier)
         found = False
