@@ -7,6 +7,7 @@ tests/judge/daide_edge/test_attacks.py."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 
 from daide.admission import Admission, Caps, total_for_limit
@@ -178,7 +179,7 @@ def test_the_guess_policy_puts_a_hit_weeks_away() -> None:
     assert guesses.wait("AUS") == 0.0
 
 
-def test_close_tells_every_connection_off_and_leaves_no_task() -> None:
+def test_close_tells_every_connection_off_and_leaves_no_task_and_connections_probe_for_dead_peers() -> None:
     async def main() -> None:
         game = LocalGame(VARIANT, absent={p.name: ("dummy", "v0") for p in VARIANT.powers[2:]},
                          choose=lambda free: free[0])
@@ -186,6 +187,8 @@ def test_close_tells_every_connection_off_and_leaves_no_task() -> None:
         port = await server.start("127.0.0.1", 0)
         clients = [await _seated(port, "a"), await _seated(port, "b", starts=True)]
         idle = await _im_only(port)
+        sockets = [c.writer.get_extra_info("socket") for c in server.connections]
+        assert all(sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) for sock in sockets)  # dead peers found
         before = asyncio.all_tasks()
         await server.close()
         for client in clients:
