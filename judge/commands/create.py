@@ -14,6 +14,7 @@ from adjudicator.mapdata import MapError
 from judge.render import render
 from judge.publish.broadcast import broadcast
 from judge.commands.context import MailContext
+from judge.commands.create_limit import creator_key
 from judge.commands.daide_ports import MACHINES, daide_text, give_port, machine_game_refusal
 from judge.mail import CommandRefused
 from judge.store.queries import (
@@ -48,10 +49,12 @@ def create(ctx: MailContext, command: Create) -> None:
     exists = ctx.session.execute(select(Game.id).where(Game.name == command.game)).first()
     if exists is not None:
         raise CommandRefused(f"a game named '{command.game}' already exists; choose another name")
+    created_by = creator_key(ctx)
     password_hash = hash_password(command.password)
     game = Game(
         name=command.game, master_password_hash=password_hash, map_name="standard", rules=[], timing={},
         zone="UTC", private=False, description="", status=PREPARATION, created_at=ctx.now,
+        created_by=created_by,
     )
     ctx.session.add(game)
     ctx.session.flush()

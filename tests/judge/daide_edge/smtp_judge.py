@@ -36,7 +36,7 @@ class SmtpMachineJudge:
                                 data_dir=str(directory)),
             smtp=SmtpSettings(port=free_port()),
             outbound=OutboundSettings(poll_seconds=0.1),
-            scheduler=SchedulerSettings(tick_seconds=3600),  # the test runs the passes
+            scheduler=SchedulerSettings(tick_seconds=3600, touched_seconds=3600),  # the test runs the passes
             daide=DaideSettings(host="127.0.0.1", port_range=f"{self.port}-{self.port + ports - 1}",
                                 poll_seconds=0.05),
         )
