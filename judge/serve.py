@@ -190,8 +190,8 @@ class Daemon:
         if self.daide is not None:
             self.daide.start()
         s = self.settings
-        log.info("data folder %s (SQLite store, outbox, the judge's key); [judge] data_dir moves it",
-                 s.judge.data_dir)
+        held = "SQLite store, outbox" if self.store.engine.dialect.name == "sqlite" else "outbox"
+        log.info("data folder %s (%s, the judge's key); [judge] data_dir moves it", s.judge.data_dir, held)
         log.info("judge %s listening for SMTP on %s:%d; store %s; outgoing %s", s.judge.address,
                  s.smtp.host, s.smtp.port, self.store.engine.url.render_as_string(hide_password=True),
                  f"relay {s.outbound.relay_host}:{s.outbound.relay_port}" if s.outbound.relay_host
