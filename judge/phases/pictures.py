@@ -34,7 +34,7 @@ __all__ = ["phase_picture", "position_picture", "record_picture"]
 
 #: The largest picture for mail: with the text and the record, a results mail stays
 #: under 120 kB (base64 makes the PNG 4/3 of this).
-MAIL_PNG_BYTES = 68_000
+MAIL_PNG_BYTES = 72_000
 #: ... and has at most the standard map's pixels (a bigger map is drawn smaller at once).
 MAIL_PNG_PIXELS = 1_100_000
 SVG_TYPE = "image/svg+xml"
