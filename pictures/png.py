@@ -28,15 +28,25 @@ PALETTE_COLOURS = 256
 SHRINKS = 3
 
 
+#: (SVG width and height, scale asked, max_bytes) -> the scale that last fitted, when it had
+#: to be smaller: the next phase of the same map starts there instead of drawing twice.
+_FITTED: dict[tuple[str, float, int], float] = {}
+
+
 def svg_to_png(svg: str, scale: float = 1.0, max_bytes: int | None = None, max_pixels: int | None = None) -> bytes:
     """The PNG image of ``svg``, ``scale`` times its size in SVG units, with a palette;
     drawn smaller when it must be to have at most ``max_pixels`` and weigh at most
     ``max_bytes`` (None: any size).  ``max_pixels`` is the cheap first guess: drawing is
     most of the cost, and a picture drawn too big must be drawn again."""
-    if max_pixels is not None:
-        area = _area(svg) * scale * scale
+    asked = scale
+    found = _SIZE.search(svg[:2000])
+    frame = f"{found.group(1)}x{found.group(2)}" if found else ""
+    if max_pixels is not None and found:
+        area = float(found.group(1)) * float(found.group(2)) * scale * scale
         if area > max_pixels:
             scale *= math.sqrt(max_pixels / area)
+    if max_bytes is not None:
+        scale = min(scale, _FITTED.get((frame, asked, max_bytes), scale))
     png = _encode(_draw(svg, scale))
     if max_bytes is None:
         return png
@@ -46,16 +56,12 @@ def svg_to_png(svg: str, scale: float = 1.0, max_bytes: int | None = None, max_p
         # PNG size goes roughly with the area: shrink both sides by the root, and a margin.
         scale *= math.sqrt(max_bytes / len(png)) * 0.9
         png = _encode(_draw(svg, scale))
+        if frame and len(_FITTED) < 256:  # a few maps, a few sizes: bounded all the same
+            _FITTED[(frame, asked, max_bytes)] = scale
     return png
 
 
 _SIZE = re.compile(r'<svg\b[^>]*?\bwidth="([0-9.]+)"[^>]*?\bheight="([0-9.]+)"')
-
-
-def _area(svg: str) -> float:
-    """The picture's area in SVG units (0 when its root gives no width and height)."""
-    found = _SIZE.search(svg[:2000])
-    return float(found.group(1)) * float(found.group(2)) if found else 0.0
 
 
 def _draw(svg: str, scale: float) -> "Image":
