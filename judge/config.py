@@ -79,7 +79,9 @@ class OutboundSettings:
     username: str = ""
     password: str = ""
     starttls: bool = False
-    ca_file: str = ""  # PEM certificates to trust for STARTTLS (empty: the system's)
+    implicit_tls: bool = False  # TLS from the first byte (submissions, port 465)
+    ca_file: str = ""  # PEM certificates to trust for TLS (empty: the system's)
+    timeout_seconds: float = 60.0
     outbox_dir: str = "outbox"
     retry_base_seconds: float = 60.0
     max_attempts: int = 12
@@ -107,6 +109,9 @@ class SchedulerSettings:
     """The periodic pass (deadlines, processing); ``handler`` is ``module:function``."""
 
     tick_seconds: float = 1200.0
+    #: A game a mail changed gets its pass at most this long after the last pass (the
+    #: daemon otherwise wakes at the next due time, to the second: judge/edge/pass_timing.py).
+    touched_seconds: float = 30.0
     handler: str = "judge.edge.scheduler:run_pass"
 
 
@@ -133,11 +138,29 @@ class WorkerSettings:
 @dataclass(frozen=True)
 class DaideSettings:
     """DAIDE machine players (judge/edge/daide): each game with RULE MACHINES listens on a
-    port of its own from ``port_range`` ("first-last") on ``host``; "" turns the edge off."""
+    port of its own from ``port_range`` ("first-last") on ``host``; "" turns the edge off.
+
+    The doors a stranger reaches (docs/daide.md, "Limits"): at most ``max_connections``
+    connections in all (fewer when the open-file limit minus ``fd_reserve`` descriptors,
+    kept for mail and the database, is lower), ``connections_per_game`` to one game and
+    ``connections_per_address`` from one client address; a connection that has not named
+    itself (NME, IAM, OBS) after ``name_seconds``, or holds no seat and sends nothing for
+    ``idle_seconds``, is told OFF and closed.  One master address may have
+    ``forming_games_per_address`` machine games that have not started; a forming game
+    nobody joins for ``forming_idle_hours`` gives its port back.
+    """
 
     host: str = "127.0.0.1"
     port_range: str = "16713-16812"
     poll_seconds: float = 0.25
+    max_connections: int = 512
+    connections_per_game: int = 32
+    connections_per_address: int = 16
+    fd_reserve: int = 256
+    name_seconds: float = 30.0
+    idle_seconds: float = 600.0
+    forming_games_per_address: int = 3
+    forming_idle_hours: float = 72.0
 
 
 @dataclass(frozen=True)
@@ -321,11 +344,13 @@ _RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
     ("smtp", "max_message_bytes"): (1, None, "a size in bytes, at least 1"),
     ("outbound", "relay_port"): (1, 65535, "a TCP port, 1 to 65535"),
     ("outbound", "retry_base_seconds"): (0.001, None, "seconds, more than 0"),
+    ("outbound", "timeout_seconds"): (0.001, None, "seconds, more than 0"),
     ("outbound", "max_attempts"): (1, None, "a count, at least 1"),
     ("outbound", "poll_seconds"): (0.001, None, "seconds, more than 0"),
     ("imap", "port"): (1, 65535, "a TCP port, 1 to 65535"),
     ("imap", "poll_seconds"): (0.001, None, "seconds, more than 0"),
     ("scheduler", "tick_seconds"): (0.001, None, "seconds, more than 0"),
+    ("scheduler", "touched_seconds"): (0.001, None, "seconds, more than 0"),
     ("worker", "poll_seconds"): (0.001, None, "seconds, more than 0"),
     ("worker", "processes"): (0, 64, "a count of processes, 0 to 64"),
     ("worker", "pause_before_commit_seconds"): (0, None, "seconds, 0 or more"),

@@ -97,3 +97,6 @@ class OutboxMessage(Base):
     # The LeaseOwner sending it now (None when not leased): a dead owner's rows are
     # released at once instead of waiting out the lease (judge.store.leases).
     leased_by: Mapped[str | None] = mapped_column(String(32))
+    # What the receiver called it: the relay's queue id (its reply to DATA), or the file
+    # written in the outbox folder; a postmaster finds the mail in the relay's log by it.
+    relay_queue_id: Mapped[str | None] = mapped_column(String(200))
