@@ -125,6 +125,25 @@ class WorkerSettings:
 
 
 @dataclass(frozen=True)
+class BotSettings:
+    """The judge's own bot (SEAT power BOT, RULE CD_BOT) thinks in processes of its own
+    (judge/bot_worker.py), never in the mail worker or a scheduler pass.
+
+    ``processes``: how many bot processes ``judge serve`` starts (0: none; jobs then wait
+    for another judge on the database, or `judge tick`, which thinks in-process).  ``nice``:
+    the niceness they run at, so mail and the scheduler always come first on a busy CPU.
+    ``poll_seconds``: how often an idle one looks for waiting jobs.  ``max_attempts``: how
+    many times a job may be started without finishing (its process killed) before it is
+    given up and the power gets civil-disorder defaults.
+    """
+
+    processes: int = 1
+    nice: int = 10
+    poll_seconds: float = 0.5
+    max_attempts: int = 3
+
+
+@dataclass(frozen=True)
 class DaideSettings:
     """DAIDE machine players (judge/edge/daide): each game with RULE MACHINES listens on a
     port of its own from ``port_range`` ("first-last") on ``host``; "" turns the edge off."""
@@ -144,6 +163,7 @@ class Settings:
     scheduler: SchedulerSettings = field(default_factory=SchedulerSettings)
     worker: WorkerSettings = field(default_factory=WorkerSettings)
     daide: DaideSettings = field(default_factory=DaideSettings)
+    bots: BotSettings = field(default_factory=BotSettings)
 
     @property
     def store_url(self) -> str:
@@ -167,6 +187,7 @@ _SECTION_CLASSES: dict[str, type] = {
     "scheduler": SchedulerSettings,
     "worker": WorkerSettings,
     "daide": DaideSettings,
+    "bots": BotSettings,
 }
 
 
@@ -306,6 +327,10 @@ _RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
     ("worker", "processes"): (0, 64, "a count of processes, 0 to 64"),
     ("worker", "pause_before_commit_seconds"): (0, None, "seconds, 0 or more"),
     ("worker", "max_attempts"): (1, None, "a count of starts, at least 1"),
+    ("bots", "processes"): (0, 64, "a count of processes, 0 to 64"),
+    ("bots", "nice"): (0, 19, "a niceness, 0 to 19"),
+    ("bots", "poll_seconds"): (0.01, None, "seconds, at least 0.01"),
+    ("bots", "max_attempts"): (1, None, "a count of starts, at least 1"),
 }
 
 

@@ -1,6 +1,7 @@
 """``judge serve``: the SMTP listener, the optional IMAP poller, the worker, the outbox
 sender, the scheduler tick and the DAIDE listeners of machine games (judge/edge/daide), each on its own thread over one shared ``Store``; or the
-worker in processes of its own (``[worker] processes``, judge.worker_process).
+worker in processes of its own (``[worker] processes``, judge.worker_process); the judge's
+bot in processes of its own at a lower priority (``[bots] processes``, judge.bot_worker).
 
 Stopping (SIGTERM, SIGINT) closes the listener first so no new mail is accepted, lets
 the worker finish the message in hand, then joins everything.
@@ -17,6 +18,7 @@ from typing import Protocol, Sequence
 
 from judge.commands.daide_ports import configure_ports
 from judge.config import Settings, make_data_dir
+from judge.bot_worker import bot_thread
 from judge.edge.daide import DaideEdge
 from judge.edge.imap_in import ImapPoller
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
@@ -27,7 +29,7 @@ from judge.store.engine import Store
 from judge.store.schema import check_schema, is_empty, upgrade
 from judge.worker import Worker
 from judge.mail import Clock, ProcessHook, utc_now
-from judge.worker_process import WorkerProcesses, worker_process_count, writer_lock_path
+from judge.worker_process import WorkerProcesses, sqlite_file_or_server, worker_process_count, writer_lock_path
 
 log = logging.getLogger("judge.serve")
 
@@ -55,7 +57,7 @@ class Daemon:
 
     def __init__(self, settings: Settings, store: Store, *, process: ProcessHook | None = None,
                  tick: SchedulerTick | None = None, clock: Clock = utc_now,
-                 worker_command: Sequence[str] | None = None) -> None:
+                 worker_command: Sequence[str] | None = None, bot_command: Sequence[str] | None = None) -> None:
         self.settings = settings
         self.store = store
         self.clock = clock
@@ -63,10 +65,11 @@ class Daemon:
         self.inbox_wake = threading.Event()
         self.outbox_wake = threading.Event()
         configure_ports(settings.daide)  # RULE MACHINES gives a game its DAIDE port in the mail's transaction
+        self.bot_wake = threading.Event()
         self.worker = Worker(
             store, settings.judge, process or default_process_hook(settings), clock=clock,
             pause_before_commit=settings.worker.pause_before_commit_seconds,
-            on_processed=self.outbox_wake.set, max_attempts=settings.worker.max_attempts,
+            on_processed=self._mail_processed, max_attempts=settings.worker.max_attempts,
             after_commit=after_commit_hook(settings, store),
         )
         self.tick = tick
@@ -77,8 +80,20 @@ class Daemon:
         )
         count = worker_process_count(settings) if worker_command is not None else 0
         self.worker_processes = (
-            WorkerProcesses(worker_command, count, on_processed=self.outbox_wake.set)
+            WorkerProcesses(worker_command, count, on_processed=self._mail_processed)
             if worker_command is not None and count > 0 else None
+        )
+        # The judge's bot thinks in processes of its own (judge.bot_worker); a store no other
+        # process can open gets it as a thread.
+        bots = settings.bots.processes
+        self.bot_processes = (
+            WorkerProcesses(bot_command, bots, on_processed=self.outbox_wake.set, kind="bot")
+            if bot_command is not None and bots > 0 and sqlite_file_or_server(settings) else None
+        )
+        self._bot_thread = (
+            threading.Thread(target=bot_thread, name="bot", daemon=True,
+                             args=(store, settings, clock, self.stop_event, self.bot_wake, self.outbox_wake.set))
+            if bots > 0 and self.bot_processes is None else None
         )
         self.handler = IntakeHandler(store, on_stored=self._mail_stored, clock=clock)
         self.controller = make_controller(self.handler, settings.smtp, settings.judge.domain)
@@ -97,6 +112,16 @@ class Daemon:
         if tick is not None:
             tick(store, settings, now)
             self.outbox_wake.set()
+
+    def _mail_processed(self) -> None:
+        """A mail was processed: its replies go out, and it may have asked for the bot's moves."""
+        self.outbox_wake.set()
+        self._wake_bots()
+
+    def _wake_bots(self) -> None:
+        if self.bot_processes is not None:
+            self.bot_processes.wake()
+        self.bot_wake.set()
 
     def _mail_stored(self) -> None:
         if self.worker_processes is not None:
@@ -122,6 +147,7 @@ class Daemon:
             try:
                 self.tick(self.store, self.settings, self.clock())
                 self.outbox_wake.set()
+                self._wake_bots()
             except Exception:
                 log.exception("scheduler pass failed; the next tick tries again")
 
@@ -157,6 +183,10 @@ class Daemon:
             self.worker_processes.start()
         for thread in self._threads:
             thread.start()
+        if self.bot_processes is not None:
+            self.bot_processes.start()
+        if self._bot_thread is not None:
+            self._bot_thread.start()
         if self.daide is not None:
             self.daide.start()
         s = self.settings
@@ -183,6 +213,11 @@ class Daemon:
             self._worker_thread.join()
         if self.worker_processes is not None:
             self.worker_processes.stop()
+        if self.bot_processes is not None:
+            self.bot_processes.stop()  # a job in hand is given back: waiting again after a restart
+        self.bot_wake.set()
+        if self._bot_thread is not None and self._bot_thread.ident is not None:
+            self._bot_thread.join(timeout=30)
         for thread in self._threads:
             if thread.ident is not None:  # never started when start() failed early
                 thread.join(timeout=30)
