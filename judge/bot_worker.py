@@ -45,14 +45,16 @@ _T = TypeVar("_T")
 CONFLICT_ATTEMPTS = 5
 
 
-def think(job: Job) -> list[str]:
+def think(job: Job, iterations: int) -> list[str]:
     """The job's moves: the stand-in's canonical lines for the power in the position."""
     from adjudicator.jsonio import position_from_json
+    from bot.player import Budget
     from bot.stand_in import stand_in_lines
     from judge.store.queries import variant_named
 
     variant = variant_named(job.map_name)
-    return stand_in_lines(variant, position_from_json(variant, dict(job.position)), job.power, job.seed)
+    return stand_in_lines(variant, position_from_json(variant, dict(job.position)), job.power, job.seed,
+                          Budget(iterations=iterations, seconds=None))
 
 
 class BotWorker:
@@ -129,7 +131,7 @@ class BotWorker:
             return False
         job = claim.job
         started = time.perf_counter()
-        lines = think(job)
+        lines = think(job, self.settings.bots.iterations)
         game_id, last = self._finish(job, lines)
         log.info("bot job %d (game #%d, %s): %d order(s) in %.2f s", job.id, job.game_id, job.power, len(lines),
                  time.perf_counter() - started)

@@ -134,13 +134,16 @@ class BotSettings:
     the niceness they run at, so mail and the scheduler always come first on a busy CPU.
     ``poll_seconds``: how often an idle one looks for waiting jobs.  ``max_attempts``: how
     many times a job may be started without finishing (its process killed) before it is
-    given up and the power gets civil-disorder defaults.
+    given up and the power gets civil-disorder defaults.  ``iterations``: the search budget
+    per power (bot/stand_in.py; counted in evaluations, not time, so the moves do not depend
+    on the machine's load): fewer is faster and weaker.
     """
 
     processes: int = 1
     nice: int = 10
     poll_seconds: float = 0.5
     max_attempts: int = 3
+    iterations: int = 1500
 
 
 @dataclass(frozen=True)
@@ -331,6 +334,7 @@ _RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
     ("bots", "nice"): (0, 19, "a niceness, 0 to 19"),
     ("bots", "poll_seconds"): (0.01, None, "seconds, at least 0.01"),
     ("bots", "max_attempts"): (1, None, "a count of starts, at least 1"),
+    ("bots", "iterations"): (1, None, "a count of evaluations, at least 1"),
 }
 
 
