@@ -10,9 +10,10 @@ later.  A bot process (``judge serve`` starts ``[bots] processes`` of them, each
 2. thinks, outside any transaction (bot/stand_in.py, deterministic);
 3. stores the lines once (``finish_job``: a guarded update; a seat's lines become the
    power's stored orders as a mail's do) and makes the game due, in one transaction;
-4. when that was the last unfinished job of the position, runs the scheduler's pass for
-   the game, as the mail worker does after a mail that made a phase ready; the phase is
-   processed there, in a transaction of its own, once (the pass claims the game).
+4. when that was the last unfinished job of the position, has the scheduler's pass run for
+   the game, as the mail worker does after a mail that made a phase ready: a bot process
+   tells ``judge serve`` ("ready <game id>"), which runs it at its own priority; the phase
+   is processed there, in a transaction of its own, once (the pass claims the game).
 
 A crash anywhere leaves the job waiting or claimed by a dead owner, so it is done again
 after a restart; doing it twice stores nothing twice.
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("judge.bots")
 
 _T = TypeVar("_T")
+#: A bot process's line to ``judge serve``: "ready <game id>", the game's moves are all in.
+READY = "ready"
 #: A transaction that meets a concurrency conflict (a pass or a mail on the same game) is
 #: run again this many times before the job is left for the next loop.
 CONFLICT_ATTEMPTS = 5
@@ -211,7 +214,14 @@ def run_bot_child(settings: "Settings", clock: Callable[[], datetime]) -> int:
     signals = child_signals()
     lower_priority(settings.bots.nice)
     store = Store(settings.store_url, writer_lock=writer_lock_path(settings))
-    worker = BotWorker(store, settings, clock=clock, on_processed=signals.processed)
+
+    def ready(game_ids: frozenset[int], _now: datetime) -> None:
+        # The pass runs in judge serve at its own priority: a niced process holding the
+        # write turn through a phase's processing would hold mail up behind it.
+        for game_id in sorted(game_ids):
+            signals.tell(f"{READY} {game_id}".encode("ascii"))
+
+    worker = BotWorker(store, settings, clock=clock, process_ready=ready)
     alive = threading.Thread(target=worker.keep_alive, args=(signals.stop,), name="bot-heartbeat", daemon=True)
     try:
         worker.start()
@@ -225,6 +235,12 @@ def run_bot_child(settings: "Settings", clock: Callable[[], datetime]) -> int:
             store.dispose()
     log.info("bot process %d stopped", os.getpid())
     return 0
+
+
+def ready_game(line: bytes) -> int | None:
+    """The game id of a bot process's "ready" line (None for anything else)."""
+    word, _, number = line.decode("ascii", "replace").partition(" ")
+    return int(number) if word == READY and number.isdigit() else None
 
 
 def bot_thread(store: "Store", settings: "Settings", clock: Callable[[], datetime], stop: threading.Event,

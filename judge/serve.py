@@ -18,7 +18,7 @@ from typing import Protocol, Sequence
 
 from judge.commands.daide_ports import configure_ports
 from judge.config import Settings, make_data_dir
-from judge.bot_worker import bot_thread
+from judge.bot_worker import bot_thread, ready_game
 from judge.edge.daide import DaideEdge
 from judge.edge.imap_in import ImapPoller
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
@@ -87,9 +87,14 @@ class Daemon:
         # process can open gets it as a thread.
         bots = settings.bots.processes
         self.bot_processes = (
-            WorkerProcesses(bot_command, bots, on_processed=self.outbox_wake.set, kind="bot")
+            WorkerProcesses(bot_command, bots, on_processed=self.outbox_wake.set, kind="bot",
+                            on_line=self._bot_line)
             if bot_command is not None and bots > 0 and sqlite_file_or_server(settings) else None
         )
+        self._process_ready = after_commit_hook(settings, store)
+        self._ready_games: set[int] = set()
+        self._ready_lock = threading.Lock()
+        self._ready_wake = threading.Event()
         self._bot_thread = (
             threading.Thread(target=bot_thread, name="bot", daemon=True,
                              args=(store, settings, clock, self.stop_event, self.bot_wake, self.outbox_wake.set))
@@ -111,6 +116,30 @@ class Daemon:
         tick = self.tick or default_tick_hook(settings)
         if tick is not None:
             tick(store, settings, now)
+            self.outbox_wake.set()
+
+    def _bot_line(self, line: bytes) -> None:
+        """A bot process made the last moves a game waited for: its pass runs here."""
+        game_id = ready_game(line)
+        if game_id is not None:
+            with self._ready_lock:
+                self._ready_games.add(game_id)
+            self._ready_wake.set()
+
+    def _run_ready_games(self) -> None:
+        """The scheduler's pass for the games whose bot moves are in (at this process's
+        priority, not the niced bot process's: it holds the write turn while it processes)."""
+        while not self.stop_event.is_set():
+            self._ready_wake.wait()
+            self._ready_wake.clear()
+            with self._ready_lock:
+                games, self._ready_games = frozenset(self._ready_games), set()
+            if not games or self._process_ready is None:
+                continue
+            try:
+                self._process_ready(games, self.clock())
+            except Exception:
+                log.exception("the pass for games whose bot moves are in failed; they stay due")
             self.outbox_wake.set()
 
     def _mail_processed(self) -> None:
@@ -184,6 +213,8 @@ class Daemon:
         for thread in self._threads:
             thread.start()
         if self.bot_processes is not None:
+            self._threads.append(threading.Thread(target=self._run_ready_games, name="bot-ready", daemon=True))
+            self._threads[-1].start()
             self.bot_processes.start()
         if self._bot_thread is not None:
             self._bot_thread.start()
@@ -205,6 +236,7 @@ class Daemon:
         except Exception:  # already stopped or never started
             pass
         self.stop_event.set()
+        self._ready_wake.set()
         self.inbox_wake.set()
         self.outbox_wake.set()
         if self.daide is not None:

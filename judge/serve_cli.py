@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from typing import Any
 
@@ -36,9 +37,13 @@ WORKER_FLAG = "--worker-process"
 BOT_FLAG = "--bot-process"
 
 
-def worker_command(args: argparse.Namespace, flag: str = WORKER_FLAG) -> list[str]:
-    """This ``judge serve`` as a worker (or bot) process: the same configuration and clock."""
+def worker_command(args: argparse.Namespace, flag: str = WORKER_FLAG, nice: int = 0) -> list[str]:
+    """This ``judge serve`` as a worker (or bot) process: the same configuration and clock;
+    with ``nice``, started at that niceness (its imports too do not compete with mail)."""
     command = [sys.executable, "-m", "judge.cli", "serve", "--role", getattr(args, "role", "gm"), flag]
+    nice_program = shutil.which("nice") if nice > 0 else None
+    if nice_program is not None:
+        command = [nice_program, "-n", str(nice), *command]
     if args.config:
         command += ["--config", args.config]
     if getattr(args, "clock_file", None):
@@ -85,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     try:
         daemon = Daemon(settings, store, clock=clock, worker_command=worker_command(args),
-                        bot_command=worker_command(args, BOT_FLAG))
+                        bot_command=worker_command(args, BOT_FLAG, settings.bots.nice))
         daemon.serve_forever()
     except (HookError, ConfigError, JudgeKeyRefused) as exc:
         print(f"judge serve: {exc}", file=sys.stderr)

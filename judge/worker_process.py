@@ -85,8 +85,9 @@ class WorkerProcesses:
     bot processes (judge.bot_worker), named ``kind`` in the log."""
 
     def __init__(self, command: Sequence[str], count: int, on_processed: Callable[[], None],
-                 kind: str = "worker") -> None:
+                 kind: str = "worker", on_line: Callable[[bytes], None] | None = None) -> None:
         self.kind = kind
+        self.on_line = on_line  # a line a child wrote with ChildSignals.tell
         self.command = list(command)
         self.count = count
         self.on_processed = on_processed
@@ -122,7 +123,14 @@ class WorkerProcesses:
             with self._lock:
                 child = self._children[slot]
             assert child is not None and child.stdout is not None
-            while child.stdout.read(4096):
+            pending = b""
+            while data := child.stdout.read(4096):
+                pending += data
+                *lines, pending = pending.split(b"\n")
+                pending = pending.lstrip(b"p")  # "processed" bytes; a line never starts with one
+                for line in lines:
+                    if line.lstrip(b"p") and self.on_line is not None:
+                        self.on_line(line.lstrip(b"p"))
                 self.on_processed()
             code = child.wait()
             if self._stopping.is_set():
@@ -183,11 +191,13 @@ def _die_with_parent(parent: int) -> None:
 @dataclass(frozen=True)
 class ChildSignals:
     """A child's side of the two pipes: ``stop`` (end of file on stdin, SIGTERM, SIGINT),
-    ``wake`` (a byte on stdin), ``processed()`` (a byte to the parent)."""
+    ``wake`` (a byte on stdin), ``processed()`` (a byte to the parent), ``tell(line)`` (a
+    line to the parent; "p" bytes around it are the ``processed`` ones)."""
 
     stop: threading.Event
     wake: threading.Event
     processed: Callable[[], None]
+    tell: Callable[[bytes], None]  # one line to the parent's ``on_line``
 
 
 def child_signals() -> ChildSignals:
@@ -218,14 +228,14 @@ def child_signals() -> ChildSignals:
             if not data:
                 return
 
-    def processed() -> None:
+    def write(data: bytes) -> None:
         try:
-            os.write(notify, b"p")
+            os.write(notify, data)
         except OSError:
             pass  # the parent is gone; we are about to be stopped
 
     threading.Thread(target=read_wakeups, name="wakeups", daemon=True).start()
-    return ChildSignals(stop, wake, processed)
+    return ChildSignals(stop, wake, lambda: write(b"p"), lambda line: write(line + b"\n"))
 
 
 def run_child(settings: Settings, clock: Callable[[], datetime]) -> int:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Collection, Mapping, Sequence
 
 from sqlalchemy import delete, func, insert, select, update
@@ -37,7 +37,12 @@ from judge.store.schedule import touch_schedule
 
 log = logging.getLogger("judge.bots")
 
-__all__ = ["BotMoves", "BotMovesPending", "Claim", "Job", "bot_moves", "claim_job", "finish_job", "request_bot_moves", "unfinished"]
+#: How long a finished job is kept (a ROLLBACK within it finds the moves made; after it
+#: they are made again, the same).
+KEEP_FINISHED = timedelta(days=7)
+
+__all__ = ["BotMoves", "BotMovesPending", "Claim", "Job", "bot_moves", "claim_job", "finish_job", "purge_finished", "request_bot_moves",
+           "unfinished"]
 
 
 class BotMovesPending(RuntimeError):

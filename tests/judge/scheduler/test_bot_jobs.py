@@ -66,6 +66,9 @@ def test_a_pass_stores_the_bots_job_and_waits_then_the_moves_process_the_phase(j
     assert notices.count(MASTER) == 1 and len(notices) == len(set(notices))  # told once, when processed
     [job] = jobs(judge)
     assert job.done_at is not None and job.lines and job.attempts == 1
+    judge.advance(days=8)
+    judge.tick()
+    assert "S1901M" not in {j.phase for j in jobs(judge)}  # forgotten a week after: its moves are in the record
 
 
 def test_a_job_is_claimed_by_one_process_and_finished_once(judge) -> None:
