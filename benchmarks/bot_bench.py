@@ -205,13 +205,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the results here too")
     args = parser.parse_args(argv)
     codes = [code.resolve() for code in (args.code or [REPO_ROOT])]
-    results = {"machine": machine(), "runs": []}
+    runs: list[dict[str, Any]] = []
     for index, code in enumerate(codes):
         result = measure(code, args, index)
-        results["runs"].append(result)
+        runs.append(result)
         print(line(result), flush=True)
     if args.json:
-        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        args.json.write_text(json.dumps({"machine": machine(), "runs": runs}, indent=2) + "\n", encoding="utf-8")
     return 0
 
 
