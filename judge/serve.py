@@ -21,6 +21,7 @@ from judge.config import Settings, make_data_dir
 from judge.bot_worker import bot_thread, ready_game
 from judge.edge.daide import DaideEdge
 from judge.edge.imap_in import ImapPoller
+from judge.edge.pass_timing import DueOutlook, PassPlanner, due_outlook
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
 from judge.edge.smtp_out import OutboxSender, transport_for
 from judge.hooks import after_commit_hook, default_process_hook, resolve_hook
@@ -64,6 +65,7 @@ class Daemon:
         self.stop_event = threading.Event()
         self.inbox_wake = threading.Event()
         self.outbox_wake = threading.Event()
+        self.scheduler_wake = threading.Event()  # a processed mail may bring a due time nearer
         configure_ports(settings.daide)  # RULE MACHINES gives a game its DAIDE port in the mail's transaction
         self.bot_wake = threading.Event()
         self.worker = Worker(
@@ -143,8 +145,10 @@ class Daemon:
             self.outbox_wake.set()
 
     def _mail_processed(self) -> None:
-        """A mail was processed: its replies go out, and it may have asked for the bot's moves."""
+        """A mail was processed: its replies go out, it may bring a due time nearer, and it
+        may have asked for the bot's moves."""
         self.outbox_wake.set()
+        self.scheduler_wake.set()
         self._wake_bots()
 
     def _wake_bots(self) -> None:
@@ -171,14 +175,36 @@ class Daemon:
                 log.exception("lease keeper: cannot reach the database; trying again")
 
     def _run_scheduler(self) -> None:
+        """A pass at the next thing due (judge/edge/pass_timing.py), at the latest a tick
+        after the last; a processed mail wakes the planner to look again."""
         assert self.tick is not None
-        while not self.stop_event.wait(self.settings.scheduler.tick_seconds):
+        planner = PassPlanner(self.settings.scheduler.tick_seconds, self.settings.scheduler.touched_seconds)
+        last_pass: datetime | None = None  # games touched before the start get a pass at once
+        while not self.stop_event.is_set():
+            now = self.clock()
+            at = planner.next_pass_at(now, last_pass, self._due_outlook(now))
+            delay = (at - now).total_seconds()
+            if delay > 0 and self.scheduler_wake.wait(delay):
+                self.scheduler_wake.clear()
+                continue  # woken by mail: plan again (a wait that times out passes, whatever the clock says)
+            if self.stop_event.is_set():
+                return
+            last_pass = self.clock()
+            planner.passed()
             try:
-                self.tick(self.store, self.settings, self.clock())
+                self.tick(self.store, self.settings, last_pass)
                 self.outbox_wake.set()
                 self._wake_bots()
             except Exception:
                 log.exception("scheduler pass failed; the next tick tries again")
+
+    def _due_outlook(self, now: datetime) -> DueOutlook | None:
+        try:
+            with self.store.sessions() as session:
+                return due_outlook(session, now)
+        except Exception:
+            log.exception("scheduler: cannot read the due times; waiting a tick")
+            return None
 
     def start(self) -> None:
         if self.tick is None:
@@ -196,9 +222,11 @@ class Daemon:
         if self.tick is not None:
             self._threads.append(threading.Thread(target=self._run_scheduler, name="scheduler", daemon=True))
         from judge.keyrecord import settle_judge_key  # gpg and services: only when serving
+        from judge.mailauth.keystore import judge_signer
 
         check_port_free(self.settings.smtp.host, self.settings.smtp.port)  # a busy port fails first
         settle_judge_key(self.settings, self.store)  # before listening: no mail before the key
+        self.sender.signer = judge_signer(self.store, self.settings.dkim, self.settings.judge)  # DKIM keys made once
         self.sender.start()  # a lease owner; rows a crashed run of ours left are due again
         # What exists now (modules, mapped classes, settings) lives as long as the daemon:
         # out of the collector's full passes, which would walk it each time (some 50 ms with
@@ -237,6 +265,7 @@ class Daemon:
             pass
         self.stop_event.set()
         self._ready_wake.set()
+        self.scheduler_wake.set()
         self.inbox_wake.set()
         self.outbox_wake.set()
         if self.daide is not None:

@@ -29,7 +29,8 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from judge.store.core import rows_changed
-from judge.store.models_game import ACTIVE, Game
+from judge.lifecycle import ACTIVE
+from judge.store.models_game import Game
 
 if TYPE_CHECKING:
     from judge.config import JudgeSettings, Settings
@@ -161,14 +162,15 @@ def process_games(store: "Store", settings: "Settings", now: datetime, game_ids:
 
 
 def _purge_old_mail(store: "Store", settings: "Settings", now: datetime) -> None:
-    """Raw bytes of mail processed longer ago than [store] keep_raw_days are emptied,
-    refused sign-ons older than a day forgotten, and the bot's jobs finished a week ago."""
-    from judge.store.retention import purge_raw, purge_signon_failures
-
+    """Raw bytes of mail processed longer ago than [store] keep_raw_days are emptied, the
+    bodies of mail sent longer ago than [store] keep_sent_days, refused sign-ons older
+    than a day forgotten, and the bot's jobs finished a week ago."""
     from judge.phases.bot_moves import KEEP_FINISHED, purge_finished
+    from judge.store.retention import purge_raw, purge_sent, purge_signon_failures
 
     try:
         purged = purge_raw(store, now, settings.store.keep_raw_days)
+        emptied = purge_sent(store, now, settings.store.keep_sent_days)
         purge_signon_failures(store, now)
         with store.unit_of_work() as session:
             purge_finished(session, now - KEEP_FINISHED)
@@ -178,6 +180,9 @@ def _purge_old_mail(store: "Store", settings: "Settings", now: datetime) -> None
     if purged:
         log.info("raw bytes of %d mail(s) processed more than %d days ago emptied", purged,
                  settings.store.keep_raw_days)
+    if emptied:
+        log.info("bodies of %d mail(s) sent more than %d days ago emptied (headers kept)", emptied,
+                 settings.store.keep_sent_days)
 
 
 def _signing_batch(settings: "Settings", needed: bool) -> AbstractContextManager[None]:

@@ -26,12 +26,13 @@ from sqlalchemy.orm import Session
 
 from adjudicator.api import position_digest
 from bot.stand_in import game_seed
+from judge.lifecycle import in_play
 from judge.phases.bot_seats import is_bot_seat
 from judge.phases.order_sets import merge_orders
 from judge.phases.turnstate import after_orders, stored_order_set
 from judge.store.core import rows_changed
 from judge.store.models_bots import BotJob
-from judge.store.models_game import ACTIVE, PAUSED, Game, OrderSet
+from judge.store.models_game import Game, OrderSet
 from judge.store.queries import player_of, position_of
 from judge.store.schedule import touch_schedule
 
@@ -165,7 +166,7 @@ def claim_job(session: Session, owner: str, now: datetime, max_attempts: int) ->
     row = session.execute(select(BotJob).where(BotJob.id == job_id)
                           .execution_options(populate_existing=True)).scalar_one()
     game = session.get(Game, row.game_id)
-    if game is None or game.status not in (ACTIVE, PAUSED) or game.phase != row.phase:
+    if game is None or not in_play(game.status) or game.phase != row.phase:
         session.execute(delete(BotJob).where(BotJob.id == job_id))
         return Claim(None, settled=row.game_id)
     if row.attempts > max_attempts:
@@ -193,7 +194,7 @@ def finish_job(session: Session, job_id: int, lines: Sequence[str] | None, now: 
     game_id, power, digest = session.execute(
         select(BotJob.game_id, BotJob.power, BotJob.digest).where(BotJob.id == job_id)).one()
     game = session.get(Game, game_id)
-    if game is None or game.status not in (ACTIVE, PAUSED) or game.position is None or _digest(game) != digest:
+    if game is None or not in_play(game.status) or game.position is None or _digest(game) != digest:
         return None
     member = player_of(session, game, power)
     if lines and member is not None and is_bot_seat(member):

@@ -14,17 +14,10 @@ from typing import Any
 from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from judge.lifecycle import GameStatus
+from judge.lifecycle import FORMING
 from judge.store.base import Base
 
-# Game statuses.  CREATE makes a game in preparation (the master sets it up); FORM opens
-# it for JOIN; it becomes active when the last power is filled.
-# The statuses and the moves between them are judge/lifecycle.py's.
-PREPARATION = GameStatus.PREPARATION.value
-FORMING = GameStatus.FORMING.value
-ACTIVE = GameStatus.ACTIVE.value
-PAUSED = GameStatus.PAUSED.value
-ENDED = GameStatus.ENDED.value
+# Game statuses, what each permits and the moves between them are judge/lifecycle.py's.
 
 # Membership roles and statuses.
 PLAYER = "player"
@@ -48,6 +41,7 @@ class Game(Base):
     """
 
     __tablename__ = "game"
+    __table_args__ = (Index("ix_game_created_by_at", "created_by", "created_at"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(64), unique=True)
@@ -72,6 +66,9 @@ class Game(Base):
     next_due_at: Mapped[datetime | None] = mapped_column(index=True)
     outcome: Mapped[dict[str, Any] | None]
     created_at: Mapped[datetime]
+    # Who sent the CREATE, as judge.senders.sender_of names it: [judge] create_per_day
+    # counts a sender's games of the last day by it (None for games older than the limit).
+    created_by: Mapped[str | None] = mapped_column(String(400))
     ended_at: Mapped[datetime | None]
     version: Mapped[int] = mapped_column(default=1)
 

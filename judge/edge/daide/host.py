@@ -30,7 +30,8 @@ from judge.store.queries import players, position_of, timing_of, variant_of
 from judge.store.times import as_utc
 from judge.store.conflicts import is_conflict
 from judge.store.engine import Store
-from judge.store.models_game import ACTIVE, ENDED, PAUSED, Game
+from judge.lifecycle import ENDED, in_play
+from judge.store.models_game import Game
 
 log = logging.getLogger("judge.edge.daide")
 T = TypeVar("T")
@@ -106,7 +107,7 @@ class StoreHost:
         self._listeners.append(listener)
 
     def started(self) -> bool:
-        return self._status in (ACTIVE, PAUSED) or self._ending is not None
+        return in_play(self._status) or self._ending is not None
 
     def ended(self) -> Ending | None:
         return self._ending
@@ -132,9 +133,12 @@ class StoreHost:
         self.refresh()
         return seat
 
-    def rejoin(self, power: str, passcode: int) -> Seat | None:
-        with self.store.sessions() as session:
+    def rejoin(self, power: str, passcode: int, address: str = "") -> Seat | None:
+        with self.store.sessions() as session:  # a wrong passcode costs no write
             member = machines.seat_by_passcode(session, self.game_id, power, passcode)
+        if member is not None:
+            member = self._write(lambda session, ctx: machines.seat_taken_back(ctx, self.game_id, power, passcode,
+                                                                              address))
         if member is None:
             return None
         seat = Seat(power, passcode, member)
@@ -152,7 +156,7 @@ class StoreHost:
 
     def disconnected(self, seat: Seat) -> None:
         self._connected[seat.key] = False
-        if self._status not in (ACTIVE, PAUSED):
+        if not in_play(self._status):
             self._write(lambda session, ctx: machines.release_seat(session, self.game_id, _membership_id(seat)))
             return
         self._tell_disorder()
@@ -162,7 +166,7 @@ class StoreHost:
 
         def store(session: Session, ctx: PassContext) -> bool:
             game = self._game(session)
-            if game.phase != self._phase or game.status not in (ACTIVE, PAUSED):
+            if game.phase != self._phase or not in_play(game.status):
                 return False
             machines.store_orders(session, game, power, lines, ctx.now)
             return machines.due_now(session, game, ctx.now)
@@ -229,7 +233,9 @@ class StoreHost:
             was_started = self.started()
             self._load(game)
             played = machines.phases_since(session, game, self._seen_record)
-            ending = self._ending_of(session, game) if game.status == ENDED else None
+            # a game ended before it started (TERMINATE while forming) has no position to
+            # sum up: no SMR, the edge closes its listener (it never started)
+            ending = self._ending_of(session, game) if game.status == ENDED and game.position is not None else None
         if not was_started and self.started():
             for listener in self._listeners:
                 listener.game_started()

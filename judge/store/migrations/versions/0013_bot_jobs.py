@@ -1,10 +1,10 @@
 """bot_job (the judge's bot's moves as queued work) and turn_progress.master_process
 
-Revision ID: 0009_bot_jobs
-Revises: 0008_inbound_claim_index
+Revision ID: 0013_bot_jobs
+Revises: 0012_mail_doors
 Create Date: 2026-11-28 19:00:00
 
-A new table and a nullable column: a judge of revision 0008 still running keeps working on an upgraded
+A new table and a nullable column: a judge of revision 0012 still running keeps working on an upgraded
 database (its bot still thinks inside the transaction) until it is restarted.
 """
 from __future__ import annotations
@@ -16,8 +16,8 @@ import sqlalchemy as sa
 import judge.store.base
 
 
-revision: str = '0009_bot_jobs'
-down_revision: Union[str, None] = '0008_inbound_claim_index'
+revision: str = '0013_bot_jobs'
+down_revision: Union[str, None] = '0012_mail_doors'
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
