@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,6 +136,19 @@ class DaideSettings:
 
 
 @dataclass(frozen=True)
+class DkimSettings:
+    """DKIM signatures on every mail sent (judge.mailauth): one rsa-sha256 (2048 bits)
+    and one ed25519-sha256 signature, each under its selector; the keys are made at the
+    first start and kept in the database (``judge dns`` prints their DNS records).
+    ``domain``: the ``d=`` of the signatures (empty: the domain of ``[judge] address``)."""
+
+    sign: bool = True
+    domain: str = ""
+    rsa_selector: str = "judge-rsa"
+    ed25519_selector: str = "judge-ed25519"
+
+
+@dataclass(frozen=True)
 class Settings:
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     store: StoreSettings = field(default_factory=StoreSettings)
@@ -144,6 +158,7 @@ class Settings:
     scheduler: SchedulerSettings = field(default_factory=SchedulerSettings)
     worker: WorkerSettings = field(default_factory=WorkerSettings)
     daide: DaideSettings = field(default_factory=DaideSettings)
+    dkim: DkimSettings = field(default_factory=DkimSettings)
 
     @property
     def store_url(self) -> str:
@@ -167,6 +182,7 @@ _SECTION_CLASSES: dict[str, type] = {
     "scheduler": SchedulerSettings,
     "worker": WorkerSettings,
     "daide": DaideSettings,
+    "dkim": DkimSettings,
 }
 
 
@@ -285,6 +301,7 @@ def load_settings(path: str | os.PathLike[str] | None = None,
     for section, values in merged.items():
         for key, value in values.items():
             _check_range(section, key, value)
+            _check_pattern(section, key, value)
     if not merged["judge"].get("data_dir"):
         merged["judge"]["data_dir"] = default_data_dir(environ)
     return Settings(**{s: _SECTION_CLASSES[s](**merged[s]) for s in _SECTION_CLASSES})
@@ -307,6 +324,20 @@ _RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
     ("worker", "pause_before_commit_seconds"): (0, None, "seconds, 0 or more"),
     ("worker", "max_attempts"): (1, None, "a count of starts, at least 1"),
 }
+
+
+#: Text settings with a form: (section, key) -> (pattern, in words).
+_DNS_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\Z")
+_PATTERNS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
+    ("dkim", "rsa_selector"): (_DNS_LABEL, "a DNS label: letters, digits and inner hyphens, at most 63"),
+    ("dkim", "ed25519_selector"): (_DNS_LABEL, "a DNS label: letters, digits and inner hyphens, at most 63"),
+}
+
+
+def _check_pattern(section: str, key: str, value: Any) -> None:
+    form = _PATTERNS.get((section, key))
+    if form is not None and not form[0].match(value):
+        raise ConfigError(f"[{section}] {key} = {value!r} is not {form[1]}")
 
 
 def _check_range(section: str, key: str, value: Any) -> None:

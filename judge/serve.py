@@ -141,9 +141,11 @@ class Daemon:
         if self.tick is not None:
             self._threads.append(threading.Thread(target=self._run_scheduler, name="scheduler", daemon=True))
         from judge.keyrecord import settle_judge_key  # gpg and services: only when serving
+        from judge.mailauth.keystore import judge_signer
 
         check_port_free(self.settings.smtp.host, self.settings.smtp.port)  # a busy port fails first
         settle_judge_key(self.settings, self.store)  # before listening: no mail before the key
+        self.sender.signer = judge_signer(self.store, self.settings.dkim, self.settings.judge)  # DKIM keys made once
         self.sender.start()  # a lease owner; rows a crashed run of ours left are due again
         # What exists now (modules, mapped classes, settings) lives as long as the daemon:
         # out of the collector's full passes, which would walk it each time (some 50 ms with

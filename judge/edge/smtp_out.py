@@ -31,6 +31,7 @@ from typing import Protocol, Sequence
 from sqlalchemy import Connection, bindparam, select, update
 
 from judge.config import OutboundSettings
+from judge.mailauth.dkim_sign import Signer, SigningError
 from judge.mail import Clock, utc_now
 from judge.store import leases
 from judge.store.core import table_of
@@ -165,12 +166,17 @@ def backoff_seconds(attempts: int, base: float) -> float:
 
 class OutboxSender:
     """Sends due outbox rows.  ``start()`` makes it a lease owner (and releases the rows
-    of senders that are gone); without it, leases carry no owner and only expire."""
+    of senders that are gone); without it, leases carry no owner and only expire.
+
+    With a ``signer`` every mail is DKIM-signed as it leaves (each attempt anew, so the
+    signature's time is the sending's): whatever queued it, the worker, ``judge tick`` or
+    a worker process, and whichever transport takes it."""
 
     def __init__(self, store: Store, transport: Transport, *, retry_base_seconds: float = 60.0,
-                 max_attempts: int = 12, clock: Clock = utc_now) -> None:
+                 max_attempts: int = 12, clock: Clock = utc_now, signer: Signer | None = None) -> None:
         self.store = store
         self.transport = transport
+        self.signer = signer
         self.retry_base_seconds = retry_base_seconds
         self.max_attempts = max_attempts
         self.clock = clock
@@ -213,7 +219,7 @@ class OutboxSender:
             error: DeliveryError | None = None
             how: str | None = None
             try:
-                how = self.transport.deliver(mail_from, recipients, raw, row_id)
+                how = self.transport.deliver(mail_from, recipients, self._signed(raw), row_id)
             except DeliveryError as exc:
                 error = exc
             except Exception as exc:  # a transport bug must not stop the other rows
@@ -221,6 +227,14 @@ class OutboxSender:
             self._record(row_id, recipients, error, how)
             delivered += error is None
         return delivered
+
+    def _signed(self, raw: bytes) -> bytes:
+        if self.signer is None:
+            return raw
+        try:
+            return self.signer.sign(raw)
+        except SigningError as exc:  # never sent unsigned: kept, retried, reported
+            raise DeliveryError(str(exc)) from exc
 
     def _record(self, row_id: int, recipients: Sequence[str], error: DeliveryError | None,
                 how: str | None = None) -> None:
