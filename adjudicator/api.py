@@ -24,14 +24,9 @@ from adjudicator.legality import IllegalOrder, illegality
 from adjudicator.notation import OrderSyntaxError
 from adjudicator.notation import parse_order as _understand
 from adjudicator.orders import Disband, Order, Retreat
-from adjudicator.resolve import (
-    HOLD,
-    PARADOX_RULES,
-    RULES,
-    MovementResolution,
-    order_shape,
-    resolve_movement,
-)
+from adjudicator.resolve import HOLD, MovementResolution, order_shape, resolve_movement
+from adjudicator.rulesets import CD_REMOVE_2023, RULES
+from adjudicator.rulesets import check_rules as _check_rules
 from adjudicator.results import Adjudication, OrderResult, ParsedOrders, Requirement
 from adjudicator.retreats import dislodged_units, resolve_retreats
 from adjudicator.tables import Tables
@@ -126,14 +121,10 @@ def position_digest(position: Position) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
-def check_rules(rules: frozenset[str]) -> frozenset[str]:
-    """``rules`` if every name is known and at most one paradox rule is chosen; else ValueError."""
-    unknown = sorted(set(rules) - RULES)
-    if unknown:
-        raise ValueError(f"unknown rule(s) {', '.join(unknown)} (known: {', '.join(sorted(RULES))})")
-    if len(set(rules) & PARADOX_RULES) > 1:
-        raise ValueError(f"choose at most one convoy-paradox rule, not {', '.join(sorted(set(rules) & PARADOX_RULES))}")
-    return frozenset(rules)
+def check_rules(rules: Iterable[str]) -> frozenset[str]:
+    """The rules in force for the names ``rules`` (a set such as ``DATC_3`` replaced by its
+    members); ``ValueError`` for an unknown name or two convoy-paradox rules."""
+    return _check_rules(rules)
 
 
 def adjudicate(board: Board, orders: Mapping[str, GivenOrders], rules: Iterable[str] = ()) -> Adjudication:
@@ -146,12 +137,11 @@ def adjudicate(board: Board, orders: Mapping[str, GivenOrders], rules: Iterable[
     """
     kind = board.position.phase.kind
     if kind is PhaseKind.MOVEMENT:
-        return _movement(board, orders, check_rules(frozenset(rules)) if rules else _NO_RULES)
-    if rules:
-        check_rules(frozenset(rules))
+        return _movement(board, orders, check_rules(rules) if rules else _NO_RULES)
+    in_force = check_rules(rules) if rules else _NO_RULES
     if kind is PhaseKind.RETREAT:
         return _retreats(board, orders)
-    return _adjustments(board, orders)
+    return _adjustments(board, orders, CD_REMOVE_2023 in in_force)
 
 
 _NO_RULES: frozenset[str] = frozenset()
@@ -340,7 +330,7 @@ def _retreats(board: Board, orders: Mapping[str, GivenOrders]) -> Adjudication:
     return Adjudication(tuple(results), following, winner=_winner(tables, position.phase, following))
 
 
-def _adjustments(board: Board, orders: Mapping[str, GivenOrders]) -> Adjudication:
+def _adjustments(board: Board, orders: Mapping[str, GivenOrders], removals_2023: bool) -> Adjudication:
     tables, position = board.tables, board.position
     legal: dict[str, list[Order]] = {}
     results: list[OrderResult] = []
@@ -350,7 +340,7 @@ def _adjustments(board: Board, orders: Mapping[str, GivenOrders]) -> Adjudicatio
                 legal.setdefault(power, []).append(order)
             else:
                 results.append(OrderResult(power, order.canonical(), "void", reason))
-    outcomes, units = resolve_adjustments(tables, position, legal, board.surpluses)
+    outcomes, units = resolve_adjustments(tables, position, legal, board.surpluses, removals_2023)
     results.extend([made(OrderResult, (o.power, o.order.canonical(), o.result, o.reason)) for o in outcomes])
     results.sort(key=_by_power)
     following = progress.next_spring(Position(position.phase, units, position.centers), tables)
