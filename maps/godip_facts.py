@@ -97,12 +97,12 @@ def extract(files: Sequence[Path]) -> dict[str, Any]:
         if not names:
             names = dict(_LONG_NAME.findall(_block(text, "provinceLongNames = map")))
         if not units:
-            for opener in ("SetUnits(map", "func Units()"):
+            for opener in ("SetUnits(map", "Units() map["):
                 units = {loc: [kind, nation(who)] for loc, kind, who in _UNIT.findall(_block(text, opener))}
                 if units:
                     break
         if not owners:
-            for opener in ("SetSupplyCenters(map", "func SupplyCenters()"):
+            for opener in ("SetSupplyCenters(map", "SupplyCenters() map["):
                 owners = {prov: nation(who) for prov, who in _OWNER.findall(_block(text, opener))}
                 if owners:
                     break

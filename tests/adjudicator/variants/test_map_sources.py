@@ -52,6 +52,7 @@ GODIP = {
     "twenty_twenty": Source("twentytwenty", {}),
     "year_1908": Source("year1908", {}),
     "canton": Source("canton", {}),
+    "classical_crowded": Source("classicalcrowded", CLASSICAL),
 }
 
 
