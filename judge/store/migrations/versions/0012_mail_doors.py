@@ -1,7 +1,7 @@
 """who sent a mail and who created a game, as the throttles name senders; sent mail emptied
 
-Revision ID: 0009_mail_doors
-Revises: 0008_inbound_claim_index
+Revision ID: 0012_mail_doors
+Revises: 0011_outbox_queue_id
 Create Date: 2026-11-28 19:00:00
 
 inbound_message.peer: the connecting client's IP address (SMTP), so the sign-on throttle
@@ -20,8 +20,8 @@ import judge.store.base
 from alembic import op
 
 
-revision: str = '0009_mail_doors'
-down_revision: Union[str, None] = '0008_inbound_claim_index'
+revision: str = '0012_mail_doors'
+down_revision: Union[str, None] = '0011_outbox_queue_id'
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
