@@ -7,7 +7,7 @@ import pytest
 
 import maps
 from adjudicator import api
-from tests.adjudicator.enginehelp import board, parse_errors, play, position
+from tests.adjudicator.enginehelp import board, moves_alone, parse_errors, play, position
 
 
 @pytest.fixture(scope="module")
@@ -23,10 +23,7 @@ def test_opening_position(canton):
 
 @pytest.mark.parametrize("canal, entry, exit", [("CON", "BLA", "MED"), ("EGY", "MED", "RED")])
 def test_fleets_pass_through_the_canals(canton, canal, entry, exit):
-    where = position(canton, "S1902M", {"TURKEY": [f"F {entry}"]})
-    assert f"TURKEY F {canal}" in board(play(canton, where, {"TURKEY": [f"F {entry} - {canal}"]}))
-    where = position(canton, "S1902M", {"TURKEY": [f"F {canal}"]})
-    assert f"TURKEY F {exit}" in board(play(canton, where, {"TURKEY": [f"F {canal} - {exit}"]}))
+    assert moves_alone(canton, "TURKEY", f"F {entry}", canal) and moves_alone(canton, "TURKEY", f"F {canal}", exit)
 
 
 def test_split_coasts(canton):
