@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import time
 from typing import Callable, Sequence
 
@@ -50,6 +51,24 @@ def peer_address(writer: asyncio.StreamWriter) -> str:
     """The client's address as text ("" when the socket has none, e.g. a Unix socket)."""
     peer = writer.get_extra_info("peername")
     return str(peer[0]) if isinstance(peer, tuple) and peer else ""
+
+
+def _keep_alive(writer: asyncio.StreamWriter) -> None:
+    """TCP keepalive probes after a minute of silence: a seated bot's connection is never
+    closed for silence, so a peer that vanished (its host down, no FIN) is found by the
+    probes in about 90 s, and its IAM after a restart is not refused for a dead connection."""
+    sock = writer.get_extra_info("socket")
+    if sock is None:
+        return
+    options = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)]
+    for name, value in (("TCP_KEEPIDLE", 60), ("TCP_KEEPINTVL", 10), ("TCP_KEEPCNT", 3)):
+        if hasattr(socket, name):  # Linux names; elsewhere the system's defaults
+            options.append((socket.IPPROTO_TCP, getattr(socket, name), value))
+    try:
+        for level, option, value in options:
+            sock.setsockopt(level, option, value)
+    except OSError:  # not a TCP socket (a test's Unix socket): nothing to probe
+        pass
 
 
 class Connection:
@@ -631,6 +650,7 @@ class GameServer:
         task = asyncio.current_task()
         if task is not None:
             self._tasks.add(task)
+        _keep_alive(writer)
         connection = Connection(self, reader, writer, address)
         self.connections.append(connection)
         try:

@@ -1,7 +1,7 @@
 """press_log.daide: the DAIDE press messages a press carried to machine players
 
-Revision ID: 0013_press_daide
-Revises: 0012_mail_doors
+Revision ID: 0014_press_daide
+Revises: 0013_bot_jobs
 Create Date: 2026-11-28 19:00:00
 
 A player's PRESS to a machine power is read into DAIDE press (its text form or the
@@ -18,8 +18,8 @@ import sqlalchemy as sa
 from alembic import op
 
 
-revision: str = '0013_press_daide'
-down_revision: Union[str, None] = '0012_mail_doors'
+revision: str = '0014_press_daide'
+down_revision: Union[str, None] = '0013_bot_jobs'
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
