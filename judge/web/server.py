@@ -173,13 +173,14 @@ class ArchiveServer:
         if loop is not None and self._server is not None and not loop.is_closed():
             try:
                 asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(timeout=10)
+                loop.call_soon_threadsafe(loop.stop)
             except (RuntimeError, TimeoutError):  # the loop ended already
                 pass
         if self._thread is not None:
             self._thread.join(timeout=10)
 
     async def _shutdown(self) -> None:
-        """Stop listening, end the open connections, then the loop."""
+        """Stop listening and end the open connections."""
         assert self._server is not None
         self._server.close()
         current = asyncio.current_task()
@@ -187,7 +188,6 @@ class ArchiveServer:
         for task in others:
             task.cancel()
         await asyncio.gather(*others, return_exceptions=True)
-        asyncio.get_running_loop().stop()
 
     def _run(self) -> None:
         loop = asyncio.new_event_loop()
