@@ -99,9 +99,11 @@ def unit_counts(position: Mapping[str, Any]) -> dict[str, int]:
 
 
 def _player_name(member: Membership | None, hidden: bool) -> str:
-    if member is None or hidden:
+    """The name a player's mail gave (its From line's display name), unless it is secret;
+    a name that holds an address (some mail programs repeat the address there) is not shown."""
+    if member is None or hidden or not member.name or "@" in member.name:
         return ""
-    return (member.name or "")[:NAME_CHARS]
+    return member.name[:NAME_CHARS]
 
 
 def game_view(session: Session, game: Game) -> GameView | None:

@@ -17,18 +17,27 @@ from judge.web.server import ArchiveServer
 from tests.judge.scheduler.driver import HOLDS, TurnHarness
 from tests.judge.services.conftest import cheap_scrypt, create_game  # noqa: F401
 from tests.judge.services.harness import player
+from tests.judge.storage import make_mail
 
 # Retreat-free, build-free moves for the first year, then holds.
 OPENING = {**HOLDS, "FRANCE": ["A PAR - BUR", "A MAR - SPA", "F BRE - MAO"],
            "RUSSIA": ["A MOS - UKR", "A WAR - GAL", "F SEV - BLA", "F STP/SC - BOT"]}
 
 
-def play(judge: TurnHarness, name: str, *, rules: tuple[str, ...] = (), phases: int = 2) -> None:
-    """Create ``name`` (with ``rules``), seat seven players, and play ``phases`` movement
-    phases by mail, each processed by the scheduler's pass."""
+def password(index: int) -> str:
+    return f"Zq{index}secretword"
+
+
+def play(judge: TurnHarness, name: str, *, rules: tuple[str, ...] = (), phases: int = 2,
+         names: tuple[str, ...] = ()) -> None:
+    """Create ``name`` (with ``rules``), seat seven players (``names``: the display names of
+    their From lines), and play ``phases`` phases by mail, each processed by the scheduler's
+    pass."""
     create_game(judge, *(f"RULE {rule}" for rule in rules), name=name)
     for index in range(7):
-        judge.send(player(index), f"JOIN {name} pw{index}\n")
+        shown = f'"{names[index]}" <{player(index)}>' if index < len(names) else player(index)
+        judge.deliver(make_mail(subject="join", body=f"JOIN {name} {password(index)}\n", sender=shown,
+                                to=judge.settings.address), player(index))
     with judge.session() as session:
         game = session.execute(select(Game).where(Game.name == name)).scalar_one()
         seats = {m.power: m.address for m in session.scalars(
@@ -39,8 +48,8 @@ def play(judge: TurnHarness, name: str, *, rules: tuple[str, ...] = (), phases: 
             units = game.position["units"]
         for power, address in seats.items():
             lines = [f"{unit} H" for unit in units.get(power, [])] if number else OPENING[power]
-            password = "pw" + address[len("player")]
-            judge.send(address, f"SIGNON {power.lower()}@{name} {password}\n" + "\n".join(lines) + "\n")
+            secret = password(int(address[len("player")]))
+            judge.send(address, f"SIGNON {power.lower()}@{name} {secret}\n" + "\n".join(lines) + "\n")
         for _ in range(3):  # the settle window, then the processing pass
             judge.advance(days=2)
             judge.tick()
