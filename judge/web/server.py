@@ -151,6 +151,7 @@ class ArchiveServer:
         self.rate = RateLimiter(settings.requests_per_minute)
         self.port = 0
         self._open: dict[str, int] = defaultdict(int)
+        self._writers: set[asyncio.StreamWriter] = set()
         self._total = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: asyncio.AbstractServer | None = None
@@ -183,11 +184,12 @@ class ArchiveServer:
         """Stop listening and end the open connections."""
         assert self._server is not None
         self._server.close()
+        for writer in list(self._writers):
+            writer.close()  # its handler reads the end of the stream and returns
         current = asyncio.current_task()
         others = [task for task in asyncio.all_tasks() if task is not current]
-        for task in others:
-            task.cancel()
-        await asyncio.gather(*others, return_exceptions=True)
+        if others:
+            await asyncio.wait(others, timeout=5)
 
     def _run(self) -> None:
         loop = asyncio.new_event_loop()
@@ -216,6 +218,7 @@ class ArchiveServer:
             return
         self._total += 1
         self._open[address] += 1
+        self._writers.add(writer)
         try:
             await self._serve(reader, writer, address)
         except (ConnectionError, asyncio.IncompleteReadError):
@@ -223,6 +226,7 @@ class ArchiveServer:
         except Exception:
             log.exception("web: a connection from %s failed", address)
         finally:
+            self._writers.discard(writer)
             self._total -= 1
             self._open[address] -= 1
             if not self._open[address]:

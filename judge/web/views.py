@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime
 from typing import Any, Mapping
 
@@ -20,6 +21,7 @@ from sqlalchemy.orm import Session
 from judge.lifecycle import ENDED, PREPARATION, status_text
 from judge.store.models_game import MEMBER_ACTIVE, PLAYER, Game, Membership, PhaseRecord
 from judge.store.queries import has_rule, variant_named
+from adjudicator.types import Variant
 
 #: Rules under which who plays which power is secret until the game ends.
 SECRET_IDENTITY_RULES = ("GUNBOAT", "BLIND_ASSIGN")
@@ -85,6 +87,12 @@ class GameView:
         return max(times)
 
 
+@lru_cache(maxsize=16)
+def variant(map_name: str) -> Variant:
+    """A map, parsed once per process (variants are immutable)."""
+    return variant_named(map_name)
+
+
 def shown(game: Game) -> bool:
     """Does the public archive show this game at all?"""
     return not game.private and game.status != PREPARATION
@@ -125,7 +133,7 @@ def game_view(session: Session, game: Game) -> GameView | None:
     units = unit_counts(position) if position else {}
     powers = tuple(PowerRow(power.name, _player_name(seated.get(power.name), hidden),
                             centres.get(power.name, 0), units.get(power.name, 0))
-                   for power in variant_named(game.map_name).powers)
+                   for power in variant(game.map_name).powers)
     return GameView(
         id=game.id, name=game.name, status=game.status, status_text=status_text(game.status).split(" (")[0],
         map_name=game.map_name, phase=game.phase, deadline=game.deadline, description=game.description or "",
