@@ -14,8 +14,8 @@ has no folder.
 from __future__ import annotations
 
 import logging
-import mailbox
-import tempfile
+import re
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from datetime import datetime, timezone
@@ -41,6 +41,7 @@ from pictures.scene import scene_after
 log = logging.getLogger(__name__)
 
 GAMES = "games"
+_FROM_LINE = re.compile(rb"^From ", re.MULTILINE)
 
 
 @dataclass
@@ -80,18 +81,16 @@ def _text_of(raw: bytes) -> str:
     return ""
 
 
-def mbox_bytes(raws: list[bytes]) -> bytes:
-    """The messages as one mbox file (written by Python's mailbox, as judge audit reads it)."""
-    with tempfile.TemporaryDirectory() as scratch:
-        path = Path(scratch) / "list.mbox"
-        box = mailbox.mbox(str(path))
-        try:
-            for raw in raws:
-                box.add(raw)
-            box.flush()
-        finally:
-            box.close()
-        return path.read_bytes() if path.exists() else b""
+def mbox_bytes(mails: list[tuple[datetime, bytes]]) -> bytes:
+    """The messages as one mbox file, as Python's mailbox writes one (and judge audit
+    reads it): a ``From`` line with the date, the message with line starts of ``From ``
+    quoted (a signed part never has one: judge/crypto/pgpmime.py encodes it), a blank line."""
+    out = []
+    for sent_at, raw in mails:
+        body = _FROM_LINE.sub(b">From ", raw.replace(b"\r\n", b"\n"))
+        stamp = time.asctime(sent_at.astimezone(timezone.utc).timetuple()).encode()
+        out += [b"From MAILER-DAEMON ", stamp, b"\n", body, b"" if body.endswith(b"\n") else b"\n", b"\n"]
+    return b"".join(out)
 
 
 def write_game(session: Session, files: ArchiveFiles, game: Game, domain: str,
@@ -120,7 +119,7 @@ def write_game(session: Session, files: ArchiveFiles, game: Game, domain: str,
         page = f"{folder}/{pages.phase_page_name(phase)}"
         if written.get(phase.phase) != keys[phase.phase] or not files.exists(page):
             files.write(page, pages.phase_page(view, index))
-    files.write(f"{folder}/list.mbox", mbox_bytes([raw for _, raw in entries]))
+    files.write(f"{folder}/list.mbox", mbox_bytes([(entry.sent_at, raw) for entry, raw in entries]))
     files.write(f"{folder}/list.html", pages.list_page(view, shown_entries))
     files.write(f"{folder}/feed.atom", pages.atom_feed(view, shown_entries, domain))
     files.write(f"{folder}/index.html", pages.game_page(view, shown_entries))
