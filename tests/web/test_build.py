@@ -113,3 +113,26 @@ def test_judge_web_build_writes_the_archive(judge, tmp_path: Path, monkeypatch) 
     assert main(["web", "build"]) == 0
     assert (tmp_path / "site" / "games" / "g1" / "phase" / "S1901M.html").exists()
     assert Settings().web.host == "127.0.0.1"  # served on loopback unless told otherwise
+
+
+def test_the_keeper_of_judge_serve_writes_a_phase_soon_after_it_is_processed(judge, tmp_path: Path) -> None:
+    import time
+    from urllib.request import urlopen
+
+    from judge.config import WebSettings
+    from judge.web.keeper import ArchiveKeeper
+
+    root = tmp_path / "web"
+    keeper = ArchiveKeeper(judge.store, Settings(web=WebSettings(root=str(root), port=0, poll_seconds=0.1)), root)
+    keeper.start()
+    try:
+        play(judge, "g1", phases=1)  # while it runs, as judge serve's worker and scheduler would
+        page = root / "games" / "g1" / "phase" / "S1901M.html"
+        ends = time.monotonic() + 20
+        while not page.exists() and time.monotonic() < ends:
+            time.sleep(0.1)
+        assert keeper.server is not None
+        with urlopen(f"http://127.0.0.1:{keeper.server.port}/games/g1/phase/S1901M.html", timeout=5) as answer:
+            assert b"A PAR - BUR" in answer.read()
+    finally:
+        keeper.stop()
