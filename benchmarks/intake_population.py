@@ -98,6 +98,7 @@ def _template(path: Path, now: datetime) -> tuple[dict[str, Any], list[dict[str,
     from judge.commands import process_mail
     from judge.store.engine import Store
     from judge.store.inbound import store_inbound
+    from judge.lifecycle import ACTIVE
     from judge.store.models_game import Game, Membership
     from judge.store.schema import upgrade
     from judge.worker import Worker
@@ -117,7 +118,7 @@ def _template(path: Path, now: datetime) -> tuple[dict[str, Any], list[dict[str,
             worker.process_pending()
         with store.unit_of_work() as session:
             game = session.execute(select(Game).where(Game.name == "template")).scalar_one()
-            if game.status != "active":
+            if game.status != ACTIVE:
                 raise RuntimeError(f"the template game did not start (status {game.status})")
             game_row = {c.key: getattr(game, c.key) for c in Game.__table__.columns}
             member_rows = [

@@ -40,7 +40,8 @@ def populate(url: str, games: int, due: int, *, batch: int = 2000) -> None:
     """``games`` active games (the first ``due`` of them ready to process) in a new database."""
     from judge.store.queries import variant_named
     from judge.store.engine import Store
-    from judge.store.models_game import ACTIVE, MASTER, PLAYER, Game, Membership, OrderSet
+    from judge.lifecycle import ACTIVE
+    from judge.store.models_game import MASTER, PLAYER, Game, Membership, OrderSet
     from judge.store.schema import upgrade
 
     store = Store(url)

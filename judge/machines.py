@@ -32,7 +32,8 @@ from judge.phases.processing import DRAW, end_game
 from judge.phases.turnstate import after_orders, fresh_deadline_for_newcomer, stored_order_set, survivors, turn_state
 from judge.store.queries import has_rule, latest_of_power, player_of, players, position_of, rules_of, variant_of
 from judge.store.models_daide import MachineSeat
-from judge.store.models_game import ACTIVE, DUMMY, FORMING, PAUSED, PLAYER, PREPARATION, Game, Membership, OrderSet, PhaseRecord
+from judge.lifecycle import ACTIVE, FORMING, is_live, seats_players, statuses_where
+from judge.store.models_game import DUMMY, PLAYER, Game, Membership, OrderSet, PhaseRecord
 from judge.store.passwords import hash_password
 from judge.turns import Action, Ballot, DrawError, decide, tally
 from judge.turns.draws import NO_DIAS
@@ -41,7 +42,7 @@ from judge.turns.draws import NO_DIAS
 # rule itself is checked on each).
 _MACHINE_CANDIDATES = (
     select(Game)
-    .where(Game.status.in_((PREPARATION, FORMING, ACTIVE, PAUSED)), cast(Game.rules, Text).like(f"%{MACHINES}%"))
+    .where(Game.status.in_(statuses_where(is_live)), cast(Game.rules, Text).like(f"%{MACHINES}%"))
     .order_by(Game.id)
 )
 
@@ -85,7 +86,7 @@ def take_seat(ctx: PassContext, game_id: int, name: str, version: str) -> Seated
     over a power without a player (after RESIGN or the master's EJECT; not a dummy), as a
     TAKEOVER by mail does."""
     game = ctx.session.get(Game, game_id)
-    if game is None or game.status not in (FORMING, ACTIVE, PAUSED) or not has_rule(game, MACHINES):
+    if game is None or not seats_players(game.status) or not has_rule(game, MACHINES):
         return None
     joined = players(ctx.session, game)
     vacant: str | None = None

@@ -225,3 +225,41 @@ def test_every_package_type_checks(tmp_path):
     out, err, status = mypy.run(["--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / "cache"),
                                  "--no-error-summary", *paths])
     assert status == 0, out + err
+
+
+STATUS_NAMES = frozenset({"PREPARATION", "FORMING", "ACTIVE", "PAUSED", "ENDED"})
+
+
+def _project_sources() -> list[tuple[Path, ast.AST]]:
+    roots = [ROOT / package for package in PACKAGES] + [ROOT / "benchmarks", ROOT / "tests"]
+    return [(path, ast.parse(path.read_text(encoding="utf-8"))) for root in roots for path in root.rglob("*.py")
+            if "migrations" not in path.parts]
+
+
+def _status_lists(tree: ast.AST) -> list[int]:
+    """Lines of tuple, list or set displays naming two statuses or more."""
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, (ast.Tuple, ast.List, ast.Set))
+            and sum(isinstance(e, ast.Name) and e.id in STATUS_NAMES for e in node.elts) >= 2]
+
+
+def test_statuses_come_from_the_lifecycle_alone_and_are_never_listed_elsewhere():
+    """What a status permits is a predicate of judge/lifecycle.py: no other module imports
+    a status from elsewhere, or writes its own list of statuses (``(ACTIVE, PAUSED)``)."""
+    wrong_source, lists = [], []
+    for path, tree in _project_sources():
+        where = path.relative_to(ROOT)
+        if where == Path("judge/lifecycle.py"):
+            continue
+        lists += [f"{where}:{line}" for line in _status_lists(tree)]
+        wrong_source += [f"{where}:{node.lineno} from {node.module}" for node in ast.walk(tree)
+                         if isinstance(node, ast.ImportFrom) and node.module != "judge.lifecycle"
+                         and (node.module or "").startswith("judge")
+                         and any(alias.name in STATUS_NAMES for alias in node.names)]
+    assert not wrong_source, f"import statuses from judge.lifecycle: {wrong_source}"
+    assert not lists, f"a list of statuses: ask a predicate of judge.lifecycle instead: {lists}"
+
+
+def test_the_status_list_check_finds_a_list():
+    assert _status_lists(ast.parse("if game.status in (ACTIVE, PAUSED): pass")) == [1]
+    assert _status_lists(ast.parse("if game.status == ACTIVE: pass")) == []

@@ -16,7 +16,8 @@ from judge.phases.bot_seats import BOT_NAME, bot_address, is_bot_seat
 from judge.phases.turnstate import after_orders, fresh_deadline_for_newcomer
 from judge.publish.broadcast import broadcast
 from judge.render import render
-from judge.store.models_game import ACTIVE, FORMING, PAUSED, PLAYER, Game, Membership
+from judge.lifecycle import FORMING, in_play
+from judge.store.models_game import PLAYER, Game, Membership
 from judge.store.passwords import hash_password
 from judge.store.queries import has_rule, player_of, players, power_named, variant_of
 from mailcmds import SeatBot
@@ -26,7 +27,7 @@ def seat_bot(ctx: MailContext, command: SeatBot) -> None:
     game = ctx.require_master().game
     if game.status == FORMING:
         _take_a_place(ctx, game, command)
-    elif game.status in (ACTIVE, PAUSED):
+    elif in_play(game.status):
         _play_a_power(ctx, game, command)
     else:
         raise CommandRefused(f"game '{game.name}' is {game.status}: the bot takes a place in a forming game "

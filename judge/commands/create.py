@@ -24,7 +24,8 @@ from judge.store.queries import (
     variant_named,
 )
 from judge.rules import ENGINE_RULES, known_rules, rule_info
-from judge.store.models_game import ACTIVE, ENDED, FORMING, MASTER, PAUSED, PREPARATION, Game, Membership
+from judge.lifecycle import ENDED, PREPARATION, before_start, in_play
+from judge.store.models_game import MASTER, Game, Membership
 from judge.store.passwords import hash_password
 from judge.turns import format_timing, local_moment, parse_timing
 from judge.turns.timing import TimingError, canonical_zone
@@ -73,7 +74,7 @@ def _set_up_game(ctx: MailContext) -> Game:
 
 def set_map(ctx: MailContext, command: MapStatus) -> None:
     game = ctx.require_master().game
-    if game.status not in (PREPARATION, FORMING) or players(ctx.session, game):
+    if not before_start(game.status) or players(ctx.session, game):
         raise CommandRefused("the map can change only before anybody has joined")
     try:
         variant_named(command.name)
@@ -195,11 +196,11 @@ def set_deadline(ctx: MailContext, command: DeadlineStatus | SetDeadline) -> Non
         raise CommandRefused(f"{command.when} ({moment:%Y-%m-%d %H:%M} UTC) has already passed; give a later date")
     game.deadline = moment
     shown = deadline_text(game, ctx.require_master().membership, ctx.now)
-    if game.status in (PREPARATION, FORMING):
+    if before_start(game.status):
         ctx.done(command, f"the first deadline will be {shown} (if the game has started by then)")
         return
     ctx.done(command, f"deadline set to {shown}")
-    if game.status in (ACTIVE, PAUSED):
+    if in_play(game.status):
         body = render("deadline_changed.j2", game=game.name, phase=game.phase,
                       deadline=deadline_text(game, None, ctx.now))
         ctx.send(broadcast(ctx.session, game, ctx.judge, subject=f"{game.name}: deadline changed", body=body,

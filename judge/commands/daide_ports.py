@@ -17,10 +17,10 @@ from sqlalchemy.orm import Session
 
 from judge.config import ConfigError, DaideSettings
 from judge.store.models_daide import DaidePort
-from judge.store.models_game import ACTIVE, FORMING, PAUSED, PREPARATION, Game
+from judge.lifecycle import before_start, is_live
+from judge.store.models_game import Game
 
 MACHINES = "MACHINES"  # the rule (judge.rules) that opens a game to machines
-_LIVE = (PREPARATION, FORMING, ACTIVE, PAUSED)
 
 
 def parse_port_range(text: str) -> range:
@@ -67,8 +67,8 @@ def give_port(session: Session, game: Game, ports: range | None = None) -> int |
     if row is not None or ports is None:
         return row.port if row is not None else None
     rows = session.execute(select(DaidePort, Game.status).join(Game, Game.id == DaidePort.game_id)).all()
-    taken = {port.port for port, status in rows if status in _LIVE}
-    stale = {port.port: port for port, status in rows if status not in _LIVE}
+    taken = {port.port for port, status in rows if is_live(status)}
+    stale = {port.port: port for port, status in rows if not is_live(status)}
     for port in ports:
         if port in taken:
             continue
@@ -88,7 +88,7 @@ def give_port(session: Session, game: Game, ports: range | None = None) -> int |
 def take_back_port(session: Session, game: Game) -> None:
     """RULE !MACHINES before the game runs: its port is free for another game."""
     row = session.get(DaidePort, game.id)
-    if row is not None and game.status in (PREPARATION, FORMING):
+    if row is not None and before_start(game.status):
         session.delete(row)
 
 

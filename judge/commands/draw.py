@@ -17,7 +17,8 @@ from judge.phases.ballots import ballot_from_json, ballot_to_json, ballots_of, v
 from judge.store.queries import position_of, power_named, rules_of, variant_of
 from judge.phases.processing import CONCESSION, DRAW, end_game
 from judge.phases.turnstate import survivors
-from judge.store.models_game import ACTIVE, PAUSED, Game
+from judge.lifecycle import in_play
+from judge.store.models_game import Game
 from judge.turns import Ballot, DrawError, parse_draw_powers, tally
 from judge.turns.draws import NO_DIAS
 from mailcmds import SetConcede, SetDraw, SetNoConcede, SetNoDraw
@@ -28,7 +29,7 @@ __all__ = ["ballot_from_json", "ballot_to_json", "ballots_of", "vote_text"]
 def _voter(ctx: MailContext) -> tuple[SignedOn, Game, str, frozenset[str]]:
     who = ctx.require_player()
     game = who.game
-    if game.status not in (ACTIVE, PAUSED) or game.position is None or who.power is None:
+    if not in_play(game.status) or game.position is None or who.power is None:
         raise CommandRefused(f"game '{game.name}' is not running ({game.status}): there is nothing to vote on")
     alive = survivors(position_of(game))
     if who.power not in alive:

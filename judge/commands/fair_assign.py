@@ -51,7 +51,8 @@ from judge.store.queries import (
 from judge.commands.start import DEFERRERS, start_game
 from judge.phases.turnstate import fresh_deadline_for_newcomer
 from judge.store.models_fair import ASSIGNED, ASSIGNING, REVEALING_LISTS, FairAssignment, FairLottery, FairPreference
-from judge.store.models_game import FORMING, MEMBER_ACTIVE, PLAYER, PREPARATION, RESIGNED, Game, Membership
+from judge.lifecycle import before_start
+from judge.store.models_game import MEMBER_ACTIVE, PLAYER, RESIGNED, Game, Membership
 from mailcmds import Commit, CommitSha256, Reveal, SetPreference
 
 
@@ -83,7 +84,7 @@ def _record_preference(ctx: MailContext, who: SignedOn, command: SetPreference) 
     game = who.game
     if not has_rule(game, "PREFERENCES"):
         raise CommandRefused(f"game '{game.name}' does not assign powers by preference (no RULE PREFERENCES)")
-    if game.status not in (PREPARATION, FORMING) or ctx.session.get(FairAssignment, game.id) is not None:
+    if not before_start(game.status) or ctx.session.get(FairAssignment, game.id) is not None:
         raise CommandRefused(f"preferences can only be set while game '{game.name}' forms; the assignment has begun")
     written = command.source.text.split(None, 2)[2] if len(command.source.text.split(None, 2)) > 2 else "*"
     try:
@@ -232,7 +233,7 @@ def _sealed_lists(ctx: MailContext) -> tuple[Game, Membership, FairAssignment | 
     if who is None or not who.is_player:
         return None
     game = who.game
-    if not (has_rule(game, "PREFERENCES") and has_rule(game, "SEALED")) or game.status not in (PREPARATION, FORMING):
+    if not (has_rule(game, "PREFERENCES") and has_rule(game, "SEALED")) or not before_start(game.status):
         return None
     assignment = ctx.session.get(FairAssignment, game.id)
     if assignment is not None and assignment.status == REVEALING_LISTS:

@@ -49,7 +49,8 @@ from judge.mail import CommandRefused
 from judge.store.queries import as_utc, find_game, master_of, players, variant_of
 from judge.commands.start import DEFERRERS, start_game
 from judge.store.models_fair import ROLE_GM, BlindRun, FairWitness
-from judge.store.models_game import FORMING, Game
+from judge.lifecycle import FORMING
+from judge.store.models_game import Game
 from mailcmds import BlindCollected, BlindEchoes, BlindList, Command, ShuffledList as ShuffledCmd, WitnessStatus
 from mailcmds import registry as verb_registry
 

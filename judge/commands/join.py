@@ -22,20 +22,8 @@ from judge.store.queries import (
 from judge.commands.signon import MASTER_TOKENS, check_password
 from judge.commands.start import start_game
 from judge.phases.turnstate import fresh_deadline_for_newcomer
-from judge.store.models_game import (
-    ACTIVE,
-    DUMMY,
-    ENDED,
-    FORMING,
-    MASTER,
-    OBSERVER,
-    PAUSED,
-    PLAYER,
-    PREPARATION,
-    RESIGNED,
-    Game,
-    Membership,
-)
+from judge.lifecycle import ENDED, FORMING, PREPARATION, before_start, in_play
+from judge.store.models_game import DUMMY, MASTER, OBSERVER, PLAYER, RESIGNED, Game, Membership
 from judge.store.passwords import hash_password, verify_password
 
 
@@ -75,7 +63,7 @@ def join(ctx: MailContext, command: Join) -> None:
     game = find_game(ctx.session, command.game, lock=True)
     if game.status == PREPARATION:
         raise CommandRefused(f"game '{game.name}' is not open yet: its master has not sent FORM")
-    if game.status in (ACTIVE, PAUSED):
+    if in_play(game.status):
         raise CommandRefused(
             f"game '{game.name}' has started; TAKEOVER power@{game.name} password plays a power without a player"
         )
@@ -134,7 +122,7 @@ def observe(ctx: MailContext, command: Observe) -> None:
 
 def takeover(ctx: MailContext, command: Takeover) -> None:
     game = find_game(ctx.session, command.game, lock=True)
-    if game.status in (PREPARATION, FORMING):
+    if before_start(game.status):
         raise CommandRefused(f"game '{game.name}' has not started: JOIN {game.name} password")
     if game.status == ENDED:
         raise CommandRefused(f"game '{game.name}' has ended")
@@ -183,7 +171,7 @@ def resign(ctx: MailContext, command: Resign) -> None:
     if member.role == OBSERVER:
         ctx.done(command, f"you no longer observe game '{game.name}'")
         return
-    if game.status in (PREPARATION, FORMING):
+    if before_start(game.status):
         ctx.done(command, f"you left game '{game.name}'; your place is free again")
         return
     ctx.done(command, f"you resigned {member.power} in game '{game.name}'")

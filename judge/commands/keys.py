@@ -29,7 +29,8 @@ from judge.commands.context import MailContext
 from judge.mail import CommandRefused
 from judge.store.queries import master_of
 from judge.publish.signing import judge_keyring
-from judge.store.models_game import FORMING, MEMBER_ACTIVE, PLAYER, PREPARATION, Game, Membership
+from judge.lifecycle import before_start
+from judge.store.models_game import MEMBER_ACTIVE, PLAYER, Game, Membership
 from judge.store.models_sealed import KEY_ACTIVE, KEY_PENDING, KEY_REPLACED, PlayerKey
 from mailcmds import GetKey, SetKey
 
@@ -37,7 +38,7 @@ __all__ = ["effective_key", "ensure_imported", "get_key", "pin_address_keys", "s
 
 
 def _started(game: Game) -> bool:
-    return game.status not in (PREPARATION, FORMING)
+    return not before_start(game.status)
 
 
 def game_key(session: Session, membership: Membership, status: str = KEY_ACTIVE) -> PlayerKey | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from judge.render import render
 from judge.publish.broadcast import broadcast
 from judge.commands.context import MailContext
-from judge.lifecycle import GameStatus, move
+from judge.lifecycle import ACTIVE, ENDED, FORMING, PAUSED, PREPARATION, GameStatus, in_play, move
 from judge.phases.processing import preview_text, process_phase, rollback_to
 from judge.phases.sealed_flow import is_sealed, preview_refusal  # RULE SEALED: its own stages, no early look
 from judge.phases.sealed_stages import master_process
@@ -26,16 +26,7 @@ from judge.store.queries import (
     timing_of,
 )
 from judge.commands.daide_ports import daide_text
-from judge.store.models_game import (
-    ACTIVE,
-    DISMISSED,
-    DUMMY,
-    ENDED,
-    FORMING,
-    PAUSED,
-    PREPARATION,
-    Game,
-)
+from judge.store.models_game import DISMISSED, DUMMY, Game
 from judge.turns import extend_only, next_deadline, resumed_deadline
 from mailcmds import Dummy, Eject, Form, Pause, Preview, Process, Resume, Revive, Rollback, Terminate
 
@@ -99,7 +90,7 @@ def terminate(ctx: MailContext, command: Terminate) -> None:
 
 
 def _started(game: Game) -> None:
-    if game.status not in (ACTIVE, PAUSED):
+    if not in_play(game.status):
         raise CommandRefused(f"game '{game.name}' is not running ({game.status})")
 
 

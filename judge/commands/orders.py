@@ -17,7 +17,8 @@ from judge.mail import CommandRefused
 from judge.store.queries import as_utc, position_of, variant_of
 from judge.phases.order_sets import order_key, merge_orders
 from judge.phases.turnstate import after_orders, stored_order_set
-from judge.store.models_game import ACTIVE, PAUSED, Game, OrderSet
+from judge.lifecycle import in_play
+from judge.store.models_game import Game, OrderSet
 from judge.turns import may_submit_empty
 from mailcmds import Clear, OrderLines
 
@@ -34,7 +35,7 @@ def _order_set(ctx: MailContext, game: Game, power: str, row: OrderSet | None = 
 def _playing(ctx: MailContext) -> tuple[SignedOn, Game, str]:
     who = ctx.require_player()
     game = who.game
-    if game.status not in (ACTIVE, PAUSED) or game.position is None or who.power is None:
+    if not in_play(game.status) or game.position is None or who.power is None:
         raise CommandRefused(f"game '{game.name}' is not running ({game.status}): orders are taken once it has started")
     from judge.commands.sealed import plain_orders_refusal  # RULE SEALED: orders only by COMMIT/REVEAL
 

@@ -25,7 +25,8 @@ from judge.store.queries import (
     variant_of,
 )
 from judge.phases.turnstate import late_powers
-from judge.store.models_game import ACTIVE, ENDED, FORMING, PREPARATION, Game, Membership, PressLog
+from judge.lifecycle import ACTIVE, ENDED, before_start
+from judge.store.models_game import Game, Membership, PressLog
 from judge.turns import late_press_refusal
 from judge.turns.press import MASTER
 from mailcmds import Press, PowerListError, resolve_powers
@@ -54,7 +55,7 @@ def _refusal_by_rules(ctx: MailContext, game: Game, who: SignedOn, command: Pres
     only_master = not command.broadcast and set(recipients) <= {MASTER}
     if who.is_observer:
         return None if only_master else "observers may send press only to the master (PRESS TO M)"
-    if game.status in (PREPARATION, FORMING):
+    if before_start(game.status):
         return None if only_master else "press between players starts when the game has started"
     ended = game.status == ENDED
     if command.grey and not has_rule(game, "GREY_PRESS"):

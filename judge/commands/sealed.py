@@ -32,7 +32,8 @@ from judge.phases.sealed_flow import (
 )
 from judge.phases.sealed_stages import maybe_process
 from judge.publish.signing import judge_keyring, keyring_held
-from judge.store.models_game import ACTIVE, Game, Membership
+from judge.lifecycle import ACTIVE
+from judge.store.models_game import Game, Membership
 from judge.store.models_sealed import (
     COMMITTING,
     PROCESSED,

@@ -8,7 +8,8 @@ from judge.commands.context import MailContext
 from judge.mail import CommandRefused
 from judge.phases.turnstate import orders_changed
 from judge.store.queries import as_utc, timing_of, zone_for
-from judge.store.models_game import ACTIVE, ENDED, PAUSED, Game, Membership
+from judge.lifecycle import ENDED, in_play
+from judge.store.models_game import Game, Membership
 from judge.store.passwords import hash_password
 from judge.turns import Absence, AbsenceError, check_absence, format_deadline, local_moment
 from judge.turns.timing import TimingError, canonical_zone
@@ -18,7 +19,7 @@ from mailcmds.values import DateSpec
 
 def set_wait(ctx: MailContext, command: SetWait) -> None:
     who = ctx.require_player()
-    if who.game.status not in (ACTIVE, PAUSED):
+    if not in_play(who.game.status):
         raise CommandRefused(f"game '{who.game.name}' is not running: WAIT applies to a phase in play")
     who.membership.wait = command.wait
     orders_changed(ctx.session, who.game)

@@ -21,7 +21,8 @@ from judge.commands.context import MailContext
 from judge.mail import CommandRefused
 from judge.commands.fair_players import player_by_number
 from judge.store.queries import as_utc, find_game, master_of, observers, player_label, player_of, variant_of
-from judge.store.models_game import FORMING, PREPARATION, Game, Membership
+from judge.lifecycle import before_start
+from judge.store.models_game import Game, Membership
 from judge.store.models_signon import SignonFailure
 from judge.store.retention import SIGNON_MEMORY
 from judge.store.passwords import verify_password
@@ -49,7 +50,7 @@ def _member_for(ctx: MailContext, game: Game, token: str) -> Membership:
         player = player_of(ctx.session, game, power)
         if player is not None:
             return player
-        if game.status in (PREPARATION, FORMING):
+        if before_start(game.status):
             raise CommandRefused(
                 f"game '{game.name}' has not started: powers are assigned when every place is taken"
             )

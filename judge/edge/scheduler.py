@@ -29,7 +29,8 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from judge.store.core import rows_changed
-from judge.store.models_game import ACTIVE, Game
+from judge.lifecycle import ACTIVE
+from judge.store.models_game import Game
 
 if TYPE_CHECKING:
     from judge.config import JudgeSettings, Settings

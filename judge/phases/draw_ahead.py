@@ -14,7 +14,8 @@ from judge.phases.pictures import phase_picture
 from judge.phases.processing import adjudicate_current
 from judge.phases.sealed_flow import is_sealed
 from judge.phases.turnstate import progress_of, turn_state_and_seats
-from judge.store.models_game import ACTIVE, Game
+from judge.lifecycle import ACTIVE
+from judge.store.models_game import Game
 from judge.turns import Action, decide
 
 __all__ = ["draw_ahead"]

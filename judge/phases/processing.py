@@ -31,7 +31,7 @@ from judge.config import JudgeSettings
 from judge.outgoing import OutgoingMail
 from judge.render import render
 from judge.publish.broadcast import broadcast, to_member
-from judge.lifecycle import GameStatus, move
+from judge.lifecycle import ACTIVE, ENDED, GameStatus, move
 from judge.refusal import CommandRefused
 from judge.store.queries import (
     as_utc,
@@ -49,7 +49,7 @@ from judge.phases.order_sources import phase_orders, played_by_bot, with_bot_ord
 from judge.phases.records import results_extras
 from judge.phases.views import position_rows
 from judge.store.models_daide import MachineSeat
-from judge.store.models_game import ACTIVE, ENDED, PLAYER, Game, Membership, OrderSet, PhaseRecord
+from judge.store.models_game import PLAYER, Game, Membership, OrderSet, PhaseRecord
 
 __all__ = [
     "SOLO",

@@ -22,7 +22,8 @@ from judge.phases.sealed_flow import (
     unverified,
 )
 from judge.refusal import CommandRefused
-from judge.store.models_game import ACTIVE, Game
+from judge.lifecycle import ACTIVE
+from judge.store.models_game import Game
 from judge.store.models_sealed import COMMITTING
 from judge.store.queries import as_utc
 

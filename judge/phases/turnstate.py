@@ -34,7 +34,8 @@ from judge.store.queries import (
     variant_of,
 )
 from judge.phases.bot_seats import bot_powers
-from judge.store.models_game import ACTIVE, DUMMY, MEMBER_ACTIVE, PAUSED, PLAYER, Game, Membership, OrderSet
+from judge.lifecycle import ACTIVE, PAUSED, in_play
+from judge.store.models_game import DUMMY, MEMBER_ACTIVE, PLAYER, Game, Membership, OrderSet
 from judge.phases.order_sets import orders_complete
 from judge.store.models_turns import TurnProgress
 from judge.store.schedule import PROCESS_AFTER_COMMIT
@@ -249,7 +250,7 @@ def after_orders(session: Session, game: Game, now: datetime) -> None:
 
     Flushes the session first so the orders just stored are counted.
     """
-    if game.status not in (ACTIVE, PAUSED) or game.position is None or game.deadline is None:
+    if not in_play(game.status) or game.position is None or game.deadline is None:
         return
     session.flush()
     state = turn_state(session, game, now)
@@ -282,7 +283,7 @@ def outlooks(session: Session, now: datetime) -> dict[int, str]:
         session.flush()
     for game_id in changed:
         game = session.get(Game, game_id)
-        if game is None or game.status not in (ACTIVE, PAUSED) or game.position is None or game.deadline is None:
+        if game is None or not in_play(game.status) or game.position is None or game.deadline is None:
             continue
         state = turn_state(session, game, now)
         when = outlook(state)

@@ -26,21 +26,8 @@ from judge.store.queries import (
 )
 from judge.phases.order_sets import units_without_orders
 from judge.phases.turnstate import orders_in, stored_order_set, turn_state
-from judge.store.models_game import (
-    ACTIVE,
-    DUMMY,
-    ENDED,
-    FORMING,
-    MASTER,
-    MEMBER_ACTIVE,
-    OBSERVER,
-    PAUSED,
-    PLAYER,
-    PREPARATION,
-    Game,
-    Membership,
-)
-from judge.lifecycle import status_text
+from judge.store.models_game import DUMMY, MASTER, MEMBER_ACTIVE, OBSERVER, PLAYER, Game, Membership
+from judge.lifecycle import ENDED, before_start, in_play, status_text
 from judge.turns import format_timing
 
 
@@ -101,12 +88,12 @@ def session_view(session: Session, game: Game, member: Membership, now: datetime
         or member.power or _unassigned(session, game, member)
     orders: tuple[str, ...] | None = None
     unordered: tuple[str, ...] = ()
-    if member.role == PLAYER and member.power and game.status in (ACTIVE, PAUSED) and game.position:
+    if member.role == PLAYER and member.power and in_play(game.status) and game.position:
         listed = current_orders(session, game, member.power)
         orders = tuple(listed)
         unordered = units_without_orders(variant, position_of(game), member.power, listed)
     places = None
-    if game.status in (PREPARATION, FORMING):
+    if before_start(game.status):
         places = f"{len(players(session, game))} of {len(variant.powers)} places taken"
     return SessionView(
         game=game.name, who=who, status=status_text(game.status), phase=game.phase,
@@ -130,8 +117,8 @@ def power_standings(session: Session, game: Game) -> tuple[PowerStanding, ...]:
     for power in variant.powers:
         holder = player_of(session, game, power.name)
         if holder is not None:
-            state = "reserved" if game.status in (PREPARATION, FORMING) else "played"
-        elif game.status in (PREPARATION, FORMING):
+            state = "reserved" if before_start(game.status) else "played"
+        elif before_start(game.status):
             state = "open"
         else:
             latest = latest_of_power(session, game, power.name)
@@ -170,7 +157,7 @@ def order_states(session: Session, game: Game, now: datetime, viewer: Membership
     """Whose orders are in for the current phase, as DPjudge masters see it: every power the
     phase waits for, for the master; a player's own power only; nothing for anyone else (or
     in a sealed game, whose orders are not known before they are revealed)."""
-    if (viewer is None or game.status not in (ACTIVE, PAUSED) or game.position is None
+    if (viewer is None or not in_play(game.status) or game.position is None
             or game.deadline is None or "SEALED" in {r.split()[0] for r in rules_of(game)}):
         return ()
     if viewer.role == MASTER:

@@ -14,17 +14,10 @@ from typing import Any
 from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from judge.lifecycle import GameStatus
+from judge.lifecycle import FORMING
 from judge.store.base import Base
 
-# Game statuses.  CREATE makes a game in preparation (the master sets it up); FORM opens
-# it for JOIN; it becomes active when the last power is filled.
-# The statuses and the moves between them are judge/lifecycle.py's.
-PREPARATION = GameStatus.PREPARATION.value
-FORMING = GameStatus.FORMING.value
-ACTIVE = GameStatus.ACTIVE.value
-PAUSED = GameStatus.PAUSED.value
-ENDED = GameStatus.ENDED.value
+# Game statuses, what each permits and the moves between them are judge/lifecycle.py's.
 
 # Membership roles and statuses.
 PLAYER = "player"

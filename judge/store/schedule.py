@@ -23,7 +23,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.attributes import PASSIVE_NO_INITIALIZE, get_history
 from sqlalchemy.orm.util import identity_key
 
-from judge.store.models_game import ACTIVE, Game, Membership, OrderSet
+from judge.lifecycle import ACTIVE
+from judge.store.models_game import Game, Membership, OrderSet
 from judge.store.times import as_utc
 
 NOW = "now"  # the key Store.unit_of_work(now=...) sets

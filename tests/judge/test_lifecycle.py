@@ -8,7 +8,20 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from judge.lifecycle import STATUS_TEXT, TRANSITIONS, GameStatus, TransitionRefused, may_move, move, status_text
+from judge.lifecycle import (
+    STATUS_TEXT,
+    TRANSITIONS,
+    GameStatus,
+    TransitionRefused,
+    before_start,
+    in_play,
+    is_live,
+    may_move,
+    move,
+    seats_players,
+    status_text,
+    statuses_where,
+)
 from judge.mail import CommandRefused
 from judge.store.models_game import Game, Membership
 from tests.judge.services.conftest import MASTER, cheap_scrypt, create_game, fill_game  # noqa: F401
@@ -24,6 +37,23 @@ def test_every_status_has_moves_and_words():
     assert set(TRANSITIONS) == set(GameStatus) == set(STATUS_TEXT)
     for targets in TRANSITIONS.values():
         assert targets and all(isinstance(target, GameStatus) for target in targets)
+
+
+def test_what_each_status_permits():
+    assert statuses_where(before_start) == ("preparation", "forming")
+    assert statuses_where(in_play) == ("active", "paused")
+    assert statuses_where(seats_players) == ("forming", "active", "paused")
+    assert statuses_where(is_live) == ("preparation", "forming", "active", "paused")
+    # each status is either before the start, in play or over: no gap, no overlap
+    for status in GameStatus:
+        assert [before_start(status.value), in_play(status.value), not is_live(status.value)].count(True) == 1
+
+
+def test_a_move_may_name_its_target_by_the_stored_string():
+    game = _Game("forming")
+    move(game, "active")
+    assert game.status == "active"
+    assert may_move("active", "paused") and not may_move("active", "forming")
 
 
 def test_a_stored_status_is_named_in_words_and_an_unknown_one_as_stored():

@@ -30,7 +30,8 @@ from judge.store.queries import players, position_of, timing_of, variant_of
 from judge.store.times import as_utc
 from judge.store.conflicts import is_conflict
 from judge.store.engine import Store
-from judge.store.models_game import ACTIVE, ENDED, PAUSED, Game
+from judge.lifecycle import ENDED, in_play
+from judge.store.models_game import Game
 
 log = logging.getLogger("judge.edge.daide")
 T = TypeVar("T")
@@ -106,7 +107,7 @@ class StoreHost:
         self._listeners.append(listener)
 
     def started(self) -> bool:
-        return self._status in (ACTIVE, PAUSED) or self._ending is not None
+        return in_play(self._status) or self._ending is not None
 
     def ended(self) -> Ending | None:
         return self._ending
@@ -152,7 +153,7 @@ class StoreHost:
 
     def disconnected(self, seat: Seat) -> None:
         self._connected[seat.key] = False
-        if self._status not in (ACTIVE, PAUSED):
+        if not in_play(self._status):
             self._write(lambda session, ctx: machines.release_seat(session, self.game_id, _membership_id(seat)))
             return
         self._tell_disorder()
@@ -162,7 +163,7 @@ class StoreHost:
 
         def store(session: Session, ctx: PassContext) -> bool:
             game = self._game(session)
-            if game.phase != self._phase or game.status not in (ACTIVE, PAUSED):
+            if game.phase != self._phase or not in_play(game.status):
                 return False
             machines.store_orders(session, game, power, lines, ctx.now)
             return machines.due_now(session, game, ctx.now)

@@ -8,7 +8,8 @@ from datetime import datetime, timedelta
 from adjudicator.api import initial_position
 from adjudicator.jsonio import position_to_json
 from judge.store.queries import variant_named
-from judge.store.models_game import ACTIVE, MASTER, PLAYER, Game, Membership, OrderSet
+from judge.lifecycle import ACTIVE
+from judge.store.models_game import MASTER, PLAYER, Game, Membership, OrderSet
 from tests.judge.scheduler.driver import HOLDS
 
 FAKE_HASH = "scrypt$256$8$1$00$00"  # never verified in these tests

@@ -8,7 +8,8 @@ from sqlalchemy import event, select
 
 from judge.config import Settings
 from judge.store.engine import Store
-from judge.store.models_game import ENDED, Game
+from judge.lifecycle import ENDED
+from judge.store.models_game import Game
 from judge.store.schema import upgrade
 from judge.edge.scheduler import PROCESSED, due_games, run_pass
 from tests.judge.scheduler.seed import seed_game

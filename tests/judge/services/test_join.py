@@ -7,7 +7,8 @@ from datetime import timedelta
 from sqlalchemy import select
 
 from judge.store.queries import as_utc
-from judge.store.models_game import ACTIVE, FORMING, PREPARATION, Game, Membership
+from judge.lifecycle import ACTIVE, FORMING, PREPARATION
+from judge.store.models_game import Game, Membership
 from judge.store.models_mail import OutboxMessage
 from tests.judge.services.conftest import MASTER, create_game, fill_game
 from tests.judge.services.harness import POWERS, START, player

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from judge.store.models_game import ACTIVE, Game, OrderSet
+from judge.lifecycle import ACTIVE
+from judge.store.models_game import Game, OrderSet
 from tests.judge.services.conftest import create_game, fill_game
 from tests.judge.services.harness import JudgeHarness
 

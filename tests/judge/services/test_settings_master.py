@@ -7,7 +7,8 @@ from datetime import datetime, timezone
 from sqlalchemy import select
 
 from judge.store.queries import as_utc
-from judge.store.models_game import ACTIVE, DISMISSED, DUMMY, ENDED, PAUSED, RESIGNED, Game, Membership
+from judge.lifecycle import ACTIVE, ENDED, PAUSED
+from judge.store.models_game import DISMISSED, DUMMY, RESIGNED, Game, Membership
 from tests.judge.services.conftest import MASTER, create_game
 
 MASTER_SIGNON = "SIGNON master@g1 masterpw"
