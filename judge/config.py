@@ -151,6 +151,18 @@ class DkimSettings:
 
 
 @dataclass(frozen=True)
+class UnsubscribeSettings:
+    """One-click unsubscribe (RFC 8058) from a game's mail: ``base_url`` is the public
+    https address under which the listener on ``host``:``port`` is reached (a reverse
+    proxy ends TLS there); empty: no listener, and the links are mailto only."""
+
+    base_url: str = ""
+    host: str = "127.0.0.1"
+    port: int = 8025
+    requests_per_minute: int = 30
+
+
+@dataclass(frozen=True)
 class Settings:
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     store: StoreSettings = field(default_factory=StoreSettings)
@@ -161,6 +173,7 @@ class Settings:
     worker: WorkerSettings = field(default_factory=WorkerSettings)
     daide: DaideSettings = field(default_factory=DaideSettings)
     dkim: DkimSettings = field(default_factory=DkimSettings)
+    unsubscribe: UnsubscribeSettings = field(default_factory=UnsubscribeSettings)
 
     @property
     def store_url(self) -> str:
@@ -185,6 +198,7 @@ _SECTION_CLASSES: dict[str, type] = {
     "worker": WorkerSettings,
     "daide": DaideSettings,
     "dkim": DkimSettings,
+    "unsubscribe": UnsubscribeSettings,
 }
 
 
@@ -320,6 +334,8 @@ _RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
     ("outbound", "max_attempts"): (1, None, "a count, at least 1"),
     ("outbound", "poll_seconds"): (0.001, None, "seconds, more than 0"),
     ("imap", "port"): (1, 65535, "a TCP port, 1 to 65535"),
+    ("unsubscribe", "port"): (0, 65535, "a TCP port, 0 to 65535 (0: any free port)"),
+    ("unsubscribe", "requests_per_minute"): (1, None, "a count, at least 1"),
     ("imap", "poll_seconds"): (0.001, None, "seconds, more than 0"),
     ("scheduler", "tick_seconds"): (0.001, None, "seconds, more than 0"),
     ("worker", "poll_seconds"): (0.001, None, "seconds, more than 0"),
@@ -334,6 +350,9 @@ _DNS_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\Z")
 _PATTERNS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
     ("dkim", "rsa_selector"): (_DNS_LABEL, "a DNS label: letters, digits and inner hyphens, at most 63"),
     ("dkim", "ed25519_selector"): (_DNS_LABEL, "a DNS label: letters, digits and inner hyphens, at most 63"),
+    ("unsubscribe", "base_url"): (re.compile(r"(https://[^\s?#]+[^\s?#/])?\Z"),
+                                  "empty or an https:// address without ?, # or a final / "
+                                  "(e.g. https://dip.example.org/unsubscribe)"),
 }
 
 

@@ -21,6 +21,7 @@ from judge.edge.daide import DaideEdge
 from judge.edge.imap_in import ImapPoller
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
 from judge.edge.smtp_out import OutboxSender, transport_for
+from judge.edge.unsubscribe_in import UnsubscribeListener
 from judge.hooks import after_commit_hook, default_process_hook, resolve_hook
 from judge.store.leases import HEARTBEAT_SECONDS
 from judge.store.engine import Store
@@ -88,6 +89,8 @@ class Daemon:
             if settings.imap.host else None
         )
         self.daide = DaideEdge(store, settings, self._scheduler_pass, clock=clock) if settings.daide.host else None
+        self.unsubscribe = (UnsubscribeListener(store, settings.unsubscribe, settings.judge, on_stored=self._mail_stored,
+                                                clock=clock) if settings.unsubscribe.base_url else None)
         self._worker_thread: threading.Thread | None = None
         self._threads: list[threading.Thread] = []
 
@@ -141,11 +144,14 @@ class Daemon:
         if self.tick is not None:
             self._threads.append(threading.Thread(target=self._run_scheduler, name="scheduler", daemon=True))
         from judge.keyrecord import settle_judge_key  # gpg and services: only when serving
-        from judge.mailauth.keystore import judge_signer
+        from judge.mailauth.keystore import judge_signer, token_key
+        from judge.mailauth.unsubscribe import UnsubscribeLinks
 
         check_port_free(self.settings.smtp.host, self.settings.smtp.port)  # a busy port fails first
         settle_judge_key(self.settings, self.store)  # before listening: no mail before the key
         self.sender.signer = judge_signer(self.store, self.settings.dkim, self.settings.judge)  # DKIM keys made once
+        self.sender.links = UnsubscribeLinks(token_key(self.store), self.settings.judge.address,
+                                             self.settings.unsubscribe.base_url)
         self.sender.start()  # a lease owner; rows a crashed run of ours left are due again
         # What exists now (modules, mapped classes, settings) lives as long as the daemon:
         # out of the collector's full passes, which would walk it each time (some 50 ms with
@@ -161,6 +167,8 @@ class Daemon:
             thread.start()
         if self.daide is not None:
             self.daide.start()
+        if self.unsubscribe is not None:
+            self.unsubscribe.start()
         s = self.settings
         log.info("data folder %s (SQLite store, outbox, the judge's key); [judge] data_dir moves it",
                  s.judge.data_dir)
@@ -181,6 +189,8 @@ class Daemon:
         self.outbox_wake.set()
         if self.daide is not None:
             self.daide.stop()
+        if self.unsubscribe is not None:
+            self.unsubscribe.stop()
         if self._worker_thread is not None and self._worker_thread.ident is not None:
             self._worker_thread.join()
         if self.worker_processes is not None:
