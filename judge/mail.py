@@ -49,6 +49,11 @@ class InboundMail:
     judge: JudgeSettings
     #: Why the mail's body could not be read at all (e.g. MIME nested too deep); None normally.
     unreadable: str | None = None
+    #: The connecting client's IP address (SMTP); None when unknown (IMAP).
+    peer: str | None = None
+    #: The sender's address as verified (DKIM/DMARC, SMTP AUTH); None until a verifier sets
+    #: it.  judge.senders.sender_of prefers it to everything a stranger can write.
+    authenticated: str | None = None
 
     @property
     def may_reply(self) -> bool:

@@ -21,7 +21,8 @@ def running_daemon(tmp_path: Path, extra: Mapping[str, str] = {}) -> Iterator[Da
     settings = load_settings(None, environ={
         "JUDGE_JUDGE_DATA_DIR": str(tmp_path), "JUDGE_JUDGE_ADDRESS": JUDGE, "JUDGE_JUDGE_DOMAIN": "example.org",
         "JUDGE_SMTP_PORT": str(free_port()), "JUDGE_WORKER_POLL_SECONDS": "0.1",
-        "JUDGE_OUTBOUND_POLL_SECONDS": "0.1", "JUDGE_SCHEDULER_TICK_SECONDS": "3600", "JUDGE_DAIDE_HOST": "",
+        "JUDGE_OUTBOUND_POLL_SECONDS": "0.1", "JUDGE_SCHEDULER_TICK_SECONDS": "3600",
+        "JUDGE_SCHEDULER_TOUCHED_SECONDS": "3600", "JUDGE_DAIDE_HOST": "",
         **extra})
     store = open_store(settings, initialise_empty=True)
     daemon = Daemon(settings, store)

@@ -1,7 +1,7 @@
 """outbox.relay_queue_id: what the relay called the mail (its reply to DATA)
 
-Revision ID: 0010_outbox_queue_id
-Revises: 0009_dkim_keys
+Revision ID: 0011_outbox_queue_id
+Revises: 0010_daide_port_given_at
 Create Date: 2026-11-28 19:10:00
 
 Additive only (one nullable column).
@@ -14,8 +14,8 @@ from alembic import op
 import sqlalchemy as sa
 
 
-revision: str = '0010_outbox_queue_id'
-down_revision: Union[str, None] = '0009_dkim_keys'
+revision: str = '0011_outbox_queue_id'
+down_revision: Union[str, None] = '0010_daide_port_given_at'
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
