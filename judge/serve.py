@@ -23,6 +23,8 @@ from judge.edge.pass_timing import DueOutlook, PassPlanner, due_outlook
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
 from judge.edge.smtp_out import OutboxSender, transport_for
 from judge.edge.unsubscribe_in import UnsubscribeListener
+from judge.mailauth.intake import Vetting
+from judge.mailauth.verify import configure_resolver
 from judge.hooks import after_commit_hook, default_process_hook, resolve_hook
 from judge.store.leases import HEARTBEAT_SECONDS
 from judge.store.engine import Store
@@ -83,11 +85,14 @@ class Daemon:
             WorkerProcesses(worker_command, count, on_processed=self._mail_processed)
             if worker_command is not None and count > 0 else None
         )
-        self.handler = IntakeHandler(store, on_stored=self._mail_stored, clock=clock)
+        vetting = Vetting(settings.mail, settings.judge)
+        if settings.mail.verify:
+            configure_resolver(settings.mail.dns_server, settings.mail.dns_timeout_seconds)
+        self.handler = IntakeHandler(store, on_stored=self._mail_stored, clock=clock, vetting=vetting)
         self.controller = make_controller(self.handler, settings.smtp, settings.judge.domain)
         self.poller = (
             ImapPoller(settings.imap, store, on_stored=self._mail_stored, clock=clock,
-                       max_bytes=settings.smtp.max_message_bytes)
+                       max_bytes=settings.smtp.max_message_bytes, vetting=vetting)
             if settings.imap.host else None
         )
         self.daide = DaideEdge(store, settings, self._scheduler_pass, clock=clock) if settings.daide.host else None

@@ -101,6 +101,8 @@ class _Arrival:
     source: str
     now: datetime
     peer: str | None = None
+    authenticated: str | None = None
+    distrust: str | None = None
     message_id: str | None = None
     digest: str = ""
     stored: Stored | None = None
@@ -115,7 +117,8 @@ class _Arrival:
     def row(self) -> dict[str, object]:
         return {"message_id": self.message_id, "digest": self.digest, "mail_from": self.mail_from,
                 "rcpt_to": self.rcpt_to, "source": self.source, "raw": self.raw, "received_at": self.now,
-                "status": RECEIVED, "peer": self.peer}
+                "status": RECEIVED, "peer": self.peer, "authenticated": self.authenticated,
+                "distrust": self.distrust}
 
 
 def _insert(connection: Connection, arrival: _Arrival) -> int:
@@ -127,13 +130,15 @@ def _insert(connection: Connection, arrival: _Arrival) -> int:
 
 
 def store_inbound(store: Store, raw: bytes, *, mail_from: str | None, rcpt_to: Sequence[str],
-                  source: str, now: datetime, peer: str | None = None) -> Stored:
+                  source: str, now: datetime, peer: str | None = None, authenticated: str | None = None,
+                  distrust: str | None = None) -> Stored:
     """Commit ``raw`` as a new inbound row, or find the row of an earlier delivery;
-    ``peer``: the connecting client's IP address (SMTP), None when unknown.
+    ``peer``: the connecting client's IP address (SMTP), None when unknown;
+    ``authenticated``, ``distrust``: the verdict on who wrote it (judge.mailauth.trust).
 
     Committed when this returns: only then may the edge acknowledge the mail.
     """
-    return _store_one(store, _Arrival(raw, mail_from, list(rcpt_to), source, now, peer))
+    return _store_one(store, _Arrival(raw, mail_from, list(rcpt_to), source, now, peer, authenticated, distrust))
 
 
 def _store_one(store: Store, arrival: _Arrival) -> Stored:
@@ -178,9 +183,10 @@ class GroupedIntake:
         self._storing = False  # a thread is storing a group (later mails wait for the next)
 
     def store_inbound(self, raw: bytes, *, mail_from: str | None, rcpt_to: Sequence[str], source: str,
-                      now: datetime, peer: str | None = None) -> Stored:
+                      now: datetime, peer: str | None = None, authenticated: str | None = None,
+                      distrust: str | None = None) -> Stored:
         """As the module's ``store_inbound``: committed and synced when this returns."""
-        arrival = _Arrival(raw, mail_from, list(rcpt_to), source, now, peer)
+        arrival = _Arrival(raw, mail_from, list(rcpt_to), source, now, peer, authenticated, distrust)
         if not self._grouped:
             return _store_one(self.store, arrival)
         with self._lock:

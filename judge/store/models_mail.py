@@ -55,6 +55,11 @@ class InboundMessage(Base):
     # PostgreSQL: the database's time of the last counted start (see judge.worker).
     started_at: Mapped[datetime | None]
 
+    # Who wrote it, as the Authentication-Results the judge trusts say (judge.mailauth.trust):
+    # the From address DMARC proved, and why its sign-ons are refused (None: they are not).
+    authenticated: Mapped[str | None] = mapped_column(String(320))
+    distrust: Mapped[str | None] = mapped_column(Text)
+
     shunts: Mapped[list["Shunt"]] = relationship(back_populates="inbound", order_by="Shunt.id")
 
 
