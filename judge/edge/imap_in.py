@@ -81,10 +81,9 @@ class ImapPoller:
                 if body is None:
                     continue
                 raw = bytes(body)
-                vetted = self.vetting.over_imap(raw) if self.vetting is not None else Vetted(raw)
+                vetted = self.vetting.over_imap(raw) if self.vetting is not None else Vetted()
                 stored = store_inbound(self.store, raw, mail_from=None, rcpt_to=[], source="imap",
-                                       now=self.clock(), authenticated=vetted.authenticated,
-                                       distrust=vetted.distrust)
+                                       now=self.clock(), vetted=vetted)
                 new += stored.new
                 done.append(uid)
             if done:

@@ -52,10 +52,9 @@ class IntakeHandler:
 
         def vet_and_store(raw: bytes) -> Stored:
             vetted = (self.vetting.over_smtp(raw, mail_from=mail_from, peer=peer, helo=helo)
-                      if self.vetting is not None else Vetted(raw))
-            return self.intake.store_inbound(vetted.raw, mail_from=mail_from, rcpt_to=rcpt_to, source="smtp",
-                                             now=self.clock(), peer=peer, authenticated=vetted.authenticated,
-                                             distrust=vetted.distrust)
+                      if self.vetting is not None else Vetted())
+            return self.intake.store_inbound(raw, mail_from=mail_from, rcpt_to=rcpt_to, source="smtp",
+                                             now=self.clock(), peer=peer, vetted=vetted)
 
         try:
             # DNS and the store block (SQLite busy wait, network): keep them off the SMTP event loop.

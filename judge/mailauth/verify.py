@@ -83,6 +83,7 @@ def dkim_results(raw: bytes, timeout: float) -> list[Any]:
         domain = tags.get(b"d", b"").strip().decode("ascii", "replace")[:253]
         selector = tags.get(b"s", b"").strip().decode("ascii", "replace")[:63]
         algorithm = tags.get(b"a", b"").strip().decode("ascii", "replace")[:32]
+        why: str | None
         if len(field) > MAX_SIGNATURE_BYTES:
             result, why = "permerror", "signature too large"
         else:

@@ -1,10 +1,10 @@
-"""inbound_message.authenticated and .distrust: who wrote a mail, as DMARC says
+"""inbound_message.auth_results, .authenticated and .distrust: who wrote a mail, as DMARC says
 
 Revision ID: 0014_inbound_trust
 Revises: 0013_mail_secret
 Create Date: 2026-11-28 19:45:00
 
-Additive only (two nullable columns).
+Additive only (three nullable columns).
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ depends_on: Union[str, Sequence[str], None] = None
 
 def upgrade() -> None:
     with op.batch_alter_table('inbound_message', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('auth_results', sa.Text(), nullable=True))
         batch_op.add_column(sa.Column('authenticated', sa.String(length=320), nullable=True))
         batch_op.add_column(sa.Column('distrust', sa.Text(), nullable=True))
 
@@ -30,3 +31,4 @@ def downgrade() -> None:
     with op.batch_alter_table('inbound_message', schema=None) as batch_op:
         batch_op.drop_column('distrust')
         batch_op.drop_column('authenticated')
+        batch_op.drop_column('auth_results')
