@@ -1,7 +1,7 @@
 """mail_secret: the key of unsubscribe and bounce tokens
 
-Revision ID: 0013_mail_secret
-Revises: 0012_mail_doors
+Revision ID: 0015_mail_secret
+Revises: 0014_press_daide
 Create Date: 2026-11-28 19:20:00
 
 Additive only (one new table); the key is made by the first process that needs it.
@@ -15,8 +15,8 @@ import sqlalchemy as sa
 import judge.store.base
 
 
-revision: str = '0013_mail_secret'
-down_revision: Union[str, None] = '0012_mail_doors'
+revision: str = '0015_mail_secret'
+down_revision: Union[str, None] = '0014_press_daide'
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 

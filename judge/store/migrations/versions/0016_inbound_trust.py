@@ -1,7 +1,7 @@
 """inbound_message.auth_results, .authenticated and .distrust: who wrote a mail, as DMARC says
 
-Revision ID: 0014_inbound_trust
-Revises: 0013_mail_secret
+Revision ID: 0016_inbound_trust
+Revises: 0015_mail_secret
 Create Date: 2026-11-28 19:45:00
 
 Additive only (three nullable columns).
@@ -14,8 +14,8 @@ from alembic import op
 import sqlalchemy as sa
 
 
-revision: str = '0014_inbound_trust'
-down_revision: Union[str, None] = '0013_mail_secret'
+revision: str = '0016_inbound_trust'
+down_revision: Union[str, None] = '0015_mail_secret'
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
