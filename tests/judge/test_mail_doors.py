@@ -104,6 +104,12 @@ def test_every_spelling_of_a_power_or_the_master_is_one_account(judge):
     for spelling in ("master@g1", "M@g1", "Mg1"):
         body = judge.send("late2@evil.example", f"SIGNON {spelling} guess\n").body
         assert "not tried: 3 sign-ons for MASTER in game 'g1'" in body, body
+    # a swarm of senders, each spelling FRANCE its own way, gets no try at all
+    swarm = [(f"swarm{n}@evil.example", make_mail(body=f"SIGNON {('F@g1', 'FRANCE@g1', 'Fg1')[n % 3]} s{n}\n",
+                                                  sender=f"swarm{n}@evil.example")) for n in range(30)]
+    before, during = latency_during(judge, swarm, "player5@example.net", "LIST g1\n")
+    assert all("not tried: 3 sign-ons for FRANCE in game 'g1'" in r.body for r in replies_to(judge, swarm))
+    assert_kept_latency(before, during)
     # and in one mail, a second spelling of the same account is not a second try
     body = judge.send("once@evil.example", "SIGNON i@g1 one\nSIGNON ITALY@g1 two\nSIGNON Ig1 three\n").body
     assert body.count("wrong password") == 1 and body.count("one sign-on attempt for ITALY") == 2
