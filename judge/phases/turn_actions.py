@@ -222,7 +222,8 @@ def _late_notice(session: Session, game: Game, judge: JudgeSettings, now: dateti
     progress.late_notices = int(progress.late_notices or 0) + 1
     body = render(
         "turn_late.j2", game=game.name, phase=game.phase, phase_name=_phase_name(game),
-        deadline=deadline_text(game, None, now), late=sorted(decision.late_notice),
+        deadline=format_deadline(as_utc(game.deadline), game.zone or "UTC") if game.deadline else "",
+        late=sorted(decision.late_notice),
         grace_end=format_deadline(end, game.zone or "UTC") if end is not None and end > now else None,
         after_grace=after_grace_text(rules, end is not None), charged=charged,
         budget=grace_budget(state.rules) or 0, repeat=repeat,
