@@ -85,7 +85,10 @@ class OutboxMessage(Base):
     """A rendered mail waiting for the sender; written in the same transaction as its cause."""
 
     __tablename__ = "outbox"
-    __table_args__ = (Index("ix_outbox_status_next_attempt_at", "status", "next_attempt_at"),)
+    __table_args__ = (Index("ix_outbox_status_next_attempt_at", "status", "next_attempt_at"),
+                      # [store] keep_sent_days: the sent mail not emptied yet, oldest first
+                      # (the emptied ones, every row ever sent but the last month's, stay out).
+                      Index("ix_outbox_emptied_at_status_sent_at", "emptied_at", "status", "sent_at"))
 
     id: Mapped[int] = mapped_column(primary_key=True)
     mail_from: Mapped[str] = mapped_column(String(998))
