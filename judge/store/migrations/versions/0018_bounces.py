@@ -1,8 +1,8 @@
 """mail_bounce and unreachable_address: bounces tied to their address, and addresses the
 judge stopped writing to
 
-Revision ID: 0017_bounces
-Revises: 0016_inbound_trust
+Revision ID: 0018_bounces
+Revises: 0017_outbox_emptied_index
 Create Date: 2026-11-28 20:00:00
 
 Additive only (two new tables).
@@ -16,8 +16,8 @@ import sqlalchemy as sa
 import judge.store.base
 
 
-revision: str = '0017_bounces'
-down_revision: Union[str, None] = '0016_inbound_trust'
+revision: str = '0018_bounces'
+down_revision: Union[str, None] = '0017_outbox_emptied_index'
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
