@@ -140,7 +140,7 @@ class Daemon:
                                                   daemon=True, args=(self.stop_event,)))
         if self.tick is not None:
             self._threads.append(threading.Thread(target=self._run_scheduler, name="scheduler", daemon=True))
-        from judge.keyrecord import settle_judge_key  # gpg and services: only when serving
+        from judge.keyrecord import settle_judge_key  # gpg and the commands: only when serving
 
         check_port_free(self.settings.smtp.host, self.settings.smtp.port)  # a busy port fails first
         settle_judge_key(self.settings, self.store)  # before listening: no mail before the key

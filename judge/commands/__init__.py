@@ -22,7 +22,8 @@ from judge.loopguard import is_list_traffic
 from judge.mail import InboundMail
 from judge.phases.turnstate import outlooks
 from judge.outgoing import OutgoingMail
-from mailcmds import Reveal, RevealNumber, parse_mail
+from judge.commands.commitments import Reveal, RevealNumber
+from judge.commands.registry import parse_mail
 
 
 def process_mail(session: Session, inbound: InboundMail, now: datetime) -> list[OutgoingMail]:

@@ -5,7 +5,7 @@ and change the store through ``ctx.session``, record what they did with ``ctx.do
 refuse with ``raise CommandRefused(...)`` (the dispatcher rolls that command back and
 quotes its line in the reply).  Mail for other people (press, broadcasts, start notices)
 is added with ``ctx.send``; the one reply to the sender is built from the context at the
-end (judge/services/reply.py).
+end (judge/commands/reply.py).
 """
 
 from __future__ import annotations
@@ -20,15 +20,11 @@ from judge.config import JudgeSettings
 from judge.mail import CommandRefused, InboundMail
 from judge.outgoing import OutgoingMail
 from judge.store.models_game import MASTER, OBSERVER, PLAYER, Game, Membership
-from mailcmds import Command, Create, Join, Observe, ParsedMail, Signon, SourceLine, Takeover
+from mailcmds import Command, ParsedMail, SourceLine
 from mailcmds.model import quote
 
 if TYPE_CHECKING:
     from judge.publish.signing import FileAttachment
-
-
-#: Commands that say who the following lines of a mail speak for.
-SESSION_OPENERS: tuple[type[Command], ...] = (Signon, Join, Create, Observe, Takeover)
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,15 @@ exception is a bug: it propagates and the worker shunts the whole mail.
 
 from __future__ import annotations
 
-from mailcmds import Command, Create, OrderLines, Resign, Signon, SourceLine
+from judge.commands.create import Create
+from judge.commands.join import Resign
+from judge.commands.signon import Signon
+from mailcmds import Command, OrderLines, SourceLine
 
 from judge.commands import signon
-from judge.commands.context import SESSION_OPENERS, MailContext
-from judge.commands.table import Needs, handler_for
+from judge.commands.context import MailContext
+from judge.commands.handler import Needs
+from judge.commands.registry import handler_for
 from judge.mail import CommandRefused
 
 
@@ -33,7 +37,7 @@ def _check_needs(ctx: MailContext, needs: Needs) -> None:
 
 
 def run_command(ctx: MailContext, command: Command) -> None:
-    opens = isinstance(command, SESSION_OPENERS)
+    opens = command.opens_session
     if not opens and ctx.failed_signon is not None:
         failed = ctx.failed_signon
         for line in source_lines(command):

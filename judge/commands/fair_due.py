@@ -6,7 +6,7 @@
 A sealed game's list reveals whose deadline passed start the assignment; a lottery whose
 deadline passed publishes the commitments that are in, counts silent revealers as 0, or
 moves the escrow's peeling on; a blinded assignment whose witness has been silent for a
-day is reported to the master (judge/services/fair_blind.py).
+day is reported to the master (judge/commands/fair_blind.py).
 
 ``run_fair_pass`` takes each game with due work in its own transaction, claimed by a
 guarded version bump of the game row (as the scheduler claims games), so two passes at

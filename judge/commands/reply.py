@@ -12,7 +12,7 @@ from judge.commands.context import MailContext, ReplyLine
 from judge.phases.views import session_view
 from judge.publish.signing import compose
 from judge.store.models_game import Game, Membership
-from mailcmds.masking import masked
+from judge.commands.registry import masked
 from mailcmds.model import quote
 
 

@@ -1,4 +1,4 @@
-"""SIGNON power@game / Xgame / master@game / observer@game, and SIGNOFF; the throttle
+"""SIGNON power@game / Xgame / master@game / observer@game; the throttle
 against password guessing.
 
 The throttle: every refused SIGNON is recorded (address, game, who).  From an address
@@ -11,12 +11,13 @@ best rate is then about 14 guesses a day per address and per account.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import ClassVar
 
 from sqlalchemy import bindparam, or_, select
 
-from mailcmds import Signoff, Signon, PowerListError, resolve_power
-
+from mailcmds import PowerListError, resolve_power
 from judge.commands.context import MailContext
 from judge.mail import CommandRefused
 from judge.commands.fair_players import player_by_number
@@ -27,6 +28,45 @@ from judge.store.models_signon import SignonFailure
 from judge.store.retention import SIGNON_MEMORY
 from judge.store.passwords import verify_password
 from judge.turns import format_deadline
+from mailcmds.model import Command
+from mailcmds.syntax import CommandLine, ParseContext, Verb, expect_count
+from mailcmds.values import split_signon_id
+from judge.commands.handler import Handler
+
+
+HELP_ORDER = 15  # where this module's rows stand in their HELP sections (judge.commands.registry)
+
+# -- the command's words: values and parsing (pure) --------------------
+
+@dataclass(frozen=True, slots=True)
+class Signon(Command):
+    """``SIGNON power@game password`` or ``SIGNON Xgame password`` (X: the power's initial,
+    M for the master).  ``power`` is upper-case as written (``FRANCE``, ``F``,
+    ``MASTER``, an observer's name): the handler resolves it against the game."""
+
+    opens_session: ClassVar[bool] = True
+    power: str
+    game: str
+    password: str
+
+
+def _signon(ctx: ParseContext, line: CommandLine) -> Signon:
+    args = expect_count(line, 2, 2, "the power and game and a password")
+    power, game = split_signon_id(args[0])
+    return Signon(power, game, args[1], source=line.source)
+
+
+VERBS = (
+    Verb(("SIGNON",), "SIGNON power@game password (or SIGNON Xgame password, X the power's initial)",
+         "sign on to a game as a power, an observer or its master; orders and commands follow",
+         _signon, secret_args=(1,), opens_session=True,
+         in_subject=True, help=(("play", "SIGNON power@game password", "sign on; orders and commands follow"),
+               ("play", "SIGNON Xgame password", "the same, X = the power's initial"),
+               ("play", "<orders>", "one per line, e.g.  A PAR - BUR   F LON S F NTH"),
+               ("play", "", "your orders replace those for the units named"),
+               ("master", "SIGNON master@game password", "then status lines (edits) or:"),)),
+)
+
 
 MASTER_TOKENS = ("M", "MASTER")
 #: Refusals that cost nothing; after them each one doubles the wait (from one minute).
@@ -86,10 +126,6 @@ def signon(ctx: MailContext, command: Signon) -> None:
     ctx.done(command, f"signed on as {named} in game '{game.name}'")
 
 
-def signoff(ctx: MailContext, command: Signoff) -> None:
-    ctx.done(command, "end of commands")
-
-
 # -- the throttle -----------------------------------------------------------------------------
 def wait_until(refusals: int, last: datetime) -> datetime | None:
     """When the next sign-on may be tried after ``refusals`` in the window, the last at
@@ -143,3 +179,9 @@ def _owner_address(ctx: MailContext, command: Signon) -> str | None:
         return (_member_for(ctx, game, command.power).address or "").lower() or None
     except CommandRefused:
         return None
+
+
+#: Which function carries out each command of this module, and who may give it.
+HANDLERS = {
+    Signon: Handler(signon),
+}
