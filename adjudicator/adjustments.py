@@ -28,7 +28,7 @@ def free_home_centres(tables: Tables, position: Position, power: str) -> tuple[s
     """Where ``power`` may build: its owned, unoccupied home centres (any owned, unoccupied
     centre on a map with ``builds_anywhere``)."""
     owned = position.centers.get(power, frozenset())
-    free = owned if tables.variant.builds_anywhere else tables.homes.get(power, frozenset()) & owned
+    free = owned if tables.variant.builds_anywhere else tables.build_homes.get(power, frozenset()) & owned
     if free:
         free = free.difference(map(tables.prov_of.__getitem__, map(_location, position.units)))
     return tuple(sorted(free))
@@ -54,14 +54,15 @@ def builds_allowed(tables: Tables, position: Position, power: str) -> int:
 
 def resolve_adjustments(
     tables: Tables, position: Position, orders: Mapping[str, Sequence[Order]],
-    surpluses: Mapping[str, int] | None = None,
+    surpluses: Mapping[str, int] | None = None, owned_distance: bool = False,
 ) -> tuple[tuple[AdjustmentOutcome, ...], tuple[Unit, ...]]:
     """Apply the (individually legal) adjustment orders in the order given.
 
     Returns the outcomes and the units on the board afterwards.  Builds beyond the
     allowance or into an already used centre are void; missing removals are made
-    by the civil-disorder rule.  ``surpluses`` (``balances(position)``) may be passed
-    by a caller that has it.
+    by the civil-disorder rule (``owned_distance``: the 2023 rulebook's, rule
+    ``CD_REMOVE_2023``).  ``surpluses`` (``balances(position)``) may be passed by a caller
+    that has it.
     """
     outcomes: list[AdjustmentOutcome] = []
     removed: set[str] = set()
@@ -103,7 +104,8 @@ def resolve_adjustments(
                 outcomes.append(AdjustmentOutcome(power, order, "void", "not an adjustment order"))
         if surplus < 0:
             remaining = [u for u in position.units if u.power == power and u.province not in removed]
-            for unit in disorder_removals(tables, remaining, -surplus):
+            owned = position.centers.get(power, frozenset()) if owned_distance else None
+            for unit in disorder_removals(tables, remaining, -surplus, owned):
                 removed.add(unit.province)
                 outcomes.append(AdjustmentOutcome(power, Remove(unit), "removes", "civil disorder"))
     prov_of = tables.prov_of

@@ -24,16 +24,12 @@ from adjudicator.legality import IllegalOrder, illegality
 from adjudicator.notation import OrderSyntaxError
 from adjudicator.notation import parse_order as _understand
 from adjudicator.orders import Disband, Order, Retreat
-from adjudicator.resolve import (
-    HOLD,
-    PARADOX_RULES,
-    RULES,
-    MovementResolution,
-    order_shape,
-    resolve_movement,
-)
+from adjudicator.resolve import HOLD, MovementResolution, order_shape, resolve_movement
+from adjudicator.rulesets import CD_REMOVE_2023, RULES
+from adjudicator.rulesets import check_rules as _check_rules
 from adjudicator.results import Adjudication, OrderResult, ParsedOrders, Requirement
 from adjudicator.retreats import dislodged_units, resolve_retreats
+from adjudicator.tables import Tables
 from adjudicator.types import Phase, PhaseKind, Position, Season, Unit, Variant, province_of
 from adjudicator.values import made
 
@@ -63,7 +59,7 @@ def initial_position(variant: Variant) -> Position:
     """The map's first phase (normally Spring of its first year), every power on its starting
     units and home centres."""
     units = tuple(sorted(u for power in variant.powers for u in power.starting_units))
-    centers = {power.name: frozenset(power.home_centers) for power in variant.powers}
+    centers = {power.name: frozenset(power.home_centers).difference(power.claims) for power in variant.powers}
     return Position(variant.start_phase or Phase(variant.start_year, Season.SPRING, PhaseKind.MOVEMENT), units, centers)
 
 
@@ -125,14 +121,10 @@ def position_digest(position: Position) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
-def check_rules(rules: frozenset[str]) -> frozenset[str]:
-    """``rules`` if every name is known and at most one paradox rule is chosen; else ValueError."""
-    unknown = sorted(set(rules) - RULES)
-    if unknown:
-        raise ValueError(f"unknown rule(s) {', '.join(unknown)} (known: {', '.join(sorted(RULES))})")
-    if len(set(rules) & PARADOX_RULES) > 1:
-        raise ValueError(f"choose at most one convoy-paradox rule, not {', '.join(sorted(set(rules) & PARADOX_RULES))}")
-    return frozenset(rules)
+def check_rules(rules: Iterable[str]) -> frozenset[str]:
+    """The rules in force for the names ``rules`` (a set such as ``DATC_3`` replaced by its
+    members); ``ValueError`` for an unknown name or two convoy-paradox rules."""
+    return _check_rules(rules)
 
 
 def adjudicate(board: Board, orders: Mapping[str, GivenOrders], rules: Iterable[str] = ()) -> Adjudication:
@@ -145,12 +137,11 @@ def adjudicate(board: Board, orders: Mapping[str, GivenOrders], rules: Iterable[
     """
     kind = board.position.phase.kind
     if kind is PhaseKind.MOVEMENT:
-        return _movement(board, orders, check_rules(frozenset(rules)) if rules else _NO_RULES)
-    if rules:
-        check_rules(frozenset(rules))
+        return _movement(board, orders, check_rules(rules) if rules else _NO_RULES)
+    in_force = check_rules(rules) if rules else _NO_RULES
     if kind is PhaseKind.RETREAT:
         return _retreats(board, orders)
-    return _adjustments(board, orders)
+    return _adjustments(board, orders, CD_REMOVE_2023 in in_force)
 
 
 _NO_RULES: frozenset[str] = frozenset()
@@ -197,7 +188,13 @@ def _movement(board: Board, orders: Mapping[str, GivenOrders], rules: frozenset[
     following = progress.after_movement(
         tables, position.phase, _units_after(position.units, outcome), position.centers, dislodged, occupant)
     contested = tuple(sorted(outcome.contested)) if outcome.contested else ()
-    return Adjudication(tuple(results), following, dislodged, contested, progress.winner(tables, following.centers))
+    return Adjudication(tuple(results), following, dislodged, contested, _winner(tables, position.phase, following))
+
+
+def _winner(tables: Tables, played: Phase, following: Position) -> str | None:
+    """The winner after playing ``played``: a lead counts only when the phase ended a year."""
+    ended = played.year if played.closes_year(following.phase) else None
+    return progress.winner(tables, following.centers, ended)
 
 
 class _OrdersByUnit(NamedTuple):
@@ -330,10 +327,10 @@ def _retreats(board: Board, orders: Mapping[str, GivenOrders]) -> Adjudication:
     results.extend(stray)
     units = tuple(sorted(position.units + tuple(placed), key=_by_location))
     following = progress.after_season(tables, position.phase, units, position.centers)
-    return Adjudication(tuple(results), following, winner=progress.winner(tables, following.centers))
+    return Adjudication(tuple(results), following, winner=_winner(tables, position.phase, following))
 
 
-def _adjustments(board: Board, orders: Mapping[str, GivenOrders]) -> Adjudication:
+def _adjustments(board: Board, orders: Mapping[str, GivenOrders], removals_2023: bool) -> Adjudication:
     tables, position = board.tables, board.position
     legal: dict[str, list[Order]] = {}
     results: list[OrderResult] = []
@@ -343,7 +340,7 @@ def _adjustments(board: Board, orders: Mapping[str, GivenOrders]) -> Adjudicatio
                 legal.setdefault(power, []).append(order)
             else:
                 results.append(OrderResult(power, order.canonical(), "void", reason))
-    outcomes, units = resolve_adjustments(tables, position, legal, board.surpluses)
+    outcomes, units = resolve_adjustments(tables, position, legal, board.surpluses, removals_2023)
     results.extend([made(OrderResult, (o.power, o.order.canonical(), o.result, o.reason)) for o in outcomes])
     results.sort(key=_by_power)
     following = progress.next_spring(Position(position.phase, units, position.centers), tables)

@@ -52,20 +52,55 @@ def distance_home(tables: Tables, unit: Unit, homes: Collection[str]) -> int:
     return _FAR
 
 
-def disorder_removals(tables: Tables, units: Sequence[Unit], count: int) -> tuple[Unit, ...]:
-    """The ``count`` units to remove from ``units`` (all of one power), farthest from its home centres first.
+def disorder_removals(
+    tables: Tables, units: Sequence[Unit], count: int, owned: Collection[str] | None = None,
+) -> tuple[Unit, ...]:
+    """The ``count`` units to remove from ``units`` (all of one power), farthest first.
 
-    Distance is to every home centre of the power, whether it still owns it or not.
+    Without ``owned``: distance to every home centre of the power, whether it still owns it
+    or not (DATC 2.4, the DPjudge).  With ``owned``, the power's centres: the 2023 rulebook's
+    order (rule ``CD_REMOVE_2023``, module docstring).
     """
     if count <= 0 or not units:
         return ()
     powers = {unit.power for unit in units}
     if len(powers) != 1:
         raise ValueError(f"civil disorder removes the units of one power, not of {sorted(powers)}")
+    names = tables.province_names
+
+    def tie_break(unit: Unit) -> tuple[int, str]:
+        return 0 if unit.kind is UnitKind.FLEET else 1, names.get(unit.province, unit.province).lower()
+
+    if owned is not None:
+        centres = tables.supply_centers
+        targets = frozenset(owned)
+
+        def key_2023(unit: Unit) -> tuple[bool, int, int, str]:
+            return (unit.province in centres, -_steps(tables, unit.province, targets), *tie_break(unit))
+
+        return tuple(sorted(units, key=key_2023)[:count])
     homes = tables.homes.get(units[0].power, frozenset())
 
     def key(unit: Unit) -> tuple[int, int, str]:
-        name = tables.province_names.get(unit.province, unit.province).lower()
-        return (-distance_home(tables, unit, homes), 0 if unit.kind is UnitKind.FLEET else 1, name)
+        return (-distance_home(tables, unit, homes), *tie_break(unit))
 
     return tuple(sorted(units, key=key)[:count])
+
+
+def _steps(tables: Tables, start: str, targets: Collection[str]) -> int:
+    """Fewest steps between adjacent provinces (by land or sea, any unit) from ``start`` to
+    any of ``targets`` (``_FAR`` if none is reachable)."""
+    if start in targets:
+        return 0
+    seen = {start}
+    frontier = deque([(start, 0)])
+    neighbours = tables.any_adj
+    while frontier:
+        here, steps = frontier.popleft()
+        for nxt in neighbours.get(here, ()):
+            if nxt in targets:
+                return steps + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                frontier.append((nxt, steps + 1))
+    return _FAR

@@ -242,7 +242,7 @@ def _adjustment(
     if tables.variant.builds_anywhere:
         if province not in tables.supply_centers:
             return f"{province} is not a supply centre"
-    elif province not in tables.homes.get(power, ()):
+    elif province not in tables.build_homes.get(power, ()):
         return f"{province} is not a home supply centre of {power}"
     if province not in position.centers.get(power, ()):
         return f"{power} does not own {province}"

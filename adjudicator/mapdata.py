@@ -16,28 +16,33 @@ The format (``maps/standard.map`` is the worked example)::
     start 1901                    first year (default 1901), or the first phase (W1900A)
     years-to-fall 0               years from a Spring to its Fall (default 0)
     years-to-spring 1             years from a Fall to the next Spring (default 1)
-    builds home                   build sites: home (owned home centres, the default) or
-                                  anywhere (any owned supply centre)
+    builds home                   build sites: home (owned home centres, the default),
+                                  anywhere (any owned supply centre) or any-home (any
+                                  owned centre that is some power's home centre)
+    lead-until 2021               a power also wins by leading every other by (that year -
+                                  the year) centres, at least one, at the end of a year
 
     [provinces]
     ABBR TERRAIN CENTRE Full name [= alias, alias, ...]
         TERRAIN is land, sea, coast or archipelago; CENTRE is SC (a supply centre) or -.
-        An archipelago is a coastal province with only fleet moves: armies reach it
-        only by convoy, and a fleet there may convoy as if at sea.
+        An archipelago is a coastal province where a fleet may convoy as if at sea;
+        armies reach it by convoy, or by the army moves it lists (most list none).
     [coasts]
     PROVINCE COAST COAST ...      split coasts (NC, SC, EC, WC) of a coastal province
     [adjacencies]
-    LOCATION [A: PROVINCE ...] [F: LOCATION ...]
+    LOCATION [A: PROVINCE ...] [F: LOCATION ...] [A>: PROVINCE ...] [F>: LOCATION ...]
         army moves (between land/coast provinces) and fleet moves (between sea/coast
-        locations).  A split-coast province gives its army moves on the province and
+        locations); ``A>:`` and ``F>:`` list one-way moves, whose neighbour must not list
+        the way back (North Sea Wars' trade provinces).  A split-coast province gives its army moves on the province and
         its fleet moves per coast (``SPA/NC F: GAS MAO POR``); fleet neighbours with
         split coasts name the coast.  Every adjacency is listed from both ends: a
         one-way adjacency is an error, which catches most typing mistakes.
     [powers]
-    NAME Adjective Letter homes: CENTRE ... units: UNIT, UNIT, ...
+    NAME Adjective Letter homes: CENTRE ... [claims: CENTRE ...] units: UNIT, UNIT, ...
         e.g. ``RUSSIA Russian R homes: MOS SEV STP WAR units: A MOS, F SEV, F STP/SC, A WAR``
         The letter (a letter or a digit) is the power's initial in power lists.
-        A power owns its home centres at the start.
+        A power owns its home centres at the start; ``claims:`` are home centres it does
+        not own at the start (it builds there once it has taken them).
 
 Names are case-insensitive; abbreviations are stored upper case.  Aliases are
 stored normalised (see ``normalise_name``) and must be unique across the map.
@@ -71,7 +76,7 @@ _GEOGRAPHY = _SECTIONS[:3]  # what a map with a ``base`` takes from it
 _HEADERS = {
     "map": "map NAME", "base": "base MAP", "victory": "victory N", "start": "start YEAR|PHASE",
     "years-to-fall": "years-to-fall N", "years-to-spring": "years-to-spring N",
-    "builds": "builds home|anywhere", "title": "title TEXT", "rule": "rule TEXT",
+    "builds": "builds home|anywhere|any-home", "lead-until": "lead-until YEAR", "title": "title TEXT", "rule": "rule TEXT",
 }
 _ABBREV = re.compile(r"[A-Z][A-Z0-9]*\Z")
 _DROPPED = str.maketrans("", "", ".'’")
@@ -116,6 +121,7 @@ class _PowerDraft:
     homes: list[str]
     units: list[Unit]
     line: int
+    claims: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -128,6 +134,8 @@ class _Reader:
     years_to_fall: int = 0
     years_to_spring: int = 1
     builds_anywhere: bool = False
+    builds_any_home: bool = False
+    lead_until: int | None = None
     title: str = ""
     rules: list[str] = field(default_factory=list)
     base: str | None = None
@@ -137,6 +145,7 @@ class _Reader:
     army: dict[str, list[str]] = field(default_factory=dict)
     fleet: dict[str, list[str]] = field(default_factory=dict)
     adjacency_lines: dict[str, int] = field(default_factory=dict)
+    one_way: set[tuple[str, str, str]] = field(default_factory=set)  # (A|F, from, to) listed with A>: or F>:
     powers: dict[str, _PowerDraft] = field(default_factory=dict)
     last_line: int = 0
 
@@ -165,9 +174,10 @@ class _Reader:
         elif key == "base":
             self.base = value.lower()
         elif key == "builds":
-            if value.lower() not in ("home", "anywhere"):
-                raise self.error(line, f"builds must be 'home' or 'anywhere', not {value!r}")
+            if value.lower() not in ("home", "anywhere", "any-home"):
+                raise self.error(line, f"builds must be 'home', 'anywhere' or 'any-home', not {value!r}")
             self.builds_anywhere = value.lower() == "anywhere"
+            self.builds_any_home = value.lower() == "any-home"
         elif key == "start" and not value.isdigit():
             try:
                 self.start_phase = Phase.parse(value)
@@ -182,6 +192,8 @@ class _Reader:
                 raise self.error(line, f"{key} needs a {'whole' if key == 'years-to-fall' else 'positive whole'} number, not {value!r}")
             if key == "victory":
                 self.victory = number
+            elif key == "lead-until":
+                self.lead_until = number
             elif key == "start":
                 self.start_year = number
             elif key == "years-to-fall":
@@ -264,7 +276,7 @@ class _Reader:
             raise self.error(line, f"bad coast {word!r} in {where}: {province.abbrev} {have}")
         return province, coast
 
-    def marked_lists(self, line: int, words: list[str], markers: tuple[str, str], owner: str,
+    def marked_lists(self, line: int, words: list[str], markers: tuple[str, ...], owner: str,
                      where: str) -> dict[str, list[str]]:
         """Words grouped under the markers before them (``A: ... F: ...``), keyed by the
         marker as written in ``markers`` (any case accepted); each marker at most once,
@@ -292,21 +304,21 @@ class _Reader:
         if subject in self.adjacency_lines:
             raise self.error(line, f"adjacencies of {subject} already given on line {self.adjacency_lines[subject]}")
         self.adjacency_lines[subject] = line
-        lists = self.marked_lists(line, words[1:], ("A:", "F:"), subject, f"in the adjacencies of {subject}")
+        lists = self.marked_lists(line, words[1:], ("A:", "F:", "A>:", "F>:"), subject, f"in the adjacencies of {subject}")
         if not lists:
             raise self.error(line, f"no 'A:' or 'F:' list for {subject}")
-        if "A:" in lists:
-            self.army[subject] = self.army_neighbours(line, province, coast, lists["A:"])
-        if "F:" in lists:
-            self.fleet[subject] = self.fleet_neighbours(line, province, coast, lists["F:"])
+        for kind, table, read in (("A", self.army, self.army_neighbours), ("F", self.fleet, self.fleet_neighbours)):
+            both, one_way = lists.get(f"{kind}:"), lists.get(f"{kind}>:")
+            if both is None and one_way is None:
+                continue
+            table[subject] = read(line, province, coast, [*(both or ()), *(one_way or ())])
+            self.one_way.update((kind, subject, target) for target in table[subject][len(both or ()):])
 
     def army_neighbours(self, line: int, province: _ProvinceDraft, coast: str | None, words: list[str]) -> list[str]:
         if coast is not None:
             raise self.error(line, f"army moves belong to the province {province.abbrev}, not to the coast {province.abbrev}/{coast}")
         if province.terrain is Terrain.SEA:
             raise self.error(line, f"{province.abbrev} is a sea: it cannot have army moves")
-        if province.convoys:
-            raise self.error(line, f"{province.abbrev} is an archipelago: armies reach it and leave it only by convoy")
         result: list[str] = []
         for word in words:
             neighbour, neighbour_coast = self.location(line, word, "adjacency")
@@ -314,8 +326,6 @@ class _Reader:
                 raise self.error(line, f"army moves name provinces, not coasts: {word!r}")
             if neighbour.terrain is Terrain.SEA:
                 raise self.error(line, f"{neighbour.abbrev} is a sea: an army in {province.abbrev} cannot move there")
-            if neighbour.convoys:
-                raise self.error(line, f"{neighbour.abbrev} is an archipelago: armies reach it only by convoy")
             self.check_neighbour(line, province.abbrev, neighbour.abbrev, result)
         return result
 
@@ -361,20 +371,21 @@ class _Reader:
             if other.letter == letter:
                 raise self.error(line, f"letter {letter} of {name} is already used by {other.name}")
         parts = {marker: [w for word in listed for w in word.split(",") if w]
-                 for marker, listed in self.marked_lists(line, words[3:], ("homes:", "units:"), name,
+                 for marker, listed in self.marked_lists(line, words[3:], ("homes:", "claims:", "units:"), name,
                                                          f"for {name}").items()}
         homes = [self.home_centre(line, name, word) for word in parts.get("homes:", [])]
-        if len(set(homes)) != len(homes):
+        claims = [self.home_centre(line, name, word) for word in parts.get("claims:", [])]
+        if len(set(homes + claims)) != len(homes + claims):
             raise self.error(line, f"a home centre of {name} is listed twice")
         units = self.starting_units(line, name, parts.get("units:", []))
-        self.powers[name] = _PowerDraft(name, adjective, letter, homes, units, line)
+        self.powers[name] = _PowerDraft(name, adjective, letter, homes, units, line, claims)
 
     def home_centre(self, line: int, power: str, word: str) -> str:
         province = self.known_province(line, word, f"the home centres of {power}")
         if not province.supply_center:
             raise self.error(line, f"home centre {province.abbrev} of {power} is not a supply centre")
         for other in self.powers.values():
-            if province.abbrev in other.homes:
+            if province.abbrev in other.homes or province.abbrev in other.claims:
                 raise self.error(line, f"{province.abbrev} is already a home centre of {other.name}")
         return province.abbrev
 
@@ -415,7 +426,11 @@ class _Reader:
         for moves, kind in ((self.army, "A"), (self.fleet, "F")):
             for subject, neighbours in moves.items():
                 for target in neighbours:
-                    if subject not in moves.get(target, ()):
+                    if (kind, subject, target) in self.one_way:
+                        if subject in moves.get(target, ()):
+                            raise self.error(self.adjacency_lines[subject], f"{subject} {kind}>: lists {target} as one-way, "
+                                             f"but {target} lists {subject} back (use {kind}: for a two-way move)")
+                    elif subject not in moves.get(target, ()):
                         raise self.error(
                             self.adjacency_lines[subject],
                             f"one-way adjacency: {subject} {kind}: lists {target}, "
@@ -439,7 +454,7 @@ class _Reader:
             for loc in [f"{p.abbrev}/{c}" for c in p.coasts] if p.coasts else [p.abbrev]:
                 fleet_moves[loc] = frozenset(self.fleet.get(loc, ()))
         powers = tuple(
-            PowerDef(p.name, p.adjective, p.letter, tuple(p.homes), tuple(p.units))
+            PowerDef(p.name, p.adjective, p.letter, tuple(p.homes + p.claims), tuple(p.units), tuple(p.claims))
             for p in self.powers.values()
         )
         return Variant(
@@ -455,6 +470,8 @@ class _Reader:
             years_to_fall=self.years_to_fall,
             years_to_spring=self.years_to_spring,
             builds_anywhere=self.builds_anywhere,
+            builds_any_home=self.builds_any_home,
+            lead_until=self.lead_until,
             title=self.title,
             rules=tuple(self.rules),
         )

@@ -45,17 +45,24 @@ def updated_centers(tables: Tables, centers: Mapping[str, frozenset[str]], occup
     return MappingProxyType(dict(sorted(result.items())))
 
 
-def winner(tables: Tables, centers: Mapping[str, frozenset[str]]) -> str | None:
+def winner(tables: Tables, centers: Mapping[str, frozenset[str]], year_ended: int | None = None) -> str | None:
     """The power holding at least the map's victory count of centres, if any.  On a map
     where several powers may reach the count in the same year, the one with the most
-    wins, and a tie at the top is no win (the game goes on: Youngstown Redux)."""
+    wins, and a tie at the top is no win (the game goes on: Youngstown Redux).  On a map
+    with ``lead_until``, when the phase played ended the year ``year_ended``, a power
+    leading every other by ``lead_until - year_ended`` centres (at least one) wins too."""
     needed = tables.variant.victory_centers
-    if not centers or max(map(len, centers.values())) < needed:  # nearly always: no power is that big
-        return None
+    lead_until = tables.variant.lead_until if year_ended is not None else None
+    if not centers or (max(map(len, centers.values())) < needed and lead_until is None):
+        return None  # nearly always: no power is that big
     counts = sorted(((len(owned), power) for power, owned in centers.items()), reverse=True)
-    if len(counts) > 1 and counts[1][0] == counts[0][0]:
+    second = counts[1][0] if len(counts) > 1 else 0
+    if second == counts[0][0]:
         return None
-    return counts[0][1]
+    if counts[0][0] >= needed:
+        return counts[0][1]
+    assert lead_until is not None and year_ended is not None
+    return counts[0][1] if counts[0][0] - second >= max(1, lead_until - year_ended) else None
 
 
 def needs_adjustment(tables: Tables, centers: Mapping[str, frozenset[str]], occupant: Mapping[str, str]) -> bool:
@@ -63,7 +70,7 @@ def needs_adjustment(tables: Tables, centers: Mapping[str, frozenset[str]], occu
     ``updated_centers`` (one unit per province: its values count each power's units).
     Stops at the first such power: after most Falls the first power whose centres changed."""
     holders = list(occupant.values())
-    homes = tables.homes
+    homes = tables.build_homes
     anywhere = tables.variant.builds_anywhere
     for power, owned in centers.items():
         surplus = len(owned) - holders.count(power)  # a C-level count

@@ -9,6 +9,13 @@ consistent, a *backup rule* settles the cycle: circular movement succeeds, and a
 convoy paradox is broken by the game's paradox rule (Szykman by default: the
 convoys in the paradox fail).
 
+The orders are matched first (``matching.py``: who goes by convoy, who meets whom head to
+head, which supports and convoys match); then each rule is one method: the strengths
+(``_attack``, ``_hold``, ``_defend``, ``_prevent``), support cut (``_cuts``), convoy
+disruption (``_convoy_stands``, ``_path``), the backup rules (``_backup_rule``).  The plain
+cases are settled first (``_settle_plain_cases``, checked against the machinery alone by a
+property test); the rest goes through the machinery.
+
 All resolution state lives in the ``_Resolver`` object; positions stay frozen.
 """
 
@@ -16,25 +23,26 @@ from __future__ import annotations
 
 from typing import Mapping, NamedTuple, Sequence
 
-from adjudicator.orders import Convoy, Move, Order, SupportHold, SupportMove
+from adjudicator.matching import (
+    CONVOY,
+    HOLD,
+    MOVE,
+    SUPPORT_HOLD,
+    SUPPORT_MOVE,
+    match_orders,
+    order_shape,
+)
+from adjudicator.orders import Order
+from adjudicator.rulesets import NO_BELEAGUERED_CONVOY, PARADOX_1982_DPJUDGE, PARADOX_ALL_FAIL
 from adjudicator.tables import Tables
-from adjudicator.types import Unit, UnitKind, coast_of, province_of
+from adjudicator.types import Unit, UnitKind, province_of
 from adjudicator.values import made
 
-# Optional rules (names a game may switch on).
-PARADOX_SZYKMAN = "PARADOX_SZYKMAN"  # default: the convoys of a paradox fail, their armies stay
-PARADOX_1982_DPJUDGE = "PARADOX_1982_DPJUDGE"  # a convoyed army never cuts support for/against its fleets' spaces
-PARADOX_ALL_FAIL = "PARADOX_ALL_FAIL"  # every order caught in a paradox fails (all hold)
-NO_BELEAGUERED_CONVOY = "NO_BELEAGUERED_CONVOY"  # a beleaguered fleet cannot convoy
-PARADOX_RULES = frozenset({PARADOX_SZYKMAN, PARADOX_1982_DPJUDGE, PARADOX_ALL_FAIL})
-RULES = frozenset(PARADOX_RULES | {NO_BELEAGUERED_CONVOY})
+__all__ = ["HOLD", "MOVE", "SUPPORT_HOLD", "SUPPORT_MOVE", "CONVOY", "MovementResolution", "Note", "order_shape",
+           "resolve_movement"]
 
-# Order kinds, as small ints for speed.
-HOLD, MOVE, SUPPORT_HOLD, SUPPORT_MOVE, CONVOY = range(5)
 _UNRESOLVED, _GUESSING, _RESOLVED = 0, 1, 2
 _HOLDS, _MOVES = "holds", "moves"
-_UNMATCHED_CONVOY = "no army makes that move by convoy"
-_UNMATCHED_SUPPORT = "the supported unit was not ordered to do that"
 
 
 class MovementResolution(NamedTuple):
@@ -65,8 +73,6 @@ class MovementResolution(NamedTuple):
     arrivals: Sequence[str] = ()
 
 
-
-
 def resolve_movement(
     tables: Tables,
     units: Sequence[Unit],
@@ -83,6 +89,7 @@ def resolve_movement(
     province), ``index`` (province -> unit index) and ``powers[i]`` (unit ``i``'s power);
     they are read, never modified; likewise ``shapes``, ``(kinds, targets)`` with
     ``order_shape`` of each unit's order (``(HOLD, "")`` for none), when the caller has them.
+    ``rules`` are the rules in force (``rulesets.check_rules``: sets expanded).
     """
     return _Resolver(tables, units, orders, rules, provinces, index, powers, shapes).run()
 
@@ -98,25 +105,13 @@ class Note(NamedTuple):
     target: str
 
 
-def order_shape(order: Order, prov_of: Mapping[str, str]) -> tuple[int, str]:
-    """What the resolver needs to know of a legal movement order at first: its kind (HOLD,
-    MOVE, ...) and its target province (a move's destination, where a support is given)."""
-    cls = type(order)
-    if cls is Move:
-        return MOVE, prov_of.get(order.destination) or province_of(order.destination)  # type: ignore[union-attr]
-    if cls is SupportMove:
-        return SUPPORT_MOVE, prov_of.get(order.supported_to) or province_of(order.supported_to)  # type: ignore[union-attr]
-    if cls is SupportHold:
-        return SUPPORT_HOLD, order.supported.province  # type: ignore[union-attr]
-    if cls is Convoy:
-        return CONVOY, ""
-    return HOLD, ""
-
-
 class _Resolver:
+    """One movement phase being resolved: the matched orders (``matching.Matching``, read as
+    they are) and each decision's state and result, by unit index."""
+
     __slots__ = (
-        "tables", "units", "orders", "n", "prov", "power", "kind", "dest", "at", "convoyed",
-        "convoy_fleets", "h2h", "moves_into", "supporters", "support_at", "matched", "others", "crowded", "facing",
+        "tables", "units", "orders", "n", "prov", "power", "kind", "dest", "support_at", "at", "convoyed",
+        "convoy_fleets", "h2h", "moves_into", "supporters", "matched", "unmatched", "others", "crowded", "facing",
         "helpers", "state", "result", "deps", "paths", "all_fail", "dpjudge", "no_beleaguered", "moves",
     )
 
@@ -141,129 +136,25 @@ class _Resolver:
         self.no_beleaguered = NO_BELEAGUERED_CONVOY in rules
         prov_of = tables.prov_of
         prov = provinces if provinces is not None else [prov_of.get(u.location) or province_of(u.location) for u in units]
-        self.prov = prov
-        self.power = power = powers if powers is not None else [u.power for u in units]
+        power = powers if powers is not None else [u.power for u in units]
         at = index if index is not None else {p: i for i, p in enumerate(prov)}
-        self.at = at
-        kind: Sequence[int]
-        targets: Sequence[str]  # a move's destination province, or the province a support is given into
         if shapes is None:
             kinds = [HOLD] * n
-            shaped_targets = [""] * n
+            targets = [""] * n
             for i, order in enumerate(orders):
                 if order is not None:
-                    kinds[i], shaped_targets[i] = order_shape(order, prov_of)
-            kind, targets = kinds, shaped_targets
-        else:
-            kind, targets = shapes
-        dest = support_at = targets
-        moves: list[int] = []  # the units of each kind of order, by index
-        supports: list[int] = []
-        convoys: list[int] = []
-        for i, k in enumerate(kind):
-            if k == MOVE:
-                moves.append(i)
-            elif k == CONVOY:
-                convoys.append(i)
-            elif k:  # not HOLD (0): a support
-                supports.append(i)
-        self.kind = kind
-        self.dest = dest
-        self.support_at = support_at
-        self.moves = moves
-        self.others = supports + convoys
-        self.matched = matched = [False] * n
-
-        convoyed = [False] * n
-        convoy_fleets: list[tuple[int, ...]] = [()] * n
-        self.convoyed = convoyed
-        self.convoy_fleets = convoy_fleets
-        army_adj = tables.army_adj
-        army = UnitKind.ARMY
-        candidates: dict[int, list[int]] = {}
-        for f in convoys:
-            order = orders[f]
-            j = at.get(prov_of.get(order.army_from) or province_of(order.army_from))  # type: ignore[union-attr]
-            if j is not None and kind[j] == MOVE and dest[j] == (prov_of.get(order.army_to) or province_of(order.army_to)):  # type: ignore[union-attr]
-                candidates.setdefault(j, []).append(f)
-        moves_into: dict[str, tuple[int, ...]] = {}  # tuples: nearly all hold one move, a tuple of one is cheapest
-        facing = [-1] * n  # a move's index -> the index of the unit standing in its target, or -1
-        self.facing = facing
-        crowded: list[str] = []  # provinces two or more units move into
-        self.crowded = crowded
-        h2h = [-1] * n  # a move's index -> the unit it swaps places with, head to head, or -1
-        carrying: list[int] = []  # the convoys matched to an army they carry
-        for i in moves:
-            target = dest[i]
-            movers = moves_into.get(target)
-            if movers is None:
-                moves_into[target] = (i,)
-            else:
-                if len(movers) == 1:
-                    crowded.append(target)
-                moves_into[target] = movers + (i,)
-            # An army not adjacent to its target goes by convoy or not at all; an adjacent one, by
-            # convoy only if fleets are ordered to carry it and it prefers to.
-            if candidates:
-                if units[i].kind is army:
-                    fleets = candidates.get(i)  # the fleets ordered to convoy it
-                    if target not in army_adj[prov[i]] or (fleets and self._prefers_convoy(i, target, fleets)):
-                        convoyed[i] = True
-                        if fleets:
-                            convoy_fleets[i] = tuple(fleets)
-                            for f in fleets:
-                                matched[f] = True
-                            carrying += fleets
-            elif target not in army_adj[prov[i]] and units[i].kind is army:  # no convoy orders at all
-                convoyed[i] = True
-            j = at.get(target)
-            if j is not None:
-                facing[i] = j
-                # a head-to-head battle, seen from the second unit of the pair (the first one's
-                # convoy decision is made by then): neither unit may go by convoy
-                if j < i and kind[j] == MOVE and dest[j] == prov[i] and not convoyed[i] and not convoyed[j]:
-                    h2h[i] = j
-                    h2h[j] = i
-        self.h2h = h2h
-        self.moves_into = moves_into
-
-        supporters: dict[int, tuple[int, ...]] = {}
-        helpers: list[int] = []  # matched supports and convoys, by index
-        for s in supports:
-            if kind[s] == SUPPORT_HOLD:
-                j = at.get(support_at[s])
-                if j is None or kind[j] == MOVE:
-                    continue
-            else:
-                order = orders[s]
-                j = at.get(prov_of.get(order.supported.location) or province_of(order.supported.location))  # type: ignore[union-attr]
-                if j is None or kind[j] != MOVE or dest[j] != support_at[s]:
-                    continue
-                wanted = coast_of(order.supported_to) if "/" in order.supported_to else None  # type: ignore[union-attr]
-                if wanted is not None and units[j].kind is UnitKind.FLEET:
-                    actual = coast_of(orders[j].destination)  # type: ignore[union-attr]
-                    if actual is not None and actual != wanted:
-                        continue  # DATC 6.B.9: a support naming the other coast does not match
-            supporters[j] = supporters[j] + (s,) if j in supporters else (s,)
-            matched[s] = True
-            helpers.append(s)
-        self.supporters = supporters
-        self.helpers = sorted(helpers + carrying) if carrying else helpers
+                    kinds[i], targets[i] = order_shape(order, prov_of)
+            shapes = kinds, targets
+        kind, target = shapes
+        self.prov, self.power, self.at, self.kind = prov, power, at, kind
+        self.dest = self.support_at = target  # a move's destination; where a support is given
+        (self.moves, self.others, self.convoyed, self.convoy_fleets, self.moves_into, self.facing, self.h2h,
+         self.crowded, self.supporters, self.helpers, self.matched, self.unmatched) = match_orders(
+            tables, units, orders, rules, kind, target, prov, at, power)
         self.state = [_UNRESOLVED] * n
         self.result = [False] * n
         self.deps: list[int] = []
         self.paths: dict[int, bool] = {}  # convoyed army -> has a path, once all its fleets are resolved
-
-    def _prefers_convoy(self, i: int, target: str, fleets: list[int]) -> bool:
-        """DATC 4.A.3: army ``i``, which could walk to ``target``, goes by convoy (the
-        ``fleets`` ordered to convoy it) when asked to ("via convoy") or when its own power
-        convoys it, if a convoy is possible at all."""
-        order = self.orders[i]
-        power = self.power
-        if not (order.via_convoy or order.route or any(power[f] == power[i] for f in fleets)):  # type: ignore[union-attr]
-            return False
-        prov = self.prov
-        return self.tables.sea_path_exists(prov[i], target, frozenset(prov[f] for f in fleets))
 
     # -- the guess / backtrack machinery ------------------------------------------------
 
@@ -341,64 +232,56 @@ class _Resolver:
     # -- decisions ----------------------------------------------------------------------
 
     def _move_succeeds(self, i: int) -> bool:
-        # The strengths of the Math of Adjudication (attack, hold, defend, prevent; see _attack
-        # and _hold), worked out in line: this is the resolver's innermost decision.  A move's
-        # prevent strength is 0 when it is convoyed without a path or beaten head to head,
-        # else 1 plus its supports.
-        convoyed = self.convoyed
-        if convoyed[i] and not self._path(i):
+        """The Math of Adjudication's move decision: the attack beats what stands in the
+        target (the defence of a head-to-head opponent, else the hold of the unit there) and
+        every other move's prevent strength."""
+        attack = self._attack(i)
+        if not attack:
             return False
-        target = self.dest[i]
-        kind = self.kind
-        h2h = self.h2h
-        supporters = self.supporters
         j = self.facing[i]
-        if j < 0:
-            attack = 1 + self._support_count(i) if i in supporters else 1
-        elif kind[j] == MOVE and h2h[i] != j and self._resolve(j):
-            attack = 1 + self._support_count(i) if i in supporters else 1  # the target empties
-        else:
-            defender = self.power[j]
-            if defender == self.power[i]:
-                return False  # no unit dislodges one of its own power
-            attack = 1 + self._support_count(i, defender) if i in supporters else 1
-            if kind[j] != MOVE or h2h[i] == j:  # the hold strength of a unit staying, or the defend strength
-                if attack <= (1 + self._support_count(j) if j in supporters else 1):
-                    return False
-            elif attack == 1:  # a unit failing to leave holds with strength 1
-                return False
-        for k in self.moves_into[target]:
-            if k == i or (convoyed[k] and not self._path(k)):
-                continue  # a convoyed army without its convoy prevents nothing
-            opponent = h2h[k]
-            if opponent >= 0 and self._resolve(opponent):
-                continue  # beaten in its head-to-head battle: prevents nothing
-            if attack <= (1 + self._support_count(k) if k in supporters else 1):
+        if j >= 0 and attack <= (self._defend(j) if self.h2h[i] == j else self._hold(j)):
+            return False
+        for k in self.moves_into[self.dest[i]]:
+            if k != i and attack <= self._prevent(k):
                 return False
         return True
 
+    def _prevents(self, k: int) -> bool:
+        """Does move ``k`` keep others out of its target (a prevent strength above 0)?  Not
+        when it is convoyed without a path, nor when it lost its head-to-head battle."""
+        if self.convoyed[k] and not self._path(k):
+            return False
+        opponent = self.h2h[k]
+        return opponent < 0 or not self._resolve(opponent)
+
     def _support_given(self, s: int) -> bool:
         attackers = self.moves_into.get(self.prov[s])
-        if not attackers:
-            return True
-        power = self.power
-        own = power[s]
-        target = self.support_at[s]
-        is_move_support = self.kind[s] == SUPPORT_MOVE
-        for k in attackers:
-            if power[k] == own:
-                continue
-            if self.convoyed[k]:
-                if self.dpjudge and self._convoys_through(k, target):
-                    continue  # DPjudge's amendment of the 1982 rule: never cut, not even by dislodging
-                if not self._path(k):
-                    continue
-            if is_move_support and self.prov[k] == target:
-                # The unit being attacked cannot cut the support against it, except by dislodging.
-                if self._resolve(k):
+        if attackers:
+            for k in attackers:
+                if self._cuts(k, s, True):
                     return False
-                continue
+        return True
+
+    def _cuts(self, k: int, s: int, deciding: bool) -> bool | None:
+        """Does the move ``k`` into the supporter's province cut support ``s``?  The rule of
+        support cut, in one place: a move of another power cuts it, except that a convoyed
+        move cuts only if its convoy arrives (and, under the 1982 DPjudge rule, never a
+        support for or against a space its fleets convoy through), and the move from where
+        the support is given cuts only by dislodging the supporter (DATC 6.D.15, 6.G.13).
+        Without ``deciding``, ``None`` when that depends on a decision not taken yet."""
+        power = self.power
+        if power[k] == power[s]:
             return False
+        target = self.support_at[s]
+        if self.convoyed[k]:
+            if self.dpjudge and self._convoys_through(k, target):
+                return False
+            if not deciding:
+                return None
+            if not self._path(k):
+                return False
+        if self.prov[k] == target and self.kind[s] == SUPPORT_MOVE:
+            return self._resolve(k) if deciding else None
         return True
 
     def _convoy_stands(self, f: int) -> bool:
@@ -430,23 +313,36 @@ class _Resolver:
         return count
 
     def _attack(self, i: int) -> int:
+        """Move ``i``'s attack strength: 0 when convoyed without a path or against a unit of
+        its own power that stays; else 1 plus its supports, less those of the power it
+        would dislodge."""
         if self.convoyed[i] and not self._path(i):
             return 0
-        j = self.at.get(self.dest[i])
-        if j is None or (self.kind[j] == MOVE and self.h2h[i] != j and self._resolve(j)):
-            return 1 + self._support_count(i)
+        j = self.facing[i]
+        if j < 0 or (self.kind[j] == MOVE and self.h2h[i] != j and self._resolve(j)):
+            return 1 + self._support_count(i) if i in self.supporters else 1  # the target is or falls empty
         defender = self.power[j]
         if defender == self.power[i]:
-            return 0
-        return 1 + self._support_count(i, defender)
+            return 0  # no unit dislodges one of its own power
+        return 1 + self._support_count(i, defender) if i in self.supporters else 1
 
-    def _hold(self, province: str) -> int:
-        j = self.at.get(province)
-        if j is None:
-            return 0
+    def _hold(self, j: int) -> int:
+        """The hold strength of unit ``j``'s province: 0 if it moves away, 1 if its move
+        fails, else 1 plus its supports to hold."""
         if self.kind[j] == MOVE:
             return 0 if self._resolve(j) else 1
-        return 1 + self._support_count(j)
+        return 1 + self._support_count(j) if j in self.supporters else 1
+
+    def _defend(self, j: int) -> int:
+        """Move ``j``'s strength against its head-to-head opponent: 1 plus its supports."""
+        return 1 + self._support_count(j) if j in self.supporters else 1
+
+    def _prevent(self, k: int) -> int:
+        """Move ``k``'s prevent strength: 0 if it prevents nothing (``_prevents``), else 1
+        plus its supports."""
+        if not self._prevents(k):
+            return 0
+        return 1 + self._support_count(k) if k in self.supporters else 1
 
     def _beleaguered(self, province: str) -> bool:
         """Attacked by two or more equally strong units that would each dislodge it."""
@@ -455,7 +351,8 @@ class _Resolver:
             return False
         strengths = [self._attack(k) for k in attackers]
         top = max(strengths)
-        return strengths.count(top) >= 2 and top > self._hold(province)
+        j = self.at.get(province)
+        return strengths.count(top) >= 2 and top > (0 if j is None else self._hold(j))
 
     # -- convoy routes ------------------------------------------------------------------
 
@@ -475,7 +372,7 @@ class _Resolver:
         state = self.state
         by_sea = {prov[f]: f for f in fleets}
         touching = self.tables.sea_touching
-        goal = touching[self.dest[i]]
+        goal = self.tables.sea_landing[self.dest[i]]
         frontier = [s for s in touching[prov[i]] if s in by_sea]
         seen = set(frontier)
         found = False
@@ -550,7 +447,6 @@ class _Resolver:
                 break  # a circle of moves: for the machinery
             pending = waiting
         prov = self.prov
-        support_at = self.support_at
         for i in helpers:
             attackers = moves_into.get(prov[i])
             if attackers is None:
@@ -558,12 +454,10 @@ class _Resolver:
                 result[i] = True
                 state[i] = _RESOLVED
             elif kind[i] != CONVOY:
-                # A support attacked by another power's unit, neither convoyed nor coming from
-                # where the support is given, is cut whatever happens (as _support_given finds).
-                own = power[i]
-                spared = support_at[i] if kind[i] == SUPPORT_MOVE else ""
+                # A support some move cuts whatever is decided later is cut (_cuts).
+                cuts = self._cuts
                 for k in attackers:
-                    if power[k] != own and not convoyed[k] and prov[k] != spared:
+                    if cuts(k, i, False):
                         state[i] = _RESOLVED  # result[i] is False already
                         break
 
@@ -615,7 +509,7 @@ class _Resolver:
             k = kind[i]
             if not matched[i]:
                 status[i] = "void"
-                reasons[i] = _UNMATCHED_CONVOY if k == CONVOY else _UNMATCHED_SUPPORT
+                reasons[i] = self.unmatched[i]
             elif k == CONVOY:
                 if result[i]:
                     status[i] = "convoys"
@@ -636,12 +530,7 @@ class _Resolver:
                 standing = at.get(province)
                 if (standing is not None and not (kind[standing] == MOVE and result[standing])) or any(map(result.__getitem__, movers)):
                     continue  # its unit stays (or is dislodged, and its attacker stands there), or a move came in
-                preventing = 0  # moves into it with a prevent strength above 0 (see _move_succeeds)
-                for k in movers:
-                    if (convoyed[k] and not self._path(k)) or (h2h[k] >= 0 and result[h2h[k]]):
-                        continue
-                    preventing += 1
-                if preventing >= 2:
+                if sum(map(self._prevents, movers)) >= 2:
                     standoffs.append(province)
             contested = frozenset(standoffs)
         # the fields of MovementResolution, in order: the lists as they are (see its docstring)

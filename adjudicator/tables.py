@@ -28,9 +28,13 @@ class Tables:
     fleet_reach: Mapping[str, frozenset[str]]  # location -> provinces (coast ignored)
     fleet_locations: frozenset[str]  # every location a fleet may stand on
     sea_touching: Mapping[str, frozenset[str]]  # province -> convoy_seas a fleet there borders
+    # province -> convoy_seas whose fleets may move into it (its sea_touching but where a
+    # move is one-way): where a convoyed army may land
+    sea_landing: Mapping[str, frozenset[str]]
     any_adj: Mapping[str, frozenset[str]]  # province -> provinces adjacent by land or sea
     supply_centers: frozenset[str]
     homes: Mapping[str, frozenset[str]]  # power -> home centres
+    build_homes: Mapping[str, frozenset[str]]  # power -> the home centres it may build in
     province_names: Mapping[str, str]  # province -> full name (for tie-breaks)
     prov_of: Mapping[str, str]  # every location (coasts too) -> its province
     # unit kind -> location -> provinces a unit of that kind there could move to without a
@@ -60,10 +64,10 @@ class Tables:
             wanted = label(through)
             if wanted is None:
                 return False
-            return wanted in map(label, touching.get(start, ())) and wanted in map(label, touching.get(end, ()))
+            return wanted in map(label, touching.get(start, ())) and wanted in map(label, self.sea_landing.get(end, ()))
         starts = set(map(label, touching.get(start, ())))
         starts.discard(None)
-        return bool(starts) and not starts.isdisjoint(map(label, touching.get(end, ())))
+        return bool(starts) and not starts.isdisjoint(map(label, self.sea_landing.get(end, ())))
 
     def sea_components(self, seas: frozenset[str]) -> dict[str, int]:
         """Each sea of ``seas`` -> the number of its connected group (within ``seas``)."""
@@ -105,12 +109,17 @@ def _build(variant: Variant) -> Tables:
     fleet_adj = {loc: frozenset(dests) for loc, dests in variant.fleet_moves.items()}
     fleet_reach = {loc: frozenset(province_of(d) for d in dests) for loc, dests in fleet_adj.items()}
     sea_touching: dict[str, set[str]] = {p: set() for p in provinces}
+    sea_landing: dict[str, set[str]] = {p: set() for p in provinces}
     for loc, dests in fleet_adj.items():
         here = province_of(loc)
         for dest in dests:
             there = province_of(dest)
             if there in convoy_seas:
                 sea_touching[here].add(there)
+            if here in convoy_seas:
+                sea_landing[there].add(here)
+    homes = {power.name: frozenset(power.home_centers) for power in variant.powers}
+    every_home = frozenset().union(*homes.values())
     any_adj: dict[str, set[str]] = {p: set(army_adj[p]) for p in provinces}
     for loc, reach in fleet_reach.items():
         any_adj[province_of(loc)].update(reach)
@@ -125,9 +134,11 @@ def _build(variant: Variant) -> Tables:
         fleet_reach=fleet_reach,
         fleet_locations=frozenset(loc for loc, dests in fleet_adj.items() if dests),
         sea_touching={p: frozenset(s) for p, s in sea_touching.items()},
+        sea_landing={p: frozenset(s) for p, s in sea_landing.items()},
         any_adj={p: frozenset(s) for p, s in any_adj.items()},
         supply_centers=variant.supply_centers,
-        homes={power.name: frozenset(power.home_centers) for power in variant.powers},
+        homes=homes,
+        build_homes={power: every_home for power in homes} if variant.builds_any_home else homes,
         province_names={p: d.name for p, d in provinces.items()},
         prov_of={**{p: p for p in provinces}, **{loc: province_of(loc) for loc in fleet_adj}},
         reach={UnitKind.ARMY: army_adj, UnitKind.FLEET: fleet_reach},

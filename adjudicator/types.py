@@ -121,8 +121,9 @@ class PowerDef:
     name: str  # upper-case English name: "ENGLAND"
     adjective: str  # "English"
     letter: str  # initial used in preference lists and draw votes: "E" (a digit on maps of many powers)
-    home_centers: tuple[str, ...]
+    home_centers: tuple[str, ...]  # where it builds (``claims`` included)
     starting_units: tuple["Unit", ...]
+    claims: tuple[str, ...] = ()  # home centres it does not own at the start
 
 
 @dataclass(frozen=True, eq=False)
@@ -139,7 +140,10 @@ class Variant:
     ``years_to_fall`` years after its Spring and the next Spring ``years_to_spring`` years
     after that Fall (0 and 1 normally; Hundred's 5 and 5 make Spring 1425, Fall 1430,
     Spring 1435).  With ``builds_anywhere`` a power builds in any owned, unoccupied
-    supply centre, not only its home centres.  ``title`` and ``rules`` are what players
+    supply centre, not only its home centres; with ``builds_any_home`` in any owned,
+    unoccupied centre that is a home centre of some power.  Besides ``victory_centers``, a
+    map with ``lead_until`` is won by a power leading every other by ``lead_until - year``
+    centres (at least one) at the end of a year.  ``title`` and ``rules`` are what players
     are told of the variant (its full name and special rules, one line each).
     """
 
@@ -155,6 +159,8 @@ class Variant:
     years_to_fall: int = 0
     years_to_spring: int = 1
     builds_anywhere: bool = False
+    builds_any_home: bool = False
+    lead_until: int | None = None
     title: str = ""
     rules: tuple[str, ...] = ()
 

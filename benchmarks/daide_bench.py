@@ -65,7 +65,8 @@ class Judge:
         from judge.store.schema import upgrade
         from judge.worker import Worker
 
-        self.judge = JudgeSettings(address="judge@example.org", domain="example.org", name="Bench Judge")
+        self.judge = JudgeSettings(address="judge@example.org", domain="example.org", name="Bench Judge",
+                                   create_per_day=0)  # one master makes every game here
         self.store = Store(f"sqlite:///{folder / 'judge.db'}")
         upgrade(self.store.engine)
         self.settings = Settings(judge=self.judge, daide=DaideSettings(host="127.0.0.1", port_range=port_range,

@@ -39,8 +39,10 @@ class DaideClient:
 
     @classmethod
     async def connect(cls, host: str, port: int, *, timeout: float = 10.0,
-                      default_table: TokenTable | None = None) -> "DaideClient":
-        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+                      default_table: TokenTable | None = None, local_address: str | None = None) -> "DaideClient":
+        """``local_address``: the address to connect from (e.g. another loopback address)."""
+        local = (local_address, 0) if local_address is not None else None
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port, local_addr=local), timeout)
         writer.write(initial_message())
         await writer.drain()
         client = cls(reader, writer, default_table or TokenTable.standard())

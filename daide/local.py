@@ -96,7 +96,7 @@ class LocalGame:
         player = self._players[power] = _Player(name, version, random.randint(1, 8191), connected=True)
         return Seat(power, player.passcode, power)
 
-    def rejoin(self, power: str, passcode: int) -> Seat | None:
+    def rejoin(self, power: str, passcode: int, address: str = "") -> Seat | None:
         player = self._players.get(power)
         if player is None or player.passcode != passcode:
             return None

@@ -201,7 +201,7 @@ def _adjustment(table: TokenTable, tables: Tables, position: Position, power: st
         return Verdict("NMB")
     if province not in tables.supply_centers:
         return Verdict("NSC")
-    if province not in tables.homes.get(power, ()):
+    if province not in tables.build_homes.get(power, ()):
         return Verdict("HSC")
     if province not in position.centers.get(power, ()):
         return Verdict("YSC")

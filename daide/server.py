@@ -8,6 +8,15 @@ place, and either way the connection stays.  A connection that floods (more than
 ``flood_limit`` messages within ``flood_window`` seconds) or sends a frame with a
 body over ``max_body`` bytes is told OFF and closed.  Nothing reaches the host
 but orders that passed ``daide.orders.read_order``.
+
+The doors a stranger reaches (docs/daide.md, "Limits"): a connection over a cap of
+``daide.admission`` is closed before anything is read; a first frame that is not an IM
+is refused as soon as its 4-byte header is in; a connection that has not named itself
+(NME, IAM, OBS) within ``name_seconds``, or holds no seat and sends nothing for
+``idle_seconds``, is told OFF and closed; wrong IAMs wait as ``daide.guesses`` says, per
+power and per client address, and an IAM for a seat whose own connection is alive is
+refused (IAM is for coming back after a dropped connection).  ``close`` tells every
+connection OFF and waits for them to end, so a stopping judge leaves no task behind.
 """
 
 from __future__ import annotations
@@ -19,6 +28,8 @@ from typing import Callable, Sequence
 
 from adjudicator.types import PhaseKind, Position
 from daide import framing, render
+from daide.admission import Admission
+from daide.guesses import Guesses
 from daide.framing import ErrorCode, Frame, FrameReader, FramingError, Kind
 from daide.host import Ending, GameHost, PlayedPhase, Seat
 from daide.messages import DecodeError, Message, Text, build_tree, encode, huh_for, token_index, with_error_mark, words
@@ -28,13 +39,26 @@ from daide.tokens import TokenTable
 log = logging.getLogger(__name__)
 
 IM_TIMEOUT = 30.0
+NAME_SECONDS = 30.0
+IDLE_SECONDS = 600.0
+ACCEPT_BACKLOG = 16
+CLOSE_SECONDS = 2.0  # how long close() lets connections write their OFF before it cancels them
+
+
+def peer_address(writer: asyncio.StreamWriter) -> str:
+    """The client's address as text ("" when the socket has none, e.g. a Unix socket)."""
+    peer = writer.get_extra_info("peername")
+    return str(peer[0]) if isinstance(peer, tuple) and peer else ""
 
 
 class Connection:
-    def __init__(self, server: "GameServer", reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, server: "GameServer", reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                 address: str = "") -> None:
         self.server = server
         self.reader = reader
         self.writer = writer
+        self.address = address
+        self.opened = self.last_heard = time.monotonic()
         self.frames = FrameReader()
         self.seat: Seat | None = None  # a machine's place (NME or IAM)
         self.power: str | None = None  # its power, once the game has dealt them
@@ -84,9 +108,17 @@ class Connection:
             self.writer.write(framing.representation(self.server.host.table.representation()))
             self._take(self._queued)
             while not self.closed:
-                data = await self.reader.read(65536)
+                left = self._time_left()
+                if left is not None and left <= 0:
+                    self.send(("OFF",))  # unnamed or silent too long: its descriptor is worth more
+                    break
+                try:
+                    data = await asyncio.wait_for(self.reader.read(65536), left)
+                except asyncio.TimeoutError:
+                    continue
                 if not data:
                     break
+                self.last_heard = time.monotonic()
                 self._take(self.frames.feed(data))
                 waiting = self.frames.waiting_header()
                 if waiting is not None and waiting[0] not in Kind._value2member_map_:
@@ -98,6 +130,18 @@ class Connection:
             pass
         finally:
             self.close()
+
+    def _time_left(self) -> float | None:
+        """Seconds before this connection is closed for not naming itself (NME, IAM, OBS) or for
+        sending nothing while it holds no seat; None for a seated machine (it may be silent
+        for a whole phase)."""
+        if self.seat is not None:
+            return None
+        now = time.monotonic()
+        left = self.last_heard + self.server.idle_seconds - now
+        if not self.observer:
+            left = min(left, self.opened + self.server.name_seconds - now)
+        return left
 
     def _take(self, frames: list[Frame]) -> None:
         for frame in frames:
@@ -121,6 +165,13 @@ class Connection:
             if not data:
                 return None
             frames = self.frames.feed(data)
+            header = self.frames.waiting_header() if not frames else None
+            if header is not None and header[0] != Kind.IM:
+                self.fail(ErrorCode.IM_NOT_FIRST)  # garbage (e.g. "GET / HTTP/1.1"): known from 4 bytes
+                return None
+            if header is not None and header[1] != 4:
+                self.fail(ErrorCode.MESSAGE_TOO_SHORT if header[1] < 4 else ErrorCode.UNKNOWN_MESSAGE)
+                return None
             if not frames:
                 continue
             first, rest = frames[0], frames[1:]
@@ -267,10 +318,20 @@ class Commands:
             self.huh(message, (1,))
             return
         power = table.power_of_token.get(message[1][0])
-        seat = self.host.rejoin(power, message[2][0]) if power is not None and self.c.seat is None else None
-        if seat is None:
+        refusal = self.server.iam_refusal(self.c, power)
+        if refusal is not None:  # REJ, and the reason as ADM (as for DRW)
+            self.c.send(("REJ", message))
+            self.c.send(("ADM", (Text("Server"),), (Text(refusal),)))
+            return
+        if self.c.seat is not None:  # already seated: nothing to come back to, no guess either
             self.c.send(("REJ", message))
             return
+        seat = self.host.rejoin(power, message[2][0], self.c.address) if power is not None else None
+        if seat is None or power is None:
+            self.server.iam_wrong(self.c, power)
+            self.c.send(("REJ", message))
+            return
+        self.server.iam_right(self.c, power)
         for other in list(self.server.connections):
             if other is not self.c and other.seat is not None and other.seat.key == seat.key:
                 other.seat = None  # the old connection no longer speaks for the power
@@ -465,9 +526,21 @@ class GameServer:
     ``Listener`` methods below."""
 
     def __init__(self, host: GameHost, *, im_timeout: float = IM_TIMEOUT, flood_limit: int = 200,
-                 flood_window: float = 1.0, max_body: int = 8192, reminder_interval: float = 0.25) -> None:
+                 flood_window: float = 1.0, max_body: int = 8192, reminder_interval: float = 0.25,
+                 admission: Admission | None = None, address_guesses: Guesses | None = None,
+                 name_seconds: float = NAME_SECONDS, idle_seconds: float = IDLE_SECONDS) -> None:
+        """``admission`` and ``address_guesses`` are shared by the servers of one process
+        (the caps and the wrong IAMs of a client address count across games)."""
         self.host = host
         self.connections: list[Connection] = []
+        self.admission = admission if admission is not None else Admission()
+        self.address_guesses = address_guesses if address_guesses is not None else Guesses()
+        self.power_guesses = Guesses(self.address_guesses.policy)
+        self.owners: dict[str, set[str]] = {}  # power -> client addresses that have played it here
+        self.refused = 0  # connections closed at once for a cap
+        self.name_seconds = name_seconds
+        self.idle_seconds = idle_seconds
+        self._tasks: set[asyncio.Task] = set()
         self.im_timeout = im_timeout
         self.flood_limit = flood_limit
         self.flood_window = flood_window
@@ -489,18 +562,31 @@ class GameServer:
         return Commands(self, connection)
 
     async def start(self, address: str, port: int) -> int:
-        self._server = await asyncio.start_server(self._accept, address, port)
+        # a short backlog: asyncio accepts up to that many sockets at each wake-up before any
+        # admission check runs, so it bounds the descriptors a burst can take at once
+        self._server = await asyncio.start_server(self._accept, address, port, backlog=ACCEPT_BACKLOG)
         self._reminding = asyncio.get_running_loop().create_task(self._remind())
         return self._server.sockets[0].getsockname()[1]
 
     async def close(self) -> None:
+        """No new connections; OFF to every one, then each ends (cancelled after
+        ``CLOSE_SECONDS``); returns once nothing of this server runs."""
+        if self._server is not None:
+            self._server.close()
         if self._reminding is not None:
             self._reminding.cancel()
         for connection in list(self.connections):
             connection.send(("OFF",))
             connection.close()
+        tasks = {task for task in self._tasks if task is not asyncio.current_task()}
+        if tasks:
+            _, late = await asyncio.wait(tasks, timeout=CLOSE_SECONDS)
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*late, return_exceptions=True)
+        if self._reminding is not None:
+            await asyncio.gather(self._reminding, return_exceptions=True)
         if self._server is not None:
-            self._server.close()
             await self._server.wait_closed()
 
     async def _remind(self) -> None:
@@ -531,16 +617,59 @@ class GameServer:
                 connection.send(tme)
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        connection = Connection(self, reader, writer)
+        address = peer_address(writer)
+        refusal = self.admission.admit(self, address)
+        if refusal is not None:
+            self.refused += 1
+            log.warning("DAIDE: a connection from %s closed at once: %s", address, refusal)
+            writer.transport.abort()  # nothing read, nothing written: the descriptor goes now
+            return
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        connection = Connection(self, reader, writer, address)
         self.connections.append(connection)
-        await connection.run()
+        try:
+            await connection.run()
+        except asyncio.CancelledError:
+            pass  # close() gave up waiting for it: ended quietly
+        finally:
+            connection.close()
+            self.admission.leave(self, address)
+            self._tasks.discard(task)
 
     def forget(self, connection: Connection) -> None:
         if connection in self.connections:
             self.connections.remove(connection)
             seat = connection.seat
             if seat is not None and not any(c.seat is not None and c.seat.key == seat.key for c in self.connections):
-                self.host.disconnected(seat)
+                try:
+                    self.host.disconnected(seat)
+                except Exception:  # the store cannot be reached now; the connection is gone anyway
+                    log.exception("DAIDE: recording that a machine left failed")
+
+    # -- IAM: coming back after a dropped connection
+    def iam_refusal(self, connection: Connection, power: str | None) -> str | None:
+        """Why an IAM for ``power`` is not even tried now (None: it is)."""
+        if power is not None and any(other is not connection and other.power == power and not other.closed
+                                     for other in self.connections):
+            return f"{power}'s own connection is alive: IAM is for coming back after a dropped connection"
+        wait = self.address_guesses.wait(connection.address)
+        if power is not None and connection.address not in self.owners.get(power, ()):
+            wait = max(wait, self.power_guesses.wait(power))
+        if wait > 0:
+            return f"too many wrong IAMs: try again in {int(wait) + 1} seconds"
+        return None
+
+    def iam_wrong(self, connection: Connection, power: str | None) -> None:
+        self.address_guesses.wrong(connection.address)
+        if power is not None and connection.address not in self.owners.get(power, ()):
+            self.power_guesses.wrong(power)
+
+    def iam_right(self, connection: Connection, power: str) -> None:
+        self.address_guesses.right(connection.address)
+        self.power_guesses.right(power)
+        self.owners.setdefault(power, set()).add(connection.address)
 
     # -- what every player hears
     def hello(self, connection: Connection) -> Message:
@@ -558,6 +687,8 @@ class GameServer:
     def greet(self, connection: Connection) -> None:
         if connection.seat is not None and connection.power is None:
             connection.power = self.host.power_of(connection.seat)
+        if connection.power is not None:  # its address may come back with IAM past the power's lock
+            self.owners.setdefault(connection.power, set()).add(connection.address)
         connection.greeted = True
         connection.send(self.hello(connection))
         self.send_state(connection)

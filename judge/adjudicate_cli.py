@@ -29,7 +29,8 @@ EXIT_INTERNAL = 1  # an engine bug: a traceback went to standard error
 EXIT_MALFORMED = 2
 
 # The optional rules of docs/design.md, used for --help when the engine cannot be imported.
-_DOCUMENTED_RULES = ("PARADOX_SZYKMAN", "PARADOX_1982_DPJUDGE", "PARADOX_ALL_FAIL", "NO_BELEAGUERED_CONVOY")
+_DOCUMENTED_RULES = ("CD_REMOVE_2023", "CONVOY_NEEDED_ONLY", "CONVOY_NO_FALLBACK", "DATC_3", "NO_BELEAGUERED_CONVOY",
+                     "PARADOX_1982_DPJUDGE", "PARADOX_ALL_FAIL", "PARADOX_SZYKMAN")
 
 _INPUT_FIELDS = frozenset(jsonio.INPUT_FIELDS)
 
@@ -53,7 +54,13 @@ input (one JSON object; FILE or standard input):
              /nc (nc) "north coast", routes like "A LON-NTH-NWY", "via convoy";
              retreats "A PAR R BUR", "A PAR D"; "BUILD A PAR", "REMOVE F BRE", "WAIVE".
              Units without orders hold (movement) or disband (retreat).
-  rules      optional rule names: {rules}
+  rules      optional rule names: {rules}.
+             None: DATC 2.4 as the DPjudge plays it.  DATC_3: the DATC 3.0 preferences
+             (2023 rulebook), that is CONVOY_NO_FALLBACK (no land route for an army
+             meant to go by convoy), CONVOY_NEEDED_ONLY (a convoy order no route needs
+             is void) and CD_REMOVE_2023 (civil-disorder removals by distance to owned
+             centres, units on centres last); each may be chosen alone.  At most one
+             PARADOX_ rule (default PARADOX_SZYKMAN).  See docs/adjudication.md.
 
 output (one JSON object):
   {{"phase": "S1901M",

@@ -6,13 +6,15 @@ mode the running judge's writers are not held up), checked with ``PRAGMA integri
 before it is archived.  The archive (tar, gzip when FILE ends in .gz or .tgz; mode 0600:
 it holds the secret key) contains ``judge.db``, ``judge-key.asc`` (the secret key, as
 ``judge key export --secret`` writes it) and ``backup.json`` (when, what, which schema and
-key).  On PostgreSQL the archive holds the key and ``backup.json`` only: dump the database
-with ``pg_dump`` (README, "Backups").
+key) and ``dkim-keys.json`` (the DKIM key pairs, also in ``judge.db``).  On PostgreSQL
+the archive holds the keys and ``backup.json`` only: dump the database with ``pg_dump``
+(README, "Backups").
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import json
 import os
@@ -28,6 +30,7 @@ from judge.cli_options import add_config_argument, settings_from, store_from
 
 DATABASE_NAME = "judge.db"
 KEY_NAME = "judge-key.asc"
+DKIM_NAME = "dkim-keys.json"
 MANIFEST_NAME = "backup.json"
 
 
@@ -45,7 +48,8 @@ def register(subparsers: Any) -> None:
     add_config_argument(parser)
     parser.add_argument("file", metavar="FILE", help="the archive to write (replaced atomically if it exists)")
     parser.add_argument("--no-key", action="store_true",
-                        help="leave the judge's secret key out (then keep `judge key export --secret` elsewhere)")
+                        help="leave the judge's secret keys out: its OpenPGP key (then keep `judge key export "
+                             "--secret` elsewhere) and dkim-keys.json (the SQLite copy still holds the DKIM keys)")
     parser.set_defaults(func=run)
 
 
@@ -84,6 +88,7 @@ def _add(archive: tarfile.TarFile, name: str, data: bytes) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from judge.key_cli import KeyExportError, export_judge_key
+    from judge.mailauth.keystore import recorded_keys
     from judge.store.schema import current_revision
     from judge.worker_process import sqlite_file
 
@@ -103,12 +108,15 @@ def run(args: argparse.Namespace) -> int:
                                 "store": shown, "schema_revision": current_revision(store.engine),
                                 "files": [], "key_fingerprint": None}
     key_text = None
+    dkim_keys: list[dict[str, str]] = []
     try:
         if not args.no_key:
             try:
                 manifest["key_fingerprint"], key_text = export_judge_key(settings, store, secret=True)
             except KeyExportError as exc:
                 print(f"judge backup: warning: the judge's key is not in the backup: {exc}", file=sys.stderr)
+            dkim_keys = [dataclasses.asdict(key) for _, key in sorted(recorded_keys(store).items())]
+            manifest["dkim_selectors"] = [key["selector"] for key in dkim_keys]
     finally:
         store.dispose()
     database = sqlite_file(settings.store_url)
@@ -125,6 +133,8 @@ def run(args: argparse.Namespace) -> int:
             manifest["pages"] = pages
         if key_text is not None:
             members.append((KEY_NAME, key_text.encode("ascii")))
+        if dkim_keys:
+            members.append((DKIM_NAME, (json.dumps(dkim_keys, indent=2) + "\n").encode("ascii")))
         manifest["files"] = [name for name, _ in members]
         members.append((MANIFEST_NAME, (json.dumps(manifest, indent=2) + "\n").encode("utf-8")))
         partial = Path(work) / "archive"
@@ -135,7 +145,8 @@ def run(args: argparse.Namespace) -> int:
         os.chmod(partial, 0o600)
         os.replace(partial, target)
     what = [f"the SQLite store ({shown})" if database is not None else None,
-            f"the judge's key {manifest['key_fingerprint']}" if key_text is not None else None]
+            f"the judge's key {manifest['key_fingerprint']}" if key_text is not None else None,
+            f"the DKIM keys ({', '.join(manifest['dkim_selectors'])})" if dkim_keys else None]
     print(f"judge backup: {target} holds " + " and ".join(w for w in what if w) if any(what)
           else f"judge backup: {target} holds the manifest only")
     if database is None:

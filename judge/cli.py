@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "judge.outbox_cli",  # judge outbox list|retry
     "judge.backup_cli",  # judge backup FILE
     "judge.key_cli",  # judge key export|import
+    "judge.dns_cli",  # judge dns
     "judge.player.cli",  # judge player escrow|blind
     "judge.audit_cli",  # judge audit ARCHIVE
     "judge.bot_cli",  # judge bot --host H --port P

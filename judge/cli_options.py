@@ -10,6 +10,7 @@ import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Callable
 
+from judge import logthrottle
 from judge.config import ConfigError, Settings, load_settings
 
 if TYPE_CHECKING:  # the store is imported when a command runs, not when `judge` starts
@@ -139,3 +140,4 @@ def setup_logging() -> None:
     # aiosmtpd logs every connection at INFO, alembic every migration step.
     logging.getLogger("mail.log").setLevel(logging.WARNING)
     logging.getLogger("alembic").setLevel(logging.WARNING)
+    logthrottle.install()  # the same warning from the same place at most 10 times a minute

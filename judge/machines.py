@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Sequence
 
 from sqlalchemy import Text, cast, func, select
@@ -23,15 +23,19 @@ from adjudicator.jsonio import position_from_json
 from adjudicator.results import OrderResult
 from adjudicator.types import Position
 from judge.outgoing import MACHINE_DOMAIN
-from judge.commands.daide_ports import MACHINES, give_port
+from judge.commands.daide_ports import MACHINES, give_port, is_machine_game, released_for_idling
 from judge.phases.ballots import ballot_to_json, ballots_of, vote_text
 from judge.commands.fair_players import PassContext
 from judge.commands.start import start_game
 from judge.phases.order_sets import merge_orders
 from judge.phases.processing import DRAW, end_game
+from judge.publish.broadcast import to_member
+from judge.render import render
 from judge.phases.turnstate import after_orders, fresh_deadline_for_newcomer, stored_order_set, survivors, turn_state
-from judge.store.queries import has_rule, latest_of_power, player_of, players, position_of, rules_of, variant_of
-from judge.store.models_daide import MachineSeat
+from judge.store.queries import (has_rule, latest_of_power, master_of, player_of, players, position_of, rules_of,
+                                 variant_of)
+from judge.store.models_daide import DaidePort, MachineSeat
+from judge.store.times import as_utc
 from judge.lifecycle import ACTIVE, FORMING, is_live, seats_players, statuses_where
 from judge.store.models_game import DUMMY, PLAYER, Game, Membership, OrderSet, PhaseRecord
 from judge.store.passwords import hash_password
@@ -56,18 +60,70 @@ class MachineGame:
     port: int
 
 
-def machine_games(session: Session, ports: range) -> list[MachineGame]:
-    """Games being set up, forming or running with RULE MACHINES, each with its DAIDE port (the one
-    RULE MACHINES gave it, or one from ``ports`` now; a game for which none is free is left out).
+def machine_games(session: Session, ports: range, now: datetime | None = None,
+                  idle_after: timedelta | None = None) -> list[MachineGame]:
+    """Games forming or running with RULE MACHINES, each with its DAIDE port (the one it was
+    given, or one from ``ports`` now; a game for which none is free is left out).  Left out
+    too: a game in preparation (it cannot use a port before FORM), a forming game that gave
+    its port back for idling, and one holding a port that nobody joined for ``idle_after``
+    (the edge closes its listener, then ``free_ports`` takes the port back).
 
     The DAIDE edge asks this several times a second: only the games whose stored rules
     name the rule are loaded, not every running game with its position."""
     found = []
     for game in session.scalars(_MACHINE_CANDIDATES):
-        port = give_port(session, game, ports) if has_rule(game, MACHINES) else None
+        if not has_rule(game, MACHINES) or not seats_players(game.status):
+            continue
+        if game.status == FORMING and (released_for_idling(session, game) or _idle(session, game, now, idle_after)):
+            continue
+        port = give_port(session, game, ports, now)
         if port is not None:
             found.append(MachineGame(game.id, game.name, game.status, game.phase, port))
     return found
+
+
+def _idle(session: Session, game: Game, now: datetime | None, idle_after: timedelta | None) -> bool:
+    """A forming game holding a port that nobody has joined since ``idle_after`` before ``now``."""
+    row = session.get(DaidePort, game.id)
+    if now is None or idle_after is None or row is None or row.port is None or game.status != FORMING:
+        return False
+    joined = [m.joined_at for m in players(session, game) if m.joined_at is not None]
+    since = max([as_utc(moment) for moment in (row.given_at or game.created_at, *joined)])
+    return now - since >= idle_after
+
+
+def free_ports(ctx: PassContext, serving: set[int], idle_after: timedelta) -> list[tuple[str, int]]:
+    """Take back the ports of games whose listener is not open (``serving``: the games the
+    edge listens for) and which cannot use them: ended games, games without the rule or in
+    preparation, and forming games nobody joined for ``idle_after`` (their master told by
+    mail).  (game name, port) of each port freed."""
+    freed: list[tuple[str, int]] = []
+    rows = ctx.session.execute(select(DaidePort, Game).join(Game, Game.id == DaidePort.game_id)
+                               .where(DaidePort.port.is_not(None))).all()
+    for row, game in rows:
+        if game.id in serving:
+            continue
+        if seats_players(game.status) and is_machine_game(game):
+            if not _idle(ctx.session, game, ctx.now, idle_after):
+                continue
+            hours = idle_after.total_seconds() / 3600
+            tell_master(ctx, game, "DAIDE port given back",
+                        f"nobody joined for {hours:g} hours, so its DAIDE port {row.port} went back to the judge "
+                        "for other games. Send RULE MACHINES (after SIGNON master) to get a port again.")
+            freed.append((game.name, row.port or 0))
+            row.port = None
+            continue
+        freed.append((game.name, row.port or 0))
+        ctx.session.delete(row)
+    return freed
+
+
+def tell_master(ctx: PassContext, game: Game, subject: str, text: str) -> None:
+    """A notice to the game's master about its machine players."""
+    master = master_of(ctx.session, game)
+    if master is not None:
+        ctx.send([to_member(game, ctx.judge, master, subject=f"{game.name}: {subject}",
+                            body=render("machine_notice.j2", game=game.name, text=text), kind="master_notice")])
 
 
 def machine_address(game: Game, number: int) -> str:
@@ -131,6 +187,19 @@ def seat_by_passcode(session: Session, game_id: int, power: str, passcode: int) 
         if member is not None and member.power == power and member.status == "active" and seat.passcode == passcode:
             return member.id
     return None
+
+
+def seat_taken_back(ctx: PassContext, game_id: int, power: str, passcode: int, address: str) -> int | None:
+    """IAM: the membership id of the machine playing ``power`` with ``passcode``, the master
+    told by mail that the seat was taken back over a new connection (from ``address``)."""
+    member = seat_by_passcode(ctx.session, game_id, power, passcode)
+    game = ctx.session.get(Game, game_id)
+    if member is not None and game is not None:
+        tell_master(ctx, game, f"the machine playing {power} came back",
+                    f"the machine player of {power} took its seat back with IAM (its passcode) over a new "
+                    f"connection from {address or 'an unknown address'}. If that was not the program you expect, "
+                    f"replace it (EJECT {power}).")
+    return member
 
 
 def release_seat(session: Session, game_id: int, membership_id: int) -> None:
@@ -276,5 +345,5 @@ def machine_names(session: Session, game: Game) -> dict[str, tuple[str, str]]:
 
 
 __all__ = ["MACHINES", "MachineGame", "Played", "Seated", "draw_refusal", "late",
-           "last_record_id", "machine_games", "machine_names", "phases_since", "record_of", "release_seat",
-           "seat_by_passcode", "seat_of", "set_wait", "store_orders", "stored_orders", "take_seat", "vote_draw"]
+           "free_ports", "last_record_id", "machine_games", "machine_names", "phases_since", "record_of",
+           "release_seat", "seat_by_passcode", "seat_taken_back", "tell_master", "seat_of", "set_wait", "store_orders", "stored_orders", "take_seat", "vote_draw"]

@@ -51,6 +51,11 @@ class InboundMail:
     #: The Subject with any password masked (the worker masks it with the command grammar);
     #: a reply's "Re:" subject quotes this, never the Subject itself.
     masked_subject: str = ""
+    #: The connecting client's IP address (SMTP); None when unknown (IMAP).
+    peer: str | None = None
+    #: The sender's address as verified (DKIM/DMARC, SMTP AUTH); None until a verifier sets
+    #: it.  judge.senders.sender_of prefers it to everything a stranger can write.
+    authenticated: str | None = None
 
     @property
     def may_reply(self) -> bool:

@@ -32,6 +32,9 @@ def register(subparsers: Any) -> None:
     add_config_argument(listing)
     listing.add_argument("--queued", action="store_true",
                          help="also list mail still queued for another attempt")
+    listing.add_argument("--sent", metavar="ADDRESS",
+                         help="instead, list the mail sent to ADDRESS (the last 50), each with the relay's queue "
+                              "id: the name to look for in the relay's log")
     listing.set_defaults(func=run_list)
     retry = commands.add_parser(
         "retry", help="queue a failed outgoing mail again",
@@ -54,7 +57,36 @@ def run_list(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     if settings is None:
         return 2
+    if args.sent:
+        return on_store(settings, "outbox", lambda store: _list_sent(store, args.sent))
     return on_store(settings, "outbox", lambda store: _list(store, args.queued))
+
+
+SENT_SHOWN = 50
+
+
+def _list_sent(store: Store, address: str) -> int:
+    from sqlalchemy import select
+
+    from judge.store.models_mail import SENT, OutboxMessage
+
+    wanted = address.strip().lower()
+    with store.unit_of_work() as session:
+        rows = session.execute(
+            select(OutboxMessage).where(OutboxMessage.status == SENT).order_by(OutboxMessage.id.desc())
+        ).scalars()
+        shown = 0
+        for row in rows:
+            if wanted not in (r.lower() for r in row.recipients):
+                continue
+            print(f"{row.id}\t{row.sent_at:%Y-%m-%d %H:%M:%S}Z\t{row.kind}\tsubject {_subject(row.raw)!r}"
+                  f"\tqueue id {row.relay_queue_id or '-'}")
+            shown += 1
+            if shown == SENT_SHOWN:
+                break
+    if not shown:
+        print(f"no mail sent to {address}")
+    return 0
 
 
 def _list(store: Store, queued: bool) -> int:

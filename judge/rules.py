@@ -27,6 +27,14 @@ ENGINE_MEANINGS: dict[str, str] = {
     "PARADOX_ALL_FAIL": "convoy paradoxes: every order caught in the paradox fails and the units involved hold",
     "NO_BELEAGUERED_CONVOY": "a beleaguered fleet (attacked by equal, greatest strengths that stand off) does "
                              "not convoy",
+    "DATC_3": "the DATC 3.0 preferences and the 2023 rulebook: CONVOY_NO_FALLBACK, CONVOY_NEEDED_ONLY and "
+              "CD_REMOVE_2023 together (without them, DATC 2.4 as the DPjudge plays it)",
+    "CONVOY_NO_FALLBACK": "an army meant to go by convoy (VIA CONVOY, or convoyed by its own fleet) goes by convoy "
+                          "or not at all: no falling back on the land route (DATC 3.0 6.G.8)",
+    "CONVOY_NEEDED_ONLY": "a convoy order from a fleet that no convoy route of the army needs is void and shows "
+                          "no intent to convoy (DATC 3.0 6.G.19)",
+    "CD_REMOVE_2023": "civil-disorder removals by the 2023 rulebook: units off supply centres first, the farthest "
+                      "from an owned centre counting every province for any unit (DATC 3.0 6.J)",
 }
 
 #: The judge's own rules, by feature.

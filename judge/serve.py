@@ -19,6 +19,7 @@ from judge.commands.daide_ports import configure_ports
 from judge.config import Settings, make_data_dir
 from judge.edge.daide import DaideEdge
 from judge.edge.imap_in import ImapPoller
+from judge.edge.pass_timing import DueOutlook, PassPlanner, due_outlook
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
 from judge.edge.smtp_out import OutboxSender, transport_for
 from judge.hooks import after_commit_hook, default_process_hook, resolve_hook
@@ -62,11 +63,12 @@ class Daemon:
         self.stop_event = threading.Event()
         self.inbox_wake = threading.Event()
         self.outbox_wake = threading.Event()
+        self.scheduler_wake = threading.Event()  # a processed mail may bring a due time nearer
         configure_ports(settings.daide)  # RULE MACHINES gives a game its DAIDE port in the mail's transaction
         self.worker = Worker(
             store, settings.judge, process or default_process_hook(settings), clock=clock,
             pause_before_commit=settings.worker.pause_before_commit_seconds,
-            on_processed=self.outbox_wake.set, max_attempts=settings.worker.max_attempts,
+            on_processed=self._mail_processed, max_attempts=settings.worker.max_attempts,
             after_commit=after_commit_hook(settings, store),
         )
         self.tick = tick
@@ -77,7 +79,7 @@ class Daemon:
         )
         count = worker_process_count(settings) if worker_command is not None else 0
         self.worker_processes = (
-            WorkerProcesses(worker_command, count, on_processed=self.outbox_wake.set)
+            WorkerProcesses(worker_command, count, on_processed=self._mail_processed)
             if worker_command is not None and count > 0 else None
         )
         self.handler = IntakeHandler(store, on_stored=self._mail_stored, clock=clock)
@@ -104,6 +106,10 @@ class Daemon:
         else:
             self.inbox_wake.set()
 
+    def _mail_processed(self) -> None:
+        self.outbox_wake.set()
+        self.scheduler_wake.set()
+
     def _run_worker(self) -> None:
         self.worker.run(self.stop_event, self.inbox_wake, self.settings.worker.poll_seconds)
 
@@ -117,13 +123,35 @@ class Daemon:
                 log.exception("lease keeper: cannot reach the database; trying again")
 
     def _run_scheduler(self) -> None:
+        """A pass at the next thing due (judge/edge/pass_timing.py), at the latest a tick
+        after the last; a processed mail wakes the planner to look again."""
         assert self.tick is not None
-        while not self.stop_event.wait(self.settings.scheduler.tick_seconds):
+        planner = PassPlanner(self.settings.scheduler.tick_seconds, self.settings.scheduler.touched_seconds)
+        last_pass: datetime | None = None  # games touched before the start get a pass at once
+        while not self.stop_event.is_set():
+            now = self.clock()
+            at = planner.next_pass_at(now, last_pass, self._due_outlook(now))
+            delay = (at - now).total_seconds()
+            if delay > 0 and self.scheduler_wake.wait(delay):
+                self.scheduler_wake.clear()
+                continue  # woken by mail: plan again (a wait that times out passes, whatever the clock says)
+            if self.stop_event.is_set():
+                return
+            last_pass = self.clock()
+            planner.passed()
             try:
-                self.tick(self.store, self.settings, self.clock())
+                self.tick(self.store, self.settings, last_pass)
                 self.outbox_wake.set()
             except Exception:
                 log.exception("scheduler pass failed; the next tick tries again")
+
+    def _due_outlook(self, now: datetime) -> DueOutlook | None:
+        try:
+            with self.store.sessions() as session:
+                return due_outlook(session, now)
+        except Exception:
+            log.exception("scheduler: cannot read the due times; waiting a tick")
+            return None
 
     def start(self) -> None:
         if self.tick is None:
@@ -141,9 +169,11 @@ class Daemon:
         if self.tick is not None:
             self._threads.append(threading.Thread(target=self._run_scheduler, name="scheduler", daemon=True))
         from judge.keyrecord import settle_judge_key  # gpg and the commands: only when serving
+        from judge.mailauth.keystore import judge_signer
 
         check_port_free(self.settings.smtp.host, self.settings.smtp.port)  # a busy port fails first
         settle_judge_key(self.settings, self.store)  # before listening: no mail before the key
+        self.sender.signer = judge_signer(self.store, self.settings.dkim, self.settings.judge)  # DKIM keys made once
         self.sender.start()  # a lease owner; rows a crashed run of ours left are due again
         # What exists now (modules, mapped classes, settings) lives as long as the daemon:
         # out of the collector's full passes, which would walk it each time (some 50 ms with
@@ -175,6 +205,7 @@ class Daemon:
         except Exception:  # already stopped or never started
             pass
         self.stop_event.set()
+        self.scheduler_wake.set()
         self.inbox_wake.set()
         self.outbox_wake.set()
         if self.daide is not None:

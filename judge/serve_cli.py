@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     # Imported here, not at the top: every `judge` command builds this parser, and the
     # store (SQLAlchemy, Alembic) takes about a second to import.
     from judge.keyrecord import JudgeKeyRefused
+    from judge.mailauth.keystore import DkimKeyRefused
     from judge.serve import Daemon
 
     settings = settings_from(args)
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         daemon = Daemon(settings, store, clock=clock, worker_command=worker_command(args))
         daemon.serve_forever()
-    except (HookError, ConfigError, JudgeKeyRefused) as exc:
+    except (HookError, ConfigError, JudgeKeyRefused, DkimKeyRefused) as exc:
         print(f"judge serve: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:

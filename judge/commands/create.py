@@ -23,7 +23,8 @@ from adjudicator.mapdata import MapError
 from judge.render import render
 from judge.publish.broadcast import broadcast
 from judge.commands.context import MailContext
-from judge.commands.daide_ports import MACHINES, daide_text, give_port, take_back_port
+from judge.commands.create_limit import creator_key
+from judge.commands.daide_ports import MACHINES, daide_text, give_port, machine_game_refusal
 from judge.mail import CommandRefused
 from judge.store.queries import as_utc, deadline_text, players, timing_of, variant_named
 from judge.rules import ENGINE_RULES, known_rules, rule_info
@@ -292,10 +293,12 @@ def create(ctx: MailContext, command: Create) -> None:
     exists = ctx.session.execute(select(Game.id).where(Game.name == command.game)).first()
     if exists is not None:
         raise CommandRefused(f"a game named '{command.game}' already exists; choose another name")
+    created_by = creator_key(ctx)
     password_hash = hash_password(command.password)
     game = Game(
         name=command.game, master_password_hash=password_hash, map_name="standard", rules=[], timing={},
         zone="UTC", private=False, description="", status=PREPARATION, created_at=ctx.now,
+        created_by=created_by,
     )
     ctx.session.add(game)
     ctx.session.flush()
@@ -341,9 +344,7 @@ def set_rule(ctx: MailContext, command: RuleStatus) -> None:
         raise CommandRefused(f"unknown rule {command.name}{guess} (known rules: {names})")
     others = [r for r in (game.rules or []) if str(r).split()[0] != info.name]
     if command.remove:
-        game.rules = others
-        if info.name == MACHINES:
-            take_back_port(ctx.session, game)
+        game.rules = others  # a port it held is freed by the DAIDE edge once its listener is closed
         ctx.done(command, f"rule {info.name} removed")
         return
     if info.takes_value and command.value is None:
@@ -352,6 +353,9 @@ def set_rule(ctx: MailContext, command: RuleStatus) -> None:
         raise CommandRefused(f"RULE {info.name} takes no value ({info.meaning})")
     if info.takes_value and not str(command.value).isdigit():
         raise CommandRefused(f"RULE {info.name} needs a whole number, not '{command.value}'")
+    refusal = machine_game_refusal(ctx.session, game, ctx.sender) if info.name == MACHINES else None
+    if refusal is not None:
+        raise CommandRefused(refusal)
     entry = info.name if command.value is None else f"{info.name} {command.value}"
     engine = frozenset(r.split()[0] for r in [*others, entry] if r.split()[0] in ENGINE_RULES)
     try:
@@ -361,7 +365,7 @@ def set_rule(ctx: MailContext, command: RuleStatus) -> None:
     game.rules = sorted([*others, entry])
     ctx.done(command, f"rule {entry}: {info.meaning}")
     if info.name == MACHINES:
-        give_port(ctx.session, game)
+        give_port(ctx.session, game, now=ctx.now)
         ctx.done(command, f"machine players (DAIDE bots) take free seats at {daide_text(ctx.session, game)}")
 
 

@@ -1,24 +1,31 @@
 """Where a game with RULE MACHINES takes its machine players: its DAIDE port, given from
-the configured ``[daide] port_range`` in the transaction that opens the machine seats
-(RULE MACHINES), so the CREATE/RULE and FORM replies and LIST tell it at once.  A port is
-taken while its game has not ended; an ended game's port is given to the next game.
+the configured ``[daide] port_range`` to a game that can use it -- from FORM on (RULE
+MACHINES in a forming or running game, or FORM of a game that has the rule), so the RULE
+and FORM replies and LIST tell it at once.  A port stays the game's until the DAIDE edge
+has closed its listener (judge.machines.free_ports): an ended game's, a game's that lost
+the rule, and a forming game's that nobody joined for ``[daide] forming_idle_hours`` (its
+row kept without a port, so the edge does not give it one again; RULE MACHINES asks
+anew).  One master address may have ``[daide] forming_games_per_address`` machine games
+that have not started (``machine_game_refusal``), so no mail can take every port.
 
-The range is the process's configuration (``configure_ports``, called where the mail
-worker is made from the settings: judge.serve, judge.worker_process); without a call, the
-default range of ``DaideSettings``.  With the DAIDE edge off (``[daide] host = ""``) no
-port is given.
+The range and limits are the process's configuration (``configure_ports``, called where
+the mail worker is made from the settings: judge.serve, judge.worker_process); without a
+call, the defaults of ``DaideSettings``.  With the DAIDE edge off (``[daide] host = ""``)
+no port is given.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from datetime import datetime
+
+from sqlalchemy import Text, cast, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from judge.config import ConfigError, DaideSettings
 from judge.store.models_daide import DaidePort
-from judge.lifecycle import before_start, is_live
-from judge.store.models_game import Game
+from judge.lifecycle import PREPARATION, before_start, seats_players, statuses_where
+from judge.store.models_game import MASTER, Game, Membership
 
 MACHINES = "MACHINES"  # the rule (judge.rules) that opens a game to machines
 
@@ -36,12 +43,14 @@ def parse_port_range(text: str) -> range:
 
 
 _ports: range | None = parse_port_range(DaideSettings().port_range)
+_settings = DaideSettings()
 
 
 def configure_ports(settings: DaideSettings) -> None:
-    """The range this process gives ports from; none when the DAIDE edge is off."""
-    global _ports
+    """The range this process gives ports from (none when the DAIDE edge is off) and its limits."""
+    global _ports, _settings
     _ports = parse_port_range(settings.port_range) if settings.host else None
+    _settings = settings
 
 
 def configured_ports() -> range | None:
@@ -57,27 +66,30 @@ def daide_port(session: Session, game: Game) -> int | None:
     return row.port if row is not None else None
 
 
-def give_port(session: Session, game: Game, ports: range | None = None) -> int | None:
+def give_port(session: Session, game: Game, ports: range | None = None, now: datetime | None = None) -> int | None:
     """The game's port: the one it has, or the lowest free one of ``ports`` (default: the
-    configured range) taken now; None when none is free (or no range is configured).
-    Two transactions after the same port: the second's insert fails on the unique port and
-    it takes the next (a savepoint keeps the rest of its work)."""
+    configured range) taken now; None when the game cannot use one yet (in preparation),
+    when none is free or no range is configured.  A port is free once no row holds it (the
+    edge empties a row only after closing its listener).  Two transactions after the same
+    port: the second's write fails on the unique port and it takes the next (a savepoint
+    keeps the rest of its work)."""
     ports = _ports if ports is None else ports
     row = session.get(DaidePort, game.id)
-    if row is not None or ports is None:
-        return row.port if row is not None else None
-    rows = session.execute(select(DaidePort, Game.status).join(Game, Game.id == DaidePort.game_id)).all()
-    taken = {port.port for port, status in rows if is_live(status)}
-    stale = {port.port: port for port, status in rows if not is_live(status)}
+    if row is not None and row.port is not None:
+        return row.port
+    if ports is None or not seats_players(game.status):
+        return None
+    taken = set(session.scalars(select(DaidePort.port).where(DaidePort.port.is_not(None))))
     for port in ports:
         if port in taken:
             continue
         try:
             with session.begin_nested():
-                if port in stale:
-                    session.delete(stale[port])
-                    session.flush()
-                session.add(DaidePort(game_id=game.id, port=port))
+                row = session.get(DaidePort, game.id)
+                if row is None:
+                    row = DaidePort(game_id=game.id)
+                    session.add(row)
+                row.port, row.given_at = port, now or game.created_at
                 session.flush()
             return port
         except IntegrityError:  # another transaction took it first
@@ -85,11 +97,29 @@ def give_port(session: Session, game: Game, ports: range | None = None) -> int |
     return None
 
 
-def take_back_port(session: Session, game: Game) -> None:
-    """RULE !MACHINES before the game runs: its port is free for another game."""
+def released_for_idling(session: Session, game: Game) -> bool:
+    """The forming game gave its port back after nobody joined for ``forming_idle_hours``."""
     row = session.get(DaidePort, game.id)
-    if row is not None and before_start(game.status):
-        session.delete(row)
+    return row is not None and row.port is None
+
+
+def machine_game_refusal(session: Session, game: Game, address: str) -> str | None:
+    """Why ``address``, the game's master, may not have one more machine game that has not
+    started (None: it may)."""
+    if not before_start(game.status):
+        return None
+    limit = _settings.forming_games_per_address
+    candidates = session.scalars(
+        select(Game).join(Membership, Membership.game_id == Game.id)
+        .where(Membership.role == MASTER, func.lower(Membership.address) == address.lower(),
+               Game.id != game.id, Game.status.in_(statuses_where(before_start)),
+               cast(Game.rules, Text).like(f"%{MACHINES}%")))
+    held = sorted({other.name for other in candidates if is_machine_game(other)})
+    if len(held) < limit:
+        return None
+    return (f"you are already master of {len(held)} machine games that have not started "
+            f"({', '.join(held)}); this judge allows {limit} an address ([daide] forming_games_per_address): "
+            "start one, or take the rule from one with RULE !MACHINES")
 
 
 def daide_text(session: Session, game: Game) -> str | None:
@@ -97,8 +127,13 @@ def daide_text(session: Session, game: Game) -> str | None:
     if not is_machine_game(game):
         return None
     port = daide_port(session, game)
-    if port is None:
-        if _ports is None:
-            return "no port: this judge's DAIDE edge is off ([daide] host)"
-        return f"no port yet: all of {_ports.start}-{_ports.stop - 1} are taken; the judge gives one when one is free"
-    return f"port {port} of the judge's host (e.g. dumbbot -i<host> -p{port})"
+    if port is not None:
+        return f"port {port} of the judge's host (e.g. dumbbot -i<host> -p{port})"
+    if _ports is None:
+        return "no port: this judge's DAIDE edge is off ([daide] host)"
+    if game.status == PREPARATION:
+        return "the port the judge gives when you send FORM"
+    if released_for_idling(session, game):
+        return (f"no port: nobody joined for {_settings.forming_idle_hours:g} hours, so its port went back "
+                "to the judge; the master gets one again with RULE MACHINES")
+    return f"no port yet: all of {_ports.start}-{_ports.stop - 1} are taken; the judge gives one when one is free"

@@ -12,7 +12,7 @@ from judge.commands.join import Resign
 from judge.commands.signon import Signon
 from mailcmds import Command, OrderLines, SourceLine
 
-from judge.commands import signon
+from judge.commands import signon_throttle
 from judge.commands.context import MailContext
 from judge.commands.handler import Needs
 from judge.commands.registry import handler_for
@@ -48,10 +48,10 @@ def run_command(ctx: MailContext, command: Command) -> None:
         return
     checked = command if isinstance(command, Signon) else None  # a password-checked sign-on
     if checked is not None:
-        target = _signon_target(checked)
+        target = signon_throttle.target(ctx, checked)
         unread = (f"not tried: one sign-on attempt for {target[1]} in game '{target[0]}' per mail, and the one "
                   "above was refused; send the right password in a new mail"
-                  if target in ctx.refused_signons else signon.throttled(ctx, checked))
+                  if target in ctx.refused_signons else signon_throttle.throttled(ctx, checked))
         if unread is not None:
             ctx.failed(command.source, unread)
             ctx.signed_on, ctx.failed_signon = None, command.source
@@ -68,8 +68,8 @@ def run_command(ctx: MailContext, command: Command) -> None:
         del ctx.outgoing[marks[0]:], ctx.blocks[marks[1]:], ctx.entries[marks[2]:], ctx.sessions[marks[3]:]
         ctx.failed(command.source, str(refusal))
         if checked is not None:
-            ctx.refused_signons.add(_signon_target(checked))
-            signon.record_refusal(ctx, checked)  # outside the rolled-back savepoint
+            ctx.refused_signons.add(signon_throttle.target(ctx, checked))
+            signon_throttle.record_refusal(ctx, checked)  # outside the rolled-back savepoint
         if opens:
             ctx.signed_on = None
             ctx.failed_signon = command.source
@@ -80,11 +80,6 @@ def run_command(ctx: MailContext, command: Command) -> None:
     if isinstance(command, Create):  # its status lines are the new master's first edits
         for status in command.status:
             run_command(ctx, status)
-
-
-def _signon_target(command: Signon) -> tuple[str, str]:
-    """Whom a password-checked sign-on names: (game, power or name), case folded."""
-    return command.game.lower(), command.power.upper()
 
 
 def run_deferred(ctx: MailContext) -> None:

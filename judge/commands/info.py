@@ -21,6 +21,7 @@ from judge.render import render
 from judge.commands.context import MailContext
 from judge.mail import CommandRefused
 from judge.commands.create import ListStatus, MapStatus, set_map
+from judge.commands.reply_size import admit_files
 from judge.phases.pictures import position_picture, record_picture
 from judge.store.queries import as_utc, find_game, position_of, variant_named, variant_of
 from judge.phases.turn_views import ResultsView, results_view
@@ -275,6 +276,7 @@ def map_picture(ctx: MailContext, command: MapPicture) -> None:
         variant = variant_named(game.map_name)
         files = (record_picture(game.name, variant, drawn) if isinstance(drawn, PhaseRecord)
                  else position_picture(game.name, variant, drawn))
+        admit_files(len(ctx.inbound.raw), ctx.attachments, files)
         ctx.attachments.extend(files)
     ctx.done(command, f"the map of game '{game.name}' {shown} is attached ({', '.join(names)})")
 

@@ -28,7 +28,7 @@ from judge.store.queries import (
     power_named,
     timing_of,
 )
-from judge.commands.daide_ports import daide_text
+from judge.commands.daide_ports import daide_text, give_port, is_machine_game
 from judge.store.models_game import DISMISSED, DUMMY, Game
 from judge.turns import extend_only, next_deadline, resumed_deadline
 from mailcmds.model import Command
@@ -205,6 +205,8 @@ def form(ctx: MailContext, command: Form) -> None:
         raise CommandRefused(f"game '{game.name}' is past forming ({game.status})")
     move(game, GameStatus.FORMING)
     ctx.done(command, f"game '{game.name}' is open: players join with JOIN {game.name} password")
+    if is_machine_game(game):
+        give_port(ctx.session, game, now=ctx.now)  # from FORM on the game can use its port
     machines = daide_text(ctx.session, game)
     if machines is not None:
         ctx.done(command, f"machine players (DAIDE bots) take free seats at {machines}")

@@ -34,7 +34,6 @@ from mailcmds.syntax import Verb
 
 from judge.commands.handler import Handler
 
-
 _DECLARATIONS = frozenset({"VERBS", "HANDLERS"})
 
 

@@ -9,6 +9,7 @@ from typing import Mapping
 from judge.outgoing import OutgoingMail
 from judge.render import render
 from judge.commands.context import MailContext, ReplyLine
+from judge.commands.reply_size import MAX_REPLY_CHARS, bounded  # noqa: F401  (MAX_REPLY_CHARS: the tests' name for it)
 from judge.phases.views import session_view
 from judge.publish.signing import compose
 from judge.store.models_game import Game, Membership
@@ -18,8 +19,6 @@ from mailcmds.model import quote
 
 #: Lines not processed that a reply lists one by one (the rest are counted).
 MAX_LISTED_UNPROCESSED = 20
-#: The longest reply body: a reply never grows without bound, whatever a mail asks for.
-MAX_REPLY_CHARS = 200_000
 
 
 def reply_lines(ctx: MailContext) -> list[ReplyLine]:
@@ -61,12 +60,3 @@ def build_reply(ctx: MailContext, processing: Mapping[int, str] | None = None) -
     if ctx.attachments:
         mail = replace(mail, mime=compose(mail.body, ctx.attachments))
     return mail
-
-
-def bounded(body: str) -> str:
-    """``body``, cut at MAX_REPLY_CHARS with a line that says so."""
-    if len(body) <= MAX_REPLY_CHARS:
-        return body
-    cut = body.rfind("\n", 0, MAX_REPLY_CHARS) + 1 or MAX_REPLY_CHARS
-    return (body[:cut] + f"\n[The reply was cut here: it would have been {len(body):,} characters, and a reply "
-            f"is at most {MAX_REPLY_CHARS:,}. Ask for less in one mail.]\n")

@@ -162,12 +162,14 @@ def process_games(store: "Store", settings: "Settings", now: datetime, game_ids:
 
 
 def _purge_old_mail(store: "Store", settings: "Settings", now: datetime) -> None:
-    """Raw bytes of mail processed longer ago than [store] keep_raw_days are emptied, and
-    refused sign-ons older than a day forgotten."""
-    from judge.store.retention import purge_raw, purge_signon_failures
+    """Raw bytes of mail processed longer ago than [store] keep_raw_days are emptied, the
+    bodies of mail sent longer ago than [store] keep_sent_days, and refused sign-ons older
+    than a day forgotten."""
+    from judge.store.retention import purge_raw, purge_sent, purge_signon_failures
 
     try:
         purged = purge_raw(store, now, settings.store.keep_raw_days)
+        emptied = purge_sent(store, now, settings.store.keep_sent_days)
         purge_signon_failures(store, now)
     except Exception:
         log.exception("purging old raw mail failed; the next pass tries again")
@@ -175,6 +177,9 @@ def _purge_old_mail(store: "Store", settings: "Settings", now: datetime) -> None
     if purged:
         log.info("raw bytes of %d mail(s) processed more than %d days ago emptied", purged,
                  settings.store.keep_raw_days)
+    if emptied:
+        log.info("bodies of %d mail(s) sent more than %d days ago emptied (headers kept)", emptied,
+                 settings.store.keep_sent_days)
 
 
 def _signing_batch(settings: "Settings", needed: bool) -> AbstractContextManager[None]:

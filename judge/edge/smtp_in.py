@@ -44,13 +44,14 @@ class IntakeHandler:
         if mail_from == "<>":
             mail_from = ""
         rcpt_to = list(envelope.rcpt_tos)
+        peer = _peer_host(session)
         loop = asyncio.get_running_loop()
         try:
             # The store blocks (SQLite busy wait, network): keep it off the SMTP event loop.
             stored = await loop.run_in_executor(
                 None,
                 lambda: self.intake.store_inbound(raw, mail_from=mail_from, rcpt_to=rcpt_to,
-                                                  source="smtp", now=self.clock()),
+                                                  source="smtp", now=self.clock(), peer=peer),
             )
         except Exception:
             log.exception("could not store a message from %r", mail_from)
@@ -61,6 +62,14 @@ class IntakeHandler:
             return f"250 2.0.0 OK stored as #{stored.inbound_id}"
         log.info("message from %r already stored as #%d", mail_from, stored.inbound_id)
         return f"250 2.0.0 OK already stored as #{stored.inbound_id}"
+
+
+def _peer_host(session: SmtpSession) -> str | None:
+    """The connecting client's IP address (the password throttle tells guessers apart by it)."""
+    peer = session.peer
+    if isinstance(peer, (tuple, list)) and peer:
+        return str(peer[0])[:64]
+    return str(peer)[:64] if isinstance(peer, str) and peer else None
 
 
 def check_port_free(host: str, port: int) -> None:

@@ -31,6 +31,7 @@ from typing import Protocol, Sequence
 from sqlalchemy import Connection, bindparam, select, update
 
 from judge.config import OutboundSettings
+from judge.mailauth.dkim_sign import Signer, SigningError
 from judge.mail import Clock, utc_now
 from judge.store import leases
 from judge.store.core import table_of
@@ -59,7 +60,8 @@ _DUE = (
 _LEASE = update(_OUTBOX).where(_OUTBOX.c.id.in_(bindparam("ids", expanding=True))).values(
     next_attempt_at=bindparam("until"), leased_by=bindparam("owner"))
 _SENT = update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id")).values(
-    attempts=_OUTBOX.c.attempts + 1, status=SENT, sent_at=bindparam("now"), last_error=None, leased_by=None)
+    attempts=_OUTBOX.c.attempts + 1, status=SENT, sent_at=bindparam("now"), last_error=None, leased_by=None,
+    relay_queue_id=bindparam("queue_id"))
 _ATTEMPTS = select(_OUTBOX.c.attempts).where(_OUTBOX.c.id == bindparam("row_id"))
 _FAILED_ATTEMPT = update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id")).values(
     attempts=bindparam("attempts"), last_error=bindparam("error"), status=bindparam("status"),
@@ -74,39 +76,89 @@ class DeliveryError(Exception):
         self.permanent = permanent
 
 
+@dataclass(frozen=True)
+class Delivered:
+    """How a mail left, in words for the log, and the receiver's name for it: the relay's
+    queue id (its reply to DATA, e.g. Postfix's ``queued as 4F1A2B``) or the file written."""
+
+    how: str
+    queue_id: str | None = None
+
+
 class Transport(Protocol):
-    def deliver(self, mail_from: str, recipients: Sequence[str], raw: bytes, row_id: int) -> str | None:
-        """Deliver or raise DeliveryError; may return how, in words, for the log (e.g.
-        "written to file ..."); None reads as "sent"."""
+    def deliver(self, mail_from: str, recipients: Sequence[str], raw: bytes, row_id: int) -> Delivered | None:
+        """Deliver or raise DeliveryError; None reads as "sent", without a queue id."""
         ...
+
+
+#: The queue id in a relay's reply to DATA: Postfix "queued as 4F1A2B3C4D", Exim "id=1rX...",
+#: Sendmail "Message accepted for delivery" after "<id>", aiosmtpd and others: the reply text.
+_QUEUE_ID = re.compile(r"(?i)(?:queued as|\bid=)\s*([A-Za-z0-9._@<>-]+)")
+_MAX_QUEUE_ID = 200
+
+
+def queue_id_of(reply: bytes | str) -> str:
+    """The queue id a relay named in its 250 reply to DATA, else the reply's text (shortened)."""
+    text = reply.decode("utf-8", "replace") if isinstance(reply, bytes) else reply
+    found = _QUEUE_ID.search(text)
+    return (found.group(1) if found else " ".join(text.split()))[:_MAX_QUEUE_ID]
+
+
+def is_loopback(host: str) -> bool:
+    """Does ``host`` name this machine (the only place a password may travel in clear)?"""
+    import ipaddress
+
+    if host.lower() in ("localhost", "localhost.localdomain"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 @dataclass(frozen=True)
 class RelayTransport:
-    """Hand the mail to an SMTP relay (STARTTLS and login when configured)."""
+    """Hand the mail to an SMTP relay: a submission server (RFC 6409) with STARTTLS
+    (port 587) or implicit TLS (port 465, RFC 8314), AUTH when a username is set; the
+    certificate and host name are verified.  A password is never sent over a connection
+    without TLS, except to this machine (loopback)."""
 
     host: str
     port: int
     username: str = ""
     password: str = ""
     starttls: bool = False
-    ca_file: str = ""  # PEM certificates to trust for STARTTLS (empty: the system's)
+    ca_file: str = ""  # PEM certificates to trust for TLS (empty: the system's)
     timeout: float = 60.0
+    implicit_tls: bool = False
 
-    def deliver(self, mail_from: str, recipients: Sequence[str], raw: bytes, row_id: int) -> str | None:
+    def _connect(self) -> smtplib.SMTP:
+        context = ssl.create_default_context(cafile=self.ca_file or None)
+        client = (smtplib.SMTP_SSL(self.host, self.port, timeout=self.timeout, local_hostname=socket.gethostname(),
+                                   context=context) if self.implicit_tls
+                  else smtplib.SMTP(self.host, self.port, timeout=self.timeout, local_hostname=socket.gethostname()))
         try:
-            with smtplib.SMTP(self.host, self.port, timeout=self.timeout,
-                              local_hostname=socket.gethostname()) as client:
+            client.ehlo()
+            if self.starttls and not self.implicit_tls:
+                client.starttls(context=context)
                 client.ehlo()
-                if self.starttls:
-                    client.starttls(context=ssl.create_default_context(cafile=self.ca_file or None))
-                    client.ehlo()
+        except BaseException:
+            client.close()
+            raise
+        return client
+
+    def deliver(self, mail_from: str, recipients: Sequence[str], raw: bytes, row_id: int) -> Delivered | None:
+        if self.username and not (self.starttls or self.implicit_tls) and not is_loopback(self.host):
+            raise DeliveryError(f"not sending the relay password in clear to {self.host}: set [outbound] starttls "
+                                "(port 587) or implicit_tls (port 465)")
+        try:
+            with self._connect() as client:
                 if self.username:
                     client.login(self.username, self.password)
                 # SMTP wants CRLF; stored messages use LF, and a receiver reading lines by
                 # CRLF would see one line too long for RFC 5321 (smtplib leaves bytes alone).
                 wire = re.sub(rb"\r?\n", b"\r\n", raw)
-                refused = client.sendmail(mail_from, list(recipients), wire)
+                refused, reply = _transaction(client, mail_from, recipients, wire)
         except smtplib.SMTPRecipientsRefused as exc:
             codes = [code for code, _ in exc.recipients.values()]
             raise DeliveryError(f"all recipients refused: {exc.recipients}",
@@ -122,7 +174,32 @@ class RelayTransport:
         if refused:
             # Partly delivered: retrying would duplicate the accepted copies.
             log.warning("outbox #%d: some recipients refused: %s", row_id, refused)
-        return f"sent to {', '.join(recipients)} through the relay {self.host}:{self.port}"
+        queue_id = queue_id_of(reply)
+        return Delivered(f"sent to {', '.join(recipients)} through the relay {self.host}:{self.port} "
+                         f"(its queue id {queue_id})", queue_id)
+
+
+def _transaction(client: smtplib.SMTP, mail_from: str, recipients: Sequence[str],
+                 wire: bytes) -> tuple[dict[str, tuple[int, bytes]], bytes]:
+    """MAIL, RCPT each, DATA: (the refused recipients, the relay's reply to DATA), which
+    ``sendmail`` does not return.  Raises as ``sendmail`` does."""
+    code, answer = client.mail(mail_from)
+    if code != 250:
+        client.rset()
+        raise smtplib.SMTPSenderRefused(code, answer, mail_from)
+    refused: dict[str, tuple[int, bytes]] = {}
+    for recipient in recipients:
+        code, answer = client.rcpt(recipient)
+        if code not in (250, 251):
+            refused[recipient] = (code, answer)
+    if len(refused) == len(recipients):
+        client.rset()
+        raise smtplib.SMTPRecipientsRefused(refused)
+    code, answer = client.data(wire)
+    if code != 250:
+        client.rset()
+        raise smtplib.SMTPDataError(code, answer)
+    return refused, answer
 
 
 @dataclass(frozen=True)
@@ -131,7 +208,7 @@ class MaildirTransport:
 
     directory: Path
 
-    def deliver(self, mail_from: str, recipients: Sequence[str], raw: bytes, row_id: int) -> str | None:
+    def deliver(self, mail_from: str, recipients: Sequence[str], raw: bytes, row_id: int) -> Delivered | None:
         name = f"{time.time_ns()}.M{row_id}P{os.getpid()}.{socket.gethostname()}.eml"
         try:
             self._write(name, raw)
@@ -139,8 +216,8 @@ class MaildirTransport:
             for sub in ("tmp", "new", "cur"):
                 (self.directory / sub).mkdir(parents=True, exist_ok=True)
             self._write(name, raw)
-        return (f"for {', '.join(recipients)} written to file {self.directory / 'new' / name} "
-                "(not sent: no [outbound] relay_host)")
+        return Delivered(f"for {', '.join(recipients)} written to file {self.directory / 'new' / name} "
+                         "(not sent: no [outbound] relay_host)", name)
 
     def _write(self, name: str, raw: bytes) -> None:
         tmp = self.directory / "tmp" / name
@@ -154,7 +231,8 @@ class MaildirTransport:
 def transport_for(settings: OutboundSettings, outbox_dir: Path) -> Transport:
     if settings.relay_host:
         return RelayTransport(settings.relay_host, settings.relay_port, settings.username,
-                              settings.password, settings.starttls, settings.ca_file)
+                              settings.password, settings.starttls, settings.ca_file,
+                              timeout=settings.timeout_seconds, implicit_tls=settings.implicit_tls)
     return MaildirTransport(outbox_dir)
 
 
@@ -165,12 +243,17 @@ def backoff_seconds(attempts: int, base: float) -> float:
 
 class OutboxSender:
     """Sends due outbox rows.  ``start()`` makes it a lease owner (and releases the rows
-    of senders that are gone); without it, leases carry no owner and only expire."""
+    of senders that are gone); without it, leases carry no owner and only expire.
+
+    With a ``signer`` every mail is DKIM-signed as it leaves (each attempt anew, so the
+    signature's time is the sending's): whatever queued it, the worker, ``judge tick`` or
+    a worker process, and whichever transport takes it."""
 
     def __init__(self, store: Store, transport: Transport, *, retry_base_seconds: float = 60.0,
-                 max_attempts: int = 12, clock: Clock = utc_now) -> None:
+                 max_attempts: int = 12, clock: Clock = utc_now, signer: Signer | None = None) -> None:
         self.store = store
         self.transport = transport
+        self.signer = signer
         self.retry_base_seconds = retry_base_seconds
         self.max_attempts = max_attempts
         self.clock = clock
@@ -211,9 +294,9 @@ class OutboxSender:
         delivered = 0
         for row_id, mail_from, recipients, raw in self._lease_due():
             error: DeliveryError | None = None
-            how: str | None = None
+            how: Delivered | None = None
             try:
-                how = self.transport.deliver(mail_from, recipients, raw, row_id)
+                how = self.transport.deliver(mail_from, recipients, self._signed(raw), row_id)
             except DeliveryError as exc:
                 error = exc
             except Exception as exc:  # a transport bug must not stop the other rows
@@ -222,13 +305,22 @@ class OutboxSender:
             delivered += error is None
         return delivered
 
+    def _signed(self, raw: bytes) -> bytes:
+        if self.signer is None:
+            return raw
+        try:
+            return self.signer.sign(raw)
+        except SigningError as exc:  # never sent unsigned: kept, retried, reported
+            raise DeliveryError(str(exc)) from exc
+
     def _record(self, row_id: int, recipients: Sequence[str], error: DeliveryError | None,
-                how: str | None = None) -> None:
+                how: Delivered | None = None) -> None:
         now = self.clock()
         with self.store.core_unit_of_work() as connection:
             if error is None:
-                connection.execute(_SENT, {"row_id": row_id, "now": now})
-                log.info("outbox #%d %s", row_id, how or f"sent to {', '.join(recipients)}")
+                connection.execute(_SENT, {"row_id": row_id, "now": now,
+                                           "queue_id": how.queue_id if how is not None else None})
+                log.info("outbox #%d %s", row_id, how.how if how is not None else f"sent to {', '.join(recipients)}")
             else:
                 self._record_failure(connection, row_id, error, now)
 

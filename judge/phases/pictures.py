@@ -1,10 +1,10 @@
 """The picture of a phase as two files for a mail: ``<game>-<phase>.svg`` and ``.png``.
 
 One drawing serves the results broadcast (``phase_picture``, called by records.py: every
-copy of the broadcast shares the one signed body) and ``MAP game phase``
-(``record_picture``, from the phase's record, which holds everything the broadcast's
-picture was drawn from, so both are the same picture).  The PNG goes inline, for mail
-clients that do not show SVG.
+copy of the broadcast shares the one signed body; it carries the PNG alone, so that it
+stays under 120 kB) and ``MAP game phase`` (``record_picture``, from the phase's record,
+which holds everything the broadcast's picture was drawn from, so both are the same
+picture; both files).  The PNG goes inline, for mail clients that do not show SVG.
 
 Drawing costs several times the rest of processing a phase, so the scheduler draws a due
 game's picture *before* the game's write transaction (judge/phases/draw_ahead.py,
@@ -32,6 +32,9 @@ from pictures.scene import scene_after, scene_of_position
 
 __all__ = ["phase_picture", "position_picture", "record_picture"]
 
+#: The largest picture for mail: with the text and the record, a results mail stays
+#: under 120 kB (base64 makes the PNG 4/3 of this).
+MAIL_PNG_BYTES = 68_000
 SVG_TYPE = "image/svg+xml"
 PNG_TYPE = "image/png"
 
@@ -53,7 +56,7 @@ def _drawing(map_name: str, title: str, phase: str, after_doc: str, results_doc:
     else:
         scene = scene_of_position(variant, after, title=title)
     svg = draw_svg(variant, maps.load_geometry(map_name), scene)
-    return svg.encode("utf-8"), svg_to_png(svg)
+    return svg.encode("utf-8"), svg_to_png(svg, max_bytes=MAIL_PNG_BYTES)
 
 
 def _canonical(value: Any) -> str:

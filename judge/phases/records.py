@@ -64,9 +64,11 @@ def results_extras(session: Session, game: Game, *, variant: Variant, before: Po
     )
     files.append(record_attachment(document))
     # The picture, from what the record holds (MAP draws it again from the record); usually
-    # drawn already, before this transaction (judge/phases/draw_ahead.py).
+    # drawn already, before this transaction (judge/phases/draw_ahead.py).  The PNG alone:
+    # every player gets this mail, which stays under 120 kB so (MAP game phase sends the SVG).
     try:  # first, so that the PNG shows right after the text
-        files[:0] = phase_picture(game.name, variant, str(before.phase), adjudication.position, results)
+        png, _svg = phase_picture(game.name, variant, str(before.phase), adjudication.position, results)
+        files.insert(0, png)
     except (UnknownMapError, GeometryError):  # a map shipped without its drawing: results go out all the same
         log.exception("game %s %s: no picture (map %r has no usable geometry)", game.name, before.phase, variant.name)
     return text, tuple(files)

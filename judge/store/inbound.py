@@ -100,6 +100,7 @@ class _Arrival:
     rcpt_to: list[str]
     source: str
     now: datetime
+    peer: str | None = None
     message_id: str | None = None
     digest: str = ""
     stored: Stored | None = None
@@ -114,7 +115,7 @@ class _Arrival:
     def row(self) -> dict[str, object]:
         return {"message_id": self.message_id, "digest": self.digest, "mail_from": self.mail_from,
                 "rcpt_to": self.rcpt_to, "source": self.source, "raw": self.raw, "received_at": self.now,
-                "status": RECEIVED}
+                "status": RECEIVED, "peer": self.peer}
 
 
 def _insert(connection: Connection, arrival: _Arrival) -> int:
@@ -126,12 +127,13 @@ def _insert(connection: Connection, arrival: _Arrival) -> int:
 
 
 def store_inbound(store: Store, raw: bytes, *, mail_from: str | None, rcpt_to: Sequence[str],
-                  source: str, now: datetime) -> Stored:
-    """Commit ``raw`` as a new inbound row, or find the row of an earlier delivery.
+                  source: str, now: datetime, peer: str | None = None) -> Stored:
+    """Commit ``raw`` as a new inbound row, or find the row of an earlier delivery;
+    ``peer``: the connecting client's IP address (SMTP), None when unknown.
 
     Committed when this returns: only then may the edge acknowledge the mail.
     """
-    return _store_one(store, _Arrival(raw, mail_from, list(rcpt_to), source, now))
+    return _store_one(store, _Arrival(raw, mail_from, list(rcpt_to), source, now, peer))
 
 
 def _store_one(store: Store, arrival: _Arrival) -> Stored:
@@ -176,9 +178,9 @@ class GroupedIntake:
         self._storing = False  # a thread is storing a group (later mails wait for the next)
 
     def store_inbound(self, raw: bytes, *, mail_from: str | None, rcpt_to: Sequence[str], source: str,
-                      now: datetime) -> Stored:
+                      now: datetime, peer: str | None = None) -> Stored:
         """As the module's ``store_inbound``: committed and synced when this returns."""
-        arrival = _Arrival(raw, mail_from, list(rcpt_to), source, now)
+        arrival = _Arrival(raw, mail_from, list(rcpt_to), source, now, peer)
         if not self._grouped:
             return _store_one(self.store, arrival)
         with self._lock:

@@ -19,6 +19,7 @@ MODEL_MODULES: tuple[str, ...] = (
     "judge.store.models_hosts",
     "judge.store.models_daide",
     "judge.store.models_signon",
+    "judge.store.models_mailauth",
 )
 
 

@@ -5,6 +5,8 @@ the passcode of its HLO (for IAM after a dropped connection; never mailed).
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from sqlalchemy import ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -12,12 +14,14 @@ from judge.store.base import Base
 
 
 class DaidePort(Base):
-    """The port a game's DAIDE server listens on (one game a port)."""
+    """The port a game's DAIDE server listens on (one game a port), given at ``given_at``.
+    No port: a forming game that gave its port back for idling (judge.commands.daide_ports)."""
 
     __tablename__ = "daide_port"
 
     game_id: Mapped[int] = mapped_column(ForeignKey("game.id"), primary_key=True)
-    port: Mapped[int] = mapped_column(unique=True)
+    port: Mapped[int | None] = mapped_column(unique=True)
+    given_at: Mapped[datetime | None]
 
 
 class MachineSeat(Base):

@@ -41,6 +41,7 @@ class Game(Base):
     """
 
     __tablename__ = "game"
+    __table_args__ = (Index("ix_game_created_by_at", "created_by", "created_at"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(64), unique=True)
@@ -65,6 +66,9 @@ class Game(Base):
     next_due_at: Mapped[datetime | None] = mapped_column(index=True)
     outcome: Mapped[dict[str, Any] | None]
     created_at: Mapped[datetime]
+    # Who sent the CREATE, as judge.senders.sender_of names it: [judge] create_per_day
+    # counts a sender's games of the last day by it (None for games older than the limit).
+    created_by: Mapped[str | None] = mapped_column(String(400))
     ended_at: Mapped[datetime | None]
     version: Mapped[int] = mapped_column(default=1)
 

@@ -41,6 +41,8 @@ class InboundMessage(Base):
     mail_from: Mapped[str | None] = mapped_column(String(998))
     rcpt_to: Mapped[list[Any]] = mapped_column(default=list)
     source: Mapped[str] = mapped_column(String(16))
+    # The connecting client's IP address (SMTP); None when unknown (IMAP, older rows).
+    peer: Mapped[str | None] = mapped_column(String(64))
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     received_at: Mapped[datetime]
     status: Mapped[str] = mapped_column(String(16), default=RECEIVED)
@@ -90,6 +92,11 @@ class OutboxMessage(Base):
     last_error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime]
     sent_at: Mapped[datetime | None]
+    # When [store] keep_sent_days emptied its body (the headers stay); None while whole.
+    emptied_at: Mapped[datetime | None]
     # The LeaseOwner sending it now (None when not leased): a dead owner's rows are
     # released at once instead of waiting out the lease (judge.store.leases).
     leased_by: Mapped[str | None] = mapped_column(String(32))
+    # What the receiver called it: the relay's queue id (its reply to DATA), or the file
+    # written in the outbox folder; a postmaster finds the mail in the relay's log by it.
+    relay_queue_id: Mapped[str | None] = mapped_column(String(200))

@@ -281,8 +281,29 @@ def test_help_documents_input_output_and_rules():
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0
     for needle in ("--batch", "phase", "units", "centers", "dislodged", "orders", "next_phase",
-                   "PARADOX_SZYKMAN", "NO_BELEAGUERED_CONVOY", "exit status", "void", "standard"):
+                   "PARADOX_SZYKMAN", "NO_BELEAGUERED_CONVOY", "DATC_3", "CONVOY_NO_FALLBACK",
+                   "CONVOY_NEEDED_ONLY", "CD_REMOVE_2023", "exit status", "void", "standard"):
         assert needle in done.stdout
+
+
+def test_datc_3_rules_through_the_command_in_one_batch():
+    # One batch, four documents: DATC 6.G.8 (an army VIA CONVOY with no fleet to carry it)
+    # and a civil-disorder removal (DATC 3.0 6.J.11), each under the default rules and DATC_3.
+    via = {"map": "standard", "phase": "S1901M",
+           "units": {"FRANCE": ["A BEL"], "ENGLAND": ["F NTH", "A HOL"]},
+           "orders": {"FRANCE": ["A BEL - HOL VIA CONVOY"], "ENGLAND": ["F NTH - HEL", "A HOL - KIE"]}}
+    removal = {"map": "standard", "phase": "W1901A", "units": {"ITALY": ["A WAR", "A TUS"]},
+               "centers": {"ITALY": ["WAR"]}, "orders": {}}
+    lines = [json.dumps({**doc, "rules": rules}) for doc in (via, removal) for rules in ([], ["DATC_3"])]
+    status, out, err = adjudicate("\n".join(lines) + "\n", "--batch")
+    assert status == 0, err
+    old_via, new_via, old_removal, new_removal = map(json.loads, out.splitlines())
+    assert old_via["units"]["FRANCE"] == ["A HOL"]  # DATC 2.4: the land route as fallback
+    assert new_via["units"]["FRANCE"] == ["A BEL"]
+    assert {"power": "FRANCE", "order": "A BEL - HOL VIA CONVOY", "result": "no_convoy"} in new_via["results"]
+    assert old_removal["units"]["ITALY"] == ["A TUS"]  # DATC 2.4: Warsaw is farthest from Italy's homes
+    assert new_removal["units"]["ITALY"] == ["A WAR"]  # 2023: it stands on its owned centre
+    assert {"power": "ITALY", "order": "A TUS D", "result": "removes", "reason": "civil disorder"} in new_removal["results"]
 
 
 @pytest.mark.skipif(shutil.which("judge") is None, reason="the judge console script is not installed")

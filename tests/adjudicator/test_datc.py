@@ -1,4 +1,6 @@
-"""Every case of the DATC (jDip format, shared/datc/datc_v2.4_06.txt) through the engine facade.
+"""Every case of the DATC through the engine facade: version 2.4 (jDip format,
+shared/datc/datc_v2.4_06.txt) under the default rules, version 3.0 (the same format,
+tests/adjudicator/data/datc_v3.0_06.txt) under rule DATC_3.
 
 The cases are read from the file at collection time.  Each case builds the
 position it describes, parses its orders with ``api.parse_order`` (orders the
@@ -33,13 +35,17 @@ from tests.adjudicator.datc_reader import DatcCase, read_cases
 _SHARED_DATC = Path(__file__).resolve().parents[2].parent / "shared" / "datc" / "datc_v2.4_06.txt"
 _KEPT_DATC = Path(__file__).resolve().parent / "data" / "datc_v2.4_06.txt"
 DATC_FILE = _SHARED_DATC if _SHARED_DATC.exists() else _KEPT_DATC
+# DATC 3.0: the cases it keeps from 2.4, its new ones, 6.G.8 and 6.J as 3.0 prefers them.
+DATC_3_FILE = Path(__file__).resolve().parent / "data" / "datc_v3.0_06.txt"
 
-# Cases whose expectation needs a rule other than the defaults (none so far: the
-# file follows the DATC's preferred Szykman rule throughout).
-RULES_BY_CASE: dict[str, frozenset[str]] = {}
+# Each edition's cases and the rules its preferred outcomes need.
+EDITIONS: dict[str, tuple[Path, frozenset[str]]] = {
+    "2.4": (DATC_FILE, frozenset()),
+    "3.0": (DATC_3_FILE, frozenset({"DATC_3"})),
+}
 
-# Cases whose stated expectation we believe is wrong: id -> reason.
-EXPECTED_WRONG: dict[str, str] = {}
+# Cases whose stated expectation we believe is wrong: (edition, id) -> reason.
+EXPECTED_WRONG: dict[tuple[str, str], str] = {}
 
 _PHASES = {
     "Spring 1901, Movement": Phase(1901, Season.SPRING, PhaseKind.MOVEMENT),
@@ -50,11 +56,12 @@ _PHASES = {
 }
 
 
-def _cases() -> list[DatcCase]:
-    return read_cases(DATC_FILE) if DATC_FILE.exists() else []
+def _cases(edition: str) -> list[DatcCase]:
+    path = EDITIONS[edition][0]
+    return read_cases(path) if path.exists() else []
 
 
-CASES = _cases()
+CASES = {edition: _cases(edition) for edition in EDITIONS}
 
 
 @pytest.fixture(scope="module")
@@ -146,33 +153,51 @@ def _parse(variant: Variant, position: Position, case: DatcCase) -> tuple[dict[s
 
 
 def _params() -> list:
-    if not CASES:
-        return [pytest.param(None, marks=pytest.mark.skip(reason=f"DATC file not found at {DATC_FILE}"))]
     params = []
-    for case in CASES:
-        marks = []
-        if case.case_id in EXPECTED_WRONG:
-            marks.append(pytest.mark.xfail(reason=EXPECTED_WRONG[case.case_id], strict=True))
-        params.append(pytest.param(case, id=case.case_id, marks=marks))
+    for edition, cases in CASES.items():
+        if not cases:
+            reason = f"DATC {edition} file not found at {EDITIONS[edition][0]}"
+            params.append(pytest.param(edition, None, marks=pytest.mark.skip(reason=reason)))
+        for case in cases:
+            marks = []
+            if (edition, case.case_id) in EXPECTED_WRONG:
+                marks.append(pytest.mark.xfail(reason=EXPECTED_WRONG[edition, case.case_id], strict=True))
+            params.append(pytest.param(edition, case, id=f"{edition}-{case.case_id}", marks=marks))
     return params
 
 
-def test_the_datc_file_has_all_its_cases() -> None:
-    if not CASES:
-        pytest.skip(f"DATC file not found at {DATC_FILE}")
-    assert len(CASES) == 167
-    assert len({c.case_id for c in CASES}) == 167
+@pytest.mark.parametrize(("edition", "count"), [("2.4", 167), ("3.0", 172)])
+def test_the_datc_files_have_all_their_cases(edition: str, count: int) -> None:
+    cases = CASES[edition]
+    if not cases:
+        pytest.skip(f"DATC {edition} file not found at {EDITIONS[edition][0]}")
+    assert len(cases) == count
+    assert len({c.case_id for c in cases}) == count
 
 
-@pytest.mark.parametrize("case", _params())
-def test_datc_case(variant: Variant, case: DatcCase) -> None:
+def test_datc_3_adds_its_new_cases_and_drops_no_case_of_2_4() -> None:
+    if not (CASES["2.4"] and CASES["3.0"]):
+        pytest.skip("a DATC file is missing")
+    old = {c.case_id for c in CASES["2.4"]} - {"6.G.11.mod"}  # a jDip addition, not a DATC case
+    new = {c.case_id for c in CASES["3.0"]}
+    assert new - old == {"6.B.15", "6.C.8", "6.C.9", "6.F.25", "6.G.19", "6.G.20"}
+    assert old <= new
+
+
+def _outcome(variant: Variant, edition: str, case: DatcCase, rules: frozenset[str]) -> tuple[Position, api.Adjudication]:
+    position = _position(variant, case)
+    orders, _ = _parse(variant, position, case)
+    return position, api.adjudicate(api.prepare(variant, position), orders, rules)
+
+
+@pytest.mark.parametrize(("edition", "case"), _params())
+def test_datc_case(variant: Variant, edition: str, case: DatcCase) -> None:
     position = _position(variant, case)
     orders, refused = _parse(variant, position, case)
-    rules = RULES_BY_CASE.get(case.case_id, frozenset())
-    outcome = api.adjudicate(api.prepare(variant, position), orders, rules)
+    outcome = api.adjudicate(api.prepare(variant, position), orders, EDITIONS[edition][1])
 
     expected = _units(variant, case, "PRESTATE" if case.poststate_same else "POSTSTATE")
-    context = f"case {case.case_id} (line {case.line}); refused orders: {refused}; results: {outcome.results}"
+    context = f"DATC {edition} case {case.case_id} (line {case.line}); refused orders: {refused}; results: {outcome.results}"
     assert _key(outcome.position.units) == _key(expected), context
 
     if position.phase.kind is PhaseKind.MOVEMENT:
@@ -180,6 +205,28 @@ def test_datc_case(variant: Variant, case: DatcCase) -> None:
         assert _key(may_retreat) == _key(_units(variant, case, "POSTSTATE_DISLODGED")), context
     else:
         assert outcome.position.dislodged == (), context
+
+
+# The 3.0 cases each DATC_3 rule is needed for: without it (the 2.4 preference, the
+# DPjudge's, still selectable) exactly these come out otherwise.
+NEEDS: dict[str, set[str]] = {
+    "CONVOY_NO_FALLBACK": {"6.G.8"},
+    "CONVOY_NEEDED_ONLY": {"6.G.19"},
+    "CD_REMOVE_2023": {"6.J.3", "6.J.6", "6.J.10", "6.J.11"},
+}
+
+
+@pytest.mark.parametrize("rule", sorted(NEEDS))
+def test_each_datc_3_rule_decides_the_cases_it_is_for(variant: Variant, rule: str) -> None:
+    if not CASES["3.0"]:
+        pytest.skip("no DATC 3.0 file")
+    without = frozenset(NEEDS) - {rule}
+    failing = set()
+    for case in CASES["3.0"]:
+        _, outcome = _outcome(variant, "3.0", case, without)
+        if _key(outcome.position.units) != _key(_units(variant, case, "PRESTATE" if case.poststate_same else "POSTSTATE")):
+            failing.add(case.case_id)
+    assert failing == NEEDS[rule]
 
 
 def test_kept_copy_of_the_datc_file_matches_the_shared_one() -> None:

@@ -162,6 +162,9 @@ def _rules(seed: int) -> frozenset[str]:
         chosen.add(paradox)
     if rng.random() < 0.3:
         chosen.add("NO_BELEAGUERED_CONVOY")
+    for datc_3 in ("CONVOY_NO_FALLBACK", "CONVOY_NEEDED_ONLY"):  # DATC 3.0's movement rules
+        if rng.random() < 0.3:
+            chosen.add(datc_3)
     return frozenset(chosen)
 
 
@@ -474,7 +477,8 @@ def test_the_plain_cases_settled_first_are_decided_as_the_guess_machinery_decide
         for order in given:
             if order.unit.power == power and illegality(TABLES, where, power, order, board.units, board.fleet_seas) is None:
                 chosen[board.index[order.unit.province]] = order
-    for rules in (_rules(order_seed), frozenset({"PARADOX_1982_DPJUDGE", "NO_BELEAGUERED_CONVOY"}), frozenset({"PARADOX_ALL_FAIL"})):
+    for rules in (_rules(order_seed), frozenset({"PARADOX_1982_DPJUDGE", "NO_BELEAGUERED_CONVOY"}), frozenset({"PARADOX_ALL_FAIL"}),
+                  frozenset({"CONVOY_NO_FALLBACK", "CONVOY_NEEDED_ONLY"})):
         settled = _Resolver(TABLES, where.units, chosen, rules, None).run()
         alone = _MachineryOnly(TABLES, where.units, chosen, rules, None).run()
         assert settled == alone, (where.units, chosen, rules)

@@ -111,9 +111,43 @@ def test_a_beleaguered_fleet_may_not_convoy_when_the_rule_is_on(variant: Variant
     assert result_of(ruled, "F NTH C A LON - HOL").result == "no_convoy"
 
 
+LONG_CONVOY = (
+    {"ENGLAND": ["A LON", "F ENG", "F MAO", "F WES", "F IRI"], "FRANCE": ["F NAO"]},
+    {
+        "ENGLAND": ["A LON - TUN", "F ENG C A LON - TUN", "F MAO C A LON - TUN", "F WES C A LON - TUN",
+                    "F IRI C A LON - TUN"],
+        "FRANCE": ["F NAO C A LON - TUN"],
+    },
+)
+
+
+def test_only_the_fleets_a_route_needs_convoy_under_convoy_needed_only(variant: Variant) -> None:
+    # ENG-MAO-WES is the route; IRI lies beside it (ENG-IRI-MAO would skip nothing), NAO too.
+    units, orders = LONG_CONVOY
+    default = play(variant, _spring(variant, units), orders)
+    ruled = play(variant, _spring(variant, units), orders, ["CONVOY_NEEDED_ONLY"])
+    for outcome in (default, ruled):
+        assert "ENGLAND A TUN" in board(outcome)
+        assert {result_of(outcome, f"F {sea} C A LON - TUN").result for sea in ("ENG", "MAO", "WES")} == {"convoys"}
+    assert result_of(default, "F IRI C A LON - TUN").result == "convoys"
+    for idle in ("F IRI C A LON - TUN", "F NAO C A LON - TUN"):
+        voided = result_of(ruled, idle)
+        assert voided.result == "void" and voided.reason == "no convoy route of that army needs this fleet (rule CONVOY_NEEDED_ONLY)"
+
+
+def test_datc_3_is_its_three_rules(variant: Variant) -> None:
+    assert api.check_rules(["DATC_3", "PARADOX_ALL_FAIL"]) == {
+        "CONVOY_NO_FALLBACK", "CONVOY_NEEDED_ONLY", "CD_REMOVE_2023", "PARADOX_ALL_FAIL"}
+    units, orders = LONG_CONVOY
+    together = play(variant, _spring(variant, units), orders, ["DATC_3"])
+    apart = play(variant, _spring(variant, units), orders, ["CONVOY_NO_FALLBACK", "CONVOY_NEEDED_ONLY", "CD_REMOVE_2023"])
+    assert together.results == apart.results and api.position_digest(together.position) == api.position_digest(apart.position)
+
+
 def test_unknown_or_conflicting_rules_are_refused(variant: Variant) -> None:
     start = api.initial_position(variant)
-    assert api.RULES == {"PARADOX_SZYKMAN", "PARADOX_1982_DPJUDGE", "PARADOX_ALL_FAIL", "NO_BELEAGUERED_CONVOY"}
+    assert api.RULES == {"PARADOX_SZYKMAN", "PARADOX_1982_DPJUDGE", "PARADOX_ALL_FAIL", "NO_BELEAGUERED_CONVOY",
+                         "CONVOY_NO_FALLBACK", "CONVOY_NEEDED_ONLY", "CD_REMOVE_2023", "DATC_3"}
     with pytest.raises(ValueError, match="NO_SUCH_RULE"):
         api.adjudicate(api.prepare(variant, start), {}, frozenset({"NO_SUCH_RULE"}))
     with pytest.raises(ValueError, match="at most one"):

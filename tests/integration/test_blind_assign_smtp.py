@@ -108,7 +108,7 @@ def daemon_env(address: str, domain: str, home: Path, relay_port: int) -> dict[s
         "JUDGE_JUDGE_ADDRESS": address, "JUDGE_JUDGE_DOMAIN": domain, "JUDGE_JUDGE_GNUPG_HOME": str(home),
         "JUDGE_OUTBOUND_RELAY_HOST": "127.0.0.1", "JUDGE_OUTBOUND_RELAY_PORT": str(relay_port),
         "JUDGE_OUTBOUND_POLL_SECONDS": "0.05", "JUDGE_WORKER_POLL_SECONDS": "0.05",
-        "JUDGE_SCHEDULER_TICK_SECONDS": "3600",
+        "JUDGE_SCHEDULER_TICK_SECONDS": "3600", "JUDGE_SCHEDULER_TOUCHED_SECONDS": "3600",
     }
 
 

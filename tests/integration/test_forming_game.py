@@ -91,7 +91,7 @@ def running_judge(tmp_path, judge_runner, dovecot_server, imap_account):
         "JUDGE_IMAP_POLL_SECONDS": "0.3",
         "JUDGE_WORKER_POLL_SECONDS": "0.2",
         "JUDGE_OUTBOUND_POLL_SECONDS": "0.2",
-        "JUDGE_SCHEDULER_TICK_SECONDS": "3600",
+        "JUDGE_SCHEDULER_TICK_SECONDS": "3600", "JUDGE_SCHEDULER_TOUCHED_SECONDS": "3600",
     })
     yield judge, Outbox(tmp_path / "outbox"), dovecot_server, imap_account
     assert judge.terminate() == 0, judge.log

@@ -159,8 +159,11 @@ def test_a_batch_killed_by_one_of_its_mails_counts_each_once_and_only_the_killer
                                                                            "processed"],
              timeout=60, what="the poisoned mail shunted and the others processed")
     assert judge.log.count("exited with -9") == 3
-    assert inbound_rows(tmp_path) == [("first", "processed", 2), ("POISON in the middle", "shunted", 4),
-                                      ("third", "processed", 2), ("fourth", "processed", 2)]
+    # A batch stops after BATCH_SECONDS: on a loaded machine "first" may finish alone in a
+    # batch before the poisoned one starts (one start); otherwise the death counted it too.
+    rows = inbound_rows(tmp_path)
+    assert rows[0][:2] == ("first", "processed") and rows[0][2] in (1, 2)
+    assert rows[1:] == [("POISON in the middle", "shunted", 4), ("third", "processed", 2), ("fourth", "processed", 2)]
     [reason] = shunt_reasons(tmp_path)
     assert reason.splitlines()[-1].startswith("UnfinishedProcessing: started 3 times, never finished")
     wait_for(lambda: len(eml_files(tmp_path)) == 4, what="the notice and the three replies")

@@ -4,8 +4,16 @@ Every ``[daide] poll_seconds`` the edge lists the machine games (each has its po
 the transaction that opened its machine seats, judge.commands.daide_ports; one made while
 no port was free gets one here), opens a ``daide.server.GameServer`` for each it does not serve yet, and asks
 every game's ``StoreHost`` to ``refresh`` (phases processed by the scheduler or a mail,
-the start, the end).  After a game has ended and its SMR went out, its port closes at the
-next look.  A port that cannot be bound is logged and tried again at the next look.
+the start, the end).  After a game has ended and its SMR went out, or ended before it
+started, or lost the rule, or formed with nobody joining for ``[daide] forming_idle_hours``,
+its listener closes at the next look, and the look after gives its port back
+(judge.machines.free_ports): a port is free for another game only once nothing listens
+on it.  A port that cannot be bound is logged and tried again at the next look; one
+game's failure (a refresh, a bind, a close) is logged and never stops the others.
+
+Every listener shares one ``daide.admission.Admission`` (the connection caps, the total
+kept ``[daide] fd_reserve`` descriptors below the open-file limit, so mail intake and the
+database always have theirs) and one count of wrong IAMs per client address.
 
 While no game has the rule, the looks space out (doubling up to ``IDLE_LOOKS_APART``
 times ``poll_seconds``, 4 s by default): each look is a transaction, and on SQLite it
@@ -18,14 +26,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from datetime import datetime, timezone
-from typing import Callable
+from datetime import datetime, timedelta, timezone
+from typing import Awaitable, Callable
 
+from daide.admission import Admission, Caps, total_for_limit
+from daide.guesses import Guesses
 from daide.server import GameServer
 from judge.commands.daide_ports import parse_port_range
+from judge.commands.fair_players import PassContext
 from judge.config import Settings
 from judge.edge.daide.host import StoreHost
 from judge import machines
+from judge.outgoing import queue_all
 from judge.store.engine import Store
 
 log = logging.getLogger("judge.edge.daide")
@@ -49,6 +61,12 @@ class DaideEdge:
         self.servers: dict[int, GameServer] = {}
         self.hosts: dict[int, StoreHost] = {}
         self.ports_of: dict[int, int] = {}
+        daide = settings.daide
+        self.admission = Admission(Caps(total=total_for_limit(daide.max_connections, daide.fd_reserve),
+                                        per_game=daide.connections_per_game,
+                                        per_address=daide.connections_per_address))
+        self.address_guesses = Guesses()
+        self.idle_after = timedelta(hours=daide.forming_idle_hours)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._stopping: asyncio.Event | None = None
@@ -71,11 +89,16 @@ class DaideEdge:
     def _run(self) -> None:
         asyncio.run(self._main())
 
+    def _close_all(self) -> Awaitable[list[object]]:
+        return asyncio.gather(*(self._close(game_id) for game_id in list(self.servers)), return_exceptions=True)
+
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._stopping = asyncio.Event()
         self._ready.set()
         poll = self.settings.daide.poll_seconds
+        log.info("DAIDE edge: at most %d connections in all (%d a game, %d an address)",
+                 self.admission.caps.total, self.admission.caps.per_game, self.admission.caps.per_address)
         try:
             while not self._stopping.is_set():
                 listed = 1
@@ -89,38 +112,70 @@ class DaideEdge:
                 except asyncio.TimeoutError:
                     pass
         finally:
-            for server in list(self.servers.values()):
-                await server.close()
+            await self._close_all()  # OFF to every connection, each ended before the loop stops
 
     def process_due(self) -> None:
         """A scheduler pass now (after a bot's orders or GOF): the phase is processed at once."""
         self._run_pass(self.store, self.settings, self.clock())
 
     async def look(self) -> int:
-        """Open, refresh and close listeners; the number of machine games listed."""
-        with self.store.unit_of_work(now=self.clock()) as session:
-            games = machines.machine_games(session, self.ports)
+        """Give back the ports of listeners closed at the last look; open, refresh and close
+        listeners; the number of machine games listed."""
+        now = self.clock()
+        with self.store.unit_of_work(now=now) as session:
+            ctx = PassContext(session, now, self.settings.judge)
+            freed = machines.free_ports(ctx, set(self.servers), self.idle_after)
+            games = machines.machine_games(session, self.ports, now, self.idle_after)
+            queue_all(session, ctx.outgoing, self.settings.judge, now)
+        for name, port in freed:
+            log.info("game %s: DAIDE port %d given back", name, port)
         listed = {g.id for g in games}
         for game in games:
-            self.ports_of[game.id] = game.port
             if game.id not in self.servers:
-                await self._open(game.id, game.port, game.name)
-        for game_id, host in list(self.hosts.items()):
-            host.refresh()
-            if game_id not in listed and (host.ended() is not None or not host.started()):
-                await self.servers.pop(game_id).close()
-                del self.hosts[game_id]
+                await self._each(game.name, self._open(game.id, game.port, game.name))
+        for game_id in list(self.hosts):
+            await self._each(self.hosts[game_id].name, self._keep_or_close(game_id, game_id in listed))
         return len(games)
+
+    async def _each(self, name: str, work: Awaitable[None]) -> None:
+        """One game's part of a look: its failure is logged and the others go on."""
+        try:
+            await work
+        except Exception:
+            log.exception("DAIDE edge: game %s failed at this look; the other games go on", name)
+
+    async def _keep_or_close(self, game_id: int, listed: bool) -> None:
+        """Tell the game's bots what changed; close its listener once it has no use for it."""
+        host = self.hosts[game_id]
+        try:
+            host.refresh()
+        except Exception:
+            if listed:
+                raise
+            log.exception("DAIDE edge: game %s cannot be read; closing its listener", host.name)
+            await self._close(game_id)
+            return
+        if not listed and (host.ended() is not None or not host.started()):
+            await self._close(game_id)
+
+    async def _close(self, game_id: int) -> None:
+        server = self.servers.pop(game_id)
+        self.hosts.pop(game_id, None)
+        port = self.ports_of.pop(game_id, None)
+        await server.close()
+        log.info("game #%d: DAIDE listener on port %s closed", game_id, port)
 
     async def _open(self, game_id: int, port: int, name: str) -> None:
         host = StoreHost(self.store, self.settings, game_id, self.process_due, clock=self.clock)
-        server = GameServer(host)
+        daide = self.settings.daide
+        server = GameServer(host, admission=self.admission, address_guesses=self.address_guesses,
+                            name_seconds=daide.name_seconds, idle_seconds=daide.idle_seconds)
         try:
-            await server.start(self.settings.daide.host, port)
+            await server.start(daide.host, port)
         except OSError as problem:
-            log.error("game %s: cannot listen for DAIDE on %s:%d (%s); trying again", name,
-                      self.settings.daide.host, port, problem)
+            log.error("game %s: cannot listen for DAIDE on %s:%d (%s); trying again", name, daide.host, port, problem)
             return
         self.servers[game_id] = server
         self.hosts[game_id] = host
-        log.info("game %s: DAIDE machine players on %s:%d", name, self.settings.daide.host, port)
+        self.ports_of[game_id] = port
+        log.info("game %s: DAIDE machine players on %s:%d", name, daide.host, port)

@@ -133,9 +133,12 @@ class StoreHost:
         self.refresh()
         return seat
 
-    def rejoin(self, power: str, passcode: int) -> Seat | None:
-        with self.store.sessions() as session:
+    def rejoin(self, power: str, passcode: int, address: str = "") -> Seat | None:
+        with self.store.sessions() as session:  # a wrong passcode costs no write
             member = machines.seat_by_passcode(session, self.game_id, power, passcode)
+        if member is not None:
+            member = self._write(lambda session, ctx: machines.seat_taken_back(ctx, self.game_id, power, passcode,
+                                                                              address))
         if member is None:
             return None
         seat = Seat(power, passcode, member)
@@ -230,7 +233,9 @@ class StoreHost:
             was_started = self.started()
             self._load(game)
             played = machines.phases_since(session, game, self._seen_record)
-            ending = self._ending_of(session, game) if game.status == ENDED else None
+            # a game ended before it started (TERMINATE while forming) has no position to
+            # sum up: no SMR, the edge closes its listener (it never started)
+            ending = self._ending_of(session, game) if game.status == ENDED and game.position is not None else None
         if not was_started and self.started():
             for listener in self._listeners:
                 listener.game_started()

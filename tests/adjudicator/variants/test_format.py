@@ -1,11 +1,17 @@
 """The map format's extensions for variants: base maps, the first phase and the calendar,
-build sites, archipelagos, titles and rules, digit letters; and their errors."""
+build sites, archipelagos, one-way moves, claimed home centres, victory by a lead, titles and
+rules, digit letters; and their errors."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from adjudicator.api import initial_position
 from adjudicator.mapdata import MapError, parse_map
+from adjudicator.progress import winner
+from adjudicator.tables import tables_for
 from adjudicator.types import Phase, Terrain
 from tests.adjudicator.test_mapdata import MINI, _line_of
 
@@ -74,15 +80,67 @@ def test_an_archipelago_is_a_coast_where_fleets_convoy():
     assert variant.army_moves["ISL"] == frozenset() and variant.fleet_moves["ISL"] == {"SSS"}
 
 
+def test_an_archipelago_may_list_army_moves():
+    """Gibraltar (Empires and Coalitions): fleets there convoy, armies also walk in and out."""
+    text = ISLANDS.replace("ISL     F: SSS", "ISL     A: AAA  F: SSS").replace("AAA     A: BBB CCC", "AAA     A: BBB CCC ISL")
+    variant = parse_map(text, "mini.map")
+    assert variant.provinces["ISL"].convoys and variant.army_moves["ISL"] == {"AAA"} and "ISL" in variant.army_moves["AAA"]
+
+
+def test_one_way_moves():
+    text = ISLANDS.replace("SSS     F: BBB CCC/NC CCC/SC ISL\nISL     F: SSS", "SSS     F: BBB CCC/NC CCC/SC  F>: ISL\nISL     F: BBB")
+    text = text.replace("BBB     A: AAA CCC   F: SSS CCC/NC", "BBB     A: AAA CCC   F: SSS CCC/NC ISL")
+    variant = parse_map(text, "mini.map")
+    assert "ISL" in variant.fleet_moves["SSS"] and "SSS" not in variant.fleet_moves["ISL"]
+    tables = tables_for(variant)
+    assert tables.sea_landing["ISL"] == {"SSS"} and "SSS" not in tables.sea_touching["ISL"]  # convoyed in, not out
+
+
+def test_claimed_home_centres_are_not_owned_at_the_start():
+    text = MINI.replace("ONE  Onese  O  homes: AAA  units: A AAA", "ONE  Onese  O  homes: AAA  claims: CCC units: A AAA")
+    text = text.replace("CCC coast -  Charlie", "CCC coast SC Charlie").replace("victory 2", "victory 3")
+    variant = parse_map(text, "mini.map")
+    assert variant.power("ONE").home_centers == ("AAA", "CCC") and variant.power("ONE").claims == ("CCC",)
+    assert initial_position(variant).centers["ONE"] == {"AAA"}
+
+
+def test_builds_in_any_home_centre():
+    variant = parse_map(MINI.replace("victory 2", "victory 2\nbuilds any-home"), "mini.map")
+    assert variant.builds_any_home and not variant.builds_anywhere
+    assert tables_for(variant).build_homes == {"ONE": {"AAA", "BBB"}, "TWO": {"AAA", "BBB"}}
+    assert tables_for(parse_map(MINI, "mini.map")).build_homes == {"ONE": {"AAA"}, "TWO": {"BBB"}}
+
+
+@pytest.mark.parametrize("counts, year, expected", [
+    ((3, 1), 2019, "ONE"),  # a lead of 2 = 2021 - 2019
+    ((3, 2), 2019, None),
+    ((3, 2), 2020, "ONE"),  # at least one from 2020 on
+    ((3, 2), 2030, "ONE"),
+    ((3, 3), 2030, None),  # a tie is no lead
+    ((3, 2), None, None),  # a phase that did not end the year: the count alone
+    ((9, 8), None, "ONE"),  # the count of centres still wins
+])
+def test_victory_by_a_lead_that_shrinks_each_year(counts, year, expected):
+    variant = parse_map(MINI.replace("victory 2", "victory 2\nlead-until 2021"), "mini.map")
+    assert variant.lead_until == 2021
+    variant = dataclasses.replace(variant, victory_centers=9)  # more centres than the little map has
+    centers = {"ONE": frozenset(f"X{i}" for i in range(counts[0])), "TWO": frozenset(f"Y{i}" for i in range(counts[1]))}
+    tables = tables_for(variant)
+    assert winner(tables, centers, year) == expected
+
+
 @pytest.mark.parametrize("old, new, at, problem", [
-    ("victory 2", "victory 2\nbuilds everywhere", "builds everywhere", "builds must be 'home' or 'anywhere'"),
+    ("victory 2", "victory 2\nbuilds everywhere", "builds everywhere", "builds must be 'home', 'anywhere' or 'any-home'"),
+    ("victory 2", "victory 2\nlead-until soon", "lead-until soon", "lead-until needs a positive whole number"),
+    ("SSS     F: BBB CCC/NC CCC/SC ISL", "SSS     F: BBB CCC/NC CCC/SC  F>: ISL", "SSS     F:",
+     "SSS F>: lists ISL as one-way, but ISL lists SSS back (use F: for a two-way move)"),
     ("victory 2", "victory 2\nstart spring", "start spring", "start needs a year (1901) or a phase"),
     ("victory 2", "victory 2\nstart S1901R", "start S1901R", "a game cannot start with a retreat phase"),
     ("victory 2", "victory 2\nyears-to-spring 0", "years-to-spring 0", "years-to-spring needs a positive whole number"),
     ("victory 2", "victory 2\nyears-to-fall -1", "years-to-fall -1", "years-to-fall needs a whole number"),
     ("TWO  Twoish T", "TWO  Twoish !", "TWO  Twoish", "the letter of TWO must be one letter or digit"),
-    ("ISL     F: SSS", "ISL     A: AAA  F: SSS", "ISL     A:", "ISL is an archipelago: armies reach it and leave it only by convoy"),
-    ("AAA     A: BBB CCC", "AAA     A: BBB CCC ISL", "AAA     A:", "ISL is an archipelago: armies reach it only by convoy"),
+    ("ISL     F: SSS", "ISL     A: AAA  F: SSS", "ISL     A:", "one-way adjacency: ISL A: lists AAA"),
+    ("ONE  Onese  O  homes: AAA", "ONE  Onese  O  homes: AAA claims: AAA", "ONE  Onese", "a home centre of ONE is listed twice"),
 ])
 def test_extension_errors_name_the_line_and_what_is_accepted(old, new, at, problem):
     assert old in ISLANDS

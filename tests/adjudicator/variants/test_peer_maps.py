@@ -13,6 +13,7 @@ diplomacy_map = pytest.importorskip("diplomacy.engine.map")
 
 # our map -> (their map, their abbreviation -> ours where they differ)
 PEERS = {
+    "standard": ("standard", {}),
     "pure": ("pure", {}),
     "fleet_rome": ("standard_fleet_rome", {}),
     "ancient_mediterranean": ("ancmed", {"SIN": "SII", "THB": "THE", "TYN": "TYS"}),

@@ -18,7 +18,7 @@ from judge.config import DaideSettings, JudgeSettings, OutboundSettings, Schedul
 from judge.edge.scheduler import run_pass
 from judge.serve import Daemon, open_store
 from judge.store.models_game import Game
-from tests.fixtures.ports import free_port
+from tests.fixtures.ports import free_port, free_ports_in_a_row
 from tests.judge.daide_edge.machines import Bot, launch_bot, wait_until
 from tests.judge.services.harness import START
 from tests.judge.storage import make_mail
@@ -27,16 +27,18 @@ JUDGE_ADDRESS = "judge@example.org"
 
 
 class SmtpMachineJudge:
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, ports: int = 1) -> None:
+        """``ports``: how many DAIDE ports the range holds (free ones, in a row)."""
         self.now: datetime = START
-        self.port = free_port()
+        self.port = free_port() if ports == 1 else free_ports_in_a_row(ports)
         self.settings = Settings(
             judge=JudgeSettings(address=JUDGE_ADDRESS, domain="example.org", name="Test Judge",
                                 data_dir=str(directory)),
             smtp=SmtpSettings(port=free_port()),
             outbound=OutboundSettings(poll_seconds=0.1),
-            scheduler=SchedulerSettings(tick_seconds=3600),  # the test runs the passes
-            daide=DaideSettings(host="127.0.0.1", port_range=f"{self.port}-{self.port}", poll_seconds=0.05),
+            scheduler=SchedulerSettings(tick_seconds=3600, touched_seconds=3600),  # the test runs the passes
+            daide=DaideSettings(host="127.0.0.1", port_range=f"{self.port}-{self.port + ports - 1}",
+                                poll_seconds=0.05),
         )
         self.store = open_store(self.settings, initialise_empty=True)
         self.daemon = Daemon(self.settings, self.store, tick=run_pass, clock=lambda: self.now)

@@ -23,7 +23,7 @@ def table(tmp_path, judge_runner, smtp_sink):
     env = {
         "JUDGE_OUTBOUND_RELAY_HOST": smtp_sink.host, "JUDGE_OUTBOUND_RELAY_PORT": str(smtp_sink.port),
         "JUDGE_OUTBOUND_POLL_SECONDS": "0.1", "JUDGE_WORKER_POLL_SECONDS": "0.1",
-        "JUDGE_SCHEDULER_TICK_SECONDS": "3600",  # no pass during the test: only the mail can do it
+        "JUDGE_SCHEDULER_TICK_SECONDS": "3600", "JUDGE_SCHEDULER_TOUCHED_SECONDS": "3600",  # no pass during the test: only the mail can do it
     }
     judge = judge_runner.start(tmp_path, env, args=["--clock-file", str(tmp_path / "clock")])
     yield Table(tmp_path, judge, smtp_sink)

@@ -63,7 +63,8 @@ def test_a_variant_game_by_mail(judge, name):
     body = results[0].body
     assert f"Results of game g1" in body and f"({first})" in body and f"Map: {name}." in body
     pictures = {part.get_filename(): part.get_content_type() for part in results[0].message.walk() if part.get_filename()}
-    assert pictures[f"g1-{first}.png"] == "image/png" and pictures[f"g1-{first}.svg"] == "image/svg+xml"  # its map drawn
+    assert pictures == {f"g1-{first}.png": "image/png", f"g1-{first}.json": "application/json"}  # its map drawn
+    assert max(len(m.message.as_bytes()) for m in results) <= 120_000  # picture and all (issue 24.8)
     expected = initial_position(variant).phase
     following = variant.fall_after(expected) if expected.season.value == "S" else variant.spring_after(expected)
     assert judge.game()["phase"] == str(following)

@@ -15,6 +15,10 @@ SAYS = {
     "PARADOX_1982_DPJUDGE": "a convoyed army never cuts a support",
     "PARADOX_ALL_FAIL": "every order caught in the paradox fails",
     "NO_BELEAGUERED_CONVOY": "beleaguered fleet",
+    "DATC_3": "the DATC 3.0 preferences and the 2023 rulebook",
+    "CONVOY_NO_FALLBACK": "no falling back on the land route",
+    "CONVOY_NEEDED_ONLY": "no convoy route of the army needs",
+    "CD_REMOVE_2023": "civil-disorder removals by the 2023 rulebook",
 }
 
 

@@ -1,0 +1,123 @@
+"""The throttle against password guessing: who is held, for which account, and how long.
+
+Every refused SIGNON is recorded (its sender, game and account).  A sender with 3 or more
+refusals in the last day waits 2^(n-3) minutes after the last one (at most a day) before
+its next SIGNON is read; the same for an account over every sender but its owner.  A
+sign-on that must wait is refused unread, and the reply says until when.
+
+The sender is judge.senders.sender_of's: the envelope sender and the connecting address
+(or a verified identity), never the From or Reply-To a stranger can write, so forging the
+owner's From holds the forger, not the owner.  The account is the game and the power
+(``F``, ``FRANCE`` and ``Fgame`` are one), ``MASTER`` (``M`` too) or an observer's name,
+so spelling a power another way gains no guesses.  An attacker's best rate is about 14
+guesses a day per sender and per account.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import bindparam, or_, select
+
+from judge.commands.signon import Signon
+from mailcmds import PowerListError, resolve_power
+
+from judge.commands.context import MailContext
+from judge.commands.signon import MASTER_TOKENS, member_for
+from judge.mail import CommandRefused
+from judge.senders import sender_of
+from judge.store.models_game import Game
+from judge.store.models_signon import SignonFailure
+from judge.store.queries import as_utc, find_game, variant_of
+from judge.store.retention import SIGNON_MEMORY
+from judge.turns import format_deadline
+
+#: Refusals that cost nothing; after them each one doubles the wait (from one minute).
+FREE_REFUSALS = 3
+THROTTLE_WINDOW = SIGNON_MEMORY
+LONGEST_WAIT = timedelta(days=1)
+
+
+def wait_until(refusals: int, last: datetime) -> datetime | None:
+    """When the next sign-on may be tried after ``refusals`` in the window, the last at
+    ``last``; None when it need not wait."""
+    if refusals < FREE_REFUSALS:
+        return None
+    return last + min(timedelta(minutes=2 ** (refusals - FREE_REFUSALS)), LONGEST_WAIT)
+
+
+def account_of(game: Game | None, token: str) -> str:
+    """The one name of the account a SIGNON token names, whatever its spelling: the
+    power's full name, ``MASTER``, or the token itself (an observer, a player's number,
+    a game that does not exist)."""
+    upper = token.upper()
+    if upper in MASTER_TOKENS:
+        return "MASTER"
+    if game is None:
+        return upper
+    try:
+        return resolve_power(upper, variant_of(game).powers)
+    except PowerListError:
+        return upper
+
+
+def target(ctx: MailContext, command: Signon) -> tuple[str, str]:
+    """(game, account) a sign-on tries, case folded and spelling-free."""
+    return command.game.lower(), account_of(_game(ctx, command), command.power)
+
+
+# Built once, with bound parameters: every SIGNON asks (building the select cost more than running it).
+_REFUSALS = select(SignonFailure.address, SignonFailure.game, SignonFailure.who, SignonFailure.failed_at).where(
+    SignonFailure.failed_at > bindparam("since"),
+    or_(SignonFailure.address == bindparam("address"),
+        (SignonFailure.game == bindparam("game")) & (SignonFailure.who == bindparam("who"))))
+
+
+def throttled(ctx: MailContext, command: Signon) -> str | None:
+    """Why this SIGNON is refused unread, or None when it may be tried.
+
+    One indexed read of the day's refusals from this sender or for this account; the
+    owner's address is looked up only when the account has enough refusals to matter."""
+    sender = sender_of(ctx.inbound)
+    game = _game(ctx, command)
+    game_name, who = command.game.lower(), account_of(game, command.power)
+    ctx.session.flush()  # this mail's refusals so far count (as the ORM's autoflush would)
+    rows = ctx.session.connection().execute(_REFUSALS, {"since": ctx.now - THROTTLE_WINDOW, "address": sender.key,
+                                                        "game": game_name, "who": who}).all()
+    if not rows:
+        return None
+    mine = [as_utc(row.failed_at) for row in rows if row.address == sender.key]
+    until = wait_until(len(mine), max(mine)) if mine else None
+    if until is not None and until > ctx.now:
+        return (f"not tried: {len(mine)} sign-ons from {sender.key} were refused in the last day; the next one is "
+                f"read from {format_deadline(until)} (each refusal doubles the wait)")
+    others = [as_utc(row.failed_at) for row in rows
+              if row.address != sender.key and row.game == game_name and row.who == who]
+    until = wait_until(len(others), max(others)) if others else None
+    if until is None or until <= ctx.now or (sender.address and sender.address == _owner_address(ctx, game, command)):
+        return None
+    return (f"not tried: {len(others)} sign-ons for {who} in game '{game_name}' were refused in the last day; the "
+            f"next one from an address other than its player's is read from {format_deadline(until)}")
+
+
+def record_refusal(ctx: MailContext, command: Signon) -> None:
+    game_name, who = target(ctx, command)
+    ctx.session.add(SignonFailure(address=sender_of(ctx.inbound).key, game=game_name[:64], who=who[:64],
+                                  failed_at=ctx.now))
+
+
+def _game(ctx: MailContext, command: Signon) -> Game | None:
+    try:
+        return find_game(ctx.session, command.game)
+    except CommandRefused:
+        return None
+
+
+def _owner_address(ctx: MailContext, game: Game | None, command: Signon) -> str | None:
+    """The address on file for the membership the SIGNON names (None when it names none)."""
+    if game is None:
+        return None
+    try:
+        return (member_for(ctx, game, command.power).address or "").lower() or None
+    except CommandRefused:
+        return None
