@@ -132,7 +132,7 @@ def _require_witness_signature(ctx: MailContext, game: Game, run: BlindRun) -> N
     """The witness's mail must be signed by its key: the first signed mail of the run pins
     it (the master is told its fingerprint), later ones must match.  A forged From is
     refused, and nothing of it is acted on."""
-    checked = check_peer_mail(ctx.inbound.raw, run.peer_key)
+    checked = check_peer_mail(ctx.mail.raw, run.peer_key)
     if not checked.valid:
         raise CommandRefused(f"mail for the blinded assignment of '{game.name}' refused: {checked.reason}")
     if run.peer_key is None:

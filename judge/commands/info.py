@@ -276,7 +276,7 @@ def map_picture(ctx: MailContext, command: MapPicture) -> None:
         variant = variant_named(game.map_name)
         files = (record_picture(game.name, variant, drawn) if isinstance(drawn, PhaseRecord)
                  else position_picture(game.name, variant, drawn))
-        admit_files(len(ctx.inbound.raw), ctx.attachments, files)
+        admit_files(len(ctx.mail.raw), ctx.attachments, files)
         ctx.attachments.extend(files)
     ctx.done(command, f"the map of game '{game.name}' {shown} is attached ({', '.join(names)})")
 

@@ -56,7 +56,7 @@ def build_reply(ctx: MailContext, processing: Mapping[int, str] | None = None) -
         judge_name=ctx.judge.name,
         nothing=not lines and not ctx.blocks,
     )
-    mail = ctx.inbound.reply(bounded(body), game_id=first_game)
+    mail = ctx.mail.reply(bounded(body), game_id=first_game)
     if ctx.attachments:
         mail = replace(mail, mime=compose(mail.body, ctx.attachments))
     return mail

@@ -78,7 +78,7 @@ def throttled(ctx: MailContext, command: Signon) -> str | None:
 
     One indexed read of the day's refusals from this sender or for this account; the
     owner's address is looked up only when the account has enough refusals to matter."""
-    sender = sender_of(ctx.inbound)
+    sender = sender_of(ctx.mail)
     game = _game(ctx, command)
     game_name, who = command.game.lower(), account_of(game, command.power)
     ctx.session.flush()  # this mail's refusals so far count (as the ORM's autoflush would)
@@ -102,7 +102,7 @@ def throttled(ctx: MailContext, command: Signon) -> str | None:
 
 def record_refusal(ctx: MailContext, command: Signon) -> None:
     game_name, who = target(ctx, command)
-    ctx.session.add(SignonFailure(address=sender_of(ctx.inbound).key, game=game_name[:64], who=who[:64],
+    ctx.session.add(SignonFailure(address=sender_of(ctx.mail).key, game=game_name[:64], who=who[:64],
                                   failed_at=ctx.now))
 
 

@@ -1,4 +1,6 @@
-"""Deadlines of the fair assignment, for the scheduler pass.
+"""Deadlines of the fair assignment, for the scheduler pass: time-driven work, so it is the
+scheduler's (beside judge/edge/scheduler.py), not the mail commands'; it drives the fair
+flows' own steps (judge/commands/fair_lottery, fair_escrow, fair_assign, fair_blind).
 
     fair_due_work(session, judge, now, game_id=None) -> list[OutgoingMail]   # in the caller's transaction
     run_fair_pass(store, settings, now)        # judge.edge.scheduler.EXTRA_PASSES runs it every pass
