@@ -284,7 +284,7 @@ VERBS = (
          f"({', '.join(' '.join(verb.words) for verb in STATUS_VERBS)})",
          "create a game and become its master", _create, secret_args=(1,), opens_session=True, body=True,
          help=(("master", "CREATE game password", "create a game; status lines may follow:"),)),
-    # LIST and MAP alone are also information requests (mailcmds/info.py), which read both.
+    # LIST and MAP alone are also information requests (info.py), which read both.
     *(verb for verb in STATUS_VERBS if verb.words not in (("LIST",), ("MAP",))),
 )
 

@@ -1,4 +1,4 @@
-"""The master's game commands (mailcmds/master.py): FORM, PAUSE, RESUME, TERMINATE, EJECT,
+"""The master's game commands: FORM, PAUSE, RESUME, TERMINATE, EJECT,
 DUMMY, REVIVE, and processing by the master: PROCESS, PROCESS!, PREVIEW, ROLLBACK.
 
 (SET DEADLINE and the status lines are in create.py.)
