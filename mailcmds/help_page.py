@@ -4,7 +4,7 @@ Each verb declares its own rows (``Verb.help``: section, form, meaning); this mo
 holds the page's sections (titles, the notes that close them) and its opening text.  A
 section shows the rows of its key from every verb, in the verb table's order; the status
 lines (``status``: the lines CREATE reads, such as MAP) follow the verb that reads them.
-``python -m judge.commands.registry`` writes mailcmds/help.txt and the generated blocks of
+``python -m judge.commands.help_docs`` writes mailcmds/help.txt and the generated blocks of
 mailcmds/grammar.md and README.md; tests/mailcmds/test_docs.py fails when a committed file
 differs from what this makes.
 """

@@ -12,7 +12,7 @@ edges.  Derived from them:
     parse_mail, parse_text      mailcmds' parser over VERB_TABLE
     masked, redacted            mailcmds' password masking over VERB_TABLE
 
-``python -m judge.commands.registry`` writes the documents made from the verbs
+``python -m judge.commands.help_docs`` writes the documents made from the verbs
 (mailcmds/help.txt and the generated blocks of mailcmds/grammar.md and README.md).
 """
 
@@ -21,7 +21,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import importlib
-import sys
 from email.message import Message
 from pathlib import Path
 from types import MappingProxyType, ModuleType
@@ -100,8 +99,3 @@ def masked(text: str) -> str:
 
 def redacted(text: str, source: str) -> str:
     return masking.redacted(text, source, VERB_TABLE)
-
-
-if __name__ == "__main__":
-    help_page.write_all(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2], VERB_TABLE,
-                       STATUS_VERBS)

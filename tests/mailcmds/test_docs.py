@@ -51,7 +51,7 @@ from judge.commands.registry import STATUS_VERBS as ALL_STATUS_VERBS  # noqa: E4
 from mailcmds import help_page  # noqa: E402
 
 ROOT = HERE.parent
-GENERATE = "run: python -m judge.commands.registry"
+GENERATE = "run: python -m judge.commands.help_docs"
 
 
 def test_help_txt_is_what_the_verbs_make():
