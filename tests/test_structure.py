@@ -337,3 +337,20 @@ def test_nothing_lists_the_commands_by_hand():
                                                             for t in node.targets)}
         listed += [f"{path.relative_to(ROOT)}:{line}" for line in _command_lists(tree, commands) if line not in handlers]
     assert not listed, f"commands listed by hand (derive it from the command modules instead): {listed}"
+
+
+def test_a_verb_that_opens_a_session_makes_a_command_that_says_so():
+    """The parser asks the verb (a line that does not parse still opens a session, a failed
+    one), the dispatcher the command: the two declarations, side by side in one module, agree."""
+    import typing
+
+    from judge.commands import registry
+
+    opening = [verb for verb in registry.VERB_TABLE.verbs if verb.opens_session]
+    assert {" ".join(verb.words) for verb in opening} >= {"SIGNON", "JOIN", "CREATE"}
+    for verb in opening:
+        made = typing.get_type_hints(verb.parse)["return"]
+        assert made.opens_session, f"{' '.join(verb.words)} opens a session but {made.__name__} does not say so"
+    for kind in registry.HANDLERS:
+        if kind.opens_session:
+            assert any(typing.get_type_hints(verb.parse).get("return") is kind for verb in opening), kind
