@@ -136,6 +136,28 @@ class WorkerSettings:
 
 
 @dataclass(frozen=True)
+class BotSettings:
+    """The judge's own bot (SEAT power BOT, RULE CD_BOT) thinks in processes of its own
+    (judge/bot_worker.py), never in the mail worker or a scheduler pass.
+
+    ``processes``: how many bot processes ``judge serve`` starts (0: none; jobs then wait
+    for another judge on the database, or `judge tick`, which thinks in-process).  ``nice``:
+    the niceness they run at, so mail and the scheduler always come first on a busy CPU.
+    ``poll_seconds``: how often an idle one looks for waiting jobs.  ``max_attempts``: how
+    many times a job may be started without finishing (its process killed) before it is
+    given up and the power gets civil-disorder defaults.  ``iterations``: the search budget
+    per power (bot/stand_in.py; counted in evaluations, not time, so the moves do not depend
+    on the machine's load): fewer is faster and weaker.
+    """
+
+    processes: int = 1
+    nice: int = 10
+    poll_seconds: float = 0.5
+    max_attempts: int = 3
+    iterations: int = 1500
+
+
+@dataclass(frozen=True)
 class DaideSettings:
     """DAIDE machine players (judge/edge/daide): each game with RULE MACHINES listens on a
     port of its own from ``port_range`` ("first-last") on ``host``; "" turns the edge off.
@@ -177,6 +199,41 @@ class DkimSettings:
 
 
 @dataclass(frozen=True)
+class MailSettings:
+    """Who wrote a mail (judge.mailauth.verify, judge.mailauth.trust).  ``verify``: the
+    SMTP intake checks DKIM, SPF and DMARC and records an Authentication-Results header
+    (authserv-id ``authserv_id``, empty: ``[judge] domain``); ``trusted_authserv_ids``
+    (comma-separated): whose Authentication-Results the judge also believes, e.g. the
+    IMAP server's or a Postfix with OpenDMARC in front; ``trust``: ``dmarc`` refuses the
+    sign-ons of mail failing a DMARC policy of reject or quarantine, ``any`` refuses
+    nothing.  ``dns_server``: "host" or "host:port" (empty: the system's resolver)."""
+
+    verify: bool = True
+    authserv_id: str = ""
+    trusted_authserv_ids: str = ""
+    trust: str = "dmarc"
+    dns_server: str = ""
+    dns_timeout_seconds: float = 5.0
+
+    def authserv_ids(self, judge: JudgeSettings) -> tuple[str, ...]:
+        """Every authserv-id whose verdict counts: the judge's own (when it verifies) and the trusted."""
+        own = (self.authserv_id or judge.domain,) if self.verify else ()
+        return own + tuple(t.strip() for t in self.trusted_authserv_ids.split(",") if t.strip())
+
+
+@dataclass(frozen=True)
+class UnsubscribeSettings:
+    """One-click unsubscribe (RFC 8058) from a game's mail: ``base_url`` is the public
+    https address under which the listener on ``host``:``port`` is reached (a reverse
+    proxy ends TLS there); empty: no listener, and the links are mailto only."""
+
+    base_url: str = ""
+    host: str = "127.0.0.1"
+    port: int = 8025
+    requests_per_minute: int = 30
+
+
+@dataclass(frozen=True)
 class Settings:
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     store: StoreSettings = field(default_factory=StoreSettings)
@@ -187,6 +244,9 @@ class Settings:
     worker: WorkerSettings = field(default_factory=WorkerSettings)
     daide: DaideSettings = field(default_factory=DaideSettings)
     dkim: DkimSettings = field(default_factory=DkimSettings)
+    unsubscribe: UnsubscribeSettings = field(default_factory=UnsubscribeSettings)
+    mail: MailSettings = field(default_factory=MailSettings)
+    bots: BotSettings = field(default_factory=BotSettings)
 
     @property
     def store_url(self) -> str:
@@ -211,6 +271,9 @@ _SECTION_CLASSES: dict[str, type] = {
     "worker": WorkerSettings,
     "daide": DaideSettings,
     "dkim": DkimSettings,
+    "unsubscribe": UnsubscribeSettings,
+    "mail": MailSettings,
+    "bots": BotSettings,
 }
 
 
@@ -348,6 +411,9 @@ _RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
     ("outbound", "max_attempts"): (1, None, "a count, at least 1"),
     ("outbound", "poll_seconds"): (0.001, None, "seconds, more than 0"),
     ("imap", "port"): (1, 65535, "a TCP port, 1 to 65535"),
+    ("unsubscribe", "port"): (0, 65535, "a TCP port, 0 to 65535 (0: any free port)"),
+    ("unsubscribe", "requests_per_minute"): (1, None, "a count, at least 1"),
+    ("mail", "dns_timeout_seconds"): (0.1, 60, "seconds, 0.1 to 60"),
     ("imap", "poll_seconds"): (0.001, None, "seconds, more than 0"),
     ("scheduler", "tick_seconds"): (0.001, None, "seconds, more than 0"),
     ("scheduler", "touched_seconds"): (0.001, None, "seconds, more than 0"),
@@ -355,6 +421,11 @@ _RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
     ("worker", "processes"): (0, 64, "a count of processes, 0 to 64"),
     ("worker", "pause_before_commit_seconds"): (0, None, "seconds, 0 or more"),
     ("worker", "max_attempts"): (1, None, "a count of starts, at least 1"),
+    ("bots", "processes"): (0, 64, "a count of processes, 0 to 64"),
+    ("bots", "nice"): (0, 19, "a niceness, 0 to 19"),
+    ("bots", "poll_seconds"): (0.01, None, "seconds, at least 0.01"),
+    ("bots", "max_attempts"): (1, None, "a count of starts, at least 1"),
+    ("bots", "iterations"): (1, None, "a count of evaluations, at least 1"),
 }
 
 
@@ -363,6 +434,10 @@ _DNS_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\Z")
 _PATTERNS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
     ("dkim", "rsa_selector"): (_DNS_LABEL, "a DNS label: letters, digits and inner hyphens, at most 63"),
     ("dkim", "ed25519_selector"): (_DNS_LABEL, "a DNS label: letters, digits and inner hyphens, at most 63"),
+    ("mail", "trust"): (re.compile(r"(dmarc|any)\Z"), "dmarc or any"),
+    ("unsubscribe", "base_url"): (re.compile(r"(https://[^\s?#]+[^\s?#/])?\Z"),
+                                  "empty or an https:// address without ?, # or a final / "
+                                  "(e.g. https://dip.example.org/unsubscribe)"),
 }
 
 

@@ -209,22 +209,6 @@ def release_seat(session: Session, game_id: int, membership_id: int) -> None:
     session.delete(member)
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 @dataclass(frozen=True)
 class Played:
     phase: str

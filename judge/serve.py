@@ -1,6 +1,7 @@
 """``judge serve``: the SMTP listener, the optional IMAP poller, the worker, the outbox
 sender, the scheduler tick and the DAIDE listeners of machine games (judge/edge/daide), each on its own thread over one shared ``Store``; or the
-worker in processes of its own (``[worker] processes``, judge.worker_process).
+worker in processes of its own (``[worker] processes``, judge.worker_process); the judge's
+bot in processes of its own at a lower priority (``[bots] processes``, judge.bot_worker).
 
 Stopping (SIGTERM, SIGINT) closes the listener first so no new mail is accepted, lets
 the worker finish the message in hand, then joins everything.
@@ -17,18 +18,22 @@ from typing import Protocol, Sequence
 
 from judge.commands.daide_ports import configure_ports
 from judge.config import Settings, make_data_dir
+from judge.bot_worker import bot_thread, ready_game
 from judge.edge.daide import DaideEdge
 from judge.edge.imap_in import ImapPoller
 from judge.edge.pass_timing import DueOutlook, PassPlanner, due_outlook
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
 from judge.edge.smtp_out import OutboxSender, transport_for
+from judge.edge.unsubscribe_in import UnsubscribeListener
+from judge.mailauth.intake import Vetting
+from judge.mailauth.verify import configure_resolver
 from judge.hooks import after_commit_hook, default_process_hook, resolve_hook
 from judge.store.leases import HEARTBEAT_SECONDS
 from judge.store.engine import Store
 from judge.store.schema import check_schema, is_empty, upgrade
 from judge.worker import Worker
 from judge.mail import Clock, ProcessHook, utc_now
-from judge.worker_process import WorkerProcesses, worker_process_count, writer_lock_path
+from judge.worker_process import WorkerProcesses, sqlite_file_or_server, worker_process_count, writer_lock_path
 
 log = logging.getLogger("judge.serve")
 
@@ -56,7 +61,7 @@ class Daemon:
 
     def __init__(self, settings: Settings, store: Store, *, process: ProcessHook | None = None,
                  tick: SchedulerTick | None = None, clock: Clock = utc_now,
-                 worker_command: Sequence[str] | None = None) -> None:
+                 worker_command: Sequence[str] | None = None, bot_command: Sequence[str] | None = None) -> None:
         self.settings = settings
         self.store = store
         self.clock = clock
@@ -65,6 +70,7 @@ class Daemon:
         self.outbox_wake = threading.Event()
         self.scheduler_wake = threading.Event()  # a processed mail may bring a due time nearer
         configure_ports(settings.daide)  # RULE MACHINES gives a game its DAIDE port in the mail's transaction
+        self.bot_wake = threading.Event()
         self.worker = Worker(
             store, settings.judge, process or default_process_hook(settings), clock=clock,
             pause_before_commit=settings.worker.pause_before_commit_seconds,
@@ -82,14 +88,36 @@ class Daemon:
             WorkerProcesses(worker_command, count, on_processed=self._mail_processed)
             if worker_command is not None and count > 0 else None
         )
-        self.handler = IntakeHandler(store, on_stored=self._mail_stored, clock=clock)
+        vetting = Vetting(settings.mail, settings.judge)
+        if settings.mail.verify:
+            configure_resolver(settings.mail.dns_server, settings.mail.dns_timeout_seconds)
+        self.handler = IntakeHandler(store, on_stored=self._mail_stored, clock=clock, vetting=vetting)
+        # The judge's bot thinks in processes of its own (judge.bot_worker); a store no other
+        # process can open gets it as a thread.
+        bots = settings.bots.processes
+        self.bot_processes = (
+            WorkerProcesses(bot_command, bots, on_processed=self.outbox_wake.set, kind="bot",
+                            on_line=self._bot_line)
+            if bot_command is not None and bots > 0 and sqlite_file_or_server(settings) else None
+        )
+        self._process_ready = after_commit_hook(settings, store)
+        self._ready_games: set[int] = set()
+        self._ready_lock = threading.Lock()
+        self._ready_wake = threading.Event()
+        self._bot_thread = (
+            threading.Thread(target=bot_thread, name="bot", daemon=True,
+                             args=(store, settings, clock, self.stop_event, self.bot_wake, self.outbox_wake.set))
+            if bots > 0 and self.bot_processes is None else None
+        )
         self.controller = make_controller(self.handler, settings.smtp, settings.judge.domain)
         self.poller = (
             ImapPoller(settings.imap, store, on_stored=self._mail_stored, clock=clock,
-                       max_bytes=settings.smtp.max_message_bytes)
+                       max_bytes=settings.smtp.max_message_bytes, vetting=vetting)
             if settings.imap.host else None
         )
         self.daide = DaideEdge(store, settings, self._scheduler_pass, clock=clock) if settings.daide.host else None
+        self.unsubscribe = (UnsubscribeListener(store, settings.unsubscribe, settings.judge, on_stored=self._mail_stored,
+                                                clock=clock) if settings.unsubscribe.base_url else None)
         self._worker_thread: threading.Thread | None = None
         self._threads: list[threading.Thread] = []
 
@@ -100,15 +128,47 @@ class Daemon:
             tick(store, settings, now)
             self.outbox_wake.set()
 
+    def _bot_line(self, line: bytes) -> None:
+        """A bot process made the last moves a game waited for: its pass runs here."""
+        game_id = ready_game(line)
+        if game_id is not None:
+            with self._ready_lock:
+                self._ready_games.add(game_id)
+            self._ready_wake.set()
+
+    def _run_ready_games(self) -> None:
+        """The scheduler's pass for the games whose bot moves are in (at this process's
+        priority, not the niced bot process's: it holds the write turn while it processes)."""
+        while not self.stop_event.is_set():
+            self._ready_wake.wait()
+            self._ready_wake.clear()
+            with self._ready_lock:
+                games, self._ready_games = frozenset(self._ready_games), set()
+            if not games or self._process_ready is None:
+                continue
+            try:
+                self._process_ready(games, self.clock())
+            except Exception:
+                log.exception("the pass for games whose bot moves are in failed; they stay due")
+            self.outbox_wake.set()
+
+    def _mail_processed(self) -> None:
+        """A mail was processed: its replies go out, it may bring a due time nearer, and it
+        may have asked for the bot's moves."""
+        self.outbox_wake.set()
+        self.scheduler_wake.set()
+        self._wake_bots()
+
+    def _wake_bots(self) -> None:
+        if self.bot_processes is not None:
+            self.bot_processes.wake()
+        self.bot_wake.set()
+
     def _mail_stored(self) -> None:
         if self.worker_processes is not None:
             self.worker_processes.wake()
         else:
             self.inbox_wake.set()
-
-    def _mail_processed(self) -> None:
-        self.outbox_wake.set()
-        self.scheduler_wake.set()
 
     def _run_worker(self) -> None:
         self.worker.run(self.stop_event, self.inbox_wake, self.settings.worker.poll_seconds)
@@ -142,6 +202,7 @@ class Daemon:
             try:
                 self.tick(self.store, self.settings, last_pass)
                 self.outbox_wake.set()
+                self._wake_bots()
             except Exception:
                 log.exception("scheduler pass failed; the next tick tries again")
 
@@ -169,11 +230,14 @@ class Daemon:
         if self.tick is not None:
             self._threads.append(threading.Thread(target=self._run_scheduler, name="scheduler", daemon=True))
         from judge.keyrecord import settle_judge_key  # gpg and the commands: only when serving
-        from judge.mailauth.keystore import judge_signer
+        from judge.mailauth.keystore import judge_signer, token_key
+        from judge.mailauth.unsubscribe import UnsubscribeLinks
 
         check_port_free(self.settings.smtp.host, self.settings.smtp.port)  # a busy port fails first
         settle_judge_key(self.settings, self.store)  # before listening: no mail before the key
         self.sender.signer = judge_signer(self.store, self.settings.dkim, self.settings.judge)  # DKIM keys made once
+        self.sender.links = UnsubscribeLinks(token_key(self.store), self.settings.judge.address,
+                                             self.settings.unsubscribe.base_url)
         self.sender.start()  # a lease owner; rows a crashed run of ours left are due again
         # What exists now (modules, mapped classes, settings) lives as long as the daemon:
         # out of the collector's full passes, which would walk it each time (some 50 ms with
@@ -187,11 +251,19 @@ class Daemon:
             self.worker_processes.start()
         for thread in self._threads:
             thread.start()
+        if self.bot_processes is not None:
+            self._threads.append(threading.Thread(target=self._run_ready_games, name="bot-ready", daemon=True))
+            self._threads[-1].start()
+            self.bot_processes.start()
+        if self._bot_thread is not None:
+            self._bot_thread.start()
         if self.daide is not None:
             self.daide.start()
+        if self.unsubscribe is not None:
+            self.unsubscribe.start()
         s = self.settings
-        log.info("data folder %s (SQLite store, outbox, the judge's key); [judge] data_dir moves it",
-                 s.judge.data_dir)
+        held = "SQLite store, outbox" if self.store.engine.dialect.name == "sqlite" else "outbox"
+        log.info("data folder %s (%s, the judge's key); [judge] data_dir moves it", s.judge.data_dir, held)
         log.info("judge %s listening for SMTP on %s:%d; store %s; outgoing %s", s.judge.address,
                  s.smtp.host, s.smtp.port, self.store.engine.url.render_as_string(hide_password=True),
                  f"relay {s.outbound.relay_host}:{s.outbound.relay_port}" if s.outbound.relay_host
@@ -205,15 +277,23 @@ class Daemon:
         except Exception:  # already stopped or never started
             pass
         self.stop_event.set()
+        self._ready_wake.set()
         self.scheduler_wake.set()
         self.inbox_wake.set()
         self.outbox_wake.set()
         if self.daide is not None:
             self.daide.stop()
+        if self.unsubscribe is not None:
+            self.unsubscribe.stop()
         if self._worker_thread is not None and self._worker_thread.ident is not None:
             self._worker_thread.join()
         if self.worker_processes is not None:
             self.worker_processes.stop()
+        if self.bot_processes is not None:
+            self.bot_processes.stop()  # a job in hand is given back: waiting again after a restart
+        self.bot_wake.set()
+        if self._bot_thread is not None and self._bot_thread.ident is not None:
+            self._bot_thread.join(timeout=30)
         for thread in self._threads:
             if thread.ident is not None:  # never started when start() failed early
                 thread.join(timeout=30)

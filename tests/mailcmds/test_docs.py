@@ -48,7 +48,7 @@ def test_the_create_example_in_the_grammar_parses_cleanly():
 # -- one declaration: the committed texts are the ones the verbs make ---------------------
 
 from judge.commands.registry import STATUS_VERBS as ALL_STATUS_VERBS  # noqa: E402
-from mailcmds import help_page  # noqa: E402
+from mailcmds import help_page
 
 ROOT = HERE.parent
 GENERATE = "run: python -m judge.commands.help_docs"
