@@ -1,7 +1,7 @@
 """list_mail: one copy of each broadcast to a game's list, for the web archive
 
-Revision ID: 0015_list_mail
-Revises: 0014_press_daide
+Revision ID: 0019_list_mail
+Revises: 0018_bounces
 Create Date: 2026-11-28 19:45:00
 
 The web archive (judge/web) shows what went to each game's list and offers it as an mbox
@@ -17,8 +17,8 @@ import judge.store.base
 from alembic import op
 
 
-revision: str = '0015_list_mail'
-down_revision: Union[str, None] = '0014_press_daide'
+revision: str = '0019_list_mail'
+down_revision: Union[str, None] = '0018_bounces'
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
