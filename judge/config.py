@@ -235,6 +235,9 @@ class UnsubscribeSettings:
     host: str = "127.0.0.1"
     port: int = 8025
     requests_per_minute: int = 30
+
+
+@dataclass(frozen=True)
 class WebSettings:
     """The read-only web archive (judge/web): every game's pages written as static files
     under ``root`` (relative: under data_dir; empty: no archive), rebuilt within
