@@ -169,13 +169,23 @@ def signatures(session: Session) -> dict[str, list[Any]]:
             for game_id, version in session.execute(select(Game.id, Game.version))}
 
 
-class Archive:
-    """The web archive of one store, written under ``root``."""
+#: Marks an index that a refresh left for later (judge/web/files.py hides dot files).
+INDEX_PENDING = ".index-pending"
 
-    def __init__(self, store: Store, root: Path, domain: str) -> None:
+
+class Archive:
+    """The web archive of one store, written under ``root``.
+
+    The index lists every game, so with thousands of games it costs more than a phase's
+    own pages: a refresh rewrites it at most every ``index_seconds`` (a change in between
+    leaves it pending, written by the first refresh after that time; the keeper of
+    ``judge serve`` refreshes every ``[web] poll_seconds``)."""
+
+    def __init__(self, store: Store, root: Path, domain: str, *, index_seconds: float = 10.0) -> None:
         self.store = store
         self.files = ArchiveFiles(root)
         self.domain = domain
+        self.index_seconds = index_seconds
 
     def refresh(self, now: datetime | None = None) -> BuildReport:
         """Rebuild the games that changed since the archive was last written, and the index."""
@@ -184,6 +194,10 @@ class Archive:
     def rebuild(self, now: datetime | None = None) -> BuildReport:
         """Write every game's files and the index again (``judge web build``)."""
         return self._build(now, everything=True)
+
+    def _index_due(self) -> bool:
+        index = self.files.path("index.html")
+        return not index.exists() or time.time() - index.stat().st_mtime >= self.index_seconds
 
     def _build(self, now: datetime | None, *, everything: bool) -> BuildReport:
         now = now or datetime.now(timezone.utc)
@@ -205,8 +219,12 @@ class Archive:
                                       (state.get(game_id) or {}).get("pages", {}))
                     (report.games if keys is not None else report.removed).append(game.name)
                     new_state[game_id] = {"sign": current[game_id], "pages": keys or {}}
-                if changed or gone or everything or not self.files.exists("index.html"):
-                    write_index(session, self.files, now)
-                    report.index = True
+                if changed or gone or everything or self.files.exists(INDEX_PENDING):
+                    if everything or self._index_due():
+                        write_index(session, self.files, now)
+                        self.files.path(INDEX_PENDING).unlink(missing_ok=True)
+                        report.index = True
+                    else:
+                        self.files.write(INDEX_PENDING, "")
             self.files.write_state(new_state)
         return report

@@ -23,7 +23,7 @@ def _game(judge, name: str) -> Game:
 
 def test_a_refresh_writes_only_what_changed(judge, tmp_path: Path) -> None:
     play(judge, "g1", phases=1)
-    archive = Archive(judge.store, tmp_path / "web", "example.org")
+    archive = Archive(judge.store, tmp_path / "web", "example.org", index_seconds=3600)
     assert archive.rebuild().games == ["g1"]
     page = tmp_path / "web" / "games" / "g1" / "phase" / "S1901M.html"
     assert "Next" in page.read_text() and 'rel="next"' not in page.read_text()
@@ -40,15 +40,20 @@ def test_a_refresh_writes_only_what_changed(judge, tmp_path: Path) -> None:
         judge.tick()
     assert _game(judge, "g1").phase != "F1901M"
     report = archive.refresh()
-    assert report.games == ["g1"] and report.index
+    assert report.games == ["g1"] and not report.index  # the index was written less than an hour ago
     assert 'rel="next" href="F1901M.html"' in page.read_text()  # the predecessor gained its next link
+    index = tmp_path / "web" / "index.html"
+    assert "F1901M" in index.read_text() or "S1901M" in index.read_text()
+    archive.index_seconds = 0
+    assert archive.refresh().index  # the pending index, written at the first refresh once due
+    assert "S1901M" not in index.read_text() and "F1901M" not in index.read_text()
     assert page.stat().st_mtime_ns != written
     assert (tmp_path / "web" / "games" / "g1" / "phase" / "F1901M.html").exists()
 
 
 def test_a_rolled_back_phase_leaves_no_page_and_a_private_game_no_folder(judge, tmp_path: Path) -> None:
     play(judge, "g1", phases=2)
-    archive = Archive(judge.store, tmp_path / "web", "example.org")
+    archive = Archive(judge.store, tmp_path / "web", "example.org", index_seconds=0)
     archive.rebuild()
     folder = tmp_path / "web" / "games" / "g1"
     assert sorted(p.name for p in (folder / "phase").iterdir()) == ["F1901M.html", "S1901M.html"]
