@@ -42,6 +42,30 @@ def looks_like_order(text: str) -> bool:
     return _ORDER_START_RE.match(text.strip()) is not None
 
 
+_UNIT_WORDS = frozenset({"A", "F", "ARMY", "FLEET"})
+_ADJUSTMENT_WORDS = frozenset({"BUILD", "REMOVE", "DISBAND", "WAIVE", "RETREAT"})
+_MOVE_MARKS = frozenset({"-", "->", "=>", "TO"})
+_PROVINCE_RE = re.compile(r"[A-Z]{3}(/[A-Z]{2})?(-[A-Z]{3}(/[A-Z]{2})?)?", re.IGNORECASE)
+
+
+def reads_as_order(text: str) -> bool:
+    """Whether a line is written as an order, not merely starts like one: a unit, a
+    province abbreviation and an order word (``F LON - ENG``, ``A PAR H``, ``A MUN-BER``,
+    ``BUILD A PAR``, ``WAIVE``), where "A lot of..." is not.  It ends a press that has
+    no ENDPRESS (mailcmds/press.py)."""
+    words = text.strip().rstrip(".").upper().split()
+    if not words:
+        return False
+    if words[0] in _ADJUSTMENT_WORDS:
+        return words[0] == "WAIVE" and len(words) == 1 or (
+            len(words) >= 2 and (words[1] in _UNIT_WORDS or _PROVINCE_RE.fullmatch(words[1]) is not None))
+    if words[0] not in _UNIT_WORDS or len(words) < 2 or not _PROVINCE_RE.fullmatch(words[1]):
+        return False
+    if "-" in words[1]:
+        return True  # A MUN-BER
+    return len(words) >= 3 and (words[2] in _MOVE_MARKS or words[2] in _ORDER_MARKERS)
+
+
 #: Words that make a line read as an order even without a unit type (``PAR S MAR``).
 _ORDER_MARKERS = frozenset({
     "S", "C", "H", "R", "D", "B", "VIA", "HOLD", "HOLDS", "SUPPORT", "SUPPORTS", "CONVOY", "CONVOYS",

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from .model import Command, SourceLine
+from .orders import reads_as_order
 from .syntax import CommandLine, ParseContext, Verb, strip_comment
 from .values import split_tokens
 
@@ -43,6 +44,22 @@ def stops_body(line: SourceLine) -> bool:
         return False
     first = words[0].upper()
     return (first == "SIGNOFF" and len(words) == 1) or (first == "SIGNON" and len(words) == 3)
+
+
+def _cut_at_orders(ctx: ParseContext, line: CommandLine, body: list[SourceLine]) -> list[SourceLine]:
+    """A press without ENDPRESS ends before its first line written as an order: those
+    lines are read as the sender's own orders (and the reply says so), never sent as
+    press unseen.  Orders meant as press are kept by ending the message with ENDPRESS."""
+    first = next((index for index, body_line in enumerate(body)
+                  if reads_as_order(strip_comment(body_line.text))), None)
+    if first is None:
+        return body
+    ctx.rewind_to(body[first])
+    ctx.notices.append(
+        f"the {line.verb.words[0]} at line {line.number} has no ENDPRESS, so its message was ended before "
+        f"line {body[first].number}, which reads as an order: that line and the ones after it were read as "
+        "your orders and commands, not sent as press. To send orders as press, end the message with ENDPRESS.")
+    return body[:first]
 
 
 def _read_options(line: CommandLine, broadcast_verb: bool) -> tuple[tuple[str, ...] | None, tuple[str, ...], bool, bool, bool]:
@@ -120,7 +137,9 @@ def _press(ctx: ParseContext, line: CommandLine) -> Press:
         body, _ = ctx.take_body(_PRESS_ENDS, stops_body)
         ctx.set_aside(body)
         raise
-    body, _ = ctx.take_body(_PRESS_ENDS, stops_body)
+    body, ended = ctx.take_body(_PRESS_ENDS, stops_body)
+    if ended not in _PRESS_ENDS:
+        body = _cut_at_orders(ctx, line, body)
     texts = [b.text for b in body]
     while texts and not texts[0].strip():
         texts.pop(0)
