@@ -1,7 +1,9 @@
 """CREATE game password, and the status lines that set a game up.
 
 After ``CREATE`` the lines that are status lines (MAP, RULE, TIMING, DEADLINE, ZONE,
-PRIVATE, DESC, LIST, WITNESS) belong to it; the first other line ends the block.  The
+PRIVATE, DESC, LIST, WITNESS) belong to it; the first other line, or a blank line after
+a status line, ends the block (``LIST`` or ``MAP game`` after it are then the
+information commands).  The
 same lines sent later by the master after ``SIGNON master@game password`` are status
 edits: they arrive as standalone commands (``LIST`` with an address is a status edit,
 ``LIST`` with a game name is the information command).
@@ -208,11 +210,16 @@ _STATUS_TABLE = {verb.words[0]: verb for verb in STATUS_VERBS}
 
 
 def read_status_lines(ctx: ParseContext) -> list[StatusLine]:
-    """Consume the status lines that follow (blank lines and comments included)."""
+    """Consume the status lines that follow, with comment lines between them, up to the
+    first other line or a blank line after a status line (blank lines before the first
+    are skipped)."""
     found: list[StatusLine] = []
+    read_one = False
     while (raw := ctx.peek()) is not None:
         text = strip_comment(raw.text)
         words = tuple(text.split())
+        if not raw.text.strip() and read_one:
+            break
         if not words:
             ctx.advance()
             continue
@@ -220,6 +227,7 @@ def read_status_lines(ctx: ParseContext) -> list[StatusLine]:
         if verb is None:
             break
         ctx.advance()
+        read_one = True
         line = CommandLine(raw.number, text, words, verb, 1)
         try:
             found.append(verb.parse(ctx, line))  # type: ignore[arg-type]
@@ -232,10 +240,12 @@ def read_status_lines(ctx: ParseContext) -> list[StatusLine]:
 
 def _skip_status_lines(ctx: ParseContext) -> None:
     """After a CREATE that failed, its status lines are set aside, not applied elsewhere."""
+    read_one = False
     while (raw := ctx.peek()) is not None:
         words = strip_comment(raw.text).split()
-        if words and words[0].upper() not in _STATUS_TABLE:
+        if (words and words[0].upper() not in _STATUS_TABLE) or (not raw.text.strip() and read_one):
             break
+        read_one = read_one or bool(words)
         ctx.set_aside([ctx.advance()])
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from .create import STATUS_VERBS
+from .orders import ORDER_FORMS
 from .registry import VERBS
 from .syntax import Verb
 
@@ -32,6 +33,8 @@ class Section:
     verbs: tuple[str, ...]
     note: str = ""
     on_help_page: bool = True
+    #: Rows that are no command: the order forms, written after SIGNON.
+    forms: tuple[tuple[str, str], ...] = ()
 
 
 PREAMBLE = """HOW TO WRITE TO THE JUDGE
@@ -50,6 +53,9 @@ SECTIONS: tuple[Section, ...] = (
             ("LIST", "SUMMARY", "HISTORY", "MAP", "HELP", "GET KEY", "JOIN", "OBSERVE", "TAKEOVER",)),
     Section("play", "PLAYING (after SIGNON)",
             ("SIGNON", "CLEAR", "SET WAIT", "SET NOWAIT", "SET PASSWORD", "SET ADDRESS", "SET ABSENCE", "SET ZONE", "SET DRAW", "SET NODRAW", "SET CONCEDE", "SET NOCONCEDE", "RESIGN", "SIGNOFF",)),
+    Section("orders", "ORDERS (after SIGNON, one per line)", (),
+            forms=tuple((order.form, order.meaning) for order in ORDER_FORMS),
+            note="A phase takes only its own kind of order; an adjustment's missing builds are\nwaived and missing removals are made by the judge (units farthest from home) at the\ndeadline.  Orders sent only in part count as late, as no orders do."),
     Section("press", "PRESS (messages to other players)",
             ("PRESS", "BROADCAST",)),
     Section("sealed", "SEALED ORDERS (games with RULE SEALED)",
@@ -79,7 +85,7 @@ def section_rows(section: Section) -> list[tuple[str, str]]:
     for key in section.verbs:
         verb_rows = [(form, meaning) for where, form, meaning in verbs[key].help if where == section.key]
         rows += verb_rows  # a verb may have no row of its own (RESUME is on PAUSE's)
-    return rows
+    return rows + list(section.forms)
 
 
 def _help_line(form: str, meaning: str) -> str:
@@ -116,11 +122,20 @@ def _declared(keys: str) -> list[Verb]:
     return listed
 
 
+def _forms(keys: str) -> list[tuple[str, str]]:
+    """The (syntax, meaning) rows of the sections named in ``keys``: their verbs as
+    declared, then their order forms."""
+    rows = [(verb.syntax, verb.meaning) for verb in _declared(keys)]
+    for key in keys.split(","):
+        rows += next(s for s in SECTIONS if s.key == key.strip().partition("/")[0]).forms
+    return rows
+
+
 def grammar_block(keys: str) -> str:
     """The sections' verbs as grammar.md shows them: each verb's syntax and meaning, as
     declared (a code block, meaning at column 41)."""
-    rows = [f"{verb.syntax:<39} {verb.meaning}" if len(verb.syntax) < 40
-            else f"{verb.syntax}\n{'':<39} {verb.meaning}" for verb in _declared(keys)]
+    rows = [f"{syntax:<39} {meaning}" if len(syntax) < 40
+            else f"{syntax}\n{'':<39} {meaning}" for syntax, meaning in _forms(keys)]
     return "```\n" + "\n".join(rows) + "\n```"
 
 
@@ -130,7 +145,7 @@ def _cell(text: str) -> str:
 
 def readme_table(keys: str) -> str:
     """The sections' verbs as README's table: syntax and meaning, as declared."""
-    rows = [f"| `{_cell(verb.syntax)}` | {_cell(verb.meaning)} |" for verb in _declared(keys)]
+    rows = [f"| `{_cell(syntax)}` | {_cell(meaning)} |" for syntax, meaning in _forms(keys)]
     return "| command | meaning |\n|---|---|\n" + "\n".join(rows)
 
 

@@ -32,6 +32,30 @@ class Clear(Command):
     """``CLEAR``: drop every order the power has entered for this phase."""
 
 
+@dataclass(frozen=True, slots=True)
+class OrderForm:
+    """How one kind of order is written (HELP, grammar.md and README are made from these)."""
+
+    form: str
+    meaning: str
+
+
+#: Every kind of order, by phase, as the engine reads it (adjudicator/notation.py).
+ORDER_FORMS: tuple[OrderForm, ...] = (
+    OrderForm("A PAR - BUR", "move (also A PAR-BUR)"),
+    OrderForm("A PAR H", "hold (a unit without an order holds)"),
+    OrderForm("A MAR S A PAR - BUR", "support a move"),
+    OrderForm("A MAR S A PAR", "support a hold"),
+    OrderForm("F NTH C A LON - NWY", "convoy an army"),
+    OrderForm("A LON - NWY VIA", "the convoyed army's move (VIA: only by convoy)"),
+    OrderForm("A PAR R BUR", "retreat phase: retreat a dislodged unit (also A PAR - BUR)"),
+    OrderForm("A PAR D", "retreat phase: disband it instead (also DISBAND A PAR)"),
+    OrderForm("BUILD A PAR   BUILD F STP/NC", "adjustment: build in a free home centre (also A PAR B)"),
+    OrderForm("WAIVE", "adjustment: give up one build"),
+    OrderForm("REMOVE F BRE", "adjustment: remove a unit (also F BRE D)"),
+)
+
+
 _ORDER_START_RE = re.compile(
     r"(A|F|ARMY|FLEET|BUILD|REMOVE|DISBAND|WAIVE|RETREAT|HOLD)\b", re.IGNORECASE
 )

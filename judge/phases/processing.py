@@ -22,7 +22,7 @@ from typing import Any, Iterable, Mapping
 from sqlalchemy import delete, null, select, update
 from sqlalchemy.orm import Session
 
-from adjudicator.api import RULES, IllegalOrder, OrderSyntaxError, adjudicate, parse_order, position_digest, prepare
+from adjudicator.api import IllegalOrder, OrderSyntaxError, adjudicate, parse_order, position_digest, prepare
 from adjudicator.jsonio import position_from_json, position_to_json, results_to_json
 from adjudicator.orders import Order
 from adjudicator.results import Adjudication, OrderResult
@@ -36,9 +36,9 @@ from judge.refusal import CommandRefused
 from judge.store.queries import (
     as_utc,
     deadline_text,
+    engine_rules,
     master_of,
     position_of,
-    rules_of,
     timing_of,
     variant_of,
 )
@@ -92,11 +92,6 @@ class Adjudicated:
     @property
     def after(self) -> Position:
         return self.adjudication.position
-
-
-def engine_rules(game: Game) -> frozenset[str]:
-    """The game's rules the engine knows (paradox and convoy options); the rest are the judge's."""
-    return frozenset(rule for rule in rules_of(game) if rule in RULES)
 
 
 def adjudicate_current(session: Session, game: Game, defaulted: Iterable[str] = (), *,

@@ -15,6 +15,7 @@ from sqlalchemy import bindparam, event, select
 from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
 
 import maps
+from adjudicator.api import RULES
 from adjudicator.jsonio import position_from_json
 from adjudicator.types import Position, Variant
 from judge.refusal import CommandRefused
@@ -70,6 +71,11 @@ def timing_of(game: Game) -> Timing:
 def rules_of(game: Game) -> frozenset[str]:
     """The rule names of the game (values such as ``GRACE_BUDGET 2`` keep their value)."""
     return frozenset(str(rule) for rule in (game.rules or ()))
+
+
+def engine_rules(game: Game) -> frozenset[str]:
+    """The game's rules the engine knows (paradox and convoy options); the rest are the judge's."""
+    return frozenset(rule for rule in rules_of(game) if rule in RULES)
 
 
 def rule_names(game: Game) -> frozenset[str]:
