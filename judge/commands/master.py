@@ -6,8 +6,9 @@ DUMMY, REVIVE, and processing by the master: PROCESS, PROCESS!, PREVIEW, ROLLBAC
 
 from __future__ import annotations
 
+from judge.machine_press import by_mail
 from judge.render import render
-from judge.publish.broadcast import broadcast
+from judge.publish.broadcast import broadcast, to_member
 from judge.commands.context import MailContext
 from judge.lifecycle import ACTIVE, ENDED, FORMING, PAUSED, PREPARATION, GameStatus, in_play, move
 from judge.phases.processing import preview_text, process_phase, rollback_to
@@ -27,7 +28,7 @@ from judge.store.queries import (
     timing_of,
 )
 from judge.commands.daide_ports import daide_text, give_port, is_machine_game
-from judge.store.models_game import DISMISSED, DUMMY, Game
+from judge.store.models_game import DISMISSED, DUMMY, EJECTED, Game
 from judge.turns import extend_only, next_deadline, resumed_deadline
 from mailcmds import Dummy, Eject, Form, Pause, Preview, Process, Resume, Revive, Rollback, Terminate
 
@@ -113,8 +114,11 @@ def eject(ctx: MailContext, command: Eject) -> None:
     player = player_of(ctx.session, game, power)
     if player is None:
         raise CommandRefused(f"{power} has no player to eject")
-    player.status = DISMISSED
-    ctx.done(command, f"the player of {power} was removed; the power waits for a TAKEOVER")
+    player.status = EJECTED
+    if by_mail(player):  # a machine learns it from its connection (OFF), not by mail
+        ctx.send([to_member(game, ctx.judge, player, subject=f"{game.name}: you no longer play {power}",
+                            body=render("ejected_player.j2", game=game.name, power=power), kind="dismissal")])
+    ctx.done(command, f"the player of {power} was removed and told so; the power waits for a TAKEOVER")
     _tell_power_changed(ctx, game, f"{power} has no player",
                         f"the master removed the player of {power}; "
                         f"TAKEOVER {power.lower()}@{game.name} password plays it.")

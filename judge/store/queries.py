@@ -21,6 +21,8 @@ from adjudicator.types import Position, Variant
 from judge.refusal import CommandRefused
 from judge.store.times import as_utc  # noqa: F401  (callers import it from here)
 from judge.store.models_game import (
+    DISMISSED,
+    EJECTED,
     MASTER,
     MEMBER_ACTIVE,
     OBSERVER,
@@ -195,6 +197,14 @@ def player_of(session: Session, game: Game, power: str) -> Membership | None:
         if member.power == power:
             return member
     return None
+
+
+def former_players(session: Session, game: Game, power: str) -> list[Membership]:
+    """The players ``power`` had who were removed (EJECTED or DISMISSED), latest first."""
+    return list(session.execute(
+        select(Membership).where(Membership.game_id == game.id, Membership.role == PLAYER,
+                                 Membership.power == power, Membership.status.in_((EJECTED, DISMISSED)))
+        .order_by(Membership.id.desc())).scalars())
 
 
 def latest_of_power(session: Session, game: Game, power: str) -> Membership | None:

@@ -117,3 +117,18 @@ def test_a_blank_line_ends_the_status_lines_after_create(judge):
     with judge.session() as session:
         game = session.execute(select(Game).where(Game.name == "g2")).scalar_one()
         assert game.rules == ["GREY_PRESS"] and not game.list_address
+
+
+# -- 2. an ejected player is told at EJECT, and later mail from him is told why ---------------
+def test_an_ejected_player_is_told_and_his_next_mail_says_he_was_ejected(judge, started):
+    germany = started["GERMANY"]
+    out = judge.send("gm@example.net", "SIGNON master@g1 masterpw\nEJECT GERMANY\n")
+    assert "the player of GERMANY was removed and told so" in out.reply.body
+    [told] = [mail for mail in out.of_kind("dismissal") if mail.address == germany.address]
+    assert "removed you as the player of GERMANY (EJECT)" in told.body
+    body = judge.orders(germany, ["A BER H"]).reply.body
+    assert "you no longer play GERMANY in game 'g1': the master removed you (EJECT)" in body
+    assert "wrong password" not in body
+    # Someone else's password tells nothing about the former player.
+    guess = judge.send("x@example.net", "SIGNON germany@g1 guess\n").reply.body
+    assert "GERMANY has no player" in guess and "EJECT" not in guess
