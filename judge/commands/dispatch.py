@@ -34,6 +34,11 @@ def _check_needs(ctx: MailContext, needs: Needs) -> None:
 
 def run_command(ctx: MailContext, command: Command) -> None:
     opens = isinstance(command, SESSION_OPENERS)
+    if (opens or isinstance(command, Resign)) and ctx.inbound.distrust:
+        ctx.failed(command.source, f"not read: {ctx.inbound.distrust}")  # judge.mailauth.trust
+        if opens:
+            ctx.signed_on, ctx.failed_signon = None, command.source
+        return
     if not opens and ctx.failed_signon is not None:
         failed = ctx.failed_signon
         for line in source_lines(command):
@@ -42,12 +47,13 @@ def run_command(ctx: MailContext, command: Command) -> None:
     if isinstance(command, Resign):
         ctx.deferred.append((command, ctx.signed_on))
         return
-    checked = command if isinstance(command, Signon) else None  # a password-checked sign-on
-    if checked is not None:
-        target = signon_throttle.target(ctx, checked)
-        unread = (f"not tried: one sign-on attempt for {target[1]} in game '{target[0]}' per mail, and the one "
+    # A password-checked sign-on: the account it tries, before it is tried.
+    tried = signon_throttle.attempt(ctx, command) if isinstance(command, Signon) else None
+    if tried is not None:
+        game_name, account = tried.key
+        unread = (f"not tried: one sign-on attempt for {account} in game '{game_name}' per mail, and the one "
                   "above was refused; send the right password in a new mail"
-                  if target in ctx.refused_signons else signon_throttle.throttled(ctx, checked))
+                  if tried.key in ctx.refused_signons else signon_throttle.throttled(ctx, tried))
         if unread is not None:
             ctx.failed(command.source, unread)
             ctx.signed_on, ctx.failed_signon = None, command.source
@@ -63,9 +69,9 @@ def run_command(ctx: MailContext, command: Command) -> None:
         savepoint.rollback()
         del ctx.outgoing[marks[0]:], ctx.blocks[marks[1]:], ctx.entries[marks[2]:], ctx.sessions[marks[3]:]
         _refused(ctx, command, str(refusal))
-        if checked is not None:
-            ctx.refused_signons.add(signon_throttle.target(ctx, checked))
-            signon_throttle.record_refusal(ctx, checked)  # outside the rolled-back savepoint
+        if tried is not None:
+            ctx.refused_signons.add(tried.key)
+            signon_throttle.record_refusal(ctx, tried)  # outside the rolled-back savepoint
         if opens:
             ctx.signed_on = None
             ctx.failed_signon = command.source
