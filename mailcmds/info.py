@@ -110,8 +110,11 @@ VERBS = (
          help=(("start", "SUMMARY game", "a game's current state"),)),
     Verb(("HISTORY",), "HISTORY game [phase]", "the results of a game's past phases", _history,
          help=(("start", "HISTORY game [phase]", "results of past phases"),)),
-    Verb(("MAP",), "MAP [game] [phase]", "a picture of the board after a past phase (SVG and PNG)", _map_picture,
-         help=(("start", "MAP game [phase]", "a picture of the board after a past phase"),)),
+    Verb(("MAP",), "MAP [game] [phase]", "a picture of the board after a past phase (SVG and PNG); before the "
+         "start, the board the game will start from; MAP and a map's name (no game of that name): that map's "
+         "starting board", _map_picture,
+         help=(("start", "MAP game [phase]", "a picture of the board after a past phase"),
+               ("start", "MAP mapname", "a map's starting board (a preview)"),)),
     Verb(("HELP",), "HELP", "this list of commands", _help,
          help=(("start", "HELP", "this page"),)),
     Verb(("GET", "KEY"), "GET KEY", "the judge's public OpenPGP key (to check its signed mail)", _get_key,

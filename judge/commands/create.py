@@ -135,8 +135,9 @@ def set_timing(ctx: MailContext, command: TimingStatus) -> None:
         raise CommandRefused(str(problem)) from None
     game.timing = {"text": format_timing(timing)}
     game.zone = timing.zone
+    early = timing.early_warnings()
     ctx.done(command, f"timing: {format_timing(timing)} (from the next deadline the judge sets)"
-                      + _zone_note(ctx, game, timing.zone))
+                      + _zone_note(ctx, game, timing.zone) + (f"; note: {early}" if early else ""))
 
 
 def _zone_note(ctx: MailContext, game: Game, zone: str) -> str:

@@ -11,7 +11,7 @@ from judge.render import render
 from judge.publish.broadcast import broadcast, to_member
 from judge.commands.context import MailContext
 from judge.lifecycle import ACTIVE, ENDED, FORMING, PAUSED, PREPARATION, GameStatus, in_play, move
-from judge.phases.processing import preview_text, process_phase, rollback_to
+from judge.phases.processing import preview_text, process_phase, reveal_players, rollback_to
 from judge.phases.sealed_flow import is_sealed, preview_refusal  # RULE SEALED: its own stages, no early look
 from judge.phases.sealed_stages import master_process
 from judge.phases.order_sources import awaiting_bot
@@ -90,7 +90,8 @@ def terminate(ctx: MailContext, command: Terminate) -> None:
     game.ended_at = ctx.now
     game.outcome = {"kind": "terminated", "phase": game.phase}
     ctx.done(command, f"game '{game.name}' terminated")
-    _tell(ctx, game, "terminated", "game_terminated.j2", "game_terminated", phase=game.phase)
+    _tell(ctx, game, "terminated", "game_terminated.j2", "game_terminated", phase=game.phase,
+          players=reveal_players(ctx.session, game))
 
 
 def _started(game: Game) -> None:

@@ -278,7 +278,10 @@ class PlayerReveal:
     players: tuple[str, ...]  # "Name <address> (resigned)" in the order they played
 
 
-def _reveal(session: Session, game: Game) -> tuple[PlayerReveal, ...]:
+def reveal_players(session: Session, game: Game) -> tuple[PlayerReveal, ...]:
+    """Who played each power, in map order (machines by their DAIDE name): told to everyone
+    when a game ends, however it ends (a result, or the master's TERMINATE), as SMR tells
+    the machines."""
     rows = session.execute(
         select(Membership).where(Membership.game_id == game.id, Membership.role == PLAYER).order_by(Membership.id)
     ).scalars()
@@ -317,7 +320,7 @@ def end_game(session: Session, game: Game, judge: JudgeSettings, now: datetime, 
     body = render(
         "turn_game_end.j2", game=game.name, kind=kind, powers=winners, phase=game.phase,
         phase_name=phase_name(game.phase) if game.phase else "", table=table,
-        board=position_rows(variant, position), players=_reveal(session, game),
+        board=position_rows(variant, position), players=reveal_players(session, game),
         votes=sorted((votes or {}).items()),
     )
     shared = ", ".join(winners) if len(winners) <= 3 else f"{len(winners)}-way"

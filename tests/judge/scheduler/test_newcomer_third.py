@@ -132,3 +132,41 @@ def test_an_ejected_player_is_told_and_his_next_mail_says_he_was_ejected(judge, 
     # Someone else's password tells nothing about the former player.
     guess = judge.send("x@example.net", "SIGNON germany@g1 guess\n").reply.body
     assert "GERMANY has no player" in guess and "EJECT" not in guess
+
+
+# -- 6. MAP before the start shows the board the game will start from --------------------------
+def test_map_before_the_start_and_of_a_map_name_show_the_starting_board(judge):
+    create_game(judge)
+    out = judge.send("gm@example.net", "SIGNON master@g1 masterpw\nMAP\n")
+    assert "the map of game 'g1' as it will start (S1901M, map 'standard'; the game has not started yet)" \
+        in out.reply.body
+    files = _files(out.reply.message)
+    assert set(files) == {"g1-S1901M.svg", "g1-S1901M.png"} and b"LVP" in files["g1-S1901M.svg"]
+    preview = judge.send("new@example.net", "MAP hundred\n").reply
+    assert "the map of map 'hundred' (its starting board) is attached" in preview.body
+    assert set(_files(preview.message)) == {"hundred-S1425M.svg", "hundred-S1425M.png"}
+
+
+def _files(message) -> dict[str, bytes]:
+    return {part.get_filename(): part.get_payload(decode=True) for part in message.walk() if part.get_filename()}
+
+
+# -- 9. TERMINATE reveals the players to humans, as SMR does to machines ---------------------
+def test_terminate_tells_everyone_who_played_each_power(judge, started):
+    out = judge.send("gm@example.net", "SIGNON master@g1 masterpw\nTERMINATE\n")
+    notices = out.of_kind("game_terminated")
+    assert {mail.address for mail in notices} >= {seat.address for seat in started.values()}
+    body = notices[0].body
+    assert "The players, revealed now that the game is over:" in body
+    for power, seat in started.items():
+        assert f"{power:<8} {seat.address}" in body
+
+
+# -- 13. a WARN as long as the phases is said, not accepted silently -----------------------------
+def test_a_warning_longer_than_the_phases_is_pointed_out(judge):
+    body = judge.send("gm@example.net", "CREATE g1 masterpw\nTIMING MOVE 30M RETREAT 30M ADJUST 30M WARN 4H\n").reply.body
+    assert ("note: WARN 4H is not shorter than the movement, retreat, adjustment phases (the shortest 30M), so its "
+            "reminder goes out as soon as such a phase begins; give a WARN shorter than the phases (e.g. WARN 15M) "
+            "or WARN 0 for none") in " ".join(body.split())
+    fine = judge.send("gm@example.net", "SIGNON master@g1 masterpw\nTIMING WARN 10M\n").reply.body
+    assert "note: WARN" not in fine
