@@ -124,7 +124,7 @@ def set_rule(ctx: MailContext, command: RuleStatus) -> None:
     ctx.done(command, f"rule {entry}: {info.meaning}")
     if info.name == MACHINES:
         give_port(ctx.session, game, now=ctx.now)
-        ctx.done(command, f"machine players (DAIDE bots) take free seats at {daide_text(ctx.session, game)}")
+        ctx.done(command, f"machine players (DAIDE bots) connect to {daide_text(ctx.session, game)}")
 
 
 def set_timing(ctx: MailContext, command: TimingStatus) -> None:

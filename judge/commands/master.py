@@ -51,7 +51,7 @@ def form(ctx: MailContext, command: Form) -> None:
         give_port(ctx.session, game, now=ctx.now)  # from FORM on the game can use its port
     machines = daide_text(ctx.session, game)
     if machines is not None:
-        ctx.done(command, f"machine players (DAIDE bots) take free seats at {machines}")
+        ctx.done(command, f"machine players (DAIDE bots) connect to {machines}")
 
 
 def pause(ctx: MailContext, command: Pause) -> None:

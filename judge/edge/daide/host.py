@@ -24,7 +24,7 @@ from judge.config import Settings
 from judge.outgoing import queue_all
 from judge import machine_press, machines
 from judge.commands.fair_players import PassContext
-from judge.phases.bot_seats import is_bot_seat
+from judge.phases.bot_seats import BOT_DAIDE_NAME, is_bot_seat
 from judge.phases.order_sets import order_key
 from judge.store.queries import players, position_of, timing_of, variant_of
 from judge.store.times import as_utc
@@ -312,7 +312,8 @@ class StoreHost:
         kind = {"solo": "solo", "draw": "draw"}.get(str(outcome.get("result")), "over")
         winners = list(outcome.get("powers", ()))
         names = machines.machine_names(session, game)
-        humans = {m.power: (m.name or "player", "judge" if is_bot_seat(m) else "email")
+        humans = {m.power: ((BOT_DAIDE_NAME, "judge") if is_bot_seat(m)
+                            else ((m.name or "player").replace("'", ""), "email"))
                   for m in players(session, game) if m.power}
         position = position_of(game)
         last = Phase.parse(str(outcome.get("phase") or game.phase))

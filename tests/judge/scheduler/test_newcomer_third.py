@@ -170,3 +170,23 @@ def test_a_warning_longer_than_the_phases_is_pointed_out(judge):
             "or WARN 0 for none") in " ".join(body.split())
     fine = judge.send("gm@example.net", "SIGNON master@g1 masterpw\nTIMING WARN 10M\n").reply.body
     assert "note: WARN" not in fine
+
+
+# -- 13. SMR names the judge's bot in a string every DAIDE client reads -------------------------
+def test_smr_names_the_judges_bot_without_an_apostrophe(judge, started):
+    from daide.messages import to_text
+    from daide.render import summary
+    from judge.config import Settings
+    from judge.edge.daide.host import StoreHost
+    from tests.judge.services.harness import JUDGE
+
+    out = judge.send("gm@example.net", "SIGNON master@g1 masterpw\nEJECT FRANCE\nSEAT FRANCE BOT\nTERMINATE\n")
+    assert "ERROR" not in out.reply.body, out.reply.body
+    with judge.session() as session:
+        game_id = session.execute(select(Game.id)).scalar_one()
+    host = StoreHost(judge.store, Settings(judge=JUDGE), game_id, lambda: None, clock=lambda: judge.now)
+    host.refresh()
+    ending = host.ended()
+    assert ending is not None
+    text = to_text(summary(host.table, ending.phase, ending.players))
+    assert '(FRA ("JudgeBot") ("judge") 3)' in text and "'" not in text
