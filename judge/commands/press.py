@@ -204,6 +204,8 @@ VERBS = (
                ("press", "    add GREY to hide who sent it (if the game allows), QUIET for no copy back", ""),
                ("press", "...your message...", ""),
                ("press", "ENDPRESS", "ends the message (SIGNOFF or the end of the mail too)"),
+               ("press", "", "without ENDPRESS the message ends before its first"),
+               ("press", "", "line written as an order, read as your own orders"),
                ("press", "PROPOSE PEACE [WITH powers]", "a press line machine players read (RULE PRESS_LEVEL);"),
                ("press", "    also PROPOSE ALLIANCE AGAINST powers, PROPOSE DMZ provinces,", ""),
                ("press", "    PROPOSE ORDER order, PROPOSE DRAW, ACCEPT, REJECT, CANCEL,", ""),

@@ -107,6 +107,7 @@ def test_help_shows_retreat_build_disband_and_waive_and_seat_bot(judge):
     body = judge.send("new@example.net", "HELP\n").reply.body
     for form in ("A PAR R BUR", "A PAR D", "BUILD A PAR", "WAIVE", "REMOVE F BRE", "SEAT power BOT", "SEAT BOT "):
         assert form in body, form
+    assert "without ENDPRESS the message ends before its first" in body  # item 1, where players read
 
 
 # -- 5. a blank line ends CREATE's status lines ----------------------------------------------------
