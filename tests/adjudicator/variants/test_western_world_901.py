@@ -10,7 +10,10 @@ import pytest
 import maps
 from adjudicator import api
 from adjudicator.types import NEUTRAL
+from adjudicator.tables import tables_for
 from daide import render
+from daide.messages import from_text
+from daide.orders import read_order
 from daide.tokens import TokenTable
 from tests.adjudicator.enginehelp import board, parse_errors, play, position, result_of
 
@@ -67,6 +70,13 @@ def test_builds_in_any_owned_centre(ww):
 
 def test_split_coasts(ww):
     assert {a for a, p in ww.provinces.items() if p.coasts} == {"JOR", "PEC", "ROM", "SAA", "VEL"}
+
+
+def test_a_daide_build_in_any_owned_centre(ww):
+    table = TokenTable.for_variant(ww)
+    where = position(ww, "W901A", {"KHAZARIA": ["A TAM"]}, {"KHAZARIA": ["ATI", "TAM", "PEC"]})
+    order = from_text(f"(({table.power_names['KHAZARIA']} AMY {table.province_names['PEC']}) BLD)")[0]
+    assert read_order(table, tables_for(ww), where, "KHAZARIA", order).note == "MBV"
 
 
 def test_daide_shows_the_neutral_armies_as_no_power_s(ww):
