@@ -238,6 +238,31 @@ class UnsubscribeSettings:
 
 
 @dataclass(frozen=True)
+class WebSettings:
+    """The read-only web archive (judge/web): every game's pages written as static files
+    under ``root`` (relative: under data_dir; empty: no archive), rebuilt within
+    ``poll_seconds`` of a phase or a list mail, and served by ``judge serve`` on
+    ``host``:``port`` ("" host: not served; nginx or a CDN may serve ``root`` instead).
+
+    The door a stranger reaches: at most ``max_connections`` connections in all and
+    ``connections_per_address`` from one client address; a request must arrive whole
+    (line and headers, at most 8 KiB) within ``request_seconds``; a kept-alive connection
+    idle for ``idle_seconds`` is closed; one address may make ``requests_per_minute``
+    requests (then 429 with Retry-After).
+    """
+
+    root: str = ""
+    host: str = "127.0.0.1"
+    port: int = 8070
+    poll_seconds: float = 2.0
+    max_connections: int = 256
+    connections_per_address: int = 16
+    request_seconds: float = 10.0
+    idle_seconds: float = 30.0
+    requests_per_minute: int = 1200
+
+
+@dataclass(frozen=True)
 class Settings:
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     store: StoreSettings = field(default_factory=StoreSettings)
@@ -251,6 +276,7 @@ class Settings:
     unsubscribe: UnsubscribeSettings = field(default_factory=UnsubscribeSettings)
     mail: MailSettings = field(default_factory=MailSettings)
     bots: BotSettings = field(default_factory=BotSettings)
+    web: WebSettings = field(default_factory=WebSettings)
 
     @property
     def store_url(self) -> str:
@@ -258,6 +284,13 @@ class Settings:
         if self.store.url:
             return self.store.url
         return f"sqlite:///{Path(self.judge.data_dir) / 'judge.db'}"
+
+    @property
+    def web_root(self) -> Path | None:
+        """Where the web archive is written (None: no archive); relative to data_dir."""
+        if not self.web.root:
+            return None
+        return Path(self.judge.data_dir) / self.web.root
 
     @property
     def outbox_path(self) -> Path:
@@ -278,6 +311,7 @@ _SECTION_CLASSES: dict[str, type] = {
     "unsubscribe": UnsubscribeSettings,
     "mail": MailSettings,
     "bots": BotSettings,
+    "web": WebSettings,
 }
 
 
@@ -432,6 +466,13 @@ _RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
     ("bots", "poll_seconds"): (0.01, None, "seconds, at least 0.01"),
     ("bots", "max_attempts"): (1, None, "a count of starts, at least 1"),
     ("bots", "iterations"): (1, None, "a count of evaluations, at least 1"),
+    ("web", "port"): (0, 65535, "a TCP port, 0 to 65535 (0: any free port)"),
+    ("web", "poll_seconds"): (0.001, None, "seconds, more than 0"),
+    ("web", "max_connections"): (1, None, "a count of connections, at least 1"),
+    ("web", "connections_per_address"): (1, None, "a count of connections, at least 1"),
+    ("web", "request_seconds"): (0.001, None, "seconds, more than 0"),
+    ("web", "idle_seconds"): (0.001, None, "seconds, more than 0"),
+    ("web", "requests_per_minute"): (1, None, "a count of requests, at least 1"),
 }
 
 

@@ -20,6 +20,7 @@ from judge.commands.daide_ports import configure_ports
 from judge.config import Settings, make_data_dir
 from judge.bot_worker import bot_thread, ready_game
 from judge.edge.daide import DaideEdge
+from judge.web.keeper import ArchiveKeeper
 from judge.edge.imap_in import ImapPoller
 from judge.edge.pass_timing import DueOutlook, PassPlanner, due_outlook
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
@@ -120,6 +121,8 @@ class Daemon:
         self.daide = DaideEdge(store, settings, self._scheduler_pass, clock=clock) if settings.daide.host else None
         self.unsubscribe = (UnsubscribeListener(store, settings.unsubscribe, settings.judge, on_stored=self._mail_stored,
                                                 clock=clock) if settings.unsubscribe.base_url else None)
+        web_root = settings.web_root
+        self.web = ArchiveKeeper(store, settings, web_root) if web_root is not None else None
         self._worker_thread: threading.Thread | None = None
         self._threads: list[threading.Thread] = []
 
@@ -265,6 +268,8 @@ class Daemon:
             self.daide.start()
         if self.unsubscribe is not None:
             self.unsubscribe.start()
+        if self.web is not None:
+            self.web.start()
         s = self.settings
         held = "SQLite store, outbox" if self.store.engine.dialect.name == "sqlite" else "outbox"
         log.info("data folder %s (%s, the judge's key); [judge] data_dir moves it", s.judge.data_dir, held)
@@ -289,6 +294,8 @@ class Daemon:
             self.daide.stop()
         if self.unsubscribe is not None:
             self.unsubscribe.stop()
+        if self.web is not None:
+            self.web.stop()
         if self._worker_thread is not None and self._worker_thread.ident is not None:
             self._worker_thread.join()
         if self.worker_processes is not None:
