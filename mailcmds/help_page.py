@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
+from .orders import ORDER_FORMS
 from .registry import VerbTable
 from .syntax import Verb
 
@@ -31,6 +32,8 @@ class Section:
     title: str
     note: str = ""
     on_help_page: bool = True
+    #: Rows that are no command: the order forms, written after SIGNON.
+    forms: tuple[tuple[str, str], ...] = ()
 
 
 PREAMBLE = """HOW TO WRITE TO THE JUDGE
@@ -47,6 +50,9 @@ phase = S1901M, F1901R, W1901A."""
 SECTIONS: tuple[Section, ...] = (
     Section("start", "GETTING STARTED"),
     Section("play", "PLAYING (after SIGNON)"),
+    Section("orders", "ORDERS (after SIGNON, one per line)",
+            note="A phase takes only its own kind of order; an adjustment's missing builds are\nwaived and missing removals are made by the judge (units farthest from home) at the\ndeadline.  Orders sent only in part count as late, as no orders do.",
+            forms=tuple((order.form, order.meaning) for order in ORDER_FORMS)),
     Section("press", "PRESS (messages to other players)"),
     Section("sealed", "SEALED ORDERS (games with RULE SEALED)",
             note="The judge publishes all commitments in one signed mail once every power has committed\n(or at the deadline); REVEAL only after that.  A missing reveal, or one that does not\nmatch the commitment, means all that power's units hold.  SET KEY without SIGNON\nregisters the key for your address; after a game starts a new key needs the master,\nwho approves it by sending SET KEY with that key.  RULE SEALED_SHA256 also accepts\nCOMMIT SHA256.  Every broadcast is signed by the judge (GET KEY for its key); check a\nsaved game archive with: judge audit ARCHIVE --judge-key judge.asc"),
@@ -76,7 +82,7 @@ def shown_verbs(table: VerbTable, status: Sequence[Verb]) -> list[tuple[Verb, bo
 def section_rows(section: Section, table: VerbTable, status: Sequence[Verb]) -> list[tuple[str, str]]:
     """The (form, meaning) rows of a section, from its verbs in order."""
     return [(form, meaning) for verb, _ in shown_verbs(table, status)
-            for where, form, meaning in verb.help if where == section.key and (form or meaning)]
+            for where, form, meaning in verb.help if where == section.key and (form or meaning)] + list(section.forms)
 
 
 def _help_line(form: str, meaning: str) -> str:
@@ -109,11 +115,20 @@ def _declared(keys: str, table: VerbTable, status: Sequence[Verb]) -> list[Verb]
     return listed
 
 
+def _rows(keys: str, table: VerbTable, status: Sequence[Verb]) -> list[tuple[str, str]]:
+    """The (syntax, meaning) rows of the sections named in ``keys``: their verbs as
+    declared, then their order forms."""
+    rows = [(verb.syntax, verb.meaning) for verb in _declared(keys, table, status)]
+    for key in keys.split(","):
+        rows += next(s for s in SECTIONS if s.key == key.strip().partition("/")[0]).forms
+    return rows
+
+
 def grammar_block(keys: str, table: VerbTable, status: Sequence[Verb]) -> str:
     """The sections' verbs as grammar.md shows them: each verb's syntax and meaning, as
     declared (a code block, meaning at column 41)."""
-    rows = [f"{verb.syntax:<39} {verb.meaning}" if len(verb.syntax) < 40
-            else f"{verb.syntax}\n{'':<39} {verb.meaning}" for verb in _declared(keys, table, status)]
+    rows = [f"{syntax:<39} {meaning}" if len(syntax) < 40
+            else f"{syntax}\n{'':<39} {meaning}" for syntax, meaning in _rows(keys, table, status)]
     return "```\n" + "\n".join(rows) + "\n```"
 
 
@@ -123,7 +138,7 @@ def _cell(text: str) -> str:
 
 def readme_table(keys: str, table: VerbTable, status: Sequence[Verb]) -> str:
     """The sections' verbs as README's table: syntax and meaning, as declared."""
-    rows = [f"| `{_cell(verb.syntax)}` | {_cell(verb.meaning)} |" for verb in _declared(keys, table, status)]
+    rows = [f"| `{_cell(syntax)}` | {_cell(meaning)} |" for syntax, meaning in _rows(keys, table, status)]
     return "| command | meaning |\n|---|---|\n" + "\n".join(rows)
 
 

@@ -268,7 +268,7 @@ class _MailParser:
             attachments=mail.attachments,
             armored=mail.armored,
             body_charset=mail.charset,
-            notices=(*mail.notices, *self.notices),
+            notices=(*mail.notices, *ctx.notices, *self.notices),
         )
 
 

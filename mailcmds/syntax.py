@@ -114,6 +114,8 @@ class ParseContext:
     attachments: tuple[Attachment, ...] = ()
     position: int = 0
     errors: list[LineError] = field(default_factory=list)
+    #: Remarks about how the mail was read (a press cut short), for the reply's notes.
+    notices: list[str] = field(default_factory=list)
     unprocessed: list[SourceLine] = field(default_factory=list)
     used_attachments: set[int] = field(default_factory=set)
     used_blocks: set[int] = field(default_factory=set)
@@ -156,6 +158,10 @@ class ParseContext:
         self.position = index
         self.skip_block(block)
         return block
+
+    def rewind_to(self, line: SourceLine) -> None:
+        """Move the cursor back to ``line`` (one already taken), so the main loop reads it."""
+        self.position = self.lines.index(line)
 
     def take_body(
         self, terminators: Iterable[str], stop: Callable[[SourceLine], bool] = lambda line: False

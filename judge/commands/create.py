@@ -1,8 +1,9 @@
 """CREATE game password, and the status lines that set a game up (``STATUS_VERBS``: the
 one list of them), in the CREATE mail or later after SIGNON master@game.
 
-After ``CREATE`` the lines that are status lines belong to it; the first other line ends
-the block.  The same lines sent later by the master after ``SIGNON master@game password``
+After ``CREATE`` the lines that are status lines belong to it; the first other line, or a
+blank line after a status line, ends the block (``LIST`` or ``MAP game`` after it are then
+the information commands).  The same lines sent later by the master after ``SIGNON master@game password``
 are status edits: they arrive as standalone commands (``LIST`` with an address is a status
 edit, ``LIST`` with a game name is the information command).
 """
@@ -235,11 +236,16 @@ _STATUS_TABLE = {verb.words[0]: verb for verb in STATUS_VERBS}
 
 
 def read_status_lines(ctx: ParseContext) -> list[StatusLine]:
-    """Consume the status lines that follow (blank lines and comments included)."""
+    """Consume the status lines that follow, with comment lines between them, up to the
+    first other line or a blank line after a status line (blank lines before the first
+    are skipped)."""
     found: list[StatusLine] = []
+    read_one = False
     while (raw := ctx.peek()) is not None:
         text = strip_comment(raw.text)
         words = tuple(text.split())
+        if not raw.text.strip() and read_one:
+            break
         if not words:
             ctx.advance()
             continue
@@ -247,6 +253,7 @@ def read_status_lines(ctx: ParseContext) -> list[StatusLine]:
         if verb is None:
             break
         ctx.advance()
+        read_one = True
         line = CommandLine(raw.number, text, words, verb, 1)
         try:
             found.append(verb.parse(ctx, line))  # type: ignore[arg-type]
@@ -259,10 +266,12 @@ def read_status_lines(ctx: ParseContext) -> list[StatusLine]:
 
 def _skip_status_lines(ctx: ParseContext) -> None:
     """After a CREATE that failed, its status lines are set aside, not applied elsewhere."""
+    read_one = False
     while (raw := ctx.peek()) is not None:
         words = strip_comment(raw.text).split()
-        if words and words[0].upper() not in _STATUS_TABLE:
+        if (words and words[0].upper() not in _STATUS_TABLE) or (not raw.text.strip() and read_one):
             break
+        read_one = read_one or bool(words)
         ctx.set_aside([ctx.advance()])
 
 
@@ -368,7 +377,7 @@ def set_rule(ctx: MailContext, command: RuleStatus) -> None:
     ctx.done(command, f"rule {entry}: {info.meaning}")
     if info.name == MACHINES:
         give_port(ctx.session, game, now=ctx.now)
-        ctx.done(command, f"machine players (DAIDE bots) take free seats at {daide_text(ctx.session, game)}")
+        ctx.done(command, f"machine players (DAIDE bots) connect to {daide_text(ctx.session, game)}")
 
 
 def set_timing(ctx: MailContext, command: TimingStatus) -> None:
@@ -379,8 +388,9 @@ def set_timing(ctx: MailContext, command: TimingStatus) -> None:
         raise CommandRefused(str(problem)) from None
     game.timing = {"text": format_timing(timing)}
     game.zone = timing.zone
+    early = timing.early_warnings()
     ctx.done(command, f"timing: {format_timing(timing)} (from the next deadline the judge sets)"
-                      + _zone_note(ctx, game, timing.zone))
+                      + _zone_note(ctx, game, timing.zone) + (f"; note: {early}" if early else ""))
 
 
 def _zone_note(ctx: MailContext, game: Game, zone: str) -> str:

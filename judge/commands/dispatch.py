@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from judge.commands.create import Create
 from judge.commands.join import Resign
 from judge.commands.signon import Signon
+from judge.commands.press import Press
 from mailcmds import Command, OrderLines, SourceLine
 from judge.commands import signon_throttle
 from judge.commands.context import MailContext, SignedOn
@@ -79,7 +80,7 @@ def run_command(ctx: MailContext, command: Command) -> None:
     except CommandRefused as refusal:
         savepoint.rollback()
         del ctx.outgoing[marks[0]:], ctx.blocks[marks[1]:], ctx.entries[marks[2]:], ctx.sessions[marks[3]:]
-        ctx.failed(command.source, str(refusal))
+        _refused(ctx, command, str(refusal))
         if tried is not None:
             ctx.refused_signons.add(tried.key)
             signon_throttle.record_refusal(ctx, tried)  # outside the rolled-back savepoint
@@ -93,6 +94,18 @@ def run_command(ctx: MailContext, command: Command) -> None:
     if isinstance(command, Create):  # its status lines are the new master's first edits
         for status in command.status:
             run_command(ctx, status)
+
+
+def _refused(ctx: MailContext, command: Command, reason: str) -> None:
+    """A refused command accounted for line by line: each order line of a run quoted (a
+    sealed game's, a game not started), and a refused press's message given back so it
+    can be sent again."""
+    first, *rest = source_lines(command)
+    ctx.failed(first, reason)
+    for line in rest:
+        ctx.failed(line, f"not accepted either, for the reason given at line {first.number}")
+    if isinstance(command, Press):
+        ctx.add_block(f"Your press of line {first.number}, not sent:\n" + command.body.rstrip("\n"))
 
 
 def run_deferred(ctx: MailContext) -> None:

@@ -17,7 +17,7 @@ the signed-on player's game has a lottery open.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Callable, Sequence
 
 from sqlalchemy import select
@@ -445,18 +445,11 @@ def decide(ctx: Ctx, game: Game, row: FairLottery) -> None:
 
 
 # -- deadlines ----------------------------------------------------------------------------
-def due_lotteries(ctx: Ctx, now: datetime) -> list[FairLottery]:
-    return list(ctx.session.execute(
-        select(FairLottery).where(FairLottery.stage.in_(OPEN_STAGES), FairLottery.deadline <= now)
-        .order_by(FairLottery.deadline)
-    ).scalars())
-
-
 def tell_member(ctx: Ctx, game: Game, member: Membership, subject: str, body: str, kind: str) -> None:
     ctx.send([to_member(game, ctx.judge, member, subject=subject, body=body, kind=kind)])
 
 
 __all__ = [
-    "DECIDED", "count_number", "decide", "due_lotteries", "maybe_publish", "open_lottery",
+    "DECIDED", "count_number", "decide", "maybe_publish", "open_lottery",
     "open_lottery_of", "window",
 ]

@@ -16,7 +16,8 @@ from sqlalchemy.orm import Session
 import maps
 from adjudicator.mapdata import MapError
 from adjudicator.jsonio import position_from_json
-from adjudicator.types import Phase
+from adjudicator.api import initial_position
+from adjudicator.types import Phase, Position, Variant
 from judge.render import render
 from judge.commands.context import MailContext
 from judge.mail import CommandRefused
@@ -137,8 +138,11 @@ VERBS = (
          in_subject=True, help=(("start", "SUMMARY game", "a game's current state"),)),
     Verb(("HISTORY",), "HISTORY game [phase]", "the results of a game's past phases", _history,
          in_subject=True, help=(("start", "HISTORY game [phase]", "results of past phases"),)),
-    Verb(("MAP",), "MAP [game] [phase]", "a picture of the board after a past phase (SVG and PNG)", _map_picture,
-         help=(("start", "MAP game [phase]", "a picture of the board after a past phase"),)),
+    Verb(("MAP",), "MAP [game] [phase]", "a picture of the board after a past phase (SVG and PNG); before the "
+         "start, the board the game will start from; MAP and a map's name (no game of that name): that map's "
+         "starting board", _map_picture,
+         help=(("start", "MAP game [phase]", "a picture of the board after a past phase"),
+               ("start", "MAP mapname", "a map's starting board (a preview)"),)),
     Verb(("HELP",), "HELP", "this list of commands", _help,
          in_subject=True, help=(("start", "HELP", "this page"),)),
 )
@@ -248,14 +252,21 @@ def _sets_the_map(ctx: MailContext, command: MapPicture) -> bool:
             and ctx.signed_on.is_master and command.game in maps.available())
 
 
-def map_picture(ctx: MailContext, command: MapPicture) -> None:
-    """The picture of a processed phase (the last one without a phase), from its record;
-    the starting position while none is processed.  A picture already in the reply is not
-    attached again; at most MAX_PICTURES_PER_MAIL are drawn for one mail."""
-    if _sets_the_map(ctx, command):
-        set_map(ctx, MapStatus(str(command.game), source=command.source))
-        return
+def _variant_preview(ctx: MailContext, command: MapPicture) -> bool:
+    """``MAP name`` naming a map and no game: a preview of the map's starting board."""
+    if command.game is None or command.phase is not None or command.game not in maps.available():
+        return False
+    return ctx.session.execute(select(Game.id).where(Game.name == command.game.lower())).first() is None
+
+
+def _to_draw(ctx: MailContext, command: MapPicture) -> tuple[str, str, Variant, PhaseRecord | Position]:
+    """What MAP draws: (the files' name, the reply's words for it, the map, a phase record or
+    a position).  A game not started yet shows its map's starting board."""
+    if _variant_preview(ctx, command):
+        variant = variant_named(str(command.game))
+        return str(command.game), f"map '{command.game}' (its starting board)", variant, initial_position(variant)
     game = _named_or_signed_on(ctx, command.game, "MAP")
+    variant = variant_named(game.map_name)
     query = select(PhaseRecord).where(PhaseRecord.game_id == game.id)
     if command.phase is not None:
         record = ctx.session.execute(query.where(PhaseRecord.phase == command.phase)).scalar_one_or_none()
@@ -264,22 +275,39 @@ def map_picture(ctx: MailContext, command: MapPicture) -> None:
                                          .order_by(PhaseRecord.id)).scalars().all()
             raise CommandRefused(f"game '{game.name}' has no processed phase {command.phase} "
                                  f"(processed: {', '.join(played) if played else 'none yet'})")
-    else:
-        record = ctx.session.execute(query.order_by(PhaseRecord.id.desc()).limit(1)).scalar_one_or_none()
-    drawn = record if record is not None else position_of(game)  # refuses a game that has not started
+        return game.name, f"game '{game.name}' after {record.phase}", variant, record
+    record = ctx.session.execute(query.order_by(PhaseRecord.id.desc()).limit(1)).scalar_one_or_none()
+    if record is not None:
+        return game.name, f"game '{game.name}' after {record.phase}", variant, record
+    if game.position is None:
+        start = initial_position(variant)
+        return (game.name, f"game '{game.name}' as it will start ({start.phase}, map '{game.map_name}'; "
+                           "the game has not started yet)", variant, start)
+    start = position_of(game)
+    return game.name, f"game '{game.name}' at the start ({start.phase})", variant, start
+
+
+def map_picture(ctx: MailContext, command: MapPicture) -> None:
+    """The picture of a processed phase (the last one without a phase), from its record;
+    the starting position while none is processed, also before the game starts; ``MAP
+    name`` of a map (no game of that name) previews the map's starting board.  A picture
+    already in the reply is not attached again; at most MAX_PICTURES_PER_MAIL are drawn for
+    one mail."""
+    if _sets_the_map(ctx, command):
+        set_map(ctx, MapStatus(str(command.game), source=command.source))
+        return
+    name, shown, variant, drawn = _to_draw(ctx, command)
     phase = drawn.phase if isinstance(drawn, PhaseRecord) else str(drawn.phase)
-    shown = f"after {phase}" if isinstance(drawn, PhaseRecord) else f"at the start ({phase})"
-    names = (f"{game.name}-{phase}.png", f"{game.name}-{phase}.svg")
+    names = (f"{name}-{phase}.png", f"{name}-{phase}.svg")
     if not {item.filename for item in ctx.attachments} >= set(names):
         if len(ctx.attachments) >= 2 * MAX_PICTURES_PER_MAIL:  # two files a picture
             raise CommandRefused(f"at most {MAX_PICTURES_PER_MAIL} pictures in one reply: ask for this one in another mail")
         admit_files(len(ctx.mail.raw), ctx.attachments, SMALLEST_PICTURE)  # not drawn when it cannot fit
-        variant = variant_named(game.map_name)
-        files = (record_picture(game.name, variant, drawn) if isinstance(drawn, PhaseRecord)
-                 else position_picture(game.name, variant, drawn))
+        files = (record_picture(name, variant, drawn) if isinstance(drawn, PhaseRecord)
+                 else position_picture(name, variant, drawn))
         admit_files(len(ctx.mail.raw), ctx.attachments, encoded_size(files))
         ctx.attachments.extend(files)
-    ctx.done(command, f"the map of game '{game.name}' {shown} is attached ({', '.join(names)})")
+    ctx.done(command, f"the map of {shown} is attached ({', '.join(names)})")
 
 
 @lru_cache(maxsize=1)

@@ -9,11 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from judge.machine_press import by_mail
 from judge.render import render
-from judge.publish.broadcast import broadcast
+from judge.publish.broadcast import broadcast, to_member
 from judge.commands.context import MailContext
 from judge.lifecycle import ACTIVE, ENDED, FORMING, PAUSED, PREPARATION, GameStatus, in_play, move
-from judge.phases.processing import preview_text, process_phase, rollback_to
+from judge.phases.processing import preview_text, process_phase, reveal_players, rollback_to
 from judge.phases.sealed_flow import is_sealed, preview_refusal  # RULE SEALED: its own stages, no early look
 from judge.phases.sealed_stages import master_process
 from judge.phases.order_sources import awaiting_bot
@@ -30,7 +31,7 @@ from judge.store.queries import (
     timing_of,
 )
 from judge.commands.daide_ports import daide_text, give_port, is_machine_game
-from judge.store.models_game import DISMISSED, DUMMY, Game
+from judge.store.models_game import DISMISSED, DUMMY, EJECTED, Game
 from judge.turns import extend_only, next_deadline, resumed_deadline
 from mailcmds.model import Command
 from mailcmds.syntax import CommandLine, ParseContext, Verb, expect_count, no_args
@@ -163,7 +164,7 @@ VERBS = (
          help=(("master", "PAUSE / RESUME", "stop / restart the game's clock"),)),
     Verb(("RESUME",), "RESUME", "restart the clock; the deadline moves on by the time paused", _simple(Resume),
          help=(("master", "", ""),)),  # its HELP row is PAUSE's
-    Verb(("TERMINATE",), "TERMINATE", "end the game now", _simple(Terminate),
+    Verb(("TERMINATE",), "TERMINATE", "end the game now; everyone is told, with who played each power (as the machines' SMR tells them)", _simple(Terminate),
          help=(("master", "TERMINATE", "end the game"),)),
     Verb(("PROCESS",), "PROCESS", "process the phase if every order is in", _process,
          help=(("master", "PROCESS", "process the phase if all orders are in"),)),
@@ -179,14 +180,15 @@ VERBS = (
     Verb(("SET", "DEADLINE"), "SET DEADLINE date [hh:mm] (e.g. 2025-01-14 20:00)", "move the deadline",
          _set_deadline,
          help=(("master", "SET DEADLINE date", "move the deadline"),)),
-    Verb(("EJECT",), "EJECT power", "remove a power's player", _power_command(Eject),
-         help=(("master", "EJECT power", "remove a power's player"),)),
+    Verb(("EJECT",), "EJECT power", "remove a power's player, who is told by mail (and his later sign-ons are told he was removed)", _power_command(Eject),
+         help=(("master", "EJECT power", "remove a power's player (who is told)"),)),
     Verb(("DUMMY",), "DUMMY power", "make a power a dummy in civil disorder", _power_command(Dummy),
          help=(("master", "DUMMY power", "make a power a dummy in civil disorder"),)),
     Verb(("SEAT",), "SEAT power BOT / SEAT BOT",
          "the judge's bot plays a power without a player (running game) or takes a free place (forming game)",
          _seat,
-         help=(("master", "SEAT power BOT", "the judge's bot plays a power"),)),
+         help=(("master", "SEAT power BOT", "the judge's bot plays a power (running game)"),
+               ("master", "SEAT BOT", "the judge's bot takes a free place (forming game)"),)),
     Verb(("REVIVE",), "REVIVE power", "reopen a dummy or abandoned power for a takeover", _power_command(Revive),
          help=(("master", "REVIVE power", "reopen a power for a takeover"),)),
 )
@@ -210,7 +212,7 @@ def form(ctx: MailContext, command: Form) -> None:
         give_port(ctx.session, game, now=ctx.now)  # from FORM on the game can use its port
     machines = daide_text(ctx.session, game)
     if machines is not None:
-        ctx.done(command, f"machine players (DAIDE bots) take free seats at {machines}")
+        ctx.done(command, f"machine players (DAIDE bots) connect to {machines}")
 
 
 def pause(ctx: MailContext, command: Pause) -> None:
@@ -249,7 +251,8 @@ def terminate(ctx: MailContext, command: Terminate) -> None:
     game.ended_at = ctx.now
     game.outcome = {"kind": "terminated", "phase": game.phase}
     ctx.done(command, f"game '{game.name}' terminated")
-    _tell(ctx, game, "terminated", "game_terminated.j2", "game_terminated", phase=game.phase)
+    _tell(ctx, game, "terminated", "game_terminated.j2", "game_terminated", phase=game.phase,
+          players=reveal_players(ctx.session, game))
 
 
 def _started(game: Game) -> None:
@@ -273,8 +276,11 @@ def eject(ctx: MailContext, command: Eject) -> None:
     player = player_of(ctx.session, game, power)
     if player is None:
         raise CommandRefused(f"{power} has no player to eject")
-    player.status = DISMISSED
-    ctx.done(command, f"the player of {power} was removed; the power waits for a TAKEOVER")
+    player.status = EJECTED
+    if by_mail(player):  # a machine learns it from its connection (OFF), not by mail
+        ctx.send([to_member(game, ctx.judge, player, subject=f"{game.name}: you no longer play {power}",
+                            body=render("ejected_player.j2", game=game.name, power=power), kind="dismissal")])
+    ctx.done(command, f"the player of {power} was removed and told so; the power waits for a TAKEOVER")
     _tell_power_changed(ctx, game, f"{power} has no player",
                         f"the master removed the player of {power}; "
                         f"TAKEOVER {power.lower()}@{game.name} password plays it.")

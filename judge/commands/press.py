@@ -41,6 +41,7 @@ from judge.turns.press import MASTER
 from mailcmds import PowerListError, resolve_powers
 from mailcmds.powers import OBSERVERS
 from mailcmds.model import Command, SourceLine
+from mailcmds.orders import reads_as_order
 from mailcmds.syntax import CommandLine, ParseContext, Verb, strip_comment
 from mailcmds.values import split_tokens
 from judge.commands.handler import Handler, Needs
@@ -151,6 +152,22 @@ def _read_options(line: CommandLine, broadcast_verb: bool) -> tuple[tuple[str, .
     return (tuple(recipients) if recipients is not None else None), tuple(excluded), grey, broadcast, quiet
 
 
+def _cut_at_orders(ctx: ParseContext, line: CommandLine, body: list[SourceLine]) -> list[SourceLine]:
+    """A press without ENDPRESS ends before its first line written as an order: those
+    lines are read as the sender's own orders (and the reply says so), never sent as
+    press unseen.  Orders meant as press are kept by ending the message with ENDPRESS."""
+    first = next((index for index, body_line in enumerate(body)
+                  if reads_as_order(strip_comment(body_line.text))), None)
+    if first is None:
+        return body
+    ctx.rewind_to(body[first])
+    ctx.notices.append(
+        f"the {line.verb.words[0]} at line {line.number} has no ENDPRESS, so its message was ended before "
+        f"line {body[first].number}, which reads as an order: that line and the ones after it were read as "
+        "your orders and commands, not sent as press. To send orders as press, end the message with ENDPRESS.")
+    return body[:first]
+
+
 def _press(ctx: ParseContext, line: CommandLine) -> Press:
     broadcast_verb = line.verb.words[0] == "BROADCAST"
     try:
@@ -160,7 +177,9 @@ def _press(ctx: ParseContext, line: CommandLine) -> Press:
         body, _ = ctx.take_body(_PRESS_ENDS, stops_body)
         ctx.set_aside(body)
         raise
-    body, _ = ctx.take_body(_PRESS_ENDS, stops_body)
+    body, ended = ctx.take_body(_PRESS_ENDS, stops_body)
+    if ended not in _PRESS_ENDS:
+        body = _cut_at_orders(ctx, line, body)
     texts = [b.text for b in body]
     while texts and not texts[0].strip():
         texts.pop(0)
@@ -185,6 +204,8 @@ VERBS = (
                ("press", "    add GREY to hide who sent it (if the game allows), QUIET for no copy back", ""),
                ("press", "...your message...", ""),
                ("press", "ENDPRESS", "ends the message (SIGNOFF or the end of the mail too)"),
+               ("press", "", "without ENDPRESS the message ends before its first"),
+               ("press", "", "line written as an order, read as your own orders"),
                ("press", "PROPOSE PEACE [WITH powers]", "a press line machine players read (RULE PRESS_LEVEL);"),
                ("press", "    also PROPOSE ALLIANCE AGAINST powers, PROPOSE DMZ provinces,", ""),
                ("press", "    PROPOSE ORDER order, PROPOSE DRAW, ACCEPT, REJECT, CANCEL,", ""),

@@ -55,6 +55,7 @@ def build_reply(ctx: MailContext, processing: Mapping[int, str] | None = None) -
         sessions=views,
         judge_name=ctx.judge.name,
         nothing=not lines and not ctx.blocks,
+        incomplete=any(view.incomplete for view in views),
     )
     mail = ctx.mail.reply(bounded(body), game_id=first_game)
     if ctx.attachments:

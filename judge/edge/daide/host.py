@@ -31,7 +31,7 @@ from judge.commands.draw import SetDraw, SetNoDraw
 from judge.commands.fair_players import PassContext
 from judge.commands.settings import SetWait
 from mailcmds import Command, OrderLines, SourceLine
-from judge.phases.bot_seats import is_bot_seat
+from judge.phases.bot_seats import BOT_DAIDE_NAME, is_bot_seat
 from judge.phases.order_sets import order_key
 from judge.phases.turnstate import late_powers, ready_to_process, stored_order_set
 from judge.store.queries import players, position_of, timing_of, variant_of
@@ -345,7 +345,8 @@ class StoreHost:
         kind = {"solo": "solo", "draw": "draw"}.get(str(outcome.get("result")), "over")
         winners = list(outcome.get("powers", ()))
         names = machines.machine_names(session, game)
-        humans = {m.power: (m.name or "player", "judge" if is_bot_seat(m) else "email")
+        humans = {m.power: ((BOT_DAIDE_NAME, "judge") if is_bot_seat(m)
+                            else ((m.name or "player").replace("'", ""), "email"))
                   for m in players(session, game) if m.power}
         position = position_of(game)
         last = Phase.parse(str(outcome.get("phase") or game.phase))
