@@ -15,12 +15,14 @@ from judge.store.models_game import Membership, PressLog
 from tests.judge.daide_edge.machines import MachineJudge, bot_path, wait_until
 from tests.judge.daide_edge.smtp_judge import SmtpMachineJudge
 from tests.judge.services.conftest import MASTER
+from tests.fixtures.ports import wait_for_port
 
 TOKENS = {"AUSTRIA": "AUS", "ENGLAND": "ENG", "FRANCE": "FRA", "GERMANY": "GER", "ITALY": "ITA",
           "RUSSIA": "RUS", "TURKEY": "TUR"}
 
 
 async def _seated(port: int, name: str) -> DaideClient:
+    await asyncio.to_thread(wait_for_port, port, timeout=20)  # the edge opens a new game's port at its next look
     client = await DaideClient.connect("127.0.0.1", port)
     await client.send(f'NME ("{name}") ("v1")')
     assert (await client.receive(10))[0] == "YES"
