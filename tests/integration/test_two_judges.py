@@ -311,7 +311,7 @@ def test_replies_leased_by_a_killed_judge_are_sent_by_the_other_within_seconds(j
             front.wait(lambda: _leased(store) >= 1, "judge a to lease a reply", timeout=10)
             stuck.kill()
             front.daemons = [idle]
-            front.wait(front.all_answered, "the replies through judge b (not after the 5-minute lease)", timeout=20)
+            front.wait(front.all_answered, "the replies through judge b (not after the 5-minute lease)", timeout=40)
             assert outbox_done(store) and _leased(store) == 0
         finally:
             store.dispose()
