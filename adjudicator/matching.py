@@ -54,6 +54,21 @@ class Matching(NamedTuple):
     unmatched: dict[int, str]
 
 
+class _Given(NamedTuple):
+    """A movement phase's units and legal orders as the matching reads them, by unit index:
+    each order's kind and target province (``order_shape``), each unit's province and power,
+    and province -> unit index."""
+
+    tables: Tables
+    units: Sequence[Unit]
+    orders: Sequence[Order | None]
+    kind: Sequence[int]
+    dest: Sequence[str]
+    prov: Sequence[str]
+    at: Mapping[str, int]
+    power: Sequence[str]
+
+
 def order_shape(order: Order, prov_of: Mapping[str, str]) -> tuple[int, str]:
     """What the resolver needs to know of a legal movement order at first: its kind (HOLD,
     MOVE, ...) and its target province (a move's destination, where a support is given)."""
@@ -94,10 +109,10 @@ def match_orders(
             supports.append(i)
     matched = [False] * n
     unmatched: dict[int, str] = {}
-    convoyed, convoy_fleets, carrying = _convoy_plan(
-        tables, units, orders, rules, kind, dest, prov, at, power, moves, convoys, matched, unmatched)
+    given = _Given(tables, units, orders, kind, dest, prov, at, power)
+    convoyed, convoy_fleets, carrying = _convoy_plan(given, rules, moves, convoys, matched, unmatched)
     moves_into, facing, h2h, crowded = _battles(n, moves, kind, dest, prov, at, convoyed)
-    supporters, helpers = _support_matches(tables, units, orders, kind, dest, at, supports, matched, unmatched)
+    supporters, helpers = _support_matches(given, supports, matched, unmatched)
     for f in convoys:
         if not matched[f] and f not in unmatched:
             unmatched[f] = UNMATCHED_CONVOY
@@ -108,18 +123,7 @@ def match_orders(
 
 
 def _convoy_plan(
-    tables: Tables,
-    units: Sequence[Unit],
-    orders: Sequence[Order | None],
-    rules: frozenset[str],
-    kind: Sequence[int],
-    dest: Sequence[str],
-    prov: Sequence[str],
-    at: Mapping[str, int],
-    power: Sequence[str],
-    moves: list[int],
-    convoys: list[int],
-    matched: list[bool],
+    given: _Given, rules: frozenset[str], moves: list[int], convoys: list[int], matched: list[bool],
     unmatched: dict[int, str],
 ) -> tuple[list[bool], list[tuple[int, ...]], list[int]]:
     """Which moves go by convoy, the fleets carrying each, and all the fleets that carry.
@@ -128,6 +132,7 @@ def _convoy_plan(
     by convoy (DATC 4.A.3) when it means to -- its order says VIA CONVOY (or names a route),
     or a fleet of its own power is ordered to convoy it -- and, unless ``CONVOY_NO_FALLBACK``,
     only if the fleets so ordered make a chain (else it walks)."""
+    tables, units, orders, kind, dest, prov, at, power = given
     n = len(units)
     convoyed = [False] * n
     convoy_fleets: list[tuple[int, ...]] = [()] * n
@@ -146,13 +151,17 @@ def _convoy_plan(
     prov_of = tables.prov_of
     needed_only = CONVOY_NEEDED_ONLY in rules
     candidates: dict[int, list[int]] = {}  # army -> the fleets ordered to convoy its move
+    needed: dict[int, frozenset[str]] = {}  # army -> the seas its routes need (CONVOY_NEEDED_ONLY)
     for f in convoys:
         order = orders[f]
         j = at.get(prov_of.get(order.army_from) or province_of(order.army_from))  # type: ignore[union-attr]
         if j is not None and kind[j] == MOVE and dest[j] == (prov_of.get(order.army_to) or province_of(order.army_to)):  # type: ignore[union-attr]
-            if needed_only and prov[f] not in _needed_seas(tables, units, prov[j], dest[j]):
-                unmatched[f] = UNNEEDED_CONVOY
-                continue
+            if needed_only:
+                if j not in needed:
+                    needed[j] = _needed_seas(tables, units, prov[j], dest[j])
+                if prov[f] not in needed[j]:
+                    unmatched[f] = UNNEEDED_CONVOY
+                    continue
             candidates.setdefault(j, []).append(f)
     no_fallback = CONVOY_NO_FALLBACK in rules
     for i in moves:
@@ -187,6 +196,7 @@ def _needed_seas(tables: Tables, units: Sequence[Unit], origin: str, target: str
     starts = touching[origin] & fleets
     ends = touching[target]
     needed: set[str] = set()
+    budget = [_NEEDED_SEARCH_STEPS]
 
     def extend(path: list[str]) -> None:
         last = path[-1]
@@ -196,13 +206,23 @@ def _needed_seas(tables: Tables, units: Sequence[Unit], origin: str, target: str
         for nxt in touching[last] & fleets:
             if nxt in starts or nxt in path or any(nxt in touching[s] for s in path[:-1]):
                 continue  # a shortcut exists: this chain would not need every fleet
+            budget[0] -= 1
+            if budget[0] < 0:
+                return
             path.append(nxt)
             extend(path)
             path.pop()
 
     for first in starts:
         extend([first])
+    if budget[0] < 0:  # a sea crowded past reason: every fleet counts as needed (the order stays valid)
+        return frozenset(fleets)
     return frozenset(needed)
+
+
+# Chains a search for needed fleets may try (there are few on any real board; a bound keeps
+# a pathological one, many fleets in a grid of seas, from costing more than a few ms).
+_NEEDED_SEARCH_STEPS = 20_000
 
 
 def _battles(
@@ -240,20 +260,13 @@ def _battles(
 
 
 def _support_matches(
-    tables: Tables,
-    units: Sequence[Unit],
-    orders: Sequence[Order | None],
-    kind: Sequence[int],
-    target: Sequence[str],
-    at: Mapping[str, int],
-    supports: list[int],
-    matched: list[bool],
-    unmatched: dict[int, str],
+    given: _Given, supports: list[int], matched: list[bool], unmatched: dict[int, str],
 ) -> tuple[dict[int, tuple[int, ...]], list[int]]:
     """The matched supports of each supported unit, and all matched supports in order.  A
     support to hold matches a unit that does not move; a support to move, the move it names
     (a support naming the other coast of the mover's destination does not, DATC 6.B.9; one
     naming no coast matches either, 6.B.15)."""
+    tables, units, orders, kind, target, _, at, _ = given
     prov_of = tables.prov_of
     supporters: dict[int, tuple[int, ...]] = {}
     helpers: list[int] = []

@@ -43,6 +43,7 @@ What the parser fills in from the position (notes for the resolver):
 
 from __future__ import annotations
 
+import difflib
 import re
 from typing import Callable, Mapping
 
@@ -258,9 +259,20 @@ class OrderParser:
             found = words[start] if start < len(words) else None
             if found is None:
                 raise tokens.fail(f"{what} is missing")
-            raise tokens.fail(f"{what}: {found!r} is not a province of the {self.map_name} map")
+            raise tokens.fail(f"{what}: {found!r} is not a province of the {self.map_name} map{self._guess(found)}")
         province, tokens.at = best
         return province, self._coast(tokens, province)
+
+    def _guess(self, word: str) -> str:
+        """``" (did you mean YOR?)"`` for a near miss of an abbreviation or a one-word name,
+        else ``""`` (error path only: never while parsing good lines)."""
+        names = {name: entry[0] for name, entry in self.name_tree.items() if entry[0] is not None}
+        wanted = word.upper()
+        for pool in (list(self.provinces), list(names)):  # "YOK" is nearer YOR than YORK
+            close = difflib.get_close_matches(wanted, pool, n=1, cutoff=0.6)
+            if close:
+                return f" (did you mean {names.get(close[0], close[0])}?)"
+        return ""
 
     def _coast(self, tokens: _Tokens, province: str) -> str | None:
         split = self.provinces[province].coasts

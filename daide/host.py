@@ -54,6 +54,9 @@ class Listener(Protocol):
     def phase_processed(self, played: PlayedPhase, position: Position) -> None: ...
     def game_ended(self, ending: Ending) -> None: ...
     def seats_changed(self, disorder: frozenset[str]) -> None: ...
+    def press_arrived(self, sender: str, recipients: Sequence[str], press: tuple) -> None:
+        """Press from elsewhere (a player by mail) for the machines among ``recipients``:
+        ``press`` is a press message the game's level accepts, in token names."""
 
 
 class GameHost(Protocol):
@@ -89,4 +92,18 @@ class GameHost(Protocol):
         """DRW (a draw among ``powers``, None: all survivors) or NOT (DRW); checked first with
         ``draw_refusal``.  The game ends when the votes make a draw."""
     def history(self, phase: Phase) -> PlayedPhase | None: ...
+    # -- press (daide.press_relay)
+    def press_level(self) -> int:
+        """The game's DAIDE press level (0, 10, 20 or 30), as HLO announces it."""
+    def allows_partial_draws(self) -> bool:
+        """Draws of some survivors are allowed (HLO's PDA; DRW (powers) in press)."""
+    def eliminated(self, power: str) -> bool: ...
+    def press_refusal(self, sender: str, recipients: frozenset[str]) -> str | None:
+        """Why the game's press rules forbid this press now (the reason REJ's ADM gives), or None."""
+    def unreachable(self, recipients: frozenset[str]) -> tuple[str, str] | None:
+        """("OUT", power) for an eliminated recipient, ("CCD", power) for one that cannot read
+        press (in civil disorder, no player); None when every recipient can get it."""
+    def press_sent(self, sender: str, recipients: tuple[str, ...], press: tuple, reached: frozenset[str]) -> None:
+        """Press the server accepted and relayed as FRM to ``reached`` (machines connected):
+        record it, and bring it to the other recipients."""
     def listen(self, listener: Listener) -> None: ...

@@ -42,6 +42,7 @@ class LocalGame:
     choose: Callable[[list[str]], str] = field(default=lambda free: random.choice(free))
     rules: frozenset[str] = frozenset()
     partial_draws: bool = False  # DRW (power power ...) allowed: a draw of some survivors
+    level: int = 0  # the DAIDE press level (daide.press.LEVELS)
 
     def __post_init__(self) -> None:
         self.table = TokenTable.for_variant(self.variant)
@@ -54,6 +55,8 @@ class LocalGame:
         self._draws: dict[str, frozenset[str]] = {}  # power -> the powers its DRW would draw
         self._history: dict[Phase, PlayedPhase] = {}
         self._eliminated: dict[str, int] = {}
+        #: Press relayed: (phase, sender, recipients, press message).
+        self.press_log: list[tuple[Phase, str, tuple[str, ...], tuple]] = []
         self._listeners: list[Listener] = []
         self._ending: Ending | None = None
         self._started = False
@@ -188,6 +191,32 @@ class LocalGame:
 
     def history(self, phase: Phase) -> PlayedPhase | None:
         return self._history.get(phase)
+
+    # -- press: every power with a seat may be written to; absent or disconnected ones cannot read
+    def press_level(self) -> int:
+        return self.level
+
+    def allows_partial_draws(self) -> bool:
+        return self.partial_draws
+
+    def eliminated(self, power: str) -> bool:
+        return power in self._eliminated
+
+    def press_refusal(self, sender: str, recipients: frozenset[str]) -> str | None:
+        return None
+
+    def unreachable(self, recipients: frozenset[str]) -> tuple[str, str] | None:
+        for power in sorted(recipients):
+            if power in self._eliminated:
+                return ("OUT", power)
+        for power in sorted(recipients):
+            player = self._players.get(power)
+            if power in self.absent or player is None or not player.connected:
+                return ("CCD", power)
+        return None
+
+    def press_sent(self, sender: str, recipients: tuple[str, ...], press: tuple, reached: frozenset[str]) -> None:
+        self.press_log.append((self._position.phase, sender, recipients, press))
 
     # -- processing
     def _complete(self, power: str) -> bool:

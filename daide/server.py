@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import time
 from typing import Callable, Sequence
 
@@ -34,6 +35,7 @@ from daide.framing import ErrorCode, Frame, FrameReader, FramingError, Kind
 from daide.host import Ending, GameHost, PlayedPhase, Seat
 from daide.messages import DecodeError, Message, Text, build_tree, encode, huh_for, token_index, with_error_mark, words
 from daide.orders import UnreadableOrder, ord_messages, read_order
+from daide.press_relay import PressLimits, PressRelay
 from daide.tokens import TokenTable
 
 log = logging.getLogger(__name__)
@@ -49,6 +51,24 @@ def peer_address(writer: asyncio.StreamWriter) -> str:
     """The client's address as text ("" when the socket has none, e.g. a Unix socket)."""
     peer = writer.get_extra_info("peername")
     return str(peer[0]) if isinstance(peer, tuple) and peer else ""
+
+
+def _keep_alive(writer: asyncio.StreamWriter) -> None:
+    """TCP keepalive probes after a minute of silence: a seated bot's connection is never
+    closed for silence, so a peer that vanished (its host down, no FIN) is found by the
+    probes in about 90 s, and its IAM after a restart is not refused for a dead connection."""
+    sock = writer.get_extra_info("socket")
+    if sock is None:
+        return
+    options = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)]
+    for name, value in (("TCP_KEEPIDLE", 60), ("TCP_KEEPINTVL", 10), ("TCP_KEEPCNT", 3)):
+        if hasattr(socket, name):  # Linux names; elsewhere the system's defaults
+            options.append((socket.IPPROTO_TCP, getattr(socket, name), value))
+    try:
+        for level, option, value in options:
+            sock.setsockopt(level, option, value)
+    except OSError:  # not a TCP socket (a test's Unix socket): nothing to probe
+        pass
 
 
 class Connection:
@@ -298,6 +318,7 @@ class Commands:
             self.c.send(("REJ", message))
             return
         self.c.seat, self.c.power, self.c.passcode = seat, seat.power, seat.passcode
+        self.server.press.joined(seat.key, str(message[1][0]))
         self.c.send(("YES", message))
         self.c.send(render.map_message(self.host.variant))
 
@@ -517,7 +538,7 @@ class Commands:
             other.send(message)
 
     def snd(self, message: Message, values: Sequence[int]) -> None:
-        self.huh(message)  # press level 0: no press between players
+        self.server.press.snd(self.c, message)
 
 
 class GameServer:
@@ -528,7 +549,8 @@ class GameServer:
     def __init__(self, host: GameHost, *, im_timeout: float = IM_TIMEOUT, flood_limit: int = 200,
                  flood_window: float = 1.0, max_body: int = 8192, reminder_interval: float = 0.25,
                  admission: Admission | None = None, address_guesses: Guesses | None = None,
-                 name_seconds: float = NAME_SECONDS, idle_seconds: float = IDLE_SECONDS) -> None:
+                 name_seconds: float = NAME_SECONDS, idle_seconds: float = IDLE_SECONDS,
+                 press_limits: PressLimits = PressLimits()) -> None:
         """``admission`` and ``address_guesses`` are shared by the servers of one process
         (the caps and the wrong IAMs of a client address count across games)."""
         self.host = host
@@ -551,6 +573,7 @@ class GameServer:
         self.mdf = render.mdf(host.variant, host.table)
         self._server: asyncio.base_events.Server | None = None
         self._disorder: frozenset[str] = frozenset()  # the powers last told in civil disorder
+        self.press = PressRelay(self, press_limits)
         self.commands = {name: getattr(Commands, method) for name, method in (
             ("NME", "nme"), ("OBS", "obs"), ("IAM", "iam"), ("MAP", "map"), ("MDF", "mdf"), ("YES", "yes"),
             ("REJ", "rej"), ("HLO", "hlo"), ("NOW", "now"), ("SCO", "sco"), ("TME", "tme"), ("HST", "hst"),
@@ -627,6 +650,7 @@ class GameServer:
         task = asyncio.current_task()
         if task is not None:
             self._tasks.add(task)
+        _keep_alive(writer)
         connection = Connection(self, reader, writer, address)
         self.connections.append(connection)
         try:
@@ -673,7 +697,10 @@ class GameServer:
 
     # -- what every player hears
     def hello(self, connection: Connection) -> Message:
-        return render.hello(self.host.table, connection.power, connection.passcode, self.host.timing())  # type: ignore[arg-type]
+        level = self.host.press_level()
+        pda = (("PDA",),) if level >= 10 and self.host.allows_partial_draws() else ()
+        return render.hello(self.host.table, connection.power, connection.passcode, self.host.timing(),  # type: ignore[arg-type]
+                            level=level, extra=pda)
 
     def send_state(self, connection: Connection) -> None:
         position = self.host.position()
@@ -743,6 +770,10 @@ class GameServer:
             for power in sorted(previous - disorder):
                 if power != connection.power:
                     connection.send(("NOT", ("CCD", (table.power_names[power],))))
+
+
+    def press_arrived(self, sender: str, recipients: Sequence[str], press: tuple) -> None:
+        self.press.deliver(sender, recipients, press)
 
 
 def _draw_message(table: TokenTable, ending: Ending, position: Position) -> Message:

@@ -63,7 +63,7 @@ FIXED: Mapping[str, int] = MappingProxyType({
     "PPT": 0x4A12, "PRP": 0x4A13, "QRY": 0x4A14, "SCD": 0x4A15, "SRY": 0x4A16, "SUG": 0x4A17,
     "THK": 0x4A18, "THN": 0x4A19, "TRY": 0x4A1A, "UOM": 0x4A1B, "VSS": 0x4A1C, "WHT": 0x4A1D,
     "WHY": 0x4A1E, "XDO": 0x4A1F, "XOY": 0x4A20, "YDO": 0x4A21, "CHO": 0x4A22, "BCC": 0x4A23,
-    "UNT": 0x4A24,
+    "UNT": 0x4A24, "NAR": 0x4A25,
 })
 
 # Our map's coast suffixes <-> DAIDE coast tokens.

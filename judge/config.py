@@ -136,6 +136,28 @@ class WorkerSettings:
 
 
 @dataclass(frozen=True)
+class BotSettings:
+    """The judge's own bot (SEAT power BOT, RULE CD_BOT) thinks in processes of its own
+    (judge/bot_worker.py), never in the mail worker or a scheduler pass.
+
+    ``processes``: how many bot processes ``judge serve`` starts (0: none; jobs then wait
+    for another judge on the database, or `judge tick`, which thinks in-process).  ``nice``:
+    the niceness they run at, so mail and the scheduler always come first on a busy CPU.
+    ``poll_seconds``: how often an idle one looks for waiting jobs.  ``max_attempts``: how
+    many times a job may be started without finishing (its process killed) before it is
+    given up and the power gets civil-disorder defaults.  ``iterations``: the search budget
+    per power (bot/stand_in.py; counted in evaluations, not time, so the moves do not depend
+    on the machine's load): fewer is faster and weaker.
+    """
+
+    processes: int = 1
+    nice: int = 10
+    poll_seconds: float = 0.5
+    max_attempts: int = 3
+    iterations: int = 1500
+
+
+@dataclass(frozen=True)
 class DaideSettings:
     """DAIDE machine players (judge/edge/daide): each game with RULE MACHINES listens on a
     port of its own from ``port_range`` ("first-last") on ``host``; "" turns the edge off.
@@ -187,6 +209,7 @@ class Settings:
     worker: WorkerSettings = field(default_factory=WorkerSettings)
     daide: DaideSettings = field(default_factory=DaideSettings)
     dkim: DkimSettings = field(default_factory=DkimSettings)
+    bots: BotSettings = field(default_factory=BotSettings)
 
     @property
     def store_url(self) -> str:
@@ -211,6 +234,7 @@ _SECTION_CLASSES: dict[str, type] = {
     "worker": WorkerSettings,
     "daide": DaideSettings,
     "dkim": DkimSettings,
+    "bots": BotSettings,
 }
 
 
@@ -355,6 +379,11 @@ _RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
     ("worker", "processes"): (0, 64, "a count of processes, 0 to 64"),
     ("worker", "pause_before_commit_seconds"): (0, None, "seconds, 0 or more"),
     ("worker", "max_attempts"): (1, None, "a count of starts, at least 1"),
+    ("bots", "processes"): (0, 64, "a count of processes, 0 to 64"),
+    ("bots", "nice"): (0, 19, "a niceness, 0 to 19"),
+    ("bots", "poll_seconds"): (0.01, None, "seconds, at least 0.01"),
+    ("bots", "max_attempts"): (1, None, "a count of starts, at least 1"),
+    ("bots", "iterations"): (1, None, "a count of evaluations, at least 1"),
 }
 
 

@@ -27,7 +27,7 @@ from judge.commands.daide_ports import MACHINES, give_port, is_machine_game, rel
 from judge.phases.ballots import ballot_to_json, ballots_of, vote_text
 from judge.commands.fair_players import PassContext
 from judge.commands.start import start_game
-from judge.phases.order_sets import merge_orders
+from judge.phases.bot_moves import store_power_orders
 from judge.phases.processing import DRAW, end_game
 from judge.publish.broadcast import to_member
 from judge.render import render
@@ -37,7 +37,7 @@ from judge.store.queries import (has_rule, latest_of_power, master_of, player_of
 from judge.store.models_daide import DaidePort, MachineSeat
 from judge.store.times import as_utc
 from judge.lifecycle import ACTIVE, FORMING, is_live, seats_players, statuses_where
-from judge.store.models_game import DUMMY, PLAYER, Game, Membership, OrderSet, PhaseRecord
+from judge.store.models_game import DUMMY, PLAYER, Game, Membership, PhaseRecord
 from judge.store.passwords import hash_password
 from judge.turns import Action, Ballot, DrawError, decide, tally
 from judge.turns.draws import NO_DIAS
@@ -215,17 +215,9 @@ def release_seat(session: Session, game_id: int, membership_id: int) -> None:
 
 
 def store_orders(session: Session, game: Game, power: str, canonical: Sequence[str], now: datetime) -> None:
-    """A SUB's accepted orders, merged into the power's stored orders as a mail's are.  When
-    they complete the phase no settle window is kept (DELAY 0): a program does not change
-    its mind, and the phase is processed at the next pass (the edge runs one at once)."""
-    row = stored_order_set(session, game, power)
-    if row is None:
-        row = OrderSet(game_id=game.id, phase=game.phase, power=power, orders=[], submitted_at=now)
-        session.add(row)
-    row.orders = merge_orders(list(row.orders or []), list(canonical))
-    row.submitted_at = now
-    after_orders(session, game, now)
-    game.delay = 0
+    """A SUB's accepted orders, stored as a mail's are (judge.phases.bot_moves.store_power_orders:
+    no settle window when they complete the phase; the edge runs a pass at once)."""
+    store_power_orders(session, game, power, canonical, now)
 
 
 def due_now(session: Session, game: Game, now: datetime) -> bool:

@@ -20,7 +20,9 @@ def register(subparsers: Any) -> None:
                     "the board: an input document shows its position with its orders (not adjudicated); an "
                     "output document shows the board after the phase with every order drawn by its result "
                     "(moves, supports, convoys, failed and bounced moves crossed out, dislodged units, "
-                    "retreats, builds and removals) and the supply centres coloured by owner.  Exit status 0 "
+                    "retreats, builds and removals) and the supply centres coloured by owner; a phase record "
+                    "as results mail attaches it (<game>-<phase>.json) is drawn as its output, on the map its "
+                    "input names.  Exit status 0 "
                     "when drawn, 2 on bad input (quoted in the message).",
     )
     parser.add_argument("input", nargs="?", metavar="INPUT", help="the JSON document (default: standard input)")
@@ -36,6 +38,19 @@ def register(subparsers: Any) -> None:
 def _fail(message: str) -> int:
     print(f"judge render: {message}", file=sys.stderr)
     return EXIT_BAD_INPUT
+
+
+def _drawable(doc: Any) -> Any:
+    """A phase record as results mail carries it (``<game>-<phase>.json``, judge/record.py)
+    is drawn as its output document, on the map its input names; anything else as it is."""
+    from judge.record import FORMAT
+
+    if not (isinstance(doc, dict) and doc.get("format") == FORMAT):
+        return doc
+    given, made = doc.get("input"), doc.get("output")
+    if not (isinstance(given, dict) and isinstance(made, dict)):
+        return doc  # refused below as a contract document, quoting what is missing
+    return {"phase": doc.get("phase", ""), **made, "map": given.get("map")}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         doc = json.loads(text)
     except ValueError as problem:
         return _fail(f"{args.input or 'standard input'} is not JSON: {problem}")
+    doc = _drawable(doc)
     map_name = args.map or (doc.get("map") if isinstance(doc, dict) else None) or "standard"
     try:
         variant = maps.load(str(map_name))

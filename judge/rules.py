@@ -16,6 +16,7 @@ class RuleInfo:
     name: str
     meaning: str
     takes_value: bool = False
+    values: tuple[int, ...] = ()  # the values it may take, when only some are meaningful
 
 
 # What each engine rule does (docs/adjudication.md has the detail); at most one PARADOX_ rule.
@@ -68,7 +69,10 @@ JUDGE_RULES: tuple[RuleInfo, ...] = (
                              "player learns only its own power"),
     # machine players (judge/edge/daide, judge/machines.py)
     RuleInfo("MACHINES", "machine players (DAIDE bots) may take free seats: the game listens on a DAIDE port of its "
-                         "own (told in the FORM reply and in LIST); no press between bots and humans"),
+                         "own (told in the FORM reply and in LIST); press with them needs RULE PRESS_LEVEL"),
+    RuleInfo("PRESS_LEVEL", "the DAIDE press level machine players speak (RULE PRESS_LEVEL 30): 10 peace and "
+                            "alliances, 20 order proposals and DMZs, 30 offers in several parts; 0 (the default) "
+                            "no press with machines", takes_value=True, values=(0, 10, 20, 30)),
 )
 
 _KNOWN: dict[str, RuleInfo] = {

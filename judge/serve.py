@@ -1,6 +1,7 @@
 """``judge serve``: the SMTP listener, the optional IMAP poller, the worker, the outbox
 sender, the scheduler tick and the DAIDE listeners of machine games (judge/edge/daide), each on its own thread over one shared ``Store``; or the
-worker in processes of its own (``[worker] processes``, judge.worker_process).
+worker in processes of its own (``[worker] processes``, judge.worker_process); the judge's
+bot in processes of its own at a lower priority (``[bots] processes``, judge.bot_worker).
 
 Stopping (SIGTERM, SIGINT) closes the listener first so no new mail is accepted, lets
 the worker finish the message in hand, then joins everything.
@@ -17,6 +18,7 @@ from typing import Protocol, Sequence
 
 from judge.commands.daide_ports import configure_ports
 from judge.config import Settings, make_data_dir
+from judge.bot_worker import bot_thread, ready_game
 from judge.edge.daide import DaideEdge
 from judge.edge.imap_in import ImapPoller
 from judge.edge.pass_timing import DueOutlook, PassPlanner, due_outlook
@@ -28,7 +30,7 @@ from judge.store.engine import Store
 from judge.store.schema import check_schema, is_empty, upgrade
 from judge.worker import Worker
 from judge.mail import Clock, ProcessHook, utc_now
-from judge.worker_process import WorkerProcesses, worker_process_count, writer_lock_path
+from judge.worker_process import WorkerProcesses, sqlite_file_or_server, worker_process_count, writer_lock_path
 
 log = logging.getLogger("judge.serve")
 
@@ -56,7 +58,7 @@ class Daemon:
 
     def __init__(self, settings: Settings, store: Store, *, process: ProcessHook | None = None,
                  tick: SchedulerTick | None = None, clock: Clock = utc_now,
-                 worker_command: Sequence[str] | None = None) -> None:
+                 worker_command: Sequence[str] | None = None, bot_command: Sequence[str] | None = None) -> None:
         self.settings = settings
         self.store = store
         self.clock = clock
@@ -65,6 +67,7 @@ class Daemon:
         self.outbox_wake = threading.Event()
         self.scheduler_wake = threading.Event()  # a processed mail may bring a due time nearer
         configure_ports(settings.daide)  # RULE MACHINES gives a game its DAIDE port in the mail's transaction
+        self.bot_wake = threading.Event()
         self.worker = Worker(
             store, settings.judge, process or default_process_hook(settings), clock=clock,
             pause_before_commit=settings.worker.pause_before_commit_seconds,
@@ -81,6 +84,23 @@ class Daemon:
         self.worker_processes = (
             WorkerProcesses(worker_command, count, on_processed=self._mail_processed)
             if worker_command is not None and count > 0 else None
+        )
+        # The judge's bot thinks in processes of its own (judge.bot_worker); a store no other
+        # process can open gets it as a thread.
+        bots = settings.bots.processes
+        self.bot_processes = (
+            WorkerProcesses(bot_command, bots, on_processed=self.outbox_wake.set, kind="bot",
+                            on_line=self._bot_line)
+            if bot_command is not None and bots > 0 and sqlite_file_or_server(settings) else None
+        )
+        self._process_ready = after_commit_hook(settings, store)
+        self._ready_games: set[int] = set()
+        self._ready_lock = threading.Lock()
+        self._ready_wake = threading.Event()
+        self._bot_thread = (
+            threading.Thread(target=bot_thread, name="bot", daemon=True,
+                             args=(store, settings, clock, self.stop_event, self.bot_wake, self.outbox_wake.set))
+            if bots > 0 and self.bot_processes is None else None
         )
         self.handler = IntakeHandler(store, on_stored=self._mail_stored, clock=clock)
         self.controller = make_controller(self.handler, settings.smtp, settings.judge.domain)
@@ -100,15 +120,47 @@ class Daemon:
             tick(store, settings, now)
             self.outbox_wake.set()
 
+    def _bot_line(self, line: bytes) -> None:
+        """A bot process made the last moves a game waited for: its pass runs here."""
+        game_id = ready_game(line)
+        if game_id is not None:
+            with self._ready_lock:
+                self._ready_games.add(game_id)
+            self._ready_wake.set()
+
+    def _run_ready_games(self) -> None:
+        """The scheduler's pass for the games whose bot moves are in (at this process's
+        priority, not the niced bot process's: it holds the write turn while it processes)."""
+        while not self.stop_event.is_set():
+            self._ready_wake.wait()
+            self._ready_wake.clear()
+            with self._ready_lock:
+                games, self._ready_games = frozenset(self._ready_games), set()
+            if not games or self._process_ready is None:
+                continue
+            try:
+                self._process_ready(games, self.clock())
+            except Exception:
+                log.exception("the pass for games whose bot moves are in failed; they stay due")
+            self.outbox_wake.set()
+
+    def _mail_processed(self) -> None:
+        """A mail was processed: its replies go out, it may bring a due time nearer, and it
+        may have asked for the bot's moves."""
+        self.outbox_wake.set()
+        self.scheduler_wake.set()
+        self._wake_bots()
+
+    def _wake_bots(self) -> None:
+        if self.bot_processes is not None:
+            self.bot_processes.wake()
+        self.bot_wake.set()
+
     def _mail_stored(self) -> None:
         if self.worker_processes is not None:
             self.worker_processes.wake()
         else:
             self.inbox_wake.set()
-
-    def _mail_processed(self) -> None:
-        self.outbox_wake.set()
-        self.scheduler_wake.set()
 
     def _run_worker(self) -> None:
         self.worker.run(self.stop_event, self.inbox_wake, self.settings.worker.poll_seconds)
@@ -142,6 +194,7 @@ class Daemon:
             try:
                 self.tick(self.store, self.settings, last_pass)
                 self.outbox_wake.set()
+                self._wake_bots()
             except Exception:
                 log.exception("scheduler pass failed; the next tick tries again")
 
@@ -187,11 +240,17 @@ class Daemon:
             self.worker_processes.start()
         for thread in self._threads:
             thread.start()
+        if self.bot_processes is not None:
+            self._threads.append(threading.Thread(target=self._run_ready_games, name="bot-ready", daemon=True))
+            self._threads[-1].start()
+            self.bot_processes.start()
+        if self._bot_thread is not None:
+            self._bot_thread.start()
         if self.daide is not None:
             self.daide.start()
         s = self.settings
-        log.info("data folder %s (SQLite store, outbox, the judge's key); [judge] data_dir moves it",
-                 s.judge.data_dir)
+        held = "SQLite store, outbox" if self.store.engine.dialect.name == "sqlite" else "outbox"
+        log.info("data folder %s (%s, the judge's key); [judge] data_dir moves it", s.judge.data_dir, held)
         log.info("judge %s listening for SMTP on %s:%d; store %s; outgoing %s", s.judge.address,
                  s.smtp.host, s.smtp.port, self.store.engine.url.render_as_string(hide_password=True),
                  f"relay {s.outbound.relay_host}:{s.outbound.relay_port}" if s.outbound.relay_host
@@ -205,6 +264,7 @@ class Daemon:
         except Exception:  # already stopped or never started
             pass
         self.stop_event.set()
+        self._ready_wake.set()
         self.scheduler_wake.set()
         self.inbox_wake.set()
         self.outbox_wake.set()
@@ -214,6 +274,11 @@ class Daemon:
             self._worker_thread.join()
         if self.worker_processes is not None:
             self.worker_processes.stop()
+        if self.bot_processes is not None:
+            self.bot_processes.stop()  # a job in hand is given back: waiting again after a restart
+        self.bot_wake.set()
+        if self._bot_thread is not None and self._bot_thread.ident is not None:
+            self._bot_thread.join(timeout=30)
         for thread in self._threads:
             if thread.ident is not None:  # never started when start() failed early
                 thread.join(timeout=30)

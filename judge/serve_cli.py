@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from typing import Any
 
@@ -28,15 +29,21 @@ def register(subparsers: Any) -> None:
                         help="TEST ONLY: take the current time from FILE (an ISO 8601 instant, "
                              "re-read on every use) so tests can move the judge through deadlines")
     parser.add_argument(WORKER_FLAG, action="store_true", help=argparse.SUPPRESS)  # judge.worker_process
+    parser.add_argument(BOT_FLAG, action="store_true", help=argparse.SUPPRESS)  # judge.bot_worker
     parser.set_defaults(func=run)
 
 
 WORKER_FLAG = "--worker-process"
+BOT_FLAG = "--bot-process"
 
 
-def worker_command(args: argparse.Namespace) -> list[str]:
-    """This ``judge serve`` as a worker process: the same configuration and clock."""
-    command = [sys.executable, "-m", "judge.cli", "serve", "--role", getattr(args, "role", "gm"), WORKER_FLAG]
+def worker_command(args: argparse.Namespace, flag: str = WORKER_FLAG, nice: int = 0) -> list[str]:
+    """This ``judge serve`` as a worker (or bot) process: the same configuration and clock;
+    with ``nice``, started at that niceness (its imports too do not compete with mail)."""
+    command = [sys.executable, "-m", "judge.cli", "serve", "--role", getattr(args, "role", "gm"), flag]
+    nice_program = shutil.which("nice") if nice > 0 else None
+    if nice_program is not None:
+        command = [nice_program, "-n", str(nice), *command]
     if args.config:
         command += ["--config", args.config]
     if getattr(args, "clock_file", None):
@@ -68,6 +75,10 @@ def run(args: argparse.Namespace) -> int:
         from judge.worker_process import run_child
 
         return run_child(settings, clock)
+    if getattr(args, "bot_process", False):
+        from judge.bot_worker import run_bot_child
+
+        return run_bot_child(settings, clock)
     from judge.edge.smtp_in import check_port_free
 
     try:  # a busy port is the first thing said, before the database is touched (no stray judge.db)
@@ -79,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
     if store is None:
         return 1
     try:
-        daemon = Daemon(settings, store, clock=clock, worker_command=worker_command(args))
+        daemon = Daemon(settings, store, clock=clock, worker_command=worker_command(args),
+                        bot_command=worker_command(args, BOT_FLAG, settings.bots.nice))
         daemon.serve_forever()
     except (HookError, ConfigError, JudgeKeyRefused, DkimKeyRefused) as exc:
         print(f"judge serve: {exc}", file=sys.stderr)

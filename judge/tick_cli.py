@@ -18,7 +18,8 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "tick", help="run one scheduler pass (deadlines, reminders, processing) and exit",
         description="Look at every game that is due once: send reminders and late notices, "
-                    "process the phases that are ready, queue the results in the outbox "
+                    "process the phases that are ready (making the judge's bot's moves "
+                    "first where it plays), queue the results in the outbox "
                     "(`judge serve` sends them; it also runs this pass every "
                     "[scheduler] tick_seconds by itself).  Safe to run next to a daemon.",
     )
@@ -40,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _tick(settings: Settings, store: Store, now: datetime) -> int:
+    from judge.bot_worker import run_waiting_jobs
     from judge.edge.scheduler import FAILED, run_pass
     from judge.keyrecord import JudgeKeyRefused, recorded_key, require_recorded_key
 
@@ -52,4 +54,9 @@ def _tick(settings: Settings, store: Store, now: datetime) -> int:
             return 2
     report = run_pass(store, settings, now)
     print(f"judge tick: {report}")
+    # A cron judge has no bot process: the moves the pass asked the judge's bot for are made
+    # here, each phase processed once they are in.
+    thought = run_waiting_jobs(store, settings, lambda: now)
+    if thought:
+        print(f"judge tick: the judge's bot made {thought} power(s)' moves")
     return 1 if report.count(FAILED) else 0

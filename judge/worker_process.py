@@ -28,6 +28,7 @@ import signal
 import subprocess
 import sys
 import threading
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Callable, Sequence
@@ -65,18 +66,28 @@ def worker_process_count(settings: Settings) -> int:
     return count
 
 
+def sqlite_file_or_server(settings: Settings) -> bool:
+    """Whether other processes can open the store (a database server or a SQLite file)."""
+    return make_url(settings.store_url).get_backend_name() != "sqlite" or sqlite_file(settings.store_url) is not None
+
+
 def writer_lock_path(settings: Settings) -> Path | None:
-    """The file whose lock orders SQLite writers across processes (None when not needed)."""
+    """The file whose lock orders SQLite writers across processes (None when not needed:
+    no worker or bot process beside ``judge serve``)."""
     database = sqlite_file(settings.store_url)
-    if database is None or settings.worker.processes <= 0:
+    if database is None or (settings.worker.processes <= 0 and settings.bots.processes <= 0):
         return None
     return database.with_name(database.name + ".writer-lock")
 
 
 class WorkerProcesses:
-    """``count`` children running ``command``; ``wake()`` after each stored mail."""
+    """``count`` children running ``command``; ``wake()`` after each stored mail.  Also the
+    bot processes (judge.bot_worker), named ``kind`` in the log."""
 
-    def __init__(self, command: Sequence[str], count: int, on_processed: Callable[[], None]) -> None:
+    def __init__(self, command: Sequence[str], count: int, on_processed: Callable[[], None],
+                 kind: str = "worker", on_line: Callable[[bytes], None] | None = None) -> None:
+        self.kind = kind
+        self.on_line = on_line  # a line a child wrote with ChildSignals.tell
         self.command = list(command)
         self.count = count
         self.on_processed = on_processed
@@ -93,7 +104,8 @@ class WorkerProcesses:
     def start(self) -> None:
         for slot in range(self.count):
             self._spawn(slot)
-            monitor = threading.Thread(target=self._monitor, args=(slot,), name=f"worker-process-{slot}", daemon=True)
+            monitor = threading.Thread(target=self._monitor, args=(slot,), name=f"{self.kind}-process-{slot}",
+                                       daemon=True)
             self._monitors.append(monitor)
             monitor.start()
 
@@ -103,7 +115,7 @@ class WorkerProcesses:
         os.set_blocking(child.stdin.fileno(), False)  # wake() must never wait on a busy child
         with self._lock:
             self._children[slot] = child
-        log.info("worker process %d started", child.pid)
+        log.info("%s process %d started", self.kind, child.pid)
 
     def _monitor(self, slot: int) -> None:
         """Relay the child's "processed" bytes; restart it if it dies while we run."""
@@ -111,13 +123,20 @@ class WorkerProcesses:
             with self._lock:
                 child = self._children[slot]
             assert child is not None and child.stdout is not None
-            while child.stdout.read(4096):
+            pending = b""
+            while data := child.stdout.read(4096):
+                pending += data
+                *lines, pending = pending.split(b"\n")
+                pending = pending.lstrip(b"p")  # "processed" bytes; a line never starts with one
+                for line in lines:
+                    if line.lstrip(b"p") and self.on_line is not None:
+                        self.on_line(line.lstrip(b"p"))
                 self.on_processed()
             code = child.wait()
             if self._stopping.is_set():
                 return
-            log.error("worker process %d exited with %s; starting another in %.0f s",
-                      child.pid, code, RESTART_PAUSE_SECONDS)
+            log.error("%s process %d exited with %s; starting another in %.0f s",
+                      self.kind, child.pid, code, RESTART_PAUSE_SECONDS)
             _close(child.stdin)
             if self._stopping.wait(RESTART_PAUSE_SECONDS):
                 return
@@ -148,7 +167,7 @@ class WorkerProcesses:
             child.wait()
         for monitor in self._monitors:
             monitor.join(timeout=10)
-        log.info("worker processes stopped")
+        log.info("%s processes stopped", self.kind)
 
 
 def _close(stream: IO[bytes] | None) -> None:
@@ -169,13 +188,21 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def run_child(settings: Settings, clock: Callable[[], datetime]) -> int:
-    """The worker process: the Worker loop until end of file on stdin or SIGTERM/SIGINT."""
-    from judge.commands.daide_ports import configure_ports
-    from judge.hooks import after_commit_hook, default_process_hook
-    from judge.store.engine import Store
-    from judge.worker import Worker
+@dataclass(frozen=True)
+class ChildSignals:
+    """A child's side of the two pipes: ``stop`` (end of file on stdin, SIGTERM, SIGINT),
+    ``wake`` (a byte on stdin), ``processed()`` (a byte to the parent), ``tell(line)`` (a
+    line to the parent; "p" bytes around it are the ``processed`` ones)."""
 
+    stop: threading.Event
+    wake: threading.Event
+    processed: Callable[[], None]
+    tell: Callable[[bytes], None]  # one line to the parent's ``on_line``
+
+
+def child_signals() -> ChildSignals:
+    """Set up a child of ``WorkerProcesses``: die with the parent, stray prints to the log,
+    wake-ups read from stdin."""
     _die_with_parent(os.getppid())
     notify = os.dup(1)
     os.dup2(2, 1)  # stray prints go to the log, never into the notification pipe
@@ -201,22 +228,34 @@ def run_child(settings: Settings, clock: Callable[[], datetime]) -> int:
             if not data:
                 return
 
-    def processed() -> None:
+    def write(data: bytes) -> None:
         try:
-            os.write(notify, b"p")
+            os.write(notify, data)
         except OSError:
             pass  # the parent is gone; we are about to be stopped
 
+    threading.Thread(target=read_wakeups, name="wakeups", daemon=True).start()
+    return ChildSignals(stop, wake, lambda: write(b"p"), lambda line: write(line + b"\n"))
+
+
+def run_child(settings: Settings, clock: Callable[[], datetime]) -> int:
+    """The worker process: the Worker loop until end of file on stdin or SIGTERM/SIGINT."""
+    from judge.commands.daide_ports import configure_ports
+    from judge.hooks import after_commit_hook, default_process_hook
+    from judge.store.engine import Store
+    from judge.worker import Worker
+
+    signals = child_signals()
     configure_ports(settings.daide)  # RULE MACHINES gives a game its DAIDE port in the mail's transaction
     store = Store(settings.store_url, writer_lock=writer_lock_path(settings))
     try:
         worker = Worker(store, settings.judge, default_process_hook(settings), clock=clock,
-                        pause_before_commit=settings.worker.pause_before_commit_seconds, on_processed=processed,
-                        max_attempts=settings.worker.max_attempts, after_commit=after_commit_hook(settings, store))
-        threading.Thread(target=read_wakeups, name="wakeups", daemon=True).start()
+                        pause_before_commit=settings.worker.pause_before_commit_seconds,
+                        on_processed=signals.processed, max_attempts=settings.worker.max_attempts,
+                        after_commit=after_commit_hook(settings, store))
         log.info("worker process %d running", os.getpid())
         gc.freeze()  # as judge serve does: what lives as long as the process, out of full collections
-        worker.run(stop, wake, settings.worker.poll_seconds)
+        worker.run(signals.stop, signals.wake, settings.worker.poll_seconds)
     finally:
         store.dispose()
     log.info("worker process %d stopped", os.getpid())

@@ -144,5 +144,9 @@ VERBS = (
          help=(("press", "BROADCAST", "to every player and observer"),
                ("press", "    add GREY to hide who sent it (if the game allows), QUIET for no copy back", ""),
                ("press", "...your message...", ""),
-               ("press", "ENDPRESS", "ends the message (SIGNOFF or the end of the mail too)"),)),
+               ("press", "ENDPRESS", "ends the message (SIGNOFF or the end of the mail too)"),
+               ("press", "PROPOSE PEACE [WITH powers]", "a press line machine players read (RULE PRESS_LEVEL);"),
+               ("press", "    also PROPOSE ALLIANCE AGAINST powers, PROPOSE DMZ provinces,", ""),
+               ("press", "    PROPOSE ORDER order, PROPOSE DRAW, ACCEPT, REJECT, CANCEL,", ""),
+               ("press", "    and DAIDE press text such as PRP (PCE (ENG FRA))", ""),)),
 )

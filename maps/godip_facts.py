@@ -2,6 +2,7 @@
 source, as a JSON document that the map tests compare our maps with.
 
     python -m maps.godip_facts GODIP_CHECKOUT VARIANT [--commit SHA] [--graph DIR] > facts.json
+    python -m maps.godip_facts GODIP_CHECKOUT VARIANT --game N [--commit SHA] > game.json
 
 GODIP_CHECKOUT is a checkout of godip; VARIANT a folder of ``variants/`` (``coldwar``);
 ``--graph classical/start`` reads the graph (and the starting position, when the variant
@@ -14,6 +15,13 @@ centre, ``"Neutral"`` for none), ``edges`` (directed: godip allows a move from A
 when A has an edge to B carrying the unit's flag and B carries it too), ``names`` (long
 names), ``units`` (location -> [kind, nation]) and ``owners`` (centre -> nation at the
 start).  Only facts are taken; nothing of godip's code.
+
+With ``--game N``, the record of a game godip keeps (``games/game_N.txt``; ``game`` says,
+from ``games/info.txt``, where it was played or how it was made): ``phases``, each with ``phase`` (``"S1901M"``;
+godip's "Fall Adjustment" is our Winter; Hundred's "Year" turns are Springs in the years
+ending in 5, Falls in those ending in 0), the ``units`` (``"A par"``, ``"F stp/sc"``) and
+``dislodged`` of each nation, the ``centres`` each owns, and the ``orders`` given, as the
+record writes them (``"par move bur"``, ``"build Fleet bre"``).
 """
 
 from __future__ import annotations
@@ -89,12 +97,12 @@ def extract(files: Sequence[Path]) -> dict[str, Any]:
         if not names:
             names = dict(_LONG_NAME.findall(_block(text, "provinceLongNames = map")))
         if not units:
-            for opener in ("SetUnits(map", "func Units()"):
+            for opener in ("SetUnits(map", "Units() map["):
                 units = {loc: [kind, nation(who)] for loc, kind, who in _UNIT.findall(_block(text, opener))}
                 if units:
                     break
         if not owners:
-            for opener in ("SetSupplyCenters(map", "func SupplyCenters()"):
+            for opener in ("SetSupplyCenters(map", "SupplyCenters() map["):
                 owners = {prov: nation(who) for prov, who in _OWNER.findall(_block(text, opener))}
                 if owners:
                     break
@@ -155,6 +163,42 @@ def draft_map(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+_PHASE_LINE = re.compile(r"^PHASE (\d+) (Spring|Fall|Year) (Movement|Retreat|Adjustment)$")
+_POSITION_LINE = re.compile(r"^(.+): (fleet|army|supply|fleet/dislodged|army/dislodged) (\S+)$")
+
+
+def read_game(text: str) -> list[dict[str, Any]]:
+    """The phases of one of godip's game records (see the module's docstring)."""
+    phases: list[dict[str, Any]] = []
+    part = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        match = _PHASE_LINE.match(line)
+        if match:
+            year, season, kind = match.groups()
+            if season == "Year":  # Hundred's five-year turns: the years ending in 5 play as Springs
+                season = "Spring" if int(year) % 10 == 5 else "Fall"
+            code = "W" if kind == "Adjustment" else season[0]
+            phases.append({"phase": f"{code}{year}{kind[0]}", "units": {}, "dislodged": {}, "centres": {}, "orders": []})
+        elif line in ("POSITIONS", "ORDERS"):
+            part = line
+        elif line and phases:
+            here = phases[-1]
+            if part == "ORDERS":
+                here["orders"].append(line)
+                continue
+            found = _POSITION_LINE.match(line)
+            if found is None:
+                raise ValueError(f"unreadable position line {line!r}")
+            nation, what, where = found.groups()
+            if what == "supply":
+                here["centres"].setdefault(nation, []).append(where)
+            else:
+                kind, _, dislodged = what.partition("/")
+                here["dislodged" if dislodged else "units"].setdefault(nation, []).append(f"{kind[0].upper()} {where}")
+    return phases
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m maps.godip_facts", description=__doc__.split("\n\n")[0])
     parser.add_argument("checkout", help="a checkout of github.com/zond/godip")
@@ -163,7 +207,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="another folder of variants/ read after the variant's own (e.g. classical/start)")
     parser.add_argument("--commit", default="", help="the checkout's commit, recorded in the document")
     parser.add_argument("--draft", action="store_true", help="write a first draft of our map file instead")
+    parser.add_argument("--game", type=int, help="write the record of games/game_N.txt instead")
     args = parser.parse_args(argv)
+    if args.game is not None:
+        folder = Path(args.checkout) / "variants" / args.variant / "games"
+        info = (folder / "info.txt").read_text(encoding="utf-8") if (folder / "info.txt").is_file() else ""
+        about = re.search(rf"^game_{args.game}\.txt (.+)$", info, re.M)  # "from <address>", or how it was made
+        record = {"source": "https://github.com/zond/godip", "commit": args.commit,
+                  "file": f"variants/{args.variant}/games/game_{args.game}.txt",
+                  "game": about.group(1).strip() if about else "",
+                  "phases": read_game((folder / f"game_{args.game}.txt").read_text(encoding="utf-8"))}
+        json.dump(record, sys.stdout, separators=(",", ":"), sort_keys=True)
+        sys.stdout.write("\n")
+        return 0
     root = Path(args.checkout) / "variants"
     files = [p for folder in [args.variant, *args.graph] for p in sorted((root / folder).glob("*.go"))
              if not p.name.endswith("_test.go") and p.name != "bindata.go"]

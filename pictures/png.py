@@ -7,7 +7,8 @@ colours in all: reduced to a palette of 256 (no dithering) it looks the same and
 is about a quarter of the full-colour one's size (61 kB against 211 kB for the standard
 map).  Fewer colours would merge the tints of Chaos's 34 powers.  A picture for mail must
 fit in a results mail of 120 kB with its text and record: given ``max_bytes``, a picture
-over it is drawn again smaller (the big maps: Modern, Youngstown).  Pictures are opaque
+over it is drawn again smaller, and given ``max_pixels`` a big map (Modern, Youngstown) is
+drawn smaller at once.  Pictures are opaque
 (the board covers the frame), so the image starts as RGB.
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -26,9 +28,25 @@ PALETTE_COLOURS = 256
 SHRINKS = 3
 
 
-def svg_to_png(svg: str, scale: float = 1.0, max_bytes: int | None = None) -> bytes:
+#: (SVG width and height, scale asked, max_bytes) -> the scale that last fitted, when it had
+#: to be smaller: the next phase of the same map starts there instead of drawing twice.
+_FITTED: dict[tuple[str, float, int], float] = {}
+
+
+def svg_to_png(svg: str, scale: float = 1.0, max_bytes: int | None = None, max_pixels: int | None = None) -> bytes:
     """The PNG image of ``svg``, ``scale`` times its size in SVG units, with a palette;
-    drawn smaller when it must be to weigh at most ``max_bytes`` (None: any size)."""
+    drawn smaller when it must be to have at most ``max_pixels`` and weigh at most
+    ``max_bytes`` (None: any size).  ``max_pixels`` is the cheap first guess: drawing is
+    most of the cost, and a picture drawn too big must be drawn again."""
+    asked = scale
+    found = _SIZE.search(svg[:2000])
+    frame = f"{found.group(1)}x{found.group(2)}" if found else ""
+    if max_pixels is not None and found:
+        area = float(found.group(1)) * float(found.group(2)) * scale * scale
+        if area > max_pixels:
+            scale *= math.sqrt(max_pixels / area)
+    if max_bytes is not None:
+        scale = min(scale, _FITTED.get((frame, asked, max_bytes), scale))
     png = _encode(_draw(svg, scale))
     if max_bytes is None:
         return png
@@ -36,9 +54,14 @@ def svg_to_png(svg: str, scale: float = 1.0, max_bytes: int | None = None) -> by
         if len(png) <= max_bytes:
             break
         # PNG size goes roughly with the area: shrink both sides by the root, and a margin.
-        scale *= math.sqrt(max_bytes / len(png)) * 0.95
+        scale *= math.sqrt(max_bytes / len(png)) * 0.9
         png = _encode(_draw(svg, scale))
+        if frame and len(_FITTED) < 256:  # a few maps, a few sizes: bounded all the same
+            _FITTED[(frame, asked, max_bytes)] = scale
     return png
+
+
+_SIZE = re.compile(r'<svg\b[^>]*?\bwidth="([0-9.]+)"[^>]*?\bheight="([0-9.]+)"')
 
 
 def _draw(svg: str, scale: float) -> "Image":

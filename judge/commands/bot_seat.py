@@ -1,6 +1,6 @@
 """SEAT power BOT / SEAT BOT: the master gives a seat to the judge's own bot, which then
-plays it inside the judge (judge/phases/bot_seats.py: its orders are made when the phase
-is processed and the phase never waits for them).  EJECT power takes the seat back, and
+plays it (judge/phases/bot_seats.py: its orders are made by a bot process,
+judge/bot_worker.py, and the phase is processed once they are in).  EJECT power takes the seat back, and
 a TAKEOVER gives it to a human, as for any player."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from judge.commands.context import MailContext
 from judge.commands.start import ASSIGNERS, start_game
 from judge.mail import CommandRefused
 from judge.phases.bot_seats import BOT_NAME, bot_address, is_bot_seat
+from judge.phases.order_sources import request_seated_bot_moves
 from judge.phases.turnstate import after_orders, fresh_deadline_for_newcomer
 from judge.publish.broadcast import broadcast
 from judge.render import render
@@ -64,8 +65,9 @@ def _play_a_power(ctx: MailContext, game: Game, command: SeatBot) -> None:
     _new_bot(ctx, game, power)  # a dummy power too: the bot's seat is the power's latest
     later = fresh_deadline_for_newcomer(game, ctx.now)
     after_orders(ctx.session, game, ctx.now)  # the bot counts as having ordered: the phase may be ready
+    request_seated_bot_moves(ctx.session, game, ctx.now)  # a bot process makes its moves now
     ctx.done(command, f"{power} is now played by the judge's bot; EJECT {power} takes it back")
-    text = f"{power} is now played by the judge's bot (its orders are made when the phase is processed)."
+    text = f"{power} is now played by the judge's bot (it makes its orders beside the judge; the phase is processed once they are in)."
     if later:
         text += f" The deadline had passed: it is now {later}."
     ctx.send(broadcast(ctx.session, game, ctx.judge, subject=f"{game.name}: {power} played by the bot",

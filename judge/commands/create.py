@@ -109,6 +109,8 @@ def set_rule(ctx: MailContext, command: RuleStatus) -> None:
         raise CommandRefused(f"RULE {info.name} takes no value ({info.meaning})")
     if info.takes_value and not str(command.value).isdigit():
         raise CommandRefused(f"RULE {info.name} needs a whole number, not '{command.value}'")
+    if info.values and int(str(command.value)) not in info.values:
+        raise CommandRefused(f"RULE {info.name} is one of {', '.join(map(str, info.values))}, not {command.value}")
     refusal = machine_game_refusal(ctx.session, game, ctx.sender) if info.name == MACHINES else None
     if refusal is not None:
         raise CommandRefused(refusal)

@@ -13,7 +13,8 @@ from judge.lifecycle import ACTIVE, ENDED, FORMING, PAUSED, PREPARATION, GameSta
 from judge.phases.processing import preview_text, process_phase, rollback_to
 from judge.phases.sealed_flow import is_sealed, preview_refusal  # RULE SEALED: its own stages, no early look
 from judge.phases.sealed_stages import master_process
-from judge.phases.turnstate import turn_state
+from judge.phases.order_sources import awaiting_bot
+from judge.phases.turnstate import progress_of, turn_state
 from judge.mail import CommandRefused
 from judge.store.queries import (
     as_utc,
@@ -184,6 +185,12 @@ def process(ctx: MailContext, command: Process) -> None:
             "(PROCESS! processes now with civil-disorder defaults for them)"
         )
     phase = game.phase
+    awaiting = awaiting_bot(ctx.session, game, missing, ctx.now)
+    if awaiting:  # the bot thinks in a process of its own; the pass that finds its moves processes
+        progress_of(ctx.session, game).master_process = word
+        ctx.done(command, f"{phase} is processed as soon as the judge's bot has made the moves of "
+                          f"{', '.join(sorted(awaiting))} (it is thinking now); the results go to the game")
+        return
     ctx.send(process_phase(ctx.session, game, ctx.judge, ctx.now, defaulted=missing))
     after = "the game is over" if game.status == ENDED else f"now {game.phase}"
     defaults = f" (civil-disorder defaults for {', '.join(sorted(missing))})" if missing else ""

@@ -19,6 +19,7 @@ from judge.publish.broadcast import broadcast, to_member
 from judge.commands.context import Ctx
 from judge.store.queries import as_utc, deadline_text, has_rule, players, timing_of, variant_of
 from judge.commands.keys import pin_address_keys
+from judge.phases.order_sources import request_seated_bot_moves
 from judge.phases.views import PowerRow, position_rows
 from judge.store.models_game import Game, Membership
 from judge.turns import next_deadline
@@ -77,6 +78,7 @@ def start_game(ctx: Ctx, game: Game) -> None:
     game.delay = 0
     ctx.session.flush()
     pin_address_keys(ctx.session, game, ctx.now)  # the game keeps the keys it started with
+    request_seated_bot_moves(ctx.session, game, ctx.now)  # seats of the judge's bot: it starts thinking
 
     board = position_rows(variant, position)
     gunboat = has_rule(game, "GUNBOAT")

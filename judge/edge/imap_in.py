@@ -115,7 +115,9 @@ class ImapPoller:
                     client.noop()
                     stop.wait(s.poll_seconds)
             except (IMAPClientError, OSError) as exc:
-                log.warning("IMAP: %s; reconnecting in %.0f s", exc, min(s.poll_seconds, 30.0))
+                log.warning("IMAP server %s:%d (user %r, folder %s): %s; reconnecting in %.0f s",
+                            s.host, s.port, s.username, s.folder, exc or type(exc).__name__,
+                            min(s.poll_seconds, 30.0))
                 if client is not None:
                     _logout(client)
                 client = None

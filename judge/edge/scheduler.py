@@ -163,14 +163,17 @@ def process_games(store: "Store", settings: "Settings", now: datetime, game_ids:
 
 def _purge_old_mail(store: "Store", settings: "Settings", now: datetime) -> None:
     """Raw bytes of mail processed longer ago than [store] keep_raw_days are emptied, the
-    bodies of mail sent longer ago than [store] keep_sent_days, and refused sign-ons older
-    than a day forgotten."""
+    bodies of mail sent longer ago than [store] keep_sent_days, refused sign-ons older
+    than a day forgotten, and the bot's jobs finished a week ago."""
+    from judge.phases.bot_moves import KEEP_FINISHED, purge_finished
     from judge.store.retention import purge_raw, purge_sent, purge_signon_failures
 
     try:
         purged = purge_raw(store, now, settings.store.keep_raw_days)
         emptied = purge_sent(store, now, settings.store.keep_sent_days)
         purge_signon_failures(store, now)
+        with store.unit_of_work() as session:
+            purge_finished(session, now - KEEP_FINISHED)
     except Exception:
         log.exception("purging old raw mail failed; the next pass tries again")
         return

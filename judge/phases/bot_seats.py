@@ -2,9 +2,11 @@
 
 Such a seat is a player membership whose address is ``judge-bot<n>.<game>@machines.invalid``
 (the reserved domain: judge.outgoing sends it nothing; no password is ever told, so nobody
-signs on as it).  Its power counts as having ordered (the phase does not wait for it) and
-its orders are the bot's, made when the phase is processed (judge/phases/order_sources.py),
-recorded with the phase as any player's.
+signs on as it).  Its power counts as having ordered (no reminder, no late notice, never in
+civil disorder); its orders are the bot's, made by a bot process from the moment the phase
+begins (judge/phases/bot_moves.py) and stored as the power's orders, and the phase is
+processed once they are in (judge/phases/order_sources.py ``awaiting_bot``), recorded with
+the phase as any player's.
 """
 
 from __future__ import annotations

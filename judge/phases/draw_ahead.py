@@ -10,6 +10,7 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
+from judge.phases.bot_moves import BotMovesPending
 from judge.phases.pictures import phase_picture
 from judge.phases.processing import adjudicate_current
 from judge.phases.sealed_flow import is_sealed
@@ -35,7 +36,11 @@ def draw_ahead(session: Session, game_id: int, now: datetime) -> bool:
         state, _ = turn_state_and_seats(session, game, now, progress=progress_of(session, game))
         if decide(state).action is not Action.PROCESS:
             return False
-        done = adjudicate_current(session, game)
+        try:
+            done = adjudicate_current(session, game)
+        except BotMovesPending:  # the pass waits for the bot: nothing to draw yet
+            session.rollback()
+            return False
     name = game.name
     session.rollback()  # end the read before drawing: a reader can hold up SQLite writers
     phase_picture(name, done.variant, str(done.before.phase), done.after, done.results)

@@ -1,31 +1,39 @@
 """Where a phase's orders come from: one place asks, for every kind of game.
 
     phase_orders(session, game) -> {power: [canonical order lines]}
-    with_bot_orders(game, orders, played_by_bot(game, defaulted)) -> (the same, the bot's added;
-                                                                       the powers it played)
+    bot_plan(session, game, stored, defaulted) -> BotPlan       # the powers the judge's bot plays
+    awaiting_bot(session, game, defaulted, now) -> frozenset    # its moves still missing (asked for now)
+    with_seated_bot_orders(stored, plan, moves) / with_bot_orders(stored, plan, moves)
 
 A plain game's orders are the ones its players stored (by mail); a RULE SEALED game's are
 read from the verified reveals (judge/phases/sealed_flow.py); with RULE CD_BOT a power in
 civil disorder gets the bot's orders (bot/stand_in.py), and so does a power whose seat the
 master gave to the bot (``SEAT power BOT``, judge/phases/bot_seats.py), as its own orders.
-A power missing from the mapping has no orders: the engine's civil-disorder defaults apply.
+The bot's orders are made by a bot process, never here (judge/phases/bot_moves.py): a
+phase that needs some not yet made waits for them.  A power missing from the mapping has
+no orders: the engine's civil-disorder defaults apply.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Collection, Mapping, Sequence
 
 from sqlalchemy.orm import Session
 
+from adjudicator.api import prepare, requirements
 from adjudicator.types import PhaseKind
-from bot.stand_in import game_seed, stand_in_lines
+from judge.phases.bot_moves import BotMoves, bot_moves, request_bot_moves
+from judge.phases.bot_seats import bot_powers
 from judge.phases.sealed_flow import sealed_orders
 from judge.phases.turnstate import orders_in
 from judge.store.models_game import Game
-from judge.phases.bot_seats import bot_powers
 from judge.store.queries import has_rule, players, position_of, variant_of
 
 CD_BOT = "CD_BOT"
+#: ``TurnProgress.master_process`` of a PROCESS! (defaults for the missing powers).
+FORCED = "PROCESS!"
 
 
 def phase_orders(session: Session, game: Game) -> Mapping[str, Sequence[str]]:
@@ -38,37 +46,76 @@ def played_by_bot(game: Game, defaulted: Collection[str]) -> frozenset[str]:
     return frozenset(defaulted) if defaulted and has_rule(game, CD_BOT) else frozenset()
 
 
-def with_seated_bot_orders(session: Session, game: Game,
-                           stored: Mapping[str, Sequence[str]]) -> Mapping[str, Sequence[str]]:
-    """``stored`` with the orders of the powers the judge's bot plays by the master's SEAT
-    (deterministic for the game and phase: a phase processed again gets the same)."""
-    powers = bot_powers({m.power: m for m in players(session, game) if m.power})
-    if not powers:
+@dataclass(frozen=True)
+class BotPlan:
+    """The powers the judge's bot orders for in this phase (each one that must order)."""
+
+    seated: frozenset[str] = frozenset()  # its seats (SEAT power BOT): all their orders
+    stand_in: frozenset[str] = frozenset()  # powers in civil disorder (RULE CD_BOT): what they left out
+
+    @property
+    def powers(self) -> frozenset[str]:
+        return self.seated | self.stand_in
+
+
+def bot_plan(session: Session, game: Game, stored: Mapping[str, Sequence[str]],
+             defaulted: Collection[str]) -> BotPlan:
+    """Who the bot plays: its seats, and with RULE CD_BOT the ``defaulted`` powers (in an
+    adjustment phase only those that sent nothing: its builds would add to the player's);
+    of those, the powers that have something to order."""
+    seated = bot_powers({m.power: m for m in players(session, game) if m.power})
+    stand_in = played_by_bot(game, defaulted)
+    if not seated and not stand_in:
+        return BotPlan()
+    position = position_of(game)
+    if position.phase.kind is PhaseKind.ADJUSTMENT:
+        stand_in = frozenset(power for power in stand_in if not stored.get(power))
+    must = frozenset(requirements(prepare(variant_of(game), position)))
+    return BotPlan(seated & must, (stand_in - seated) & must)
+
+
+def awaiting_bot(session: Session, game: Game, defaulted: Collection[str], now: datetime) -> frozenset[str]:
+    """The powers whose bot moves processing the phase now would need and does not have;
+    their jobs are stored with the caller's transaction (a bot process makes the moves and
+    makes the game due again).  Empty: the phase can be processed."""
+    plan = bot_plan(session, game, phase_orders(session, game), defaulted)
+    pending = bot_moves(session, game, plan.powers).pending
+    request_bot_moves(session, game, pending, now)
+    return pending
+
+
+def request_seated_bot_moves(session: Session, game: Game, now: datetime) -> None:
+    """Ask at once for the moves of the bot's seats in the game's current phase (a new
+    phase, a new seat): the bot thinks while the players do."""
+    if game.position is None or game.phase is None:
+        return
+    plan = bot_plan(session, game, {}, ())
+    request_bot_moves(session, game, plan.seated, now)
+
+
+def with_seated_bot_orders(stored: Mapping[str, Sequence[str]], plan: BotPlan,
+                           moves: BotMoves) -> Mapping[str, Sequence[str]]:
+    """``stored`` with the orders of the powers the judge's bot plays by the master's SEAT."""
+    if not plan.seated:
         return stored
-    variant, position = variant_of(game), position_of(game)
     merged = dict(stored)
-    for power in sorted(powers):
-        merged[power] = stand_in_lines(variant, position, power, game_seed(game.name))
+    for power in sorted(plan.seated):
+        merged[power] = list(moves.lines.get(power, ()))
     return {power: lines for power, lines in merged.items() if lines}
 
 
-def with_bot_orders(game: Game, stored: Mapping[str, Sequence[str]],
-                    bot_powers: Collection[str]) -> tuple[Mapping[str, Sequence[str]], frozenset[str]]:
-    """``stored`` with the bot's orders for ``bot_powers`` put before their players' own lines
-    (the last order for a unit counts, so the player's stand), and the powers it played.  In
-    an adjustment phase the bot plays only a power that sent nothing (its builds would add to
-    the player's)."""
-    if not bot_powers:
+def with_bot_orders(stored: Mapping[str, Sequence[str]], plan: BotPlan,
+                    moves: BotMoves) -> tuple[Mapping[str, Sequence[str]], frozenset[str]]:
+    """``stored`` with the bot's orders for the powers in civil disorder put before their
+    players' own lines (the last order for a unit counts, so the player's stand), and the
+    powers it played."""
+    if not plan.stand_in:
         return stored, frozenset()
-    variant, position = variant_of(game), position_of(game)
     merged = {power: list(lines) for power, lines in stored.items()}
     played: set[str] = set()
-    for power in sorted(bot_powers):
-        own = merged.get(power, [])
-        if own and position.phase.kind is PhaseKind.ADJUSTMENT:
-            continue
-        lines = stand_in_lines(variant, position, power, game_seed(game.name))
+    for power in sorted(plan.stand_in):
+        lines = list(moves.lines.get(power, ()))
         if lines:
-            merged[power] = lines + own
+            merged[power] = lines + merged.get(power, [])
             played.add(power)
     return merged, frozenset(played)

@@ -34,7 +34,9 @@ __all__ = ["phase_picture", "position_picture", "record_picture"]
 
 #: The largest picture for mail: with the text and the record, a results mail stays
 #: under 120 kB (base64 makes the PNG 4/3 of this).
-MAIL_PNG_BYTES = 68_000
+MAIL_PNG_BYTES = 72_000
+#: ... and has at most the standard map's pixels (a bigger map is drawn smaller at once).
+MAIL_PNG_PIXELS = 1_100_000
 SVG_TYPE = "image/svg+xml"
 PNG_TYPE = "image/png"
 
@@ -56,7 +58,7 @@ def _drawing(map_name: str, title: str, phase: str, after_doc: str, results_doc:
     else:
         scene = scene_of_position(variant, after, title=title)
     svg = draw_svg(variant, maps.load_geometry(map_name), scene)
-    return svg.encode("utf-8"), svg_to_png(svg, max_bytes=MAIL_PNG_BYTES)
+    return svg.encode("utf-8"), svg_to_png(svg, max_bytes=MAIL_PNG_BYTES, max_pixels=MAIL_PNG_PIXELS)
 
 
 def _canonical(value: Any) -> str:

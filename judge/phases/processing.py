@@ -45,7 +45,14 @@ from judge.store.queries import (
 from judge.phases.ballots import standing_outcome, vote_text
 from judge.phases.turn_views import phase_name, results_view, summary_table
 from judge.phases.turnstate import PowerSeats, phase_deadline, reschedule, survivors
-from judge.phases.order_sources import phase_orders, played_by_bot, with_bot_orders, with_seated_bot_orders
+from judge.phases.bot_moves import BotMovesPending, bot_moves
+from judge.phases.order_sources import (
+    bot_plan,
+    phase_orders,
+    request_seated_bot_moves,
+    with_bot_orders,
+    with_seated_bot_orders,
+)
 from judge.phases.records import results_extras
 from judge.phases.views import position_rows
 from judge.store.models_daide import MachineSeat
@@ -80,6 +87,7 @@ class Adjudicated:
     results: tuple[dict[str, Any], ...]  # the contract's result items, unparseable lines included
     ordered: frozenset[str] = frozenset()  # the powers that sent orders themselves
     by_bot: frozenset[str] = frozenset()  # the powers in civil disorder the bot played (RULE CD_BOT)
+    awaiting: frozenset[str] = frozenset()  # the bot's powers shown with defaults: its moves not made yet
 
     @property
     def after(self) -> Position:
@@ -91,15 +99,26 @@ def engine_rules(game: Game) -> frozenset[str]:
     return frozenset(rule for rule in rules_of(game) if rule in RULES)
 
 
-def adjudicate_current(session: Session, game: Game, defaulted: Iterable[str] = ()) -> Adjudicated:
+def adjudicate_current(session: Session, game: Game, defaulted: Iterable[str] = (), *,
+                       without_pending: bool = False) -> Adjudicated:
     """Adjudicate the game's current phase with its stored orders; powers without orders
     get the engine's civil-disorder defaults (hold, disband, removals by distance, no builds),
-    or, with RULE CD_BOT, the ``defaulted`` powers get the bot's orders."""
+    or, with RULE CD_BOT, the ``defaulted`` powers get the bot's orders.
+
+    The bot's orders are the ones its jobs made (judge/phases/bot_moves.py); with some not
+    made yet this raises ``BotMovesPending`` (the caller asks ``awaiting_bot`` first), or
+    with ``without_pending`` (a preview) gives those powers the defaults and names them in
+    ``Adjudicated.awaiting``."""
     variant = variant_of(game)
     before = position_of(game)
-    stored = with_seated_bot_orders(session, game, phase_orders(session, game))
+    stored = phase_orders(session, game)
+    plan = bot_plan(session, game, stored, frozenset(defaulted))
+    moves = bot_moves(session, game, plan.powers)
+    if moves.pending and not without_pending:
+        raise BotMovesPending(game.name, moves.pending)
+    stored = with_seated_bot_orders(stored, plan, moves)
     ordered = frozenset(power for power, lines in stored.items() if lines)
-    stored, bot_powers = with_bot_orders(game, stored, played_by_bot(game, frozenset(defaulted)))
+    stored, bot_powers = with_bot_orders(stored, plan, moves)
     orders: dict[str, list[Order]] = {}
     unreadable: list[OrderResult] = []
     board = prepare(variant, before)  # one board for the whole phase
@@ -113,7 +132,7 @@ def adjudicate_current(session: Session, game: Game, defaulted: Iterable[str] = 
     document = results_to_json(before.phase, adjudication, unreadable)
     return Adjudicated(
         variant, before, {p: tuple(lines) for p, lines in stored.items()}, adjudication,
-        tuple(document["results"]), ordered, bot_powers,
+        tuple(document["results"]), ordered, bot_powers, moves.pending,
     )
 
 
@@ -210,6 +229,7 @@ def process_phase(session: Session, game: Game, judge: JudgeSettings, now: datet
         mails += _standing_votes(session, game, judge, now, survivors(after))
     if game.status == ACTIVE:
         game.next_due_at = _fresh_phase_due(game, now)
+        request_seated_bot_moves(session, game, now)  # the bot thinks while the players do
     else:
         game.next_due_at = None
     return mails
@@ -219,7 +239,7 @@ def preview_text(session: Session, game: Game, *, defaulted: Iterable[str] = (),
     """The results the phase would have now (stored orders, defaults for the rest); nothing
     is stored."""
     defaulted = frozenset(defaulted)
-    done = adjudicate_current(session, game, defaulted)
+    done = adjudicate_current(session, game, defaulted, without_pending=True)
     after_doc = position_to_json(done.after, game.map_name)
     view = results_view(
         game=game.name, variant=done.variant, before=done.before, before_doc=dict(game.position or {}),
@@ -227,8 +247,12 @@ def preview_text(session: Session, game: Game, *, defaulted: Iterable[str] = (),
         ordered=done.ordered, by_bot=done.by_bot,
         winner=done.adjudication.winner,
     )
-    return render("turn_results.j2", view=view, preview=True, reason=reason,
+    text = render("turn_results.j2", view=view, preview=True, reason=reason,
                   board=position_rows(done.variant, done.after))
+    if done.awaiting:
+        text = text.rstrip("\n") + (f"\n\nThe judge's bot has not made the moves of {', '.join(sorted(done.awaiting))} "
+                                   "yet: they are shown here with civil-disorder defaults.\n")
+    return text
 
 
 def preview_phase(session: Session, game: Game, judge: JudgeSettings, now: datetime, *,
@@ -343,6 +367,7 @@ def rollback_to(session: Session, game: Game, judge: JudgeSettings, now: datetim
         game.ended_at = None
     game.deadline = phase_deadline(session, game, position, now)
     reschedule(session, game, now)
+    request_seated_bot_moves(session, game, now)
     body = render("turn_rollback.j2", game=game.name, phase=game.phase, phase_name=phase_name(game.phase),
                   board=position_rows(variant, position), deadline=deadline_text(game, None, now),
                   removed=len([r for r in records if r.id >= target.id]))

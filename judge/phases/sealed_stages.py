@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from judge.config import JudgeSettings
 from judge.outgoing import OutgoingMail
 from judge.phases.outcomes import NOTIFIED, PROCESSED as PASS_PROCESSED, WAITED
+from judge.phases.order_sources import awaiting_bot
 from judge.phases.processing import process_phase
 from judge.phases.sealed_flow import (
     all_committed,
@@ -35,7 +36,10 @@ def maybe_process(session: Session, game: Game, judge: JudgeSettings, now: datet
     stage = current_phase(session, game, now)
     if not ready_to_process(session, game, stage, now):
         return []
-    return process_phase(session, game, judge, now, defaulted=unverified(session, game, stage))
+    defaulted = unverified(session, game, stage)
+    if awaiting_bot(session, game, defaulted, now):
+        return []  # the bot process makes the game due again when its moves are in
+    return process_phase(session, game, judge, now, defaulted=defaulted)
 
 
 def sealed_act(session: Session, game: Game, judge: JudgeSettings, now: datetime) -> tuple[str, list[OutgoingMail]] | None:
@@ -91,5 +95,10 @@ def master_process(session: Session, game: Game, judge: JudgeSettings, now: date
             "without a verified reveal holds"
         )
     phase = stage.phase
-    mails = process_phase(session, game, judge, now, defaulted=unverified(session, game, stage))
+    defaulted = unverified(session, game, stage)
+    awaiting = awaiting_bot(session, game, defaulted, now)
+    if awaiting:
+        return (f"{word}: {phase} not processed yet: the judge's bot is making the moves of "
+                f"{', '.join(sorted(awaiting))} (it started now); send {word} again in a minute", [])
+    mails = process_phase(session, game, judge, now, defaulted=defaulted)
     return f"{word}: {phase} processed (powers without a verified reveal hold)", mails

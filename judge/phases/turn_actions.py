@@ -14,7 +14,7 @@ finally store the game's next due time.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Callable, Iterable
 
 from sqlalchemy.orm import Session
@@ -29,6 +29,7 @@ from judge.phases.processing import preview_phase, process_phase
 from judge.phases.sealed_stages import sealed_act  # RULE SEALED: commit, publish, reveal stages
 from judge.phases.turn_views import phase_name
 from judge.phases.order_sets import units_without_orders
+from judge.phases.order_sources import FORCED, awaiting_bot
 from judge.phases.turnstate import (
     PowerSeats,
     absences_of,
@@ -43,8 +44,11 @@ from judge.store.models_game import DISMISSED, Game, Membership
 from judge.store.models_turns import TurnProgress
 from judge.turns import Action, Decision, TurnState, apply_absences, decide, extend_only, format_deadline, grace_budget
 
-__all__ = ["act", "after_grace_text"]
+__all__ = ["BOT_RECHECK", "act", "after_grace_text"]
 
+#: How long a phase waiting for the bot's moves stays out of the passes (a finished job
+#: makes the game due at once; this is for a judge running no bot process).
+BOT_RECHECK = timedelta(minutes=5)
 
 
 @dataclass(frozen=True)
@@ -104,10 +108,20 @@ def act(session: Session, game: Game, judge: JudgeSettings, now: datetime, *,
     if mails:
         outcome = NOTIFIED
 
-    if decision.action is Action.PROCESS:
+    defaulted = decision.civil_disorder
+    process = decision.action is Action.PROCESS
+    asked = _asked_by_master(progress, game, state)
+    if not process and asked is not None:
+        process, defaulted = True, asked
+    if process:
+        if awaiting_bot(session, game, defaulted, now):
+            # The bot process makes the game due when the moves are in; the recheck only
+            # covers a judge whose bot processes are all stopped.
+            game.next_due_at = now + BOT_RECHECK
+            return outcome, mails
         if decision.civil_disorder and state.phase_kind is PhaseKind.MOVEMENT:
             mails += _civil_disorder_notice(session, game, judge, now, decision)
-        mails += process_phase(session, game, judge, now, defaulted=decision.civil_disorder,
+        mails += process_phase(session, game, judge, now, defaulted=defaulted,
                                placed=placed if not decision.dismiss else None)
         return PROCESSED, mails
     if decision.action is Action.PREVIEW:
@@ -118,6 +132,20 @@ def act(session: Session, game: Game, judge: JudgeSettings, now: datetime, *,
         mails += _master_notice(session, game, judge, decision, preview=False)
     reschedule(session, game, now, progress=progress)
     return outcome, mails
+
+
+def _asked_by_master(progress: TurnProgress, game: Game, state: TurnState) -> frozenset[str] | None:
+    """The civil-disorder powers of the master's PROCESS (none) or PROCESS! (the missing)
+    that waited for the bot's moves; None when the master asked nothing of this phase.  A
+    plain PROCESS whose orders are no longer all in lapses (the master said "as they are")."""
+    if progress.phase != game.phase or progress.master_process is None:
+        return None
+    if progress.master_process == FORCED:
+        return state.missing
+    if state.missing:
+        progress.master_process = None
+        return None
+    return frozenset()
 
 
 def _phase_name(game: Game) -> str:
@@ -194,7 +222,8 @@ def _late_notice(session: Session, game: Game, judge: JudgeSettings, now: dateti
     progress.late_notices = int(progress.late_notices or 0) + 1
     body = render(
         "turn_late.j2", game=game.name, phase=game.phase, phase_name=_phase_name(game),
-        deadline=deadline_text(game, None, now), late=sorted(decision.late_notice),
+        deadline=format_deadline(as_utc(game.deadline), game.zone or "UTC") if game.deadline else "",
+        late=sorted(decision.late_notice),
         grace_end=format_deadline(end, game.zone or "UTC") if end is not None and end > now else None,
         after_grace=after_grace_text(rules, end is not None), charged=charged,
         budget=grace_budget(state.rules) or 0, repeat=repeat,

@@ -158,6 +158,7 @@ def progress_of(session: Session, game: Game) -> TurnProgress:
         row.reminders_sent = []
         row.graced = []
         row.late_notices = 0
+        row.master_process = None
     return row
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from adjudicator.types import Position, Variant
@@ -24,8 +25,10 @@ from judge.store.queries import (
     timing_of,
     variant_of,
 )
+from judge.phases.bot_seats import is_bot_seat
 from judge.phases.order_sets import units_without_orders
 from judge.phases.turnstate import orders_in, stored_order_set, turn_state
+from judge.store.models_daide import MachineSeat
 from judge.store.models_game import DUMMY, MASTER, MEMBER_ACTIVE, OBSERVER, PLAYER, Game, Membership
 from judge.lifecycle import ENDED, before_start, in_play, status_text
 from judge.turns import format_timing
@@ -110,7 +113,18 @@ class PowerStanding:
     units: int
 
 
-def power_standings(session: Session, game: Game) -> tuple[PowerStanding, ...]:
+def _machine_note(session: Session, game: Game, holder: Membership) -> str:
+    """`` by the judge's bot`` / `` by a DAIDE machine (name version)`` / ``""``: who plays a
+    seat, for the master only (players are not told which powers are machines)."""
+    if is_bot_seat(holder):
+        return " by the judge's bot"
+    seat = session.execute(select(MachineSeat).where(MachineSeat.game_id == game.id,
+                                                     MachineSeat.membership_id == holder.id)).scalar_one_or_none()
+    return f" by a DAIDE machine ({seat.name} {seat.version})".rstrip() if seat is not None else ""
+
+
+def power_standings(session: Session, game: Game, *, for_master: bool = False) -> tuple[PowerStanding, ...]:
+    """Each power's holder in words; ``for_master`` also says which seats machines play."""
     variant = variant_of(game)
     position = position_of(game) if game.position else None
     rows = []
@@ -118,6 +132,8 @@ def power_standings(session: Session, game: Game) -> tuple[PowerStanding, ...]:
         holder = player_of(session, game, power.name)
         if holder is not None:
             state = "reserved" if before_start(game.status) else "played"
+            if for_master:
+                state += _machine_note(session, game, holder)
         elif before_start(game.status):
             state = "open"
         else:
@@ -190,6 +206,14 @@ def game_view(session: Session, game: Game, now: datetime, *, viewer: Membership
     variant = variant_of(game)
     joined = len(players(session, game))
     board = position_rows(variant, position_of(game)) if game.position else ()
+    standings = power_standings(session, game, for_master=viewer is not None and viewer.role == MASTER)
+    if before_start(game.status):
+        reserved = sum(1 for row in standings if row.player.startswith("reserved"))
+        places = f"{joined} of {len(variant.powers)} places taken"
+        if 0 < reserved < joined:
+            places += f" ({reserved} with a power reserved; the others' powers are dealt at the start)"
+    else:
+        places = f"{joined} of {len(variant.powers)} powers have a player"
     return GameView(
         name=game.name, status=status_text(game.status), map_name=game.map_name,
         map_title=variant.headline, map_rules=variant.rules,
@@ -197,8 +221,8 @@ def game_view(session: Session, game: Game, now: datetime, *, viewer: Membership
         rules=tuple(sorted(rules_of(game))), timing=format_timing(timing_of(game)), zone=game.zone,
         phase=game.phase,
         deadline=deadline_text(game, viewer, now) if game.status != ENDED else None,
-        places=f"{joined} of {len(variant.powers)} powers have a player",
+        places=places,
         observers=len(observers(session, game)),
-        standings=power_standings(session, game), board=board,
+        standings=standings, board=board,
         orders=order_states(session, game, now, viewer),
     )

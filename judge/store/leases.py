@@ -1,7 +1,8 @@
 """Who holds a lease, and releasing the leases of processes that are gone.
 
-A process that leases outbox rows (``judge serve``'s sender) registers as a
-``LeaseOwner`` and writes its id into every row it leases.  Any judge process may then
+A process that leases outbox rows (``judge serve``'s sender) or claims the bot's jobs (a
+bot process, judge/bot_worker.py) registers as a ``LeaseOwner`` and writes its id into
+every row it leases.  Any judge process may then
 release the rows of an owner that is gone, instead of letting them wait out the lease:
 
 * an owner in the same process table (same boot, same pid namespace) is gone as soon as
@@ -28,6 +29,7 @@ from sqlalchemy import Connection, delete, insert, select, update
 
 from judge.store.core import table_of
 from judge.store.engine import Store
+from judge.store.models_bots import BotJob
 from judge.store.models_hosts import LeaseOwner
 from judge.store.models_mail import QUEUED, OutboxMessage
 
@@ -40,6 +42,7 @@ STALE_AFTER = timedelta(seconds=30)
 
 _OWNERS = table_of(LeaseOwner)
 _OUTBOX = table_of(OutboxMessage)
+_BOT_JOBS = table_of(BotJob)
 
 
 def wall_clock() -> datetime:
@@ -140,6 +143,12 @@ def unregister(store: Store, owner: Owner, release_queued: bool = True) -> None:
 
 
 def _release(connection: Connection, owners: list[str], due: datetime) -> int:
+    """Give back the owners' outbox rows (due again) and their unfinished bot jobs (waiting
+    again); the number of outbox rows."""
+    connection.execute(
+        update(_BOT_JOBS).where(_BOT_JOBS.c.claimed_by.in_(owners), _BOT_JOBS.c.done_at.is_(None))
+        .values(claimed_by=None, claimed_at=None)
+    )
     return connection.execute(
         update(_OUTBOX)
         .where(_OUTBOX.c.leased_by.in_(owners), _OUTBOX.c.status == QUEUED)

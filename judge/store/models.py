@@ -20,6 +20,7 @@ MODEL_MODULES: tuple[str, ...] = (
     "judge.store.models_daide",
     "judge.store.models_signon",
     "judge.store.models_mailauth",
+    "judge.store.models_bots",
 )
 
 

@@ -156,3 +156,6 @@ class PressLog(Base):
     subject: Mapped[str] = mapped_column(String(998), default="")
     body: Mapped[str] = mapped_column(Text)
     sent_at: Mapped[datetime]
+    #: DAIDE press messages (text form) the press carried to machine players: read from a
+    #: player's PRESS, or a machine's own press; None for press between players only.
+    daide: Mapped[list[Any] | None]

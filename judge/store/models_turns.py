@@ -30,3 +30,6 @@ class TurnProgress(Base):
     # Late notices sent this phase: the first goes to everyone, repeats only to the late
     # powers and the master (as the DPjudge sends them).
     late_notices: Mapped[int] = mapped_column(default=0, server_default="0")
+    # The master's PROCESS or PROCESS! of this phase, waiting for the judge's bot's moves:
+    # the pass that finds them made processes the phase as the master asked.
+    master_process: Mapped[str | None] = mapped_column(String(16))

@@ -20,7 +20,7 @@ from .deadlines import (
 )
 from .display import format_deadline, format_remaining, zone_or_error
 from .draws import Ballot, DrawError, Outcome, OutcomeKind, missing_votes, parse_draw_powers, tally
-from .press import LATE_SEND, NO_LATE_RECEIVE, late_press_refusal
+from .press import LATE_SEND, NO_LATE_RECEIVE, late_press_refusal, rules_refusal
 from .readiness import (
     Action,
     Decision,
@@ -41,7 +41,7 @@ __all__ = [
     "NO_LATE_RECEIVE", "NO_SETTLE", "Outcome", "Outlook", "outlook", "OutcomeKind", "Span", "Timing", "TimingError", "TurnState",
     "add_span", "apply_absences", "check_absence", "decide", "delay_after_orders",
     "extend_only", "format_deadline", "format_remaining", "format_timing", "grace_budget",
-    "grace_end", "late_press_refusal", "local_moment", "may_submit_empty", "missing_votes", "next_due", "next_deadline",
+    "grace_end", "late_press_refusal", "rules_refusal", "local_moment", "may_submit_empty", "missing_votes", "next_due", "next_deadline",
     "parse_draw_powers", "parse_span", "parse_timing", "resumed_deadline", "snap_to_schedule", "tally",
     "zone_or_error",
 ]

@@ -51,3 +51,9 @@ def result_of(outcome: Adjudication, order_text: str) -> OrderResult:
 def parse_errors(variant: Variant, where: Position, power: str, lines: Sequence[str]) -> list[str]:
     """The parser's complaints about ``lines`` (empty when every line is a legal order)."""
     return [str(e) for e in api.parse_orders(api.prepare(variant, where), power, lines).errors]
+
+
+def moves_alone(variant: Variant, power: str, unit: str, target: str, phase: str = "S1902M") -> bool:
+    """Does ``unit`` (``"F BLA"``), the only unit on the board, move to ``target``?"""
+    outcome = play(variant, position(variant, phase, {power: [unit]}), {power: [f"{unit} - {target}"]})
+    return f"{power} {unit.split()[0]} {target}" in board(outcome)

@@ -342,6 +342,8 @@ def test_movement_phase_refuses_builds_and_disbands():
         ("", "empty order"),
         ("   ", "empty order"),
         ("A YOR - XYZ", "the destination: 'XYZ' is not a province of the standard map"),
+        ("A YOR - LONDN", "'LONDN' is not a province of the standard map (did you mean LON?)"),
+        ("A PAR - PYC", "'PYC' is not a province of the standard map (did you mean PIC?)"),
         ("Q YOR - LON", "'Q' is not a province"),
         ("A YOR", "no order given for A YOR"),
         ("A YOR - LON please", "unexpected 'PLEASE' after the order 'A YOR - LON'"),

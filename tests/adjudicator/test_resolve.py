@@ -333,3 +333,17 @@ def test_moves_along_a_chain_into_a_province_left_empty_all_succeed_and_a_blocke
     held = play(variant, _spring(variant, blocked), {"GERMANY": ["A KIE - BER", "A BER - MUN", "A MUN - BOH"]})
     assert board(held) == {f"{p} {u}" for p, listed in blocked.items() for u in listed}
     assert {result_of(held, o).result for o in ("A KIE - BER", "A BER - MUN", "A MUN - BOH")} == {"bounce"}
+
+
+def test_the_fleets_a_convoy_needs_are_those_on_chains_with_no_shortcut(variant: Variant, monkeypatch) -> None:
+    from adjudicator import matching
+    from adjudicator.tables import tables_for
+
+    tables = tables_for(variant)
+    fleets = [Unit(sea, UnitKind.FLEET, "ITALY") for sea in ("LYO", "WES")]
+    assert matching._needed_seas(tables, fleets, "MAR", "SPA") == {"LYO"}  # DATC 3.0 6.G.19
+    everywhere = [Unit(sea, UnitKind.FLEET, "ENGLAND") for sea in sorted(tables.sea)]
+    needed = matching._needed_seas(tables, everywhere, "LON", "SYR")  # every sea holds a fleet
+    assert {"ENG", "NTH", "EAS"} <= needed and "BAR" not in needed  # BAR: every chain through it has a shortcut
+    monkeypatch.setattr(matching, "_NEEDED_SEARCH_STEPS", 5)  # past the bound every fleet counts as needed
+    assert matching._needed_seas(tables, everywhere, "LON", "SYR") == {u.province for u in everywhere}

@@ -44,6 +44,17 @@ def test_postfix_lets_exactly_the_compose_network_relay() -> None:
         assert COMPOSE["services"][name]["networks"] == ["mail"]
 
 
+def test_machine_players_outside_the_host_reach_the_daide_ports() -> None:
+    """In a container 127.0.0.1 is the container's own loopback: the edge listens on every
+    address and the whole range is published under the same numbers (a bot is told them)."""
+    judge = COMPOSE["services"]["judge"]
+    assert judge["environment"]["JUDGE_DAIDE_HOST"] == "0.0.0.0"
+    first, last = judge["environment"]["JUDGE_DAIDE_PORT_RANGE"].split("-")
+    assert f"{first}-{last}:{first}-{last}" in judge["ports"]
+    dockerfile = (DEPLOY / "Dockerfile").read_text()
+    assert "JUDGE_DAIDE_HOST=0.0.0.0" in dockerfile and f"EXPOSE 2525 {first}-{last}" in dockerfile
+
+
 def test_logs_are_capped_and_the_schema_is_upgraded_before_serving() -> None:
     for service in COMPOSE["services"].values():
         assert service["logging"]["options"]["max-size"] == "10m"

@@ -61,8 +61,8 @@ def test_the_venv_judge_upgrades_a_database_as_the_guide_says(installed: Path, t
     judge = installed / "opt" / "dipjudge" / "bin" / "judge"
     data = installed / "var" / "lib" / "judge"
     env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_") and k != "PYTHONPATH"}
-    env.update(JUDGE_CONFIG=str(installed / "etc" / "judge" / "judge.toml"), JUDGE_JUDGE_DATA_DIR=str(data),
-               JUDGE_STORE_URL=f"sqlite:///{data / 'judge.db'}")  # SQLite instead of the example's PostgreSQL
+    # The installed example as it is: SQLite in the data folder, nothing to blank by hand.
+    env.update(JUDGE_CONFIG=str(installed / "etc" / "judge" / "judge.toml"), JUDGE_JUDGE_DATA_DIR=str(data))
     done = subprocess.run([str(judge), "db", "upgrade"], env=env, capture_output=True, text=True, timeout=120,
                           cwd=tmp_path)
     assert done.returncode == 0, done.stderr

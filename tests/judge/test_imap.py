@@ -172,3 +172,25 @@ def test_a_certificate_the_poller_does_not_trust_is_refused(store, dovecot_serve
         ImapPoller(settings, store, clock=lambda: NOW, timeout=10).poll_once()
     assert stored(store) == []
     assert b"\\Seen" not in mailbox(imap_account)["untrusted"]
+
+
+def test_an_imap_error_names_the_server_user_and_folder(store, dovecot_server, imap_account, caplog):
+    """An operator reading the log learns which server refused, not only why (issue 29.12)."""
+    import logging
+    import threading
+
+    settings = imap_settings(imap_account, password="wrong password", poll_seconds=0.2)
+    stop = threading.Event()
+    poller = ImapPoller(settings, store, clock=lambda: NOW, timeout=10)
+    with caplog.at_level(logging.WARNING, logger="judge.imap_in"):
+        thread = threading.Thread(target=poller.run, args=(stop,))
+        thread.start()
+        deadline = time.monotonic() + 20
+        while not any("IMAP server" in r.getMessage() for r in caplog.records) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        stop.set()
+        thread.join(timeout=10)
+    [message, *_] = [r.getMessage() for r in caplog.records if "IMAP server" in r.getMessage()]
+    assert f"{imap_account.host}:{imap_account.port}" in message
+    assert repr(imap_account.username) in message and "INBOX" in message
+    assert "wrong password" not in message  # the secret is never logged

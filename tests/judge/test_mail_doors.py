@@ -14,20 +14,15 @@ from typing import Iterator
 import pytest
 from sqlalchemy import func, select
 
-from judge.store import passwords
 from judge.store.models_game import Game, Membership
 from judge.store.models_mail import InboundMessage, OutboxMessage
 from judge.store.models_signon import SignonFailure
+from tests.judge.services.conftest import cheap_scrypt  # noqa: F401  (autouse: real scrypt, cheap)
 from tests.judge.smtp_doors import JUDGE_ADDRESS, SmtpJudge, wait_until
 from tests.judge.storage import make_mail
 
 MASTER = "gm@example.net"
 GUESSER = "guesser@evil.example"
-
-
-@pytest.fixture(autouse=True)
-def cheap_scrypt(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(passwords, "_N", 2**8)
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from daide.render import PlayerSummary, Timing
 from daide.tokens import TokenTable
 from judge.config import Settings
 from judge.outgoing import queue_all
-from judge import machines
+from judge import machine_press, machines
 from judge.commands.fair_players import PassContext
 from judge.phases.bot_seats import is_bot_seat
 from judge.phases.order_sets import order_key
@@ -64,6 +64,7 @@ class StoreHost:
             self.variant = variant_of(game)
             self.name = game.name
             self._seen_record = machines.last_record_id(session, game)
+            self._seen_press = machine_press.last_press_id(session, game)
             self._load(game)
         self.table = TokenTable.for_variant(self.variant)
         self.tables = tables_for(self.variant)
@@ -75,6 +76,8 @@ class StoreHost:
         return game
 
     def _load(self, game: Game) -> None:
+        self._level = machine_press.press_level(game)
+        self._partial_draws = machine_press.partial_draws(game)
         self._status = game.status
         self._phase = game.phase
         self._position = position_of(game) if game.position is not None else None
@@ -222,6 +225,38 @@ class StoreHost:
             played = machines.record_of(session, self._game(session), str(phase))
         return _played(played) if played is not None else None
 
+    # -- press
+    def press_level(self) -> int:
+        return self._level
+
+    def allows_partial_draws(self) -> bool:
+        return self._partial_draws
+
+    def eliminated(self, power: str) -> bool:
+        return machine_press.eliminated(self.position(), power)
+
+    def press_refusal(self, sender: str, recipients: frozenset[str]) -> str | None:
+        with self.store.sessions() as session:
+            return machine_press.refusal(session, self._game(session), sender, recipients, self._clock())
+
+    def unreachable(self, recipients: frozenset[str]) -> tuple[str, str] | None:
+        connected = {key: up for key, up in self._connected.items() if isinstance(key, int)}
+        with self.store.sessions() as session:
+            return machine_press.unreachable(session, self._game(session), recipients, connected)
+
+    def press_sent(self, sender: str, recipients: tuple[str, ...], press: tuple, reached: frozenset[str]) -> None:
+        def keep(session: Session, ctx: PassContext) -> None:  # a machine's own row is never relayed again
+            ctx.outgoing.extend(machine_press.record(session, self._game(session), self.settings.judge, ctx.now,
+                                                     sender, recipients, press))
+        self._write(keep)
+
+    def _relay_press(self, session: Session, game: Game) -> None:
+        """Press players wrote to machines since the last look, to the server (FRM)."""
+        for row_id, sender, recipients, press in machine_press.for_machines(session, game, self._seen_press):
+            self._seen_press = max(self._seen_press, row_id)
+            for listener in self._listeners:
+                listener.press_arrived(sender, recipients, press)
+
     # -- what changed in the store
     def refresh(self) -> None:
         """Tell the listeners what happened since the last look: the game started, phases
@@ -236,6 +271,8 @@ class StoreHost:
             # a game ended before it started (TERMINATE while forming) has no position to
             # sum up: no SMR, the edge closes its listener (it never started)
             ending = self._ending_of(session, game) if game.status == ENDED and game.position is not None else None
+            if self.started() and ending is None:
+                self._relay_press(session, game)
         if not was_started and self.started():
             for listener in self._listeners:
                 listener.game_started()

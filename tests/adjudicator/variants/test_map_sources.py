@@ -51,6 +51,8 @@ GODIP = {
     "empires_and_coalitions": Source("empiresandcoalitions", {}, powers=(("OTTOMANEMPIRE", "OTTOMAN"),)),
     "twenty_twenty": Source("twentytwenty", {}),
     "year_1908": Source("year1908", {}),
+    "canton": Source("canton", {}),
+    "classical_crowded": Source("classicalcrowded", CLASSICAL),
 }
 
 

@@ -26,6 +26,8 @@ FACTS = {
     "empires_and_coalitions": (96, 44, 9, 23, "S1800M"),
     "twenty_twenty": (215, 98, 20, 49, "S2001M"),
     "year_1908": (87, 40, 7, 18, "S1908M"),
+    "canton": (81, 36, 7, 19, "S1901M"),
+    "classical_crowded": (75, 35, 11, 18, "S1901M"),
 }
 
 SHIPPED = maps.available()

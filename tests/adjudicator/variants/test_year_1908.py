@@ -10,7 +10,7 @@ import maps
 from adjudicator import api
 from adjudicator.progress import winner
 from adjudicator.tables import tables_for
-from tests.adjudicator.enginehelp import board, parse_errors, play, position, result_of
+from tests.adjudicator.enginehelp import board, moves_alone, parse_errors, play, position, result_of
 
 
 @pytest.fixture(scope="module")
@@ -46,10 +46,8 @@ def test_casablanca_and_spain(y1908, unit, target):
     ("DEN", "NTH", "BAL"), ("KIE", "HEL", "BAL"), ("CON", "AEG", "BLA"), ("SWE", "SKA", "GOB"), ("CAI", "EAS", "MID"),
 ])
 def test_fleets_pass_through_the_canal_provinces(y1908, canal, entry, exit):
-    where = position(y1908, "S1909M", {"RUSSIA": [f"F {entry}"]})
-    assert f"RUSSIA F {canal}" in board(play(y1908, where, {"RUSSIA": [f"F {entry} - {canal}"]}))
-    where = position(y1908, "S1909M", {"RUSSIA": [f"F {canal}"]})
-    assert f"RUSSIA F {exit}" in board(play(y1908, where, {"RUSSIA": [f"F {canal} - {exit}"]}))
+    assert moves_alone(y1908, "RUSSIA", f"F {entry}", canal, "S1909M")
+    assert moves_alone(y1908, "RUSSIA", f"F {canal}", exit, "S1909M")
 
 
 def test_18_centres_win_and_a_tie_at_the_top_plays_on(y1908):

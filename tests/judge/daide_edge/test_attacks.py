@@ -84,7 +84,9 @@ def test_guessing_a_bots_passcode_gets_three_tries_an_hour_not_a_seat(judge: Smt
         assert (await _iam(await DaideClient.connect("127.0.0.1", judge.port, local_address=STRANGER), power,
                            passcode)).startswith("REJ")  # alive: not even the right passcode
         await bots[0].close()  # the bot's connection drops
-        await asyncio.sleep(0.3)
+        server = next(iter(judge.daemon.daide.servers.values()))  # type: ignore[union-attr]
+        await asyncio.to_thread(wait_until, lambda: sum(c.seat is not None for c in list(server.connections)) == 6,
+                                "the judge to see the bot gone", 10)
         thieves = [await DaideClient.connect("127.0.0.1", judge.port, local_address=STRANGER) for _ in range(8)]
         answers: list[str] = []
         latencies: list[float] = []

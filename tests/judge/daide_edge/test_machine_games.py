@@ -367,3 +367,39 @@ def test_the_master_gives_a_machines_power_to_a_human_and_back_to_a_machine(tmp_
         assert ("human", "dismissed") in holders and ("machine2.g1", "active") in holders
     finally:
         machine.close()
+
+
+def test_the_master_sees_which_power_a_daide_machine_plays_and_players_do_not(tmp_path: Path) -> None:
+    """Issue 29.8: LIST says "played" for every power, but the master's names the machine."""
+    import asyncio
+
+    from daide.client import DaideClient
+
+    machine = MachineJudge(tmp_path)
+    try:
+        async def scenario() -> tuple[str, str]:
+            client = await DaideClient.connect("127.0.0.1", machine.port)
+            await client.send('NME ("listedbot") ("v7")')
+            assert (await client.receive(10))[0] == "YES"
+            assert (await client.receive(10))[0] == "MAP"
+            await client.send('YES (MAP ("standard"))')
+            for index in range(6):
+                await asyncio.to_thread(machine.judge.send, f"p{index}@example.net", f"JOIN g1 pw{index}\n")
+            hello = await client.receive(10)
+            while hello[0] != "HLO":
+                hello = await client.receive(10)
+            power = {"ENG": "ENGLAND", "FRA": "FRANCE", "GER": "GERMANY", "ITA": "ITALY", "AUS": "AUSTRIA",
+                     "RUS": "RUSSIA", "TUR": "TURKEY"}[str(hello[1][0])]
+            master = await asyncio.to_thread(machine.judge.send, MASTER, "SIGNON master@g1 masterpw\nLIST\n")
+            public = await asyncio.to_thread(machine.judge.send, "someone@example.net", "LIST g1\n")
+            await client.close()
+            return power, master.reply.body, public.reply.body
+
+        power, master_body, public_body = asyncio.run(scenario())
+        master_row = [line for line in master_body.splitlines() if line.strip().startswith(power + " ")][0]
+        public_row = [line for line in public_body.splitlines() if line.strip().startswith(power + " ")][0]
+        assert master_row.split(None, 1)[1].startswith("played by a DAIDE machine (listedbot v7),"), master_row
+        assert public_row.split(None, 1)[1].startswith("played,"), public_row
+        assert "listedbot" not in public_body and "machine" not in public_body.replace("machine players", "")
+    finally:
+        machine.close()

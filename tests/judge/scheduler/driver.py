@@ -7,6 +7,7 @@ from sqlalchemy import select
 
 from judge.config import Settings
 from judge.store.models_game import Game
+from judge.bot_worker import run_waiting_jobs
 from judge.edge.scheduler import PassReport, run_pass
 from tests.judge.services.harness import JUDGE, JudgeHarness, Outcome
 
@@ -28,9 +29,16 @@ class TurnHarness(JudgeHarness):
     last_report: PassReport | None = None
 
     def tick(self) -> Outcome:
+        """One pass, then the judge's bot's moves it asked for (each phase processed once
+        they are in), as `judge tick` does."""
         last = self.last_outbox_id()
         self.last_report = run_pass(self.store, SETTINGS, self.now)
+        self.bots()
         return self.outbox_since(last)
+
+    def bots(self) -> int:
+        """Every waiting bot job, as a bot process would; how many."""
+        return run_waiting_jobs(self.store, SETTINGS, lambda: self.now)
 
     def game(self, name: str = "g1") -> dict:
         with self.store.unit_of_work() as session:

@@ -1,6 +1,6 @@
 """SEAT power BOT and SEAT BOT through the worker and the scheduler pass: the judge's bot
-plays a seat the master gave it, its orders made when the phase is processed and recorded
-as that power's own; the phase does not wait for it."""
+plays a seat the master gave it, its orders made by a bot job as soon as the seat is given
+and stored as that power's own; the phase waits for nothing else of it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from sqlalchemy import select
 import maps
 from adjudicator import api
 from bot.stand_in import game_seed, stand_in_lines
-from judge.store.models_game import Membership, PhaseRecord
+from judge.store.models_game import Membership, OrderSet, PhaseRecord
 from tests.judge.scheduler.conftest import create_game, fill_game
 from tests.judge.scheduler.driver import HOLDS
 from tests.judge.services.conftest import MASTER
@@ -33,6 +33,11 @@ def test_the_bot_plays_an_ejected_power_and_the_phase_does_not_wait_for_it(judge
     assert "ERROR" not in out.reply.body
     told = out.to(seats["ENGLAND"].address, "power_changed")
     assert told and "FRANCE is now played by the judge's bot" in told[-1].body
+    assert judge.bots() == 1  # a bot process makes FRANCE's moves at once ...
+    expected = stand_in_lines(STANDARD, api.initial_position(STANDARD), "FRANCE", game_seed("g1"))
+    with judge.session() as session:  # ... stored as FRANCE's orders, as a mail's are
+        stored = session.scalars(select(OrderSet).where(OrderSet.power == "FRANCE")).one()
+        assert sorted(stored.orders) == sorted(expected) and stored.phase == "S1901M"
     for power, seat in seats.items():
         if power != "FRANCE":
             judge.orders(seat, HOLDS[power])
@@ -40,7 +45,6 @@ def test_the_bot_plays_an_ejected_power_and_the_phase_does_not_wait_for_it(judge
     assert judge.tick().mails == ()  # DELAY 1 -> 0
     results = judge.tick().of_kind("results")
     assert judge.game()["phase"] == "F1901M"  # processed long before the deadline
-    expected = stand_in_lines(STANDARD, api.initial_position(STANDARD), "FRANCE", game_seed("g1"))
     assert _record(judge, "S1901M").orders["FRANCE"] == expected
     assert any(" - " in line for line in expected)
     assert "civil disorder" not in results[0].body.split("FRANCE", 1)[1].split("\n", 1)[0]

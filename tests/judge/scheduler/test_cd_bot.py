@@ -50,7 +50,11 @@ def test_a_players_own_orders_stand_and_the_bot_orders_the_rest(judge):
             judge.orders(seat, HOLDS[power])
     judge.orders(seats["TURKEY"], ["A CON - BUL"])  # one unit of three
     out = judge.send(MASTER, "SIGNON master@g1 masterpw\nPROCESS!\n")
-    body = out.of_kind("results")[0].body
+    # The mail is answered at once; the bot thinks in its own process, then the phase is processed.
+    assert "S1901M is processed as soon as the judge's bot has made the moves of ITALY, TURKEY" in out.reply.body
+    assert not out.of_kind("results") and judge.game()["phase"] == "S1901M"
+    body = judge.tick().of_kind("results")[0].body
+    assert judge.game()["phase"] == "F1901M"
     assert "TURKEY:  (orders incomplete: the bot ordered the rest (RULE CD_BOT))" in body
     assert "ITALY:  (no orders received: civil disorder, played by the bot (RULE CD_BOT))" in body
     turkey = record_of(judge, "S1901M").orders["TURKEY"]

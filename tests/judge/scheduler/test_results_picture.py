@@ -158,3 +158,19 @@ def test_a_reply_carries_each_picture_once_and_at_most_a_few(judge, monkeypatch)
     assert names == ["g1-S1901M.png", "g1-S1901M.svg"]  # MAP (the last phase) is the same picture
     assert reply.reply.body.count("is attached") == 2
     assert "at most 1 pictures in one reply: ask for this one in another mail" in reply.reply.body, reply.reply.body
+
+
+def test_the_record_a_results_mail_carries_is_drawn_by_judge_render(judge, tmp_path):
+    """A player saves ``g1-S1901M.json`` from the results mail and draws it (issue 29.12)."""
+    from judge.cli import main
+
+    _, out = _play_spring(judge)
+    [results, *_] = out.of_kind("results")
+    record = tmp_path / "g1-S1901M.json"
+    record.write_bytes(_files(results.message)["g1-S1901M.json"][2])
+    assert main(["render", "--out", str(tmp_path / "drawn.svg"), str(record)]) == 0
+    root = ET.fromstring((tmp_path / "drawn.svg").read_text(encoding="utf-8"))
+    moves = [e for e in root.iter() if "move" in (e.get("class") or "").split()]
+    assert moves, "the phase's moves are drawn"
+    assert main(["render", "--out", str(tmp_path / "drawn.png"), str(record)]) == 0
+    assert (tmp_path / "drawn.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -33,6 +33,12 @@ def test_a_later_mail_replaces_only_the_units_it_names(judge, started):
     assert "Units without orders" not in reply.body
 
 
+def test_a_misspelled_province_gets_a_suggestion(judge, started):
+    england = started["ENGLAND"]
+    body = judge.send(england.address, f"{england.signon}\nA LVP - YOK\n").reply.body
+    assert "ERROR line 2: A LVP - YOK" in body and "'YOK' is not a province of the standard map (did you mean YOR?)" in body
+
+
 def test_illegal_and_unreadable_orders_quote_the_line_and_keep_the_rest(judge, started):
     france = started["FRANCE"]
     reply = judge.send(france.address, f"{france.signon}\nA PAR - MUN\nA MUN - RUH\nA PAR - BUR\nF XYZ H\n").reply
