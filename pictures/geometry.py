@@ -86,6 +86,9 @@ class Geometry:
                 raise GeometryError(f"geometry of {self.map_name!r} places no coast {', '.join(absent)} of {abbrev}")
             if province.supply_center and self.provinces[abbrev].supply is None:
                 raise GeometryError(f"geometry of {self.map_name!r} has no supply-centre mark for {abbrev}")
+        unknown = sorted({p for pair in self.links for p in pair} - set(self.provinces))
+        if unknown:
+            raise GeometryError(f"geometry of {self.map_name!r} links provinces it does not draw: {', '.join(unknown)}")
 
 
 def _segments(value: Any, where: str) -> tuple[Segment, ...]:
@@ -95,14 +98,10 @@ def _segments(value: Any, where: str) -> tuple[Segment, ...]:
     return tuple((float(s[0]), float(s[1]), float(s[2]), float(s[3])) for s in value)
 
 
-def _links(value: Any, provinces: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+def _links(value: Any) -> tuple[tuple[str, str], ...]:
     if not isinstance(value, list) or not all(isinstance(p, list) and len(p) == 2 for p in value):
         raise GeometryError("'links' must be a list of province pairs [\"BUR\", \"MUN\"]")
-    pairs = tuple((str(a).upper(), str(b).upper()) for a, b in value)
-    unknown = sorted({p for pair in pairs for p in pair} - set(provinces))
-    if unknown:
-        raise GeometryError(f"'links' name provinces the geometry does not draw: {', '.join(unknown)}")
-    return pairs
+    return tuple((str(a).upper(), str(b).upper()) for a, b in value)
 
 
 def _point(value: Any, where: str) -> Point:
@@ -158,7 +157,7 @@ def geometry_from_json(doc: Mapping[str, Any]) -> Geometry:
         height=float(doc["height"]),
         provinces=MappingProxyType({a.upper(): _shape(a.upper(), s) for a, s in provinces.items()}),
         impassable=tuple(_outline(o, "an impassable outline") for o in doc.get("impassable", [])),
-        links=_links(doc.get("links", []), provinces),
+        links=_links(doc.get("links", [])),
         borders=_segments(doc.get("borders", []), "'borders'"),
         shore=_segments(doc.get("shore", []), "'shore'"),
         colors=MappingProxyType({p.upper(): str(c) for p, c in colors.items()}),

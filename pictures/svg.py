@@ -29,11 +29,12 @@ UNIT_RADIUS = 10.0
 KEY_COLUMN = 150.0  # the key below the map: one column per power, wrapped to the map's width
 KEY_ROW = 18.0
 KEY_MARGIN = 8.0
-TITLE_HEIGHT = 24.0
+TITLE_HEIGHT = 22.0
+SYMBOL_ROW = 20.0
 #: The order symbols' key: (symbol, caption), drawn in this order below the powers.
 SYMBOLS = (("move", "move"), ("support_move", "support a move"), ("support_hold", "support to hold"),
            ("convoy", "convoy"), ("hold", "hold"), ("failed", "failed"), ("dislodged", "dislodged"),
-           ("retreat", "retreat"), ("removed", "removed or disbanded"), ("build", "build"))
+           ("retreat", "retreat"), ("removed", "removed/disbanded"), ("build", "build"))
 SYMBOL_COLUMN = 165.0
 FONT = "DejaVu Sans, Verdana, sans-serif"
 _SVG = "http://www.w3.org/2000/svg"
@@ -160,10 +161,10 @@ class _Drawing:
         x, y = at
         attributes = {"data_power": power, "fill": self.color(power), "stroke": palette.INK, "stroke_width": "1.5"}
         group = parent
-        name = f"unit {'army' if kind == 'A' else 'fleet'}"
+        name = f"unit {'army' if kind == 'A' else 'fleet'}" if power else "sample"  # no power: the key's sample
         if state == "dislodged":
             attributes.update(stroke=palette.FAILED, stroke_width="2.5")
-            name += " dislodged"
+            name += " dislodged" if power else ""
         elif state == "removed":
             group = _el(parent, "g", class_="removed", data_power=power, opacity="0.45")
             name = "ghost"
@@ -271,7 +272,7 @@ class _Drawing:
         top = self.geometry.height
         _el(group, "rect", x="0", y=_f(top), width=_f(self.geometry.width), height=_f(_key_height(self.variant, self.geometry)),
             fill="#ffffff", stroke=palette.INK, stroke_width="1")
-        _el(group, "text", class_="title", x=_f(KEY_MARGIN), y=_f(top + 18), font_family=FONT, font_size="15",
+        _el(group, "text", class_="title", x=_f(KEY_MARGIN), y=_f(top + 17), font_family=FONT, font_size="15",
             font_weight="bold", fill=palette.INK).text = title
         top += TITLE_HEIGHT
         columns = _key_columns(self.geometry)
@@ -283,7 +284,7 @@ class _Drawing:
             mark = f"{self.initials[power.name]}: " if power.name in self.initials else ""
             label = _el(group, "text", x=_f(x + 17), y=_f(y + 10.5), font_family=FONT, font_size="11", fill=palette.INK)
             label.text = f"{mark}{power.name} {len(centers.get(power.name, ()))} SC"
-        self.symbols(group, top + KEY_MARGIN + _rows(len(self.variant.powers), columns) * KEY_ROW + 6)
+        self.symbols(group, top + KEY_MARGIN + _rows(len(self.variant.powers), columns) * KEY_ROW + 2)
 
     def symbols(self, parent: ET.Element, top: float) -> None:
         """The key of order symbols, each drawn as the map draws it, in ink."""
@@ -291,7 +292,7 @@ class _Drawing:
         ink = palette.INK
         for index, (symbol, caption) in enumerate(SYMBOLS):
             x = KEY_MARGIN + (index % columns) * SYMBOL_COLUMN
-            y = top + (index // columns) * (KEY_ROW + 4) + 10
+            y = top + (index // columns) * SYMBOL_ROW + 10
             group = _el(parent, "g", class_="legend", data_symbol=symbol)
             start, end = (x + 2, y), (x + 44, y)
             order = DrawnOrder("", symbol, "A", "")
@@ -333,8 +334,8 @@ def _symbol_columns(geometry: Geometry) -> int:
 
 def _key_height(variant: Variant, geometry: Geometry) -> float:
     powers = _rows(len(variant.powers), _key_columns(geometry)) * KEY_ROW
-    symbols = _rows(len(SYMBOLS), _symbol_columns(geometry)) * (KEY_ROW + 4)
-    return TITLE_HEIGHT + KEY_MARGIN + powers + 6 + symbols + KEY_MARGIN
+    symbols = _rows(len(SYMBOLS), _symbol_columns(geometry)) * SYMBOL_ROW
+    return TITLE_HEIGHT + KEY_MARGIN + powers + 2 + symbols + KEY_MARGIN
 
 
 def picture_size(variant: Variant, geometry: Geometry) -> tuple[float, float]:

@@ -57,8 +57,13 @@ def lab(rgb: Sequence[float]) -> RGB:
 
 def difference(first: Sequence[float], second: Sequence[float]) -> float:
     """CIEDE2000 difference of two sRGB colours (0-255 channels)."""
-    l1, a1, b1 = lab(first)
-    l2, a2, b2 = lab(second)
+    return lab_difference(lab(first), lab(second))
+
+
+def lab_difference(first: Sequence[float], second: Sequence[float]) -> float:
+    """CIEDE2000 difference of two CIELAB colours."""
+    l1, a1, b1 = first
+    l2, a2, b2 = second
     c_mean = (math.hypot(a1, b1) + math.hypot(a2, b2)) / 2
     g = 0.5 * (1 - math.sqrt(c_mean ** 7 / (c_mean ** 7 + 25 ** 7)))
     a1p, a2p = a1 * (1 + g), a2 * (1 + g)
