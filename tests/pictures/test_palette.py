@@ -57,12 +57,16 @@ def test_each_map_of_up_to_a_dozen_powers_draws_colours_apart(name: str) -> None
     assert least >= palette.LEAST_DIFFERENCE, (least, seen_by)
 
 
-def test_youngstown_has_no_two_greens() -> None:
-    variant = maps.load("youngstown_redux")
-    colours = palette.power_colors([p.name for p in variant.powers], maps.load_geometry("youngstown_redux").colors)
+@pytest.mark.parametrize("name", [n for n in maps.available() if len(maps.load(n).powers) <= len(palette.POWERS)])
+def test_no_map_makes_three_powers_shades_of_green(name: str) -> None:
+    """Youngstown's three greens: now at most two, and those far apart."""
+    variant = maps.load(name)
+    colours = palette.power_colors([p.name for p in variant.powers], maps.load_geometry(name).colors)
     lab = {power: vision.lab(palette.to_rgb(c)) for power, c in colours.items()}
-    greens = [p for p, (lightness, a, b) in lab.items() if a < -15 and b > 0]
-    assert len(greens) <= 2 and (len(greens) < 2 or vision.lab_difference(lab[greens[0]], lab[greens[1]]) >= 12)
+    greens = [p for p, (_, a, b) in lab.items() if a < -15 and b > 0]
+    assert len(greens) <= 2, greens
+    if len(greens) == 2:
+        assert vision.lab_difference(lab[greens[0]], lab[greens[1]]) >= 2 * palette.LEAST_DIFFERENCE
 
 
 @pytest.mark.parametrize("name", [n for n in maps.available() if len(maps.load(n).powers) > len(palette.POWERS)])

@@ -59,7 +59,7 @@ def test_no_label_is_covered_by_a_unit_a_mark_or_another_label(name: str) -> Non
 def test_a_dislodged_unit_has_a_place_of_its_own(name: str) -> None:
     for abbrev, shape in maps.load_geometry(name).provinces.items():
         for place in (shape.unit, *shape.coasts.values()):
-            assert math.dist(place, shape.dislodged) >= 2 * GLYPH - 0.5, abbrev
+            assert math.dist(place, shape.dislodged) >= 1.8 * GLYPH, abbrev  # glyphs are rounder than their reach
 
 
 def _layers(root: ET.Element) -> list[str]:
