@@ -122,7 +122,7 @@ def _every_map(repeat: int) -> int:
         after = json.dumps(position_to_json(outcome.position, name), sort_keys=True, separators=(",", ":"))
         results = json.dumps([{"power": r.power, "order": r.order, "result": r.result} for r in outcome.results],
                              sort_keys=True, separators=(",", ":"))
-        draw = _drawing.__wrapped__  # type: ignore[attr-defined]
+        draw = _drawing.__wrapped__
         svg, png = draw(name, f"bench {position.phase}", str(position.phase), after, results)
         median, best, cpu = _timed(lambda: draw(name, f"bench {position.phase}", str(position.phase), after, results), repeat)
         print(f"{name:24s} {len(variant.provinces):3d} provinces  SVG {len(svg) / 1000:5.1f} kB  PNG {len(png) / 1000:5.1f} kB  "

@@ -317,7 +317,8 @@ def _coast_point(variant: Variant, abbrev: str, coast: str, parts: Sequence[Sequ
     distance = math.dist(unit, aim) or 1.0
     direction = ((aim[0] - unit[0]) / distance, (aim[1] - unit[1]) / distance)
     candidates = [(unit[0] + direction[0] * step, unit[1] + direction[1] * step) for step in (30, 24, 18, 13, 9)]
-    return _spot(parts, candidates, 6.0, taken) or candidates[-1]
+    fallback = candidates[-1] if _inside(parts, candidates[-1]) else unit  # never outside the province
+    return _spot(parts, candidates, 6.0, taken) or fallback
 
 
 def _rounded(point: Point) -> list[float]:

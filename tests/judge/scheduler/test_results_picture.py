@@ -84,7 +84,8 @@ def test_every_results_copy_carries_the_one_picture_drawn_outside_the_transactio
     image = Image.open(io.BytesIO(png))
     geometry = maps.load_geometry("standard")
     width, height = picture_size(maps.load("standard"), geometry)
-    assert image.size == (round(width), round(height))
+    # the whole picture, drawn smaller only as much as the mail's cap on its bytes asks
+    assert image.width >= 0.8 * width and abs(image.width / image.height - width / height) < 0.01
 
 
 def test_map_answers_with_the_picture_of_a_past_phase(judge):
