@@ -8,7 +8,7 @@ from typing import Mapping, Sequence
 from adjudicator.civil_disorder import disorder_removals
 from adjudicator.orders import Build, Order, Remove, Waive
 from adjudicator.tables import Tables
-from adjudicator.types import Position, Unit, province_of
+from adjudicator.types import NEUTRAL, Position, Unit, province_of
 from adjudicator.values import value
 
 
@@ -43,7 +43,7 @@ def balances(position: Position) -> dict[str, int]:
     """``balance`` of every power with centres or units, counted in one pass over the units."""
     holders = list(map(_power, position.units))  # C-level counts below (a Counter counts in Python)
     found = {power: len(owned) - holders.count(power) for power, owned in position.centers.items()}
-    for power in set(holders).difference(found):
+    for power in set(holders).difference(found, (NEUTRAL,)):  # neutral armies are never built or removed
         found[power] = -holders.count(power)
     return found
 

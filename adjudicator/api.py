@@ -30,7 +30,7 @@ from adjudicator.rulesets import check_rules as _check_rules
 from adjudicator.results import Adjudication, OrderResult, ParsedOrders, Requirement
 from adjudicator.retreats import dislodged_units, resolve_retreats
 from adjudicator.tables import Tables
-from adjudicator.types import Phase, PhaseKind, Position, Season, Unit, Variant, province_of
+from adjudicator.types import NEUTRAL, Phase, PhaseKind, Position, Season, Unit, UnitKind, Variant, province_of
 from adjudicator.values import made
 
 __all__ = [
@@ -58,7 +58,8 @@ GivenOrders = Union[Sequence[Order], ParsedOrders]
 def initial_position(variant: Variant) -> Position:
     """The map's first phase (normally Spring of its first year), every power on its starting
     units and home centres."""
-    units = tuple(sorted(u for power in variant.powers for u in power.starting_units))
+    units = tuple(sorted([*(u for power in variant.powers for u in power.starting_units),
+                          *(Unit(c, UnitKind.ARMY, NEUTRAL) for c in variant.neutral_centres)]))
     centers = {power.name: frozenset(power.home_centers).difference(power.claims) for power in variant.powers}
     return Position(variant.start_phase or Phase(variant.start_year, Season.SPRING, PhaseKind.MOVEMENT), units, centers)
 

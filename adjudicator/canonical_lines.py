@@ -34,7 +34,7 @@ from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Order, Remove
 from adjudicator.resolve import Note, order_shape
 from adjudicator.results import IllegalLine, OrderNote, ParsedOrders
 from adjudicator.tables import tables_for
-from adjudicator.types import PhaseKind, Position, UnitKind, Variant
+from adjudicator.types import NEUTRAL, PhaseKind, Position, UnitKind, Variant
 from adjudicator.values import made
 
 # The long way for one line: ``(order, its canonical text or None)``, or OrderSyntaxError /
@@ -170,7 +170,7 @@ def plainly_legal(board: Board, power: str, order: Order) -> bool:
     if cls not in _MOVEMENT_ORDERS:
         return False  # retreats and adjustments: the full check
     unit = order.unit  # type: ignore[union-attr]
-    if unit.power != power:
+    if unit.power != power or power == NEUTRAL:  # no one orders a neutral army: illegality says so
         return False
     if cls is Hold:
         return True

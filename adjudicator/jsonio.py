@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple
 from adjudicator.mapdata import normalise_name
 from adjudicator.memo import per_variant
 from adjudicator.types import (
+    NEUTRAL,
     Dislodged,
     Phase,
     PhaseKind,
@@ -96,12 +97,17 @@ def _string(value: Any, where: str) -> str:
 
 def _power(variant: Variant | None, name: Any, where: str) -> str:
     power = _string(name, f"a power name in {where}").strip().upper()
-    if variant is not None and all(p.name != power for p in variant.powers):
+    if variant is not None and power not in _power_names(variant):
         raise ContractError(
             f"unknown power {name!r} in {where}",
-            {"power": name, "known": [p.name for p in variant.powers]},
+            {"power": name, "known": list(_power_names(variant))},
         )
     return power
+
+
+def _power_names(variant: Variant) -> tuple[str, ...]:
+    """The powers a position may name: the map's, and NEUTRAL on a map with neutral armies."""
+    return tuple(p.name for p in variant.powers) + ((NEUTRAL,) if variant.neutral_armies else ())
 
 
 def _location(variant: Variant | None, text: str, where: str) -> str:
@@ -172,7 +178,8 @@ class _Names(NamedTuple):
 def _names(variant: Variant) -> _Names:
     """The canonical names of ``variant``, each read once by the careful reader (memoised
     per variant: derived from immutable data only)."""
-    units: dict[str, dict[str, Unit]] = {p.name: {} for p in variant.powers}
+    powers = _power_names(variant)
+    units: dict[str, dict[str, Unit]] = {power: {} for power in powers}
     provinces: dict[str, str] = {}
     for province in variant.provinces.values():
         for place in (province.abbrev, *(f"{province.abbrev}/{coast}" for coast in province.coasts)):
@@ -183,9 +190,9 @@ def _names(variant: Variant) -> _Names:
                 except ContractError:
                     continue
                 provinces[unit.location] = unit.province
-                for power in variant.powers:
-                    units[power.name][text] = Unit(unit.location, unit.kind, power.name)
-    return _Names({p.name: p.name for p in variant.powers}, units, provinces, frozenset(variant.supply_centers))
+                for power in powers:
+                    units[power][text] = Unit(unit.location, unit.kind, power)
+    return _Names({power: power for power in powers}, units, provinces, frozenset(variant.supply_centers))
 
 
 def _units(variant: Variant | None, doc: Mapping[str, Any]) -> tuple[Unit, ...]:

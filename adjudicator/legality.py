@@ -25,7 +25,7 @@ from adjudicator.orders import (
     Waive,
 )
 from adjudicator.tables import Tables
-from adjudicator.types import Dislodged, PhaseKind, Position, Unit, UnitKind, coast_of, province_of
+from adjudicator.types import NEUTRAL, Dislodged, PhaseKind, Position, Unit, UnitKind, coast_of, province_of
 
 
 class IllegalOrder(ValueError):
@@ -65,6 +65,8 @@ def illegality(
     phase, ``surpluses`` (``adjustments.balances``) may be passed in by callers that
     check many orders against one position.
     """
+    if power == NEUTRAL:
+        return "neutral armies always hold: no one orders them"
     kind = position.phase.kind
     if kind is PhaseKind.MOVEMENT:
         if not isinstance(order, _MOVEMENT_ORDERS):

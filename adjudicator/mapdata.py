@@ -21,6 +21,9 @@ The format (``maps/standard.map`` is the worked example)::
                                   owned centre that is some power's home centre)
     lead-until 2021               a power also wins by leading every other by (that year -
                                   the year) centres, at least one, at the end of a year
+    neutral-armies yes            every centre that is no power's home holds a neutral army
+                                  (it holds, is disbanded when dislodged, and is rebuilt
+                                  after a Fall while its centre is empty and unowned)
 
     [provinces]
     ABBR TERRAIN CENTRE Full name [= alias, alias, ...]
@@ -62,7 +65,7 @@ from dataclasses import dataclass, field
 
 from collections.abc import Callable
 
-from adjudicator.types import Phase, PhaseKind, PowerDef, Province, Season, Terrain, Unit, UnitKind, Variant
+from adjudicator.types import NEUTRAL, Phase, PhaseKind, PowerDef, Province, Season, Terrain, Unit, UnitKind, Variant
 
 COAST_NAMES: dict[str, str] = {
     "NC": "north coast",
@@ -76,7 +79,7 @@ _GEOGRAPHY = _SECTIONS[:3]  # what a map with a ``base`` takes from it
 _HEADERS = {
     "map": "map NAME", "base": "base MAP", "victory": "victory N", "start": "start YEAR|PHASE",
     "years-to-fall": "years-to-fall N", "years-to-spring": "years-to-spring N",
-    "builds": "builds home|anywhere|any-home", "lead-until": "lead-until YEAR", "title": "title TEXT", "rule": "rule TEXT",
+    "builds": "builds home|anywhere|any-home", "lead-until": "lead-until YEAR", "neutral-armies": "neutral-armies yes|no", "title": "title TEXT", "rule": "rule TEXT",
 }
 _ABBREV = re.compile(r"[A-Z][A-Z0-9]*\Z")
 _DROPPED = str.maketrans("", "", ".'’")
@@ -136,6 +139,7 @@ class _Reader:
     builds_anywhere: bool = False
     builds_any_home: bool = False
     lead_until: int | None = None
+    neutral_armies: bool = False
     title: str = ""
     rules: list[str] = field(default_factory=list)
     base: str | None = None
@@ -178,6 +182,10 @@ class _Reader:
                 raise self.error(line, f"builds must be 'home', 'anywhere' or 'any-home', not {value!r}")
             self.builds_anywhere = value.lower() == "anywhere"
             self.builds_any_home = value.lower() == "any-home"
+        elif key == "neutral-armies":
+            if value.lower() not in ("yes", "no"):
+                raise self.error(line, f"neutral-armies must be 'yes' or 'no', not {value!r}")
+            self.neutral_armies = value.lower() == "yes"
         elif key == "start" and not value.isdigit():
             try:
                 self.start_phase = Phase.parse(value)
@@ -365,6 +373,8 @@ class _Reader:
             raise self.error(line, f"bad power name {words[0]!r} (letters and digits)")
         if name in self.powers:
             raise self.error(line, f"duplicate power {name} (first declared on line {self.powers[name].line})")
+        if name == NEUTRAL:
+            raise self.error(line, f"{NEUTRAL} is the power of neutral armies, not a power of the map (see neutral-armies)")
         if len(letter) != 1 or not (letter.isascii() and letter.isalnum()):
             raise self.error(line, f"the letter of {name} must be one letter or digit, not {words[2]!r}")
         for other in self.powers.values():
@@ -472,6 +482,7 @@ class _Reader:
             builds_anywhere=self.builds_anywhere,
             builds_any_home=self.builds_any_home,
             lead_until=self.lead_until,
+            neutral_armies=self.neutral_armies,
             title=self.title,
             rules=tuple(self.rules),
         )

@@ -9,7 +9,7 @@ from typing import Mapping, Sequence
 from adjudicator.adjustments import balance, builds_allowed
 from adjudicator.results import Requirement
 from adjudicator.tables import Tables
-from adjudicator.types import Dislodged, Phase, PhaseKind, Position, Season, Unit, province_of
+from adjudicator.types import NEUTRAL, Dislodged, Phase, PhaseKind, Position, Season, Unit, UnitKind, province_of
 
 
 _location = attrgetter("location")
@@ -34,7 +34,7 @@ def updated_centers(tables: Tables, centers: Mapping[str, frozenset[str]], occup
     nothing: frozenset[str] = frozenset()
     for province in tables.supply_centers.intersection(occupant):
         power = occupant[province]
-        if province not in owned_by.get(power, nothing):
+        if power != NEUTRAL and province not in owned_by.get(power, nothing):
             gained.setdefault(power, set()).add(province)
     if not gained:
         return MappingProxyType(dict(sorted(owned_by.items())))
@@ -69,7 +69,7 @@ def needs_adjustment(tables: Tables, centers: Mapping[str, frozenset[str]], occu
     """Does any power have to remove a unit, or may it build somewhere?  ``occupant`` as for
     ``updated_centers`` (one unit per province: its values count each power's units).
     Stops at the first such power: after most Falls the first power whose centres changed."""
-    holders = list(occupant.values())
+    holders = [power for power in occupant.values() if power != NEUTRAL]
     homes = tables.build_homes
     anywhere = tables.variant.builds_anywhere
     for power, owned in centers.items():
@@ -92,10 +92,22 @@ def after_season(
     if occupant is None:
         occupant = occupants(tables, units)
     new_centers = updated_centers(tables, centers, occupant)
+    rebuilt = neutral_rebuilds(tables, occupant, new_centers)
+    if rebuilt:
+        units = tuple(sorted([*units, *rebuilt]))
+        occupant = {**occupant, **{u.location: NEUTRAL for u in rebuilt}}
     winter = Position(Phase(phase.year, Season.WINTER, PhaseKind.ADJUSTMENT), units, new_centers)
     if needs_adjustment(tables, new_centers, occupant):
         return winter
     return next_spring(winter, tables)
+
+
+def neutral_rebuilds(tables: Tables, occupant: Mapping[str, str], centers: Mapping[str, frozenset[str]]) -> tuple[Unit, ...]:
+    """The neutral armies that come back after a Fall: one in each neutral centre that is
+    empty and that no power has taken (the rules say "during the adjustments"; made here,
+    they stand in the Winter position, which the adjustments cannot change for them)."""
+    empty = tables.variant.neutral_centres.difference(occupant, *centers.values())
+    return tuple(Unit(c, UnitKind.ARMY, NEUTRAL) for c in sorted(empty))
 
 
 def next_spring(position: Position, tables: Tables | None = None) -> Position:
@@ -124,7 +136,7 @@ def requirements(tables: Tables, position: Position) -> dict[str, Requirement]:
     kind = position.phase.kind
     needed: dict[str, Requirement] = {}
     if kind is PhaseKind.MOVEMENT:
-        for power in sorted({u.power for u in position.units}):
+        for power in sorted({u.power for u in position.units} - {NEUTRAL}):
             units = tuple(sorted(u for u in position.units if u.power == power))
             needed[power] = Requirement(power, kind, units)
     elif kind is PhaseKind.RETREAT:
@@ -132,7 +144,7 @@ def requirements(tables: Tables, position: Position) -> dict[str, Requirement]:
             units = tuple(sorted(d.unit for d in position.dislodged if d.unit.power == power))
             needed[power] = Requirement(power, kind, units)
     else:
-        for power in sorted(set(position.centers) | {u.power for u in position.units}):
+        for power in sorted((set(position.centers) | {u.power for u in position.units}) - {NEUTRAL}):
             surplus = balance(position, power)
             if surplus < 0:
                 units = tuple(sorted(u for u in position.units if u.power == power))

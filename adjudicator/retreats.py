@@ -8,7 +8,7 @@ from adjudicator.legality import retreat_location
 from adjudicator.orders import Disband, Retreat
 from adjudicator.resolve import MovementResolution
 from adjudicator.tables import Tables
-from adjudicator.types import Dislodged, Unit, UnitKind, province_of
+from adjudicator.types import NEUTRAL, Dislodged, Unit, UnitKind, province_of
 from adjudicator.values import value
 
 
@@ -39,7 +39,8 @@ def dislodged_units(tables: Tables, units: Sequence[Unit], resolution: MovementR
         excluded = set(resolution.contested)
         if not resolution.convoyed_attack[attacker]:
             excluded.add(origin)
-        found.append(Dislodged(units[i], origin, retreat_options(tables, units[i], occupied, excluded)))
+        neutral = units[i].power == NEUTRAL  # a neutral army is disbanded, never retreats
+        found.append(Dislodged(units[i], origin, () if neutral else retreat_options(tables, units[i], occupied, excluded)))
     return tuple(found)
 
 

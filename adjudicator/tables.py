@@ -34,7 +34,7 @@ class Tables:
     any_adj: Mapping[str, frozenset[str]]  # province -> provinces adjacent by land or sea
     supply_centers: frozenset[str]
     homes: Mapping[str, frozenset[str]]  # power -> home centres
-    build_homes: Mapping[str, frozenset[str]]  # power -> the home centres it may build in
+    build_homes: Mapping[str, frozenset[str]]  # power -> the centres it may build in (once owned and empty)
     province_names: Mapping[str, str]  # province -> full name (for tie-breaks)
     prov_of: Mapping[str, str]  # every location (coasts too) -> its province
     # unit kind -> location -> provinces a unit of that kind there could move to without a
@@ -138,7 +138,8 @@ def _build(variant: Variant) -> Tables:
         any_adj={p: frozenset(s) for p, s in any_adj.items()},
         supply_centers=variant.supply_centers,
         homes=homes,
-        build_homes={power: every_home for power in homes} if variant.builds_any_home else homes,
+        build_homes=({power: variant.supply_centers for power in homes} if variant.builds_anywhere
+                     else {power: every_home for power in homes} if variant.builds_any_home else homes),
         province_names={p: d.name for p, d in provinces.items()},
         prov_of={**{p: p for p in provinces}, **{loc: province_of(loc) for loc in fleet_adj}},
         reach={UnitKind.ARMY: army_adj, UnitKind.FLEET: fleet_reach},

@@ -55,6 +55,8 @@ class PhaseKind(enum.Enum):
 
 
 # Keyed by the members' values: an Enum member hashes through a Python-level __hash__.
+NEUTRAL = "NEUTRAL"  # the power of a map's neutral armies (Variant.neutral_armies): no player orders them
+
 _SEASON_RANK = {Season.SPRING.value: 0, Season.FALL.value: 1, Season.WINTER.value: 2}
 _KIND_RANK = {PhaseKind.MOVEMENT.value: 0, PhaseKind.RETREAT.value: 1, PhaseKind.ADJUSTMENT.value: 2}
 
@@ -143,7 +145,10 @@ class Variant:
     supply centre, not only its home centres; with ``builds_any_home`` in any owned,
     unoccupied centre that is a home centre of some power.  Besides ``victory_centers``, a
     map with ``lead_until`` is won by a power leading every other by ``lead_until - year``
-    centres (at least one) at the end of a year.  ``title`` and ``rules`` are what players
+    centres (at least one) at the end of a year.  With ``neutral_armies`` every centre that
+    is no power's home starts with an army of ``NEUTRAL``, which holds, is disbanded when
+    dislodged, and is rebuilt after a Fall while its centre is empty and owned by no power
+    (``neutral_centres``).  ``title`` and ``rules`` are what players
     are told of the variant (its full name and special rules, one line each).
     """
 
@@ -161,6 +166,7 @@ class Variant:
     builds_anywhere: bool = False
     builds_any_home: bool = False
     lead_until: int | None = None
+    neutral_armies: bool = False
     title: str = ""
     rules: tuple[str, ...] = ()
 
@@ -191,6 +197,13 @@ class Variant:
     @property
     def supply_centers(self) -> frozenset[str]:
         return frozenset(p.abbrev for p in self.provinces.values() if p.supply_center)
+
+    @property
+    def neutral_centres(self) -> frozenset[str]:
+        """The centres that get a neutral army (none unless ``neutral_armies``): those that are no power's home."""
+        if not self.neutral_armies:
+            return frozenset()
+        return self.supply_centers.difference(*(p.home_centers for p in self.powers))
 
     @property
     def headline(self) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from adjudicator.types import Phase, PhaseKind, Position, Season, Terrain, Unit, UnitKind, Variant, coast_of, province_of
+from adjudicator.types import NEUTRAL, Phase, PhaseKind, Position, Season, Terrain, Unit, UnitKind, Variant, coast_of, province_of
 from daide.messages import Element, Message, Text
 from daide.tokens import COAST_SUFFIXES, COAST_TOKENS, TokenTable
 
@@ -54,7 +54,8 @@ def our_location(table: TokenTable, element: Element) -> str | None:
 
 def unit(table: TokenTable, u: Unit) -> tuple:
     """``(ENG FLT (STP NCS))``."""
-    return (table.power_names[u.power], "AMY" if u.kind is UnitKind.ARMY else "FLT", location(table, u.location))
+    owner = "UNO" if u.power == NEUTRAL else table.power_names[u.power]  # a map's neutral armies: no power's
+    return (owner, "AMY" if u.kind is UnitKind.ARMY else "FLT", location(table, u.location))
 
 
 def map_message(variant: Variant) -> Message:

@@ -87,6 +87,7 @@ class Connection:
         self.accepted_map = False
         self.greeted = False
         self.closed = False
+        self.told_off = False  # OFF is said once (the game's end, then the listener's close)
         self.reminders: set[int] = set()  # TME (seconds): tell the client when that many are left
         self.reminded: tuple[object, set[int]] = (None, set())  # (phase, reminders sent in it)
         self._queued: list[Frame] = []
@@ -94,8 +95,9 @@ class Connection:
 
     # -- output
     def send(self, message: Message) -> None:
-        if self.closed or self.writer.is_closing():
+        if self.closed or self.writer.is_closing() or (message == ("OFF",) and self.told_off):
             return
+        self.told_off = self.told_off or message == ("OFF",)
         body = encode(message, self.server.host.table)
         self.writer.write(framing.pack(Kind.DM, body))
 

@@ -28,6 +28,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "judge.audit_cli",  # judge audit ARCHIVE
     "judge.bot_cli",  # judge bot --host H --port P
     "judge.picture_cli",  # judge render
+    "judge.web_cli",  # judge web build
 )
 
 

@@ -59,4 +59,8 @@ def _tick(settings: Settings, store: Store, now: datetime) -> int:
     thought = run_waiting_jobs(store, settings, lambda: now)
     if thought:
         print(f"judge tick: the judge's bot made {thought} power(s)' moves")
+    if settings.web_root is not None:  # without a daemon, the tick keeps the web archive current
+        from judge.web.build import Archive
+
+        Archive(store, settings.web_root, settings.judge.domain).refresh(now)
     return 1 if report.count(FAILED) else 0

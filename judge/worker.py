@@ -57,6 +57,7 @@ from judge.store.core import table_of
 from judge.store.engine import Store
 from judge.store.schedule import NOW, PROCESS_AFTER_COMMIT
 from judge.store.models_mail import PROCESSED, RECEIVED, SHUNTED, InboundMessage, Shunt
+from judge.commands.registry import masked
 from judge.shunt_notice import cause_for_sender, sender_notice, unfinished_reason, without_secrets
 
 log = logging.getLogger("judge.worker")
@@ -84,7 +85,8 @@ def jittered_backoff(attempt: int) -> float:
 # good part of the worker's CPU time per mail, and the worker shares one GIL with intake.
 _INBOUND = table_of(InboundMessage)
 _CLAIMED_COLUMNS = (_INBOUND.c.id, _INBOUND.c.raw, _INBOUND.c.mail_from, _INBOUND.c.rcpt_to,
-                    _INBOUND.c.message_id, _INBOUND.c.source, _INBOUND.c.received_at, _INBOUND.c.peer)
+                    _INBOUND.c.message_id, _INBOUND.c.source, _INBOUND.c.received_at, _INBOUND.c.peer,
+                    _INBOUND.c.authenticated, _INBOUND.c.distrust)
 #: PostgreSQL: a start counted this recently is another worker's, about to claim the mail
 #: (the row is unlocked between that worker's count and its claim), and is not counted
 #: again, or a death of that worker would be counted twice.  SQLite needs no such window:
@@ -142,6 +144,8 @@ def to_inbound_mail(row: InboundMessage | Row, judge: JudgeSettings, *, headers_
         rcpt_to=tuple(row.rcpt_to or ()), message_id=row.message_id, source=row.source,
         received_at=row.received_at, no_reply_reason=no_reply_reason(message, row.mail_from, own),
         judge=judge, unreadable=unreadable, peer=row.peer,
+        authenticated=getattr(row, "authenticated", None), distrust=getattr(row, "distrust", None),
+        masked_subject=masked(str(message.get("Subject", "") or "")),
     )
     if inbound.no_reply_reason is None and not inbound.reply_address:
         return replace(inbound, no_reply_reason="no address to reply to (From, Reply-To and the envelope sender "
@@ -158,7 +162,7 @@ def _answers(mail: OutgoingMail, inbound: InboundMail) -> bool:
 
 
 class Worker:
-    """Processes stored messages; ``process`` is the hook (services, or a test's)."""
+    """Processes stored messages; ``process`` is the hook (judge.commands.process_mail, or a test's)."""
 
     def __init__(self, store: Store, judge: JudgeSettings, process: ProcessHook, *,
                  clock: Clock = utc_now, pause_before_commit: float = 0.0,

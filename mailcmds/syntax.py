@@ -47,7 +47,12 @@ class Verb:
     ``body`` verbs read following lines, so they are never taken from the Subject.
     ``help`` are the verb's rows on the HELP page, in the command rows of grammar.md and of
     README (all three generated from them by mailcmds/help_page.py): ``(section, form,
-    meaning)``, a row with an empty form continuing the one above.
+    meaning)``, a row with an empty form continuing the one above; a row with neither
+    form nor meaning puts the verb in the section without a line of its own (RESUME is on
+    PAUSE's).  ``in_subject`` verbs
+    may be given as a mail's Subject.
+    ``family`` is the name of the command module that declares the verb (set by the
+    registry).  Who may give a command is its handler's (judge/commands), not the verb's.
     """
 
     words: tuple[str, ...]
@@ -58,9 +63,9 @@ class Verb:
     secret_args: tuple[int, ...] = ()
     opens_session: bool = False
     body: bool = False
-    master: bool = False
     aliases: tuple[tuple[str, ...], ...] = ()
     help: tuple[tuple[str, str, str], ...] = ()
+    in_subject: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +114,8 @@ class ParseContext:
     attachments: tuple[Attachment, ...] = ()
     position: int = 0
     errors: list[LineError] = field(default_factory=list)
+    #: Remarks about how the mail was read (a press cut short), for the reply's notes.
+    notices: list[str] = field(default_factory=list)
     unprocessed: list[SourceLine] = field(default_factory=list)
     used_attachments: set[int] = field(default_factory=set)
     used_blocks: set[int] = field(default_factory=set)
@@ -151,6 +158,10 @@ class ParseContext:
         self.position = index
         self.skip_block(block)
         return block
+
+    def rewind_to(self, line: SourceLine) -> None:
+        """Move the cursor back to ``line`` (one already taken), so the main loop reads it."""
+        self.position = self.lines.index(line)
 
     def take_body(
         self, terminators: Iterable[str], stop: Callable[[SourceLine], bool] = lambda line: False

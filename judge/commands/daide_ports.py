@@ -123,12 +123,13 @@ def machine_game_refusal(session: Session, game: Game, address: str) -> str | No
 
 
 def daide_text(session: Session, game: Game) -> str | None:
-    """``"port 16713 of the judge's host ..."`` for a machine game, None for any other."""
+    """``"port 16713 of the judge's host ..."`` for a machine game, None for any other: the words
+    of the RULE and FORM replies and of LIST (README "One port per game" quotes them)."""
     if not is_machine_game(game):
         return None
     port = daide_port(session, game)
     if port is not None:
-        return f"port {port} of the judge's host (e.g. dumbbot -i<host> -p{port})"
+        return f"port {port} of the judge's host (e.g. dumbbot -i HOST -p {port})"
     if _ports is None:
         return "no port: this judge's DAIDE edge is off ([daide] host)"
     if game.status == PREPARATION:

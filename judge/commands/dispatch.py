@@ -7,11 +7,22 @@ exception is a bug: it propagates and the worker shunts the whole mail.
 
 from __future__ import annotations
 
-from mailcmds import Command, Create, OrderLines, Resign, Signon, SourceLine
+from datetime import datetime
 
+from sqlalchemy.orm import Session
+
+from judge.commands.create import Create
+from judge.commands.join import Resign
+from judge.commands.signon import Signon
+from judge.commands.press import Press
+from mailcmds import Command, OrderLines, SourceLine
 from judge.commands import signon_throttle
-from judge.commands.context import SESSION_OPENERS, MailContext
-from judge.commands.table import Needs, handler_for
+from judge.commands.context import MailContext, SignedOn
+from judge.config import JudgeSettings
+from judge.outgoing import OutgoingMail
+from judge.store.models_game import Game, Membership
+from judge.commands.handler import Needs
+from judge.commands.registry import handler_for
 from judge.mail import CommandRefused
 
 
@@ -33,7 +44,13 @@ def _check_needs(ctx: MailContext, needs: Needs) -> None:
 
 
 def run_command(ctx: MailContext, command: Command) -> None:
-    opens = isinstance(command, SESSION_OPENERS)
+    opens = command.opens_session
+    distrust = ctx.inbound.distrust if ctx.inbound is not None else None
+    if (opens or isinstance(command, Resign)) and distrust:
+        ctx.failed(command.source, f"not read: {distrust}")  # judge.mailauth.trust
+        if opens:
+            ctx.signed_on, ctx.failed_signon = None, command.source
+        return
     if not opens and ctx.failed_signon is not None:
         failed = ctx.failed_signon
         for line in source_lines(command):
@@ -42,12 +59,13 @@ def run_command(ctx: MailContext, command: Command) -> None:
     if isinstance(command, Resign):
         ctx.deferred.append((command, ctx.signed_on))
         return
-    checked = command if isinstance(command, Signon) else None  # a password-checked sign-on
-    if checked is not None:
-        target = signon_throttle.target(ctx, checked)
-        unread = (f"not tried: one sign-on attempt for {target[1]} in game '{target[0]}' per mail, and the one "
+    # A password-checked sign-on: the account it tries, before it is tried.
+    tried = signon_throttle.attempt(ctx, command) if isinstance(command, Signon) else None
+    if tried is not None:
+        game_name, account = tried.key
+        unread = (f"not tried: one sign-on attempt for {account} in game '{game_name}' per mail, and the one "
                   "above was refused; send the right password in a new mail"
-                  if target in ctx.refused_signons else signon_throttle.throttled(ctx, checked))
+                  if tried.key in ctx.refused_signons else signon_throttle.throttled(ctx, tried))
         if unread is not None:
             ctx.failed(command.source, unread)
             ctx.signed_on, ctx.failed_signon = None, command.source
@@ -62,10 +80,10 @@ def run_command(ctx: MailContext, command: Command) -> None:
     except CommandRefused as refusal:
         savepoint.rollback()
         del ctx.outgoing[marks[0]:], ctx.blocks[marks[1]:], ctx.entries[marks[2]:], ctx.sessions[marks[3]:]
-        ctx.failed(command.source, str(refusal))
-        if checked is not None:
-            ctx.refused_signons.add(signon_throttle.target(ctx, checked))
-            signon_throttle.record_refusal(ctx, checked)  # outside the rolled-back savepoint
+        _refused(ctx, command, str(refusal))
+        if tried is not None:
+            ctx.refused_signons.add(tried.key)
+            signon_throttle.record_refusal(ctx, tried)  # outside the rolled-back savepoint
         if opens:
             ctx.signed_on = None
             ctx.failed_signon = command.source
@@ -76,6 +94,18 @@ def run_command(ctx: MailContext, command: Command) -> None:
     if isinstance(command, Create):  # its status lines are the new master's first edits
         for status in command.status:
             run_command(ctx, status)
+
+
+def _refused(ctx: MailContext, command: Command, reason: str) -> None:
+    """A refused command accounted for line by line: each order line of a run quoted (a
+    sealed game's, a game not started), and a refused press's message given back so it
+    can be sent again."""
+    first, *rest = source_lines(command)
+    ctx.failed(first, reason)
+    for line in rest:
+        ctx.failed(line, f"not accepted either, for the reason given at line {first.number}")
+    if isinstance(command, Press):
+        ctx.add_block(f"Your press of line {first.number}, not sent:\n" + command.body.rstrip("\n"))
 
 
 def run_deferred(ctx: MailContext) -> None:
@@ -99,3 +129,16 @@ def run_deferred(ctx: MailContext) -> None:
             savepoint.commit()
         finally:
             ctx.signed_on = current
+
+
+def run_at_seat(session: Session, judge: JudgeSettings, now: datetime, game: Game, membership: Membership,
+                command: Command) -> tuple[str | None, list[OutgoingMail]]:
+    """One command from a seat at another door (a DAIDE connection: SUB, GOF, DRW as the
+    mail's order lines, SET NOWAIT, SET DRAW), run as a mail's: the same check of who may
+    give it, the same handler, in its own savepoint, with the same records.  Returns why
+    it was refused (None when it was done, every order line accepted) and the mail it
+    causes."""
+    ctx = MailContext.at_seat(session, judge, now, SignedOn(game, membership, 0))
+    run_command(ctx, command)
+    refusals = [entry.message for entry in ctx.entries if not entry.ok]
+    return (refusals[0] if refusals else None), ctx.outgoing

@@ -8,7 +8,7 @@ decide -- for the power assignment of RULE PREFERENCES.
 3. When all are in (or the deadline passes) the commitments are broadcast.
 4. Players send ``REVEAL n`` (or ``REVEAL`` with the number file or, for SHA256, the
    number and the SALT line); the sum mod N decides.  Whoever has not revealed by the
-   deadline counts as 0 -- unless the escrow can still be peeled (judge/services/fair_escrow.py).
+   deadline counts as 0 -- unless the escrow can still be peeled (judge/commands/fair_escrow.py).
 
 COMMIT and REVEAL belong to sealed orders too: the interceptors here take them only while
 the signed-on player's game has a lottery open.
@@ -17,7 +17,7 @@ the signed-on player's game has a lottery open.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Callable, Sequence
 
 from sqlalchemy import select
@@ -52,7 +52,7 @@ from judge.store.models_fair import (
     FairNumber,
 )
 from judge.store.models_game import Game, Membership
-from mailcmds import Commit, CommitSha256, Reveal, RevealNumber
+from judge.commands.commitments import Commit, CommitSha256, Reveal, RevealNumber
 
 
 SIGNATURE = "signature"
@@ -445,18 +445,11 @@ def decide(ctx: Ctx, game: Game, row: FairLottery) -> None:
 
 
 # -- deadlines ----------------------------------------------------------------------------
-def due_lotteries(ctx: Ctx, now: datetime) -> list[FairLottery]:
-    return list(ctx.session.execute(
-        select(FairLottery).where(FairLottery.stage.in_(OPEN_STAGES), FairLottery.deadline <= now)
-        .order_by(FairLottery.deadline)
-    ).scalars())
-
-
 def tell_member(ctx: Ctx, game: Game, member: Membership, subject: str, body: str, kind: str) -> None:
     ctx.send([to_member(game, ctx.judge, member, subject=subject, body=body, kind=kind)])
 
 
 __all__ = [
-    "DECIDED", "count_number", "decide", "due_lotteries", "maybe_publish", "open_lottery",
+    "DECIDED", "count_number", "decide", "maybe_publish", "open_lottery",
     "open_lottery_of", "window",
 ]

@@ -15,11 +15,13 @@ guesses a day per sender and per account.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import bindparam, or_, select
 
-from mailcmds import PowerListError, Signon, resolve_power
+from judge.commands.signon import Signon
+from mailcmds import PowerListError, resolve_power
 
 from judge.commands.context import MailContext
 from judge.commands.signon import MASTER_TOKENS, member_for
@@ -60,9 +62,21 @@ def account_of(game: Game | None, token: str) -> str:
         return upper
 
 
-def target(ctx: MailContext, command: Signon) -> tuple[str, str]:
-    """(game, account) a sign-on tries, case folded and spelling-free."""
-    return command.game.lower(), account_of(_game(ctx, command), command.power)
+@dataclass(frozen=True)
+class Attempt:
+    """What a SIGNON tries: ``key`` (game, account), case folded and spelling-free, and
+    what the owner's address is looked up from (the game's row, None when there is no
+    such game, and the token as written)."""
+
+    key: tuple[str, str]
+    game: Game | None
+    token: str
+
+
+def attempt(ctx: MailContext, command: Signon) -> Attempt:
+    """The account ``command`` tries (one read of the game's row)."""
+    game = _game(ctx, command)
+    return Attempt((command.game.lower(), account_of(game, command.power)), game, command.power)
 
 
 # Built once, with bound parameters: every SIGNON asks (building the select cost more than running it).
@@ -72,14 +86,13 @@ _REFUSALS = select(SignonFailure.address, SignonFailure.game, SignonFailure.who,
         (SignonFailure.game == bindparam("game")) & (SignonFailure.who == bindparam("who"))))
 
 
-def throttled(ctx: MailContext, command: Signon) -> str | None:
-    """Why this SIGNON is refused unread, or None when it may be tried.
+def throttled(ctx: MailContext, tried: Attempt) -> str | None:
+    """Why this sign-on is refused unread, or None when it may be tried.
 
     One indexed read of the day's refusals from this sender or for this account; the
     owner's address is looked up only when the account has enough refusals to matter."""
-    sender = sender_of(ctx.inbound)
-    game = _game(ctx, command)
-    game_name, who = command.game.lower(), account_of(game, command.power)
+    sender = sender_of(ctx.mail)
+    game_name, who = tried.key
     ctx.session.flush()  # this mail's refusals so far count (as the ORM's autoflush would)
     rows = ctx.session.connection().execute(_REFUSALS, {"since": ctx.now - THROTTLE_WINDOW, "address": sender.key,
                                                         "game": game_name, "who": who}).all()
@@ -93,15 +106,15 @@ def throttled(ctx: MailContext, command: Signon) -> str | None:
     others = [as_utc(row.failed_at) for row in rows
               if row.address != sender.key and row.game == game_name and row.who == who]
     until = wait_until(len(others), max(others)) if others else None
-    if until is None or until <= ctx.now or (sender.address and sender.address == _owner_address(ctx, game, command)):
+    if until is None or until <= ctx.now or (sender.address and sender.address == _owner_address(ctx, tried)):
         return None
     return (f"not tried: {len(others)} sign-ons for {who} in game '{game_name}' were refused in the last day; the "
             f"next one from an address other than its player's is read from {format_deadline(until)}")
 
 
-def record_refusal(ctx: MailContext, command: Signon) -> None:
-    game_name, who = target(ctx, command)
-    ctx.session.add(SignonFailure(address=sender_of(ctx.inbound).key, game=game_name[:64], who=who[:64],
+def record_refusal(ctx: MailContext, tried: Attempt) -> None:
+    game_name, who = tried.key
+    ctx.session.add(SignonFailure(address=sender_of(ctx.mail).key, game=game_name[:64], who=who[:64],
                                   failed_at=ctx.now))
 
 
@@ -112,11 +125,11 @@ def _game(ctx: MailContext, command: Signon) -> Game | None:
         return None
 
 
-def _owner_address(ctx: MailContext, game: Game | None, command: Signon) -> str | None:
-    """The address on file for the membership the SIGNON names (None when it names none)."""
-    if game is None:
+def _owner_address(ctx: MailContext, tried: Attempt) -> str | None:
+    """The address on file for the membership the sign-on names (None when it names none)."""
+    if tried.game is None:
         return None
     try:
-        return (member_for(ctx, game, command.power).address or "").lower() or None
+        return (member_for(ctx, tried.game, tried.token).address or "").lower() or None
     except CommandRefused:
         return None

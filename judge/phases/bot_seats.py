@@ -17,6 +17,9 @@ from judge.outgoing import MACHINE_DOMAIN
 from judge.store.models_game import Membership
 
 BOT_NAME = "the judge's bot"
+#: Its name in DAIDE (SMR): AiClient-style clients show strings in single quotes, and an
+#: apostrophe inside one reads as its end.
+BOT_DAIDE_NAME = "JudgeBot"
 _PREFIX = "judge-bot"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from adjudicator.api import prepare, requirements
+from adjudicator.api import adjudicate, parse_orders, prepare, requirements
 from adjudicator.results import Requirement
 from adjudicator.types import PhaseKind, Position, Variant, province_of
 
@@ -46,6 +46,29 @@ def units_without_orders(variant: Variant, position: Position, power: str, order
         return ()
     ordered = _ordered_provinces(orders)
     return tuple(str(unit) for unit in need.units if unit.province not in ordered)
+
+
+def adjustment_owed(variant: Variant, position: Position, power: str, orders: Sequence[str],
+                    rules: frozenset[str] = frozenset()) -> str | None:
+    """What an adjustment phase still asks of the power after ``orders``, and what the judge
+    does about it at the deadline (the engine's own civil-disorder removals, for the rules
+    ``rules``); None when nothing is owed or the phase is no adjustment."""
+    board = prepare(variant, position)
+    need = requirements(board).get(power)
+    if need is None or need.phase_kind is not PhaseKind.ADJUSTMENT or len(orders) >= (need.builds or need.removals):
+        return None
+    if need.builds:
+        left = need.builds - len(orders)
+        return (f"{left} of {need.builds} build{'s' if need.builds != 1 else ''}; BUILD or WAIVE "
+                f"{'them' if left != 1 else 'it'} now, or at the deadline {'they are' if left != 1 else 'it is'} waived")
+    left = need.removals - len(orders)
+    parsed = parse_orders(board, power, list(orders))
+    results = adjudicate(board, {power: parsed}, rules).results
+    chosen = [result.order for result in results if result.power == power and result.reason == "civil disorder"]
+    return (f"{left} of {need.removals} removal{'s' if need.removals != 1 else ''}; REMOVE the "
+            f"unit{'s' if left != 1 else ''} you choose now, or at the deadline the judge removes "
+            f"{', '.join(order.removesuffix(' D') for order in chosen)} (civil disorder: the units farthest "
+            "from your home centres first)")
 
 
 def orders_complete(need: Requirement, orders: Sequence[str]) -> bool:

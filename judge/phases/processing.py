@@ -22,7 +22,7 @@ from typing import Any, Iterable, Mapping
 from sqlalchemy import delete, null, select, update
 from sqlalchemy.orm import Session
 
-from adjudicator.api import RULES, IllegalOrder, OrderSyntaxError, adjudicate, parse_order, position_digest, prepare
+from adjudicator.api import IllegalOrder, OrderSyntaxError, adjudicate, parse_order, position_digest, prepare
 from adjudicator.jsonio import position_from_json, position_to_json, results_to_json
 from adjudicator.orders import Order
 from adjudicator.results import Adjudication, OrderResult
@@ -36,9 +36,9 @@ from judge.refusal import CommandRefused
 from judge.store.queries import (
     as_utc,
     deadline_text,
+    engine_rules,
     master_of,
     position_of,
-    rules_of,
     timing_of,
     variant_of,
 )
@@ -92,11 +92,6 @@ class Adjudicated:
     @property
     def after(self) -> Position:
         return self.adjudication.position
-
-
-def engine_rules(game: Game) -> frozenset[str]:
-    """The game's rules the engine knows (paradox and convoy options); the rest are the judge's."""
-    return frozenset(rule for rule in rules_of(game) if rule in RULES)
 
 
 def adjudicate_current(session: Session, game: Game, defaulted: Iterable[str] = (), *,
@@ -283,7 +278,10 @@ class PlayerReveal:
     players: tuple[str, ...]  # "Name <address> (resigned)" in the order they played
 
 
-def _reveal(session: Session, game: Game) -> tuple[PlayerReveal, ...]:
+def reveal_players(session: Session, game: Game) -> tuple[PlayerReveal, ...]:
+    """Who played each power, in map order (machines by their DAIDE name): told to everyone
+    when a game ends, however it ends (a result, or the master's TERMINATE), as SMR tells
+    the machines."""
     rows = session.execute(
         select(Membership).where(Membership.game_id == game.id, Membership.role == PLAYER).order_by(Membership.id)
     ).scalars()
@@ -322,7 +320,7 @@ def end_game(session: Session, game: Game, judge: JudgeSettings, now: datetime, 
     body = render(
         "turn_game_end.j2", game=game.name, kind=kind, powers=winners, phase=game.phase,
         phase_name=phase_name(game.phase) if game.phase else "", table=table,
-        board=position_rows(variant, position), players=_reveal(session, game),
+        board=position_rows(variant, position), players=reveal_players(session, game),
         votes=sorted((votes or {}).items()),
     )
     shared = ", ".join(winners) if len(winners) <= 3 else f"{len(winners)}-way"

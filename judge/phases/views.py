@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from adjudicator.types import Position, Variant
 from judge.store.queries import (
     deadline_text,
+    engine_rules,
     latest_of_power,
     observers,
     player_of,
@@ -26,7 +27,7 @@ from judge.store.queries import (
     variant_of,
 )
 from judge.phases.bot_seats import is_bot_seat
-from judge.phases.order_sets import units_without_orders
+from judge.phases.order_sets import adjustment_owed, units_without_orders
 from judge.phases.turnstate import orders_in, stored_order_set, turn_state
 from judge.store.models_daide import MachineSeat
 from judge.store.models_game import DUMMY, MASTER, MEMBER_ACTIVE, OBSERVER, PLAYER, Game, Membership
@@ -73,6 +74,12 @@ class SessionView:
     unordered: tuple[str, ...]
     places: str | None  # "3 of 7 places taken" while forming
     processing: str | None = None  # when the phase is processed, once every order is in
+    owed: str | None = None  # an adjustment's builds or removals not given, and their fate
+
+    @property
+    def incomplete(self) -> bool:
+        """Orders given in part: the reply must not say only "All done."."""
+        return self.owed is not None or bool(self.orders and self.unordered)
 
 
 def _unassigned(session: Session, game: Game, member: Membership) -> str:
@@ -91,17 +98,19 @@ def session_view(session: Session, game: Game, member: Membership, now: datetime
         or member.power or _unassigned(session, game, member)
     orders: tuple[str, ...] | None = None
     unordered: tuple[str, ...] = ()
+    owed = None
     if member.role == PLAYER and member.power and in_play(game.status) and game.position:
         listed = current_orders(session, game, member.power)
         orders = tuple(listed)
         unordered = units_without_orders(variant, position_of(game), member.power, listed)
+        owed = adjustment_owed(variant, position_of(game), member.power, listed, engine_rules(game))
     places = None
     if before_start(game.status):
         places = f"{len(players(session, game))} of {len(variant.powers)} places taken"
     return SessionView(
         game=game.name, who=who, status=status_text(game.status), phase=game.phase,
         deadline=deadline_text(game, member, now) if game.status != ENDED else None,
-        orders=orders, unordered=unordered, places=places,
+        orders=orders, unordered=unordered, places=places, owed=owed,
     )
 
 

@@ -10,17 +10,22 @@ which adds its own list headers.
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Collection, Sequence
 from urllib.parse import quote as url_quote
 
 from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings
-from judge.outgoing import OutgoingMail
+from judge.outgoing import OutgoingMail, message_bytes
 from judge.store.queries import addresses, members
 from judge.store.models_game import Game, Membership
+from judge.store.models_web import ListMail
+from judge.store.schedule import NOW
 
 if TYPE_CHECKING:
+    from email.message import EmailMessage
+
     from judge.publish.signing import FileAttachment
 
 
@@ -32,9 +37,10 @@ def list_headers(game: Game, judge: JudgeSettings) -> tuple[tuple[str, str], ...
     """List-Id (RFC 2919), List-Unsubscribe and List-Post (RFC 2369) for one game's
     broadcasts, written as plain ``<mailto:...>`` values (judge/outgoing.py never encodes them).
 
-    Leaving needs the member's password, so the unsubscribe link opens a mail with the
-    commands to fill in rather than acting on one click; posting to the game is mail to
-    the judge (SIGNON, then PRESS or BROADCAST).
+    This List-Unsubscribe (a mail with the commands to fill in) is the game's; as each
+    copy leaves, the sender replaces it with that recipient's own one-click links
+    (judge.mailauth.unsubscribe).  Posting to the game is mail to the judge (SIGNON,
+    then PRESS or BROADCAST).
     """
     body = url_quote(f"SIGNON you@{game.name} password\nRESIGN\n", safe="")
     subject = url_quote(f"leave {game.name}", safe="")
@@ -59,12 +65,13 @@ def broadcast(session: Session, game: Game, judge: JudgeSettings, *, subject: st
     broadcast, players told their power personally); ignored for an external list,
     which cannot leave anyone out.  ``attachments``: files sent with it (commitments,
     the phase record).  Every broadcast is signed by the judge (PGP/MIME) and its
-    footer names the judge's key fingerprint (judge/services/signing.py); the one
+    footer names the judge's key fingerprint (judge/publish/signing.py); the one
     signed body is shared by every copy.
     """
     from judge.publish.signing import broadcast_mime
 
     body, mime = broadcast_mime(judge, body, attachments)
+    _keep_for_archive(session, game, judge, subject=subject, body=body, kind=kind, mime=mime)
     if game.list_address:
         return [OutgoingMail(recipients=(game.list_address,), subject=subject, body=body, kind=kind,
                              game_id=game.id, mime=mime)]
@@ -76,6 +83,17 @@ def broadcast(session: Session, game: Game, judge: JudgeSettings, *, subject: st
         for address in addresses(list_members(session, game))
         if address not in skipped
     ]
+
+
+def _keep_for_archive(session: Session, game: Game, judge: JudgeSettings, *, subject: str, body: str,
+                      kind: str, mime: "EmailMessage | None") -> None:
+    """One copy of the broadcast as the list saw it, for the game's web archive (judge/web):
+    addressed to the judge, never to a member, its signed body byte for byte."""
+    now: datetime = session.info.get(NOW) or datetime.now(timezone.utc)
+    copy = OutgoingMail(recipients=(judge.address,), subject=subject, body=body, kind=kind, game_id=game.id,
+                        headers=list_headers(game, judge), mime=mime)
+    session.add(ListMail(game_id=game.id, kind=kind, subject=subject, raw=message_bytes(copy, judge, now),
+                         sent_at=now))
 
 
 def to_member(game: Game, judge: JudgeSettings, member: Membership, *, subject: str, body: str,

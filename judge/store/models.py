@@ -21,6 +21,7 @@ MODEL_MODULES: tuple[str, ...] = (
     "judge.store.models_signon",
     "judge.store.models_mailauth",
     "judge.store.models_bots",
+    "judge.store.models_web",
 )
 
 

@@ -25,7 +25,8 @@ MASTER = "master"
 OBSERVER = "observer"
 MEMBER_ACTIVE = "active"
 RESIGNED = "resigned"
-DISMISSED = "dismissed"
+DISMISSED = "dismissed"  # dismissed by the judge when grace ran out
+EJECTED = "ejected"  # removed by the master (EJECT)
 DUMMY = "dummy"
 
 

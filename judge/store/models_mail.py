@@ -55,6 +55,14 @@ class InboundMessage(Base):
     # PostgreSQL: the database's time of the last counted start (see judge.worker).
     started_at: Mapped[datetime | None]
 
+    # Who wrote it: the judge's own Authentication-Results value (RFC 8601; the header it
+    # would add on top of ``raw``, kept beside it so ``raw`` stays as received), and the
+    # verdict of the trusted one (judge.mailauth.trust): the From address DMARC proved, and
+    # why its sign-ons are refused (None: they are not).
+    auth_results: Mapped[str | None] = mapped_column(Text)
+    authenticated: Mapped[str | None] = mapped_column(String(320))
+    distrust: Mapped[str | None] = mapped_column(Text)
+
     shunts: Mapped[list["Shunt"]] = relationship(back_populates="inbound", order_by="Shunt.id")
 
 
@@ -77,7 +85,10 @@ class OutboxMessage(Base):
     """A rendered mail waiting for the sender; written in the same transaction as its cause."""
 
     __tablename__ = "outbox"
-    __table_args__ = (Index("ix_outbox_status_next_attempt_at", "status", "next_attempt_at"),)
+    __table_args__ = (Index("ix_outbox_status_next_attempt_at", "status", "next_attempt_at"),
+                      # [store] keep_sent_days: the sent mail not emptied yet, oldest first
+                      # (the emptied ones, every row ever sent but the last month's, stay out).
+                      Index("ix_outbox_emptied_at_status_sent_at", "emptied_at", "status", "sent_at"))
 
     id: Mapped[int] = mapped_column(primary_key=True)
     mail_from: Mapped[str] = mapped_column(String(998))

@@ -15,11 +15,14 @@ from sqlalchemy import bindparam, event, select
 from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
 
 import maps
+from adjudicator.api import RULES
 from adjudicator.jsonio import position_from_json
 from adjudicator.types import Position, Variant
 from judge.refusal import CommandRefused
 from judge.store.times import as_utc  # noqa: F401  (callers import it from here)
 from judge.store.models_game import (
+    DISMISSED,
+    EJECTED,
     MASTER,
     MEMBER_ACTIVE,
     OBSERVER,
@@ -70,6 +73,11 @@ def timing_of(game: Game) -> Timing:
 def rules_of(game: Game) -> frozenset[str]:
     """The rule names of the game (values such as ``GRACE_BUDGET 2`` keep their value)."""
     return frozenset(str(rule) for rule in (game.rules or ()))
+
+
+def engine_rules(game: Game) -> frozenset[str]:
+    """The game's rules the engine knows (paradox and convoy options); the rest are the judge's."""
+    return frozenset(rule for rule in rules_of(game) if rule in RULES)
 
 
 def rule_names(game: Game) -> frozenset[str]:
@@ -189,6 +197,14 @@ def player_of(session: Session, game: Game, power: str) -> Membership | None:
         if member.power == power:
             return member
     return None
+
+
+def former_players(session: Session, game: Game, power: str) -> list[Membership]:
+    """The players ``power`` had who were removed (EJECTED or DISMISSED), latest first."""
+    return list(session.execute(
+        select(Membership).where(Membership.game_id == game.id, Membership.role == PLAYER,
+                                 Membership.power == power, Membership.status.in_((EJECTED, DISMISSED)))
+        .order_by(Membership.id.desc())).scalars())
 
 
 def latest_of_power(session: Session, game: Game, power: str) -> Membership | None:

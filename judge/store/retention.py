@@ -49,8 +49,8 @@ SENT_BATCH = 500
 _HEADER_END = re.compile(rb"\r?\n\r?\n")
 _OUTBOX = table_of(OutboxMessage)
 _OLD_SENT = (select(_OUTBOX.c.id, _OUTBOX.c.raw)
-             .where(_OUTBOX.c.status == SENT, _OUTBOX.c.sent_at < bindparam("before"), _OUTBOX.c.emptied_at.is_(None))
-             .order_by(_OUTBOX.c.id).limit(SENT_BATCH))
+             .where(_OUTBOX.c.emptied_at.is_(None), _OUTBOX.c.status == SENT, _OUTBOX.c.sent_at < bindparam("before"))
+             .order_by(_OUTBOX.c.sent_at).limit(SENT_BATCH))  # ix_outbox_emptied_at_status_sent_at
 _EMPTY_SENT = (update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id"), _OUTBOX.c.emptied_at.is_(None))
                .values(raw=bindparam("headers"), emptied_at=bindparam("now")))
 

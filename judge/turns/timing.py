@@ -1,7 +1,7 @@
 """A game's TIMING settings: phase lengths, time of day, allowed days, grace, reminders, zone.
 
 This is the one TIMING grammar: mailcmds reads a master's TIMING line with it (so the
-module stays pure: standard library, zoneinfo and adjudicator.types only), the services
+module stays pure: standard library, zoneinfo and adjudicator.types only), the commands
 apply the parsed ``TimingChanges`` to the game.
 
 Grammar (keywords and units are case-insensitive except the DAYS pattern letters)::
@@ -147,6 +147,12 @@ _DEFAULT_LENGTHS = {
 }
 
 
+def _half(span: Span) -> str:
+    """Half of ``span``, rounded down to whole minutes, as TIMING writes spans."""
+    minutes = max(1, int(span.approximate().total_seconds() // 120))
+    return str(Span(seconds=minutes * 60))
+
+
 @dataclass(frozen=True, slots=True)
 class Timing:
     """How a game sets its deadlines (see the module docstring for the text form)."""
@@ -188,6 +194,19 @@ class Timing:
     def warn_offsets(self) -> tuple[timedelta, ...]:
         """The WARN spans as elapsed time before the deadline (for TurnState.warn)."""
         return tuple(w.approximate() for w in self.warn)
+
+    def early_warnings(self) -> str | None:
+        """The WARN spans as long as a phase, in words: their reminder would go out as soon as
+        such a phase begins (None when every warning falls inside every phase)."""
+        shortest = min(PhaseKind, key=lambda kind: self.length(kind).approximate())
+        too_long = [w for w in self.warn if w.approximate() >= self.length(shortest).approximate()]
+        if not too_long:
+            return None
+        phases = [kind.name.lower() for kind in PhaseKind
+                  if any(w.approximate() >= self.length(kind).approximate() for w in too_long)]
+        return (f"WARN {','.join(str(w) for w in too_long)} is not shorter than the {', '.join(phases)} phases "
+                f"(the shortest {self.length(shortest)}), so its reminder goes out as soon as such a phase "
+                f"begins; give a WARN shorter than the phases (e.g. WARN {_half(self.length(shortest))}) or WARN 0 for none")
 
     def allowed_days(self, kind: PhaseKind) -> frozenset[int]:
         return self.movement_days if kind is PhaseKind.MOVEMENT else self.days

@@ -113,3 +113,29 @@ def test_tme_with_seconds_is_refused_in_a_game_without_deadlines() -> None:
         await austria.send("TME (60)")
         assert await austria.receive_text(5) == "REJ (TME (60))"
     _seven_seats(scenario)
+
+
+def test_off_is_said_once_when_the_game_ends_and_the_server_then_closes() -> None:
+    async def main() -> None:
+        game = LocalGame(VARIANT, choose=lambda free: free[0])
+        server = GameServer(game)
+        port = await server.start("127.0.0.1", 0)
+        try:
+            clients = [await _seat(port) for _ in VARIANT.powers]
+            for client in clients:
+                await _until(client, "NOW")
+            for client in clients:
+                await client.send("DRW")
+            ends = [await _until(client, "OFF") for client in clients]
+            assert all(heard[-2][0] == "SMR" for heard in ends)
+        finally:
+            await server.close()  # the listener closes after the end: no second OFF
+        for client in clients:
+            after: list[str] = []
+            while True:
+                try:
+                    after.append(to_text(await client.receive(2)))
+                except Exception:  # the connection's end
+                    break
+            assert "OFF" not in after, after
+    asyncio.run(main())

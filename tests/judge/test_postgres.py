@@ -1,5 +1,7 @@
-"""The judge on PostgreSQL, configured by deploy/judge.toml.example's [store] settings."""
+"""The judge on PostgreSQL, configured as deploy/README.md says: deploy/judge.toml.example as it
+is and JUDGE_STORE_URL in the environment (judge.env)."""
 
+import os
 import threading
 import time
 from datetime import datetime, timezone
@@ -29,31 +31,36 @@ NOW = datetime(2026, 5, 1, 10, 0, tzinfo=timezone.utc)
 JUDGE = JudgeSettings(address="judge@example.org", domain="example.org")
 
 
+#: What deploy/README.md tells an operator to put in /etc/judge/judge.env (the fixture's
+#: role ``judge`` has the password ``judge``).
+GUIDE_URL = "postgresql+psycopg://judge:judge@localhost:{port}/judge"
+
+
 @pytest.fixture
-def example_config(postgres_server, tmp_path):
-    """The example file, its database created on the test server (only the port differs)."""
-    url = make_url(load_settings(EXAMPLE, environ={}).store_url)
+def example_config(postgres_server, tmp_path, monkeypatch):
+    """The example file as it is, and JUDGE_STORE_URL as deploy/README.md's judge.env sets
+    it (the port is the test server's); its database created on the test server."""
+    url = make_url(GUIDE_URL.format(port=postgres_server.port))
     with psycopg.connect(postgres_server.admin_conninfo(), autocommit=True) as connection:
         connection.execute(f'DROP DATABASE IF EXISTS "{url.database}" WITH (FORCE)')
         connection.execute(f'CREATE DATABASE "{url.database}" OWNER "{url.username}"')
-    text = EXAMPLE.read_text().replace(f":{url.port}/", f":{postgres_server.port}/")
-    assert f":{postgres_server.port}/" in text
     config = tmp_path / "judge.toml"
-    config.write_text(text)
+    config.write_text(EXAMPLE.read_text())
+    monkeypatch.setenv("JUDGE_STORE_URL", url.render_as_string(hide_password=False))
     return config
 
 
 def test_judge_serves_on_postgres_with_the_example_store_settings(example_config, tmp_path,
                                                                    judge_runner, smtp_sink):
     env = {"JUDGE_JUDGE_DATA_DIR": str(tmp_path), "JUDGE_OUTBOUND_RELAY_HOST": smtp_sink.host,
-           "JUDGE_OUTBOUND_RELAY_PORT": str(smtp_sink.port),
+           "JUDGE_OUTBOUND_RELAY_PORT": str(smtp_sink.port), "JUDGE_STORE_URL": os.environ["JUDGE_STORE_URL"],
            "JUDGE_WORKER_HANDLER": "tests.judge.handlers:echo",
            "JUDGE_WORKER_POLL_SECONDS": "0.2", "JUDGE_OUTBOUND_POLL_SECONDS": "0.2"}
     upgraded = run_judge(["db", "upgrade", "--config", str(example_config)], tmp_path, env)
     assert upgraded.returncode == 0, upgraded.stderr
     assert "postgresql+psycopg://judge:***@localhost" in upgraded.stdout
 
-    settings = load_settings(example_config, environ={})
+    settings = load_settings(example_config, environ={"JUDGE_STORE_URL": env["JUDGE_STORE_URL"]})
     store = Store(settings.store_url)
     assert store.dialect == "postgresql"
     assert schema_differences(store.engine) == []
@@ -70,7 +77,8 @@ def test_judge_serves_on_postgres_with_the_example_store_settings(example_config
     mails = smtp_sink.wait_for(2, timeout=20)
     assert judge.terminate() == 0
     assert sorted(m.rcpt_tos for m in mails) == [("anna@example.net",), ("bob@example.net",)]
-    assert all(m.mail_from == "judge@dip.example.org" for m in mails)
+    # The envelope sender is the judge's VERP return path, judge+TOKEN@ (bounces, issue 27.3).
+    assert all(m.mail_from.startswith("judge+") and m.mail_from.endswith("@dip.example.org") for m in mails)
     with store.unit_of_work() as session:
         assert session.execute(select(InboundMessage.status).order_by(InboundMessage.id)).scalars().all() \
             == ["processed", "processed"]

@@ -6,33 +6,34 @@ from datetime import time
 
 import pytest
 
-from mailcmds import (
-    MASK,
+from judge.commands.create import (
     Create,
-    DateSpec,
     DeadlineStatus,
     DescStatus,
+    ListStatus,
+    MapStatus,
+    PrivateStatus,
+    RuleStatus,
+    TimingStatus,
+    WitnessStatus,
+    ZoneStatus,
+)
+from judge.commands.master import (
     Dummy,
     Eject,
     Form,
-    ListStatus,
-    MapStatus,
     Pause,
     Preview,
-    PrivateStatus,
     Process,
     Resume,
     Revive,
     Rollback,
-    RuleStatus,
     SetDeadline,
-    Signon,
     Terminate,
-    TimingStatus,
-    WitnessStatus,
-    ZoneStatus,
-    parse_text,
 )
+from judge.commands.signon import Signon
+from mailcmds import MASK, DateSpec
+from judge.commands.registry import parse_text
 from judge.turns.timing import Span, TimingChanges
 
 CREATE_MAIL = """\
@@ -42,7 +43,7 @@ RULE POWER_CHOICE
 RULE GRACE_BUDGET 2
 RULE !NO_PRESS
 TIMING MOVE 3D RETREAT 1D ADJUST 1D AT 20:00 DAYS MTWTF GRACE 2D WARN 24H,4H
-
+// the zone next; a comment line does not end the status lines
 ZONE Europe/Paris   // the game's zone
 DEADLINE 2025-03-01 20:00
 PRIVATE clubword
@@ -51,6 +52,16 @@ LIST dip-list@lists.example.org
 WITNESS witness@judge2.example.org
 FORM
 """
+
+
+def test_a_blank_line_ends_the_status_lines_and_what_follows_is_read_on_its_own():
+    parsed = parse_text("CREATE g2 masterpw\n\nRULE GREY_PRESS\n\nZONE Europe/Paris\nLIST\nMAP g1\n")
+    assert parsed.errors == ()
+    create, zone, listing, picture = parsed.commands
+    assert [type(s) for s in create.status] == [RuleStatus]  # blank lines before the first are skipped
+    assert isinstance(zone, ZoneStatus)  # a status edit of the game just created, on its own
+    assert type(listing).__name__ == "ListGames" and listing.game is None  # the information command
+    assert type(picture).__name__ == "MapPicture" and picture.game == "g1"
 
 
 def test_create_collects_its_status_lines():

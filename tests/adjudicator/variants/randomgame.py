@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from adjudicator.types import Terrain, Variant, province_of
+from adjudicator.types import NEUTRAL, Terrain, Variant, province_of
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
@@ -68,6 +68,8 @@ def movement_orders(variant: Variant, units: dict[str, list[str]], rng: random.R
     coasts = [p for p, d in variant.provinces.items() if d.terrain is Terrain.COAST]
     orders: dict[str, list[str]] = {}
     for power, listed in units.items():
+        if power == NEUTRAL:  # they hold: no one orders them
+            continue
         for unit in listed:
             kind, loc = unit.split()
             province = province_of(loc)
@@ -184,7 +186,7 @@ def _check_answer(variant: Variant, answer: dict[str, Any]) -> None:
     assert len(owned) == len(set(owned)), "a centre owned twice"
     assert set(owned) <= variant.supply_centers
     powers = {p.name for p in variant.powers}
-    assert set(answer["units"]) <= powers and set(answer["centers"]) <= powers
+    assert set(answer["units"]) <= powers | ({NEUTRAL} if variant.neutral_armies else set()) and set(answer["centers"]) <= powers
 
 
 def start_document(variant: Variant) -> dict[str, Any]:

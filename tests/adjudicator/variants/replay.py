@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from adjudicator import api
+from adjudicator.progress import neutral_rebuilds
+from adjudicator.tables import tables_for
 from adjudicator.types import Phase, PhaseKind, Position, Unit, UnitKind, Variant
 
 
@@ -31,6 +33,7 @@ class Mismatch:
 class Replay:
     def __init__(self, variant: Variant, renames: dict[str, str], powers: dict[str, str]) -> None:
         self.variant = variant
+        self.tables = tables_for(variant)
         self.renames = renames
         self.powers = powers
 
@@ -75,6 +78,8 @@ class Replay:
                 gone = unit(words[1])
                 out.setdefault(gone.power, []).append(f"REMOVE {gone}")
                 continue
+            if any(self.location(w).split("/")[0] not in standing for w in self.named_units(words)):
+                continue  # an order for, or in aid of, a unit that is not there (godip's random games): void
             mover = unit(words[0])
             rest = words[1:]
             if rest == ["hold"]:
@@ -106,6 +111,11 @@ class Replay:
         lines = [line for line in record["orders"]
                  if not (line.startswith("remove ") and self.location(line.split()[1]).split("/")[0] in doubled)]
         return tuple(sorted(units.values())), lines
+
+    @staticmethod
+    def named_units(words: list[str]) -> list[str]:
+        """The places of the units an order names: its own, and the one it supports or convoys."""
+        return [words[0], words[2]] if words[1] in ("support", "convoy") else [words[0]]
 
     def play(self, position: Position, lines: list[str]) -> Any:
         board = api.prepare(self.variant, position)
@@ -145,6 +155,9 @@ class Replay:
             if phase.kind is PhaseKind.RETREAT:
                 continue
             units, lines = self.settled(record)
+            if phase.kind is PhaseKind.ADJUSTMENT:  # ours come back at the Fall's end, godip's in the Winter
+                occupant = {u.province: u.power for u in units}
+                units = tuple(sorted([*units, *neutral_rebuilds(self.tables, occupant, self.centres(record))]))
             start = Position(phase, units, self.centres(record))
             outcome = self.play(start, lines)
             following = phases[index + 1]
@@ -156,6 +169,11 @@ class Replay:
                     break
                 following = phases[index + 2]
                 dislodged = ()
+            if Phase.parse(following["phase"]).kind is PhaseKind.ADJUSTMENT:
+                rebuilt = neutral_rebuilds(self.tables, {u.province: u.power for u in self.units(following)},
+                                           self.centres(following))
+                following = {**following, "units": {**following["units"], "Neutral": [
+                    *following["units"].get("Neutral", []), *(f"A {u.location.lower()}" for u in rebuilt)]}}
             compared += 1
             by_rule = self.removed_by_rule(start, lines) if phase.kind is PhaseKind.ADJUSTMENT else set()
             mismatches += self.compare(record["phase"], outcome.position, following, by_rule)

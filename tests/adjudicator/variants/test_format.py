@@ -132,6 +132,8 @@ def test_victory_by_a_lead_that_shrinks_each_year(counts, year, expected):
 @pytest.mark.parametrize("old, new, at, problem", [
     ("victory 2", "victory 2\nbuilds everywhere", "builds everywhere", "builds must be 'home', 'anywhere' or 'any-home'"),
     ("victory 2", "victory 2\nlead-until soon", "lead-until soon", "lead-until needs a positive whole number"),
+    ("victory 2", "victory 2\nneutral-armies some", "neutral-armies some", "neutral-armies must be 'yes' or 'no'"),
+    ("TWO  Twoish T", "NEUTRAL  Twoish T", "NEUTRAL  Twoish", "NEUTRAL is the power of neutral armies, not a power of the map"),
     ("SSS     F: BBB CCC/NC CCC/SC ISL", "SSS     F: BBB CCC/NC CCC/SC  F>: ISL", "SSS     F:",
      "SSS F>: lists ISL as one-way, but ISL lists SSS back (use F: for a two-way move)"),
     ("victory 2", "victory 2\nstart spring", "start spring", "start needs a year (1901) or a phase"),

@@ -53,6 +53,10 @@ GODIP = {
     "year_1908": Source("year1908", {}),
     "canton": Source("canton", {}),
     "classical_crowded": Source("classicalcrowded", CLASSICAL),
+    "western_world_901": Source("westernworld901", {}, powers=(
+        ("ABBASIDCALIPHATE", "ABBASID"), ("EASTFRANKISHKINGDOM", "EASTFRANKS"), ("EASTERNROMANEMPIRE", "BYZANTIUM"),
+        ("KHAGANATEOFKHAZARIA", "KHAZARIA"), ("KINGDOMOFDENMARK", "DENMARK"), ("PRINCIPALITYOFKIEV", "KIEV"),
+        ("TULUNIDEMIRATE", "TULUNID"), ("UMAYYADEMIRATE", "UMAYYAD"), ("WESTFRANKISHKINGDOM", "WESTFRANKS"))),
 }
 
 

@@ -1,6 +1,6 @@
 """Recorded games replayed through our engine: the games godip keeps for its tests (real
 games played on vDiplomacy, each record naming its game; for Pure and Twenty Twenty,
-games godip's authors made; ``game`` says which where godip's games/info.txt does), converted by ``python -m maps.godip_facts
+games godip's authors made, as both of Western World 901's; ``game`` says which where godip's games/info.txt does), converted by ``python -m maps.godip_facts
 --game`` into ``sources/games/<variant>_<n>.json.gz``.  Each movement and adjustment phase
 is set up as recorded, its recorded orders adjudicated (and the retreats after it), and
 the units and centre ownership must be those the record shows next.  Removals the record
@@ -39,7 +39,7 @@ def _games() -> list[str]:
 def test_every_map_with_recorded_games_is_replayed():
     assert {name.rsplit("_", 1)[0] for name in _games()} == {
         "ancientmediterranean", "coldwar", "empiresandcoalitions", "hundred", "northseawars", "pure",
-        "twentytwenty", "youngstownredux"}
+        "twentytwenty", "westernworld901", "youngstownredux"}
 
 
 @pytest.mark.parametrize("game", _games())

@@ -28,6 +28,7 @@ FACTS = {
     "year_1908": (87, 40, 7, 18, "S1908M"),
     "canton": (81, 36, 7, 19, "S1901M"),
     "classical_crowded": (75, 35, 11, 18, "S1901M"),
+    "western_world_901": (157, 64, 9, 33, "S901M"),
 }
 
 SHIPPED = maps.available()

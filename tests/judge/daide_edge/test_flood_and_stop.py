@@ -111,7 +111,15 @@ def test_a_flood_of_idle_connections_is_capped_below_the_open_file_limit_and_mai
     assert log.count("closed at once") <= 10, log.count("closed at once")  # the rest counted, not written
     reply, _ = _mail(judge, "late@example.net", "LIST\n")
     assert "g1" in reply
+    assert _peak_rss_mb(judge.process.pid) < 300  # issue 24's goal, under the flood
     assert judge.terminate() == 0
+
+
+def _peak_rss_mb(pid: int) -> float:
+    """The process's peak resident set (VmHWM) so far, in MB."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    [line] = [row for row in status.splitlines() if row.startswith("VmHWM:")]
+    return int(line.split()[1]) / 1024
 
 
 def test_sigterm_with_bots_connected_tells_each_off_and_stops_quietly(

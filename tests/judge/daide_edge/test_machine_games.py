@@ -364,7 +364,7 @@ def test_the_master_gives_a_machines_power_to_a_human_and_back_to_a_machine(tmp_
         with judge.store.sessions() as session:
             rows = session.scalars(select(Membership).where(Membership.role == "player")).all()
         holders = [(m.address.split("@")[0], m.status) for m in rows]
-        assert ("human", "dismissed") in holders and ("machine2.g1", "active") in holders
+        assert ("human", "ejected") in holders and ("machine2.g1", "active") in holders
     finally:
         machine.close()
 

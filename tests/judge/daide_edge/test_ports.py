@@ -46,8 +46,8 @@ def _edge_look(judge: JudgeHarness) -> list[str]:
 
 def test_form_gives_the_port_and_the_replies_and_list_tell_it(judge: JudgeHarness) -> None:
     reply = _create(judge, "g1", "RULE MACHINES")
-    assert "machine players (DAIDE bots) take free seats at the port the judge gives when you send FORM" in reply
-    assert reply.count("port 20100 of the judge's host (e.g. dumbbot -i<host> -p20100)") == 1  # at FORM
+    assert "machine players (DAIDE bots) connect to the port the judge gives when you send FORM" in reply
+    assert reply.count("machine players (DAIDE bots) connect to port 20100 of the judge's host (e.g. dumbbot -i HOST -p 20100)") == 1  # at FORM
     listing = judge.send("someone@example.net", "LIST g1\n").reply.body
     assert "machine players connect to port 20100 of the judge's host" in listing
     assert "port 20101" in _create(judge, "g2", "RULE MACHINES")

@@ -106,9 +106,12 @@ def test_a_reveal_before_all_commitments_are_in_is_refused_and_not_kept(game):
         assert session.execute(select(SealedReveal)).first() is None
 
 
-def test_plain_orders_are_refused_in_a_sealed_game(game):
-    reply = game.judge.send(game.keys["FRANCE"].email, game.signon("FRANCE") + "A PAR - BUR\n").reply
-    assert "ERROR" in reply.body and "sealed orders" in reply.body
+def test_plain_orders_are_refused_in_a_sealed_game_each_line_quoted(game):
+    reply = game.judge.send(game.keys["FRANCE"].email,
+                            game.signon("FRANCE") + "A PAR - BUR\nA MAR - SPA\n").reply
+    assert "2 lines could not be accepted" in reply.body and "sealed orders" in reply.body
+    assert "ERROR line 2: A PAR - BUR" in reply.body and "ERROR line 3: A MAR - SPA" in reply.body
+    assert "for the reason given at line 2" in reply.body
 
 
 def test_reveals_one_character_off_crlf_and_no_charset(game):

@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from judge.store.queries import as_utc
 from judge.lifecycle import ACTIVE, ENDED, PAUSED
-from judge.store.models_game import DISMISSED, DUMMY, RESIGNED, Game, Membership
+from judge.store.models_game import DUMMY, EJECTED, RESIGNED, Game, Membership
 from tests.judge.services.conftest import MASTER, create_game
 
 MASTER_SIGNON = "SIGNON master@g1 masterpw"
@@ -104,7 +104,7 @@ def test_set_deadline_in_the_game_zone_is_broadcast(judge, started):
 
 def test_eject_dummy_revive(judge, started):
     judge.send(MASTER, f"{MASTER_SIGNON}\nEJECT germany\n")
-    assert member(judge, "GERMANY").status == DISMISSED
+    assert member(judge, "GERMANY").status == EJECTED
     judge.send(MASTER, f"{MASTER_SIGNON}\nDUMMY G\n")
     assert member(judge, "GERMANY").status == DUMMY
     refused = judge.send("x@example.net", "TAKEOVER germany@g1 pw\n").reply.body

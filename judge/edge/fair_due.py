@@ -1,4 +1,6 @@
-"""Deadlines of the fair assignment, for the scheduler pass.
+"""Deadlines of the fair assignment, for the scheduler pass: time-driven work, so it is the
+scheduler's (beside judge/edge/scheduler.py), not the mail commands'; it drives the fair
+flows' own steps (judge/commands/fair_lottery, fair_escrow, fair_assign, fair_blind).
 
     fair_due_work(session, judge, now, game_id=None) -> list[OutgoingMail]   # in the caller's transaction
     run_fair_pass(store, settings, now)        # judge.edge.scheduler.EXTRA_PASSES runs it every pass
@@ -6,7 +8,7 @@
 A sealed game's list reveals whose deadline passed start the assignment; a lottery whose
 deadline passed publishes the commitments that are in, counts silent revealers as 0, or
 moves the escrow's peeling on; a blinded assignment whose witness has been silent for a
-day is reported to the master (judge/services/fair_blind.py).
+day is reported to the master (judge/commands/fair_blind.py).
 
 ``run_fair_pass`` takes each game with due work in its own transaction, claimed by a
 guarded version bump of the game row (as the scheduler claims games), so two passes at
@@ -23,7 +25,7 @@ from sqlalchemy.orm import Session
 from judge.config import JudgeSettings, Settings
 from judge.outgoing import OutgoingMail, queue_all
 from judge.commands.fair_escrow import peeling_due, start_peeling_if_due
-from judge.commands.fair_lottery import decide, maybe_publish
+from judge.commands.fair_lottery import OPEN_STAGES, decide, maybe_publish
 from judge.store.core import rows_changed
 from judge.store.models_fair import LOTTERY_COMMITTING, LOTTERY_PEELING, LOTTERY_REVEALING
 from judge.commands.context import Ctx
@@ -32,14 +34,13 @@ from judge.store.engine import Store
 from judge.store.models_fair import REVEALING_LISTS, FairAssignment, FairLottery
 from judge.store.models_game import Game
 
-_OPEN = ("committing", "revealing", "peeling")
 
 
 def due_game_ids(session: Session, now: datetime) -> list[int]:
     """Games with a lottery or list-reveal deadline passed, or an unfinished blinded run."""
     from judge.store.models_fair import ROLE_GM, BlindRun
 
-    lotteries = select(FairLottery.game_id).where(FairLottery.stage.in_(_OPEN), FairLottery.deadline <= now)
+    lotteries = select(FairLottery.game_id).where(FairLottery.stage.in_(OPEN_STAGES), FairLottery.deadline <= now)
     lists = select(FairAssignment.game_id).where(FairAssignment.status == REVEALING_LISTS,
                                                  FairAssignment.reveal_deadline <= now)
     from judge.commands.fair_blind import SILENCE
@@ -60,7 +61,7 @@ def fair_due_work(session: Session, judge: JudgeSettings, now: datetime, game_id
     from judge.commands.fair_blind import blind_due_work
 
     due_list_reveals(ctx, game_id)
-    query = select(FairLottery).where(FairLottery.stage.in_(_OPEN), FairLottery.deadline <= now)
+    query = select(FairLottery).where(FairLottery.stage.in_(OPEN_STAGES), FairLottery.deadline <= now)
     if game_id is not None:
         query = query.where(FairLottery.game_id == game_id)
     for row in session.execute(query.order_by(FairLottery.deadline)).scalars().all():

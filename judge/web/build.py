@@ -1,0 +1,230 @@
+"""Building the archive from the store: one game's files, the index, or everything.
+
+``Archive.refresh`` is what runs after phases and list mail: it reads a small signature of
+every game (its row's version, its phases, memberships and list mail) and rebuilds only
+the games whose signature changed since the archive was last written (kept in the
+archive's ``.built.json``, so a restarted judge, or another judge writing the same
+archive, does not start again).  ``Archive.rebuild`` (``judge web build``) writes
+everything again.  A game's files: ``games/<name>/index.html``, ``phase/<phase>.html``,
+``img/<phase>-<digest>.svg`` (drawn once: the name changes with the record),
+``list.html``, ``list.mbox``, ``feed.atom``; a game the archive does not show (private)
+has no folder.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from datetime import datetime, timezone
+from email import message_from_bytes, policy
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from adjudicator.jsonio import position_from_json
+from judge.lifecycle import ENDED, PREPARATION, before_start
+from judge.store.engine import Store
+from judge.store.models_game import Game, Membership, PhaseRecord
+from judge.store.models_web import ListMail
+from judge.web import pages
+from judge.web.files import ArchiveFiles
+from judge.web.static_files import STATIC_FILES
+from judge.web.views import GameView, PhaseView, game_view, variant
+from pictures import draw_svg
+from pictures.scene import scene_after
+
+log = logging.getLogger(__name__)
+
+GAMES = "games"
+_FROM_LINE = re.compile(rb"^From ", re.MULTILINE)
+
+
+@dataclass
+class BuildReport:
+    games: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    index: bool = False
+
+
+def board_svg(game: GameView, phase: PhaseView) -> bytes:
+    """The board after ``phase`` with its orders drawn, as the results mail shows it."""
+    board = variant(game.map_name)
+    after = position_from_json(board, phase.record.position_after)
+    scene = scene_after(board, phase.phase, after, [dict(r) for r in phase.record.results],
+                        title=f"{game.name} {phase.phase}")
+    return draw_svg(board, pages.geometry(game.map_name), scene).encode("utf-8")
+
+
+def list_entries(session: Session, game_id: int) -> list[tuple[pages.ListEntry, bytes]]:
+    rows = session.scalars(select(ListMail).where(ListMail.game_id == game_id).order_by(ListMail.id)).all()
+    return [(pages.ListEntry(row.id, row.kind, row.subject, row.sent_at, _text_of(row.raw)), row.raw) for row in rows]
+
+
+@lru_cache(maxsize=4096)  # a list mail never changes: each is read once per process
+def _text_of(raw: bytes) -> str:
+    """The readable text of a list mail: its first text/plain part (inside the signature)."""
+    message = message_from_bytes(raw, policy=policy.compat32)  # headers unparsed: 10 times faster
+    for part in message.walk():
+        if part.get_content_type() == "text/plain" and not part.get_filename():
+            payload = part.get_payload(decode=True)
+            if not isinstance(payload, bytes):
+                return ""
+            try:
+                return payload.decode(part.get_content_charset() or "utf-8", "replace")
+            except LookupError:
+                return payload.decode("utf-8", "replace")
+    return ""
+
+
+def mbox_bytes(mails: list[tuple[datetime, bytes]]) -> bytes:
+    """The messages as one mbox file, as Python's mailbox writes one (and judge audit
+    reads it): a ``From`` line with the date, the message with line starts of ``From ``
+    quoted (a signed part never has one: judge/crypto/pgpmime.py encodes it), a blank line."""
+    out = []
+    for sent_at, raw in mails:
+        body = _FROM_LINE.sub(b">From ", raw.replace(b"\r\n", b"\n"))
+        stamp = time.asctime(sent_at.astimezone(timezone.utc).timetuple()).encode()
+        out += [b"From MAILER-DAEMON ", stamp, b"\n", body, b"" if body.endswith(b"\n") else b"\n", b"\n"]
+    return b"".join(out)
+
+
+def write_game(session: Session, files: ArchiveFiles, game: Game, domain: str,
+               written: dict[str, str]) -> dict[str, str] | None:
+    """Write (or remove) one game's files; the keys of its phase pages (None: not shown).
+
+    ``written``: the keys of the phase pages as last written (phase -> digest and
+    neighbours); a page whose key is unchanged and whose file exists is not written again,
+    so a new phase costs its own page and its predecessor's (which gains a next link)."""
+    folder = f"{GAMES}/{pages.file_name(game.name)}"
+    view = game_view(session, game)
+    if view is None:
+        files.remove_tree(folder)
+        return None
+    entries = list_entries(session, game.id)
+    shown_entries = [entry for entry, _ in entries]
+    pictures = {pages.picture_name(phase) for phase in view.phases}
+    for phase in view.phases:
+        name = pages.picture_name(phase)
+        if not files.exists(f"{folder}/{name}"):
+            files.write(f"{folder}/{name}", board_svg(view, phase))
+    keys: dict[str, str] = {}
+    for index, phase in enumerate(view.phases):
+        neighbours = [p.phase for p in view.phases[max(0, index - 1):index + 2]]
+        keys[phase.phase] = " ".join([phase.digest, phase.processed_at.isoformat(), *neighbours])
+        page = f"{folder}/{pages.phase_page_name(phase)}"
+        if written.get(phase.phase) != keys[phase.phase] or not files.exists(page):
+            files.write(page, pages.phase_page(view, index))
+    files.write(f"{folder}/list.mbox", mbox_bytes([(entry.sent_at, raw) for entry, raw in entries]))
+    files.write(f"{folder}/list.html", pages.list_page(view, shown_entries))
+    files.write(f"{folder}/feed.atom", pages.atom_feed(view, shown_entries, domain))
+    files.write(f"{folder}/index.html", pages.game_page(view, shown_entries))
+    # What a rollback left behind, now that nothing links it.
+    pages_now = {pages.phase_page_name(phase).removeprefix("phase/") for phase in view.phases}
+    for name in files.listing(f"{folder}/phase"):
+        if name not in pages_now:
+            files.path(f"{folder}/phase/{name}").unlink(missing_ok=True)
+    for name in files.listing(f"{folder}/img"):
+        if f"img/{name}" not in pictures:
+            files.path(f"{folder}/img/{name}").unlink(missing_ok=True)
+    return keys
+
+
+def _group(status: str) -> str:
+    if status == ENDED:
+        return "finished"
+    return "forming" if before_start(status) else "running"
+
+
+def write_index(session: Session, files: ArchiveFiles, now: datetime) -> None:
+    # The columns alone: loading whole rows would read every game's position too.
+    listed = session.execute(select(Game.name, Game.status, Game.map_name, Game.phase, Game.deadline)
+                             .where(Game.private.is_(False), Game.status != PREPARATION).order_by(Game.name))
+    rows = [pages.IndexRow(name, status, map_name, phase or "", deadline, status == ENDED,
+                           _group(status)) for name, status, map_name, phase, deadline in listed]
+    files.write("index.html", pages.index_page(rows, now))
+
+
+def write_static(files: ArchiveFiles) -> None:
+    for name, data in STATIC_FILES.items():
+        target = f"static/{name}"
+        if not files.exists(target) or files.path(target).read_bytes() != data:
+            files.write(target, data)
+
+
+def signatures(session: Session) -> dict[str, list[Any]]:
+    """game id -> what its pages are built from, in a few grouped reads of the whole store."""
+    phases = dict(session.execute(select(PhaseRecord.game_id, func.count(PhaseRecord.id))
+                                  .group_by(PhaseRecord.game_id)).all())
+    mails = dict(session.execute(select(ListMail.game_id, func.max(ListMail.id))
+                                 .group_by(ListMail.game_id)).all())
+    members = {game_id: (count, newest) for game_id, count, newest in session.execute(
+        select(Membership.game_id, func.count(Membership.id), func.max(Membership.id))
+        .group_by(Membership.game_id))}
+    return {str(game_id): [version, phases.get(game_id, 0), mails.get(game_id, 0), list(members.get(game_id, (0, 0)))]
+            for game_id, version in session.execute(select(Game.id, Game.version))}
+
+
+#: Marks an index that a refresh left for later (judge/web/files.py hides dot files).
+INDEX_PENDING = ".index-pending"
+
+
+class Archive:
+    """The web archive of one store, written under ``root``.
+
+    The index lists every game, so with thousands of games it costs more than a phase's
+    own pages: a refresh rewrites it at most every ``index_seconds`` (a change in between
+    leaves it pending, written by the first refresh after that time; the keeper of
+    ``judge serve`` refreshes every ``[web] poll_seconds``)."""
+
+    def __init__(self, store: Store, root: Path, domain: str, *, index_seconds: float = 10.0) -> None:
+        self.store = store
+        self.files = ArchiveFiles(root)
+        self.domain = domain
+        self.index_seconds = index_seconds
+
+    def refresh(self, now: datetime | None = None) -> BuildReport:
+        """Rebuild the games that changed since the archive was last written, and the index."""
+        return self._build(now, everything=False)
+
+    def rebuild(self, now: datetime | None = None) -> BuildReport:
+        """Write every game's files and the index again (``judge web build``)."""
+        return self._build(now, everything=True)
+
+    def _index_due(self) -> bool:
+        index = self.files.path("index.html")
+        return not index.exists() or time.time() - index.stat().st_mtime >= self.index_seconds
+
+    def _build(self, now: datetime | None, *, everything: bool) -> BuildReport:
+        now = now or datetime.now(timezone.utc)
+        report = BuildReport()
+        with self.files.locked():
+            state = {} if everything else self.files.read_state()
+            with self.store.sessions() as session, session.begin():
+                current = signatures(session)
+                changed = [game_id for game_id, sign in current.items()
+                           if (state.get(game_id) or {}).get("sign") != sign]
+                gone = [game_id for game_id in state if game_id not in current]
+                write_static(self.files)
+                new_state = {game_id: state[game_id] for game_id in current if game_id in state}
+                for game_id in sorted(changed, key=int):
+                    game = session.get(Game, int(game_id))
+                    if game is None:
+                        continue
+                    keys = write_game(session, self.files, game, self.domain,
+                                      (state.get(game_id) or {}).get("pages", {}))
+                    (report.games if keys is not None else report.removed).append(game.name)
+                    new_state[game_id] = {"sign": current[game_id], "pages": keys or {}}
+                if changed or gone or everything or self.files.exists(INDEX_PENDING):
+                    if everything or self._index_due():
+                        write_index(session, self.files, now)
+                        self.files.path(INDEX_PENDING).unlink(missing_ok=True)
+                        report.index = True
+                    else:
+                        self.files.write(INDEX_PENDING, "")
+            self.files.write_state(new_state)
+        return report

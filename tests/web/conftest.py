@@ -1,0 +1,97 @@
+"""Games played by mail through the real worker and scheduler, for the web archive tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from sqlalchemy import select
+
+from judge.config import WebSettings
+from judge.store import passwords
+from judge.store.models_game import PLAYER, Game, Membership
+from judge.web.build import Archive
+from judge.web.server import ArchiveServer
+from tests.judge.scheduler.driver import HOLDS, TurnHarness
+from tests.judge.services.conftest import cheap_scrypt, create_game  # noqa: F401
+from tests.judge.services.harness import player
+from tests.judge.storage import make_mail
+
+# Retreat-free, build-free moves for the first year, then holds.
+OPENING = {**HOLDS, "FRANCE": ["A PAR - BUR", "A MAR - SPA", "F BRE - MAO"],
+           "RUSSIA": ["A MOS - UKR", "A WAR - GAL", "F SEV - BLA", "F STP/SC - BOT"]}
+
+
+def password(index: int) -> str:
+    return f"Zq{index}secretword"
+
+
+def play(judge: TurnHarness, name: str, *, rules: tuple[str, ...] = (), phases: int = 2,
+         names: tuple[str, ...] = ()) -> None:
+    """Create ``name`` (with ``rules``), seat seven players (``names``: the display names of
+    their From lines), and play ``phases`` phases by mail, each processed by the scheduler's
+    pass."""
+    create_game(judge, *(f"RULE {rule}" for rule in rules), name=name)
+    for index in range(7):
+        shown = f'"{names[index]}" <{player(index)}>' if index < len(names) else player(index)
+        judge.deliver(make_mail(subject="join", body=f"JOIN {name} {password(index)}\n", sender=shown,
+                                to=judge.settings.address), player(index))
+    with judge.session() as session:
+        game = session.execute(select(Game).where(Game.name == name)).scalar_one()
+        seats = {m.power: m.address for m in session.scalars(
+            select(Membership).where(Membership.game_id == game.id, Membership.role == PLAYER))}
+    for number in range(phases):
+        with judge.session() as session:
+            game = session.execute(select(Game).where(Game.name == name)).scalar_one()
+            units = game.position["units"]
+        for power, address in seats.items():
+            lines = [f"{unit} H" for unit in units.get(power, [])] if number else OPENING[power]
+            secret = password(int(address[len("player")]))
+            judge.send(address, f"SIGNON {power.lower()}@{name} {secret}\n" + "\n".join(lines) + "\n")
+        for _ in range(3):  # the settle window, then the processing pass
+            judge.advance(days=2)
+            judge.tick()
+            if judge.game(name)["phase"] != game.phase:
+                break
+
+
+@pytest.fixture
+def judge(tmp_path) -> Iterator[TurnHarness]:
+    harness = TurnHarness(tmp_path)
+    yield harness
+    harness.close()
+
+
+@dataclass(frozen=True)
+class Served:
+    """Games played into a store, their archive built under ``root`` and served."""
+
+    judge: TurnHarness
+    root: Path
+    url: str
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """g1 played for three phases (a year), a forming game, a private game; archive built and served."""
+    cheap = pytest.MonkeyPatch()
+    cheap.setattr(passwords, "_N", 2**8)
+    directory = tmp_path_factory.mktemp("served")
+    harness = TurnHarness(directory)
+    try:
+        play(harness, "g1", phases=3)
+        create_game(harness, name="forming1")
+        create_game(harness, "PRIVATE secretword", name="hidden1")
+        root = directory / "web"
+        Archive(harness.store, root, "judge.example.org").rebuild()
+        server = ArchiveServer(root, WebSettings(port=0))
+        server.start()
+        try:
+            yield Served(harness, root, f"http://127.0.0.1:{server.port}")
+        finally:
+            server.stop()
+    finally:
+        harness.close()
+        cheap.undo()
