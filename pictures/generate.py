@@ -303,6 +303,9 @@ def _place_label(text: str, size: float, parts: Sequence[Sequence[Point]], candi
     clear = [p for p in within if _box_clear(p, half, circles, boxes)]
     inside = [p for p in clear if _box_inside(parts, p, half)]
     anywhere = [p for p in candidates if _box_clear(p, half, circles, boxes)]
+    if not (inside or clear or anywhere):  # a crowded corner: look farther out before covering a mark
+        far = _ring(candidates[0], [80.0 + 8 * step for step in range(10)], 16)
+        anywhere = [p for p in far if _box_clear(p, half, circles, boxes)]
     chosen = (inside or clear or anywhere or within or [candidates[0]])[0]
     boxes.append((chosen, half))
     return chosen
