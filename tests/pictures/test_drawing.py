@@ -15,7 +15,7 @@ from adjudicator.types import Terrain
 from pictures import draw_svg, palette, svg_to_png, voronoi
 from pictures.geometry import Geometry
 from pictures.scene import scene_of_position
-from pictures.svg import UNIT_RADIUS, picture_size
+from pictures.svg import UNIT_RADIUS, _facing, picture_size
 from tests.pictures.scenes import ADJUSTMENT, MOVEMENT, RETREAT, adjudicated
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -32,14 +32,16 @@ def _with_class(root: ET.Element, name: str) -> list[ET.Element]:
 def _clear_point(geometry: Geometry, abbrev: str) -> tuple[int, int] | None:
     """A pixel inside ``abbrev``'s shape, away from its unit, label, marks and border."""
     shape = geometry.provinces[abbrev]
-    marks = [shape.unit, shape.label, shape.dislodged, *([shape.supply] if shape.supply else []), *shape.coasts.values(),
-             *shape.coast_labels.values()]
+    marks = [p for s in geometry.provinces.values() for p in (s.unit, s.label, s.dislodged, *([s.supply] if s.supply else []),
+                                                              *s.coasts.values(), *s.coast_labels.values())]
+    links = [(_facing(geometry, a, b), _facing(geometry, b, a)) for a, b in geometry.links]
     for part in sorted(shape.parts, key=lambda p: -len(p)):
         xs, ys = [p[0] for p in part], [p[1] for p in part]
         for x in range(int(min(xs)), int(max(xs)) + 1, 2):
             for y in range(int(min(ys)), int(max(ys)) + 1, 2):
                 if (voronoi.contains(part, (x, y)) and all(math.dist((x, y), mark) > 16 for mark in marks)
-                        and all(_to_segment((x, y), part[i], part[(i + 1) % len(part)]) > 5 for i in range(len(part)))):
+                        and all(_to_segment((x, y), part[i], part[(i + 1) % len(part)]) > 5 for i in range(len(part)))
+                        and all(_to_segment((x, y), start, end) > 4 for start, end in links)):
                     return x, y
     return None  # a province too small for one
 
