@@ -17,8 +17,8 @@ from sqlalchemy import text
 import judge.commands.info as info_commands
 import judge.phases.pictures as service_pictures
 import maps
-from pictures import voronoi
-from pictures import palette
+import pictures.png as png_scales
+from pictures import palette, voronoi
 from pictures.svg import picture_size
 from tests.judge.scheduler.conftest import create_game, fill_game
 from tests.judge.scheduler.driver import HOLDS
@@ -58,6 +58,7 @@ def _others_can_write(judge) -> bool:
 
 def test_every_results_copy_carries_the_one_picture_drawn_outside_the_transaction(judge, monkeypatch):
     service_pictures._drawing.cache_clear()
+    png_scales._FITTED.clear()  # a busier picture drawn earlier in this process may have left a smaller scale
     drawn: list[bool] = []
     real_draw = service_pictures.draw_svg
 
