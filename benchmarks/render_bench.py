@@ -1,6 +1,7 @@
 """Map pictures: drawing a standard-map phase with all its orders, SVG and PNG.
 
     python -m benchmarks.render_bench [--repeat 30]
+    python -m benchmarks.render_bench --maps [--repeat 10]    # every map's results picture, as mailed
 
 The phase is Spring 1901 with an order for each of the 22 units (moves, supports, a
 convoy, bounces).  Ours, timed: ``scene_after`` (the engine's results read back into
@@ -10,6 +11,12 @@ same orders on its own SVG map; it makes no PNG, so its SVG is also put through 
 PNG step to compare like with like.  Each figure is the median (and best) of
 ``--repeat`` runs in one process, wall clock and CPU clock; the goal is SVG + PNG under
 150 ms.
+
+``--maps`` times, for every shipped map, the results picture of its first phase as the
+judge draws it for a results mail (``judge.phases.pictures``: scene, SVG, and the PNG
+within the mail's byte and pixel caps; the memo of drawings bypassed), with each unit
+ordered to its first neighbour so that arrows and bounces are drawn; the goal is at most
+100 kB of PNG and 150 ms.
 """
 
 from __future__ import annotations
@@ -46,7 +53,10 @@ def _timed(work: Callable[[], object], repeat: int) -> tuple[float, float, float
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.render_bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=30, help="timed runs per figure (default 30)")
+    parser.add_argument("--maps", action="store_true", help="every map's results picture as the judge mails it")
     args = parser.parse_args(argv)
+    if args.maps:
+        return _every_map(args.repeat)
 
     import maps
     from adjudicator import api
@@ -85,6 +95,38 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"load average {os.getloadavg()[0]:.1f}")
     for name, (median, best, cpu) in figures.items():
         print(f"{name:34s} wall median {median:7.1f} ms, best {best:7.1f} ms; CPU median {cpu:7.1f} ms")
+    return 0
+
+
+def _every_map(repeat: int) -> int:
+    import json
+
+    import maps
+    from adjudicator import api
+    from adjudicator.jsonio import position_to_json
+    from judge.phases.pictures import _drawing
+
+    print(f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores, repeat {repeat}, "
+          f"load average {os.getloadavg()[0]:.1f}")
+    for name in maps.available():
+        variant = maps.load(name)
+        position = api.initial_position(variant)
+        board = api.prepare(variant, position)
+        lines: dict[str, list[str]] = {}
+        for unit in position.units:
+            moves = variant.army_moves.get(unit.location) if unit.kind.value == "A" else variant.fleet_moves.get(unit.location)
+            target = min(moves) if moves else None
+            lines.setdefault(unit.power, []).append(f"{unit.kind.value} {unit.location} - {target}" if target
+                                                    else f"{unit.kind.value} {unit.location} H")
+        outcome = api.adjudicate(board, {p: api.parse_orders(board, p, ls) for p, ls in lines.items()})
+        after = json.dumps(position_to_json(outcome.position, name), sort_keys=True, separators=(",", ":"))
+        results = json.dumps([{"power": r.power, "order": r.order, "result": r.result} for r in outcome.results],
+                             sort_keys=True, separators=(",", ":"))
+        draw = _drawing.__wrapped__
+        svg, png = draw(name, f"bench {position.phase}", str(position.phase), after, results)
+        median, best, cpu = _timed(lambda: draw(name, f"bench {position.phase}", str(position.phase), after, results), repeat)
+        print(f"{name:24s} {len(variant.provinces):3d} provinces  SVG {len(svg) / 1000:5.1f} kB  PNG {len(png) / 1000:5.1f} kB  "
+              f"wall median {median:6.1f} ms, best {best:6.1f} ms; CPU median {cpu:6.1f} ms")
     return 0
 
 

@@ -5,12 +5,19 @@ The document (``maps/<name>.geo.json``, made by ``pictures.generate``, written b
     {"map": "standard", "width": 1000, "height": 900,
      "licence": "...", "provenance": "...",
      "colors": {"ENGLAND": "#1f3a93", ...},                 # optional; else a palette
-     "provinces": {"SPA": {"outline": [[x, y], ...], "unit": [x, y], "label": [x, y],
+     "provinces": {"SPA": {"parts": [[[x, y], ...], ...],   # convex pieces, the first holds the unit
+                           "unit": [x, y], "label": [x, y],
+                           "dislodged": [x, y],              # where a dislodged unit stands
                            "supply": [x, y],                 # supply centres only
-                           "coasts": {"NC": [x, y], "SC": [x, y]}}, ...},
+                           "coasts": {"NC": [x, y], "SC": [x, y]},
+                           "coast_labels": {"NC": [x, y], "SC": [x, y]}}, ...},
+     "links": [["BUR", "MUN"], ...],                         # adjacent provinces that do not touch
+     "borders": [[x0, y0, x1, y1], ...],                     # edges between provinces, drawn once
+     "shore": [[x0, y0, x1, y1], ...],                       # where land meets a sea it borders
      "impassable": [[[x, y], ...], ...]}                     # optional outlines
 
-Coordinates are SVG user units, origin top left.  ``check_against`` says whether a
+Coordinates are SVG user units, origin top left.  Two provinces' parts share an edge
+if and only if the map makes them adjacent, unless the pair is in ``links``.  ``check_against`` says whether a
 geometry covers a variant (every province drawn, every split coast placed).
 """
 
@@ -21,8 +28,10 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from adjudicator.types import Variant, coast_of, province_of
+from pictures.voronoi import contains
 
 Point = tuple[float, float]
+Segment = tuple[float, float, float, float]
 
 
 class GeometryError(ValueError):
@@ -31,11 +40,17 @@ class GeometryError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ProvinceShape:
-    outline: tuple[Point, ...]
+    parts: tuple[tuple[Point, ...], ...]
     unit: Point
     label: Point
+    dislodged: Point
     supply: Point | None = None
     coasts: Mapping[str, Point] = field(default_factory=lambda: MappingProxyType({}))
+    coast_labels: Mapping[str, Point] = field(default_factory=lambda: MappingProxyType({}))
+
+    def contains(self, point: Point) -> bool:
+        """Whether ``point`` lies inside the province (in one of its parts)."""
+        return any(contains(part, point) for part in self.parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +60,9 @@ class Geometry:
     height: float
     provinces: Mapping[str, ProvinceShape]
     impassable: tuple[tuple[Point, ...], ...] = ()
+    links: tuple[tuple[str, str], ...] = ()
+    borders: tuple[Segment, ...] = ()
+    shore: tuple[Segment, ...] = ()
     colors: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     licence: str = ""
     provenance: str = ""
@@ -68,6 +86,22 @@ class Geometry:
                 raise GeometryError(f"geometry of {self.map_name!r} places no coast {', '.join(absent)} of {abbrev}")
             if province.supply_center and self.provinces[abbrev].supply is None:
                 raise GeometryError(f"geometry of {self.map_name!r} has no supply-centre mark for {abbrev}")
+        unknown = sorted({p for pair in self.links for p in pair} - set(self.provinces))
+        if unknown:
+            raise GeometryError(f"geometry of {self.map_name!r} links provinces it does not draw: {', '.join(unknown)}")
+
+
+def _segments(value: Any, where: str) -> tuple[Segment, ...]:
+    if not isinstance(value, list) or not all(
+            isinstance(s, list) and len(s) == 4 and all(isinstance(v, (int, float)) for v in s) for s in value):
+        raise GeometryError(f"{where} must be a list of segments [x0, y0, x1, y1]")
+    return tuple((float(s[0]), float(s[1]), float(s[2]), float(s[3])) for s in value)
+
+
+def _links(value: Any) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, list) or not all(isinstance(p, list) and len(p) == 2 for p in value):
+        raise GeometryError("'links' must be a list of province pairs [\"BUR\", \"MUN\"]")
+    return tuple((str(a).upper(), str(b).upper()) for a, b in value)
 
 
 def _point(value: Any, where: str) -> Point:
@@ -85,18 +119,22 @@ def _outline(value: Any, where: str) -> tuple[Point, ...]:
 def _shape(abbrev: str, doc: Any) -> ProvinceShape:
     if not isinstance(doc, Mapping):
         raise GeometryError(f"province {abbrev} must be an object with outline, unit and label")
-    for key in ("outline", "unit", "label"):
+    for key in ("parts", "unit", "label", "dislodged"):
         if key not in doc:
             raise GeometryError(f"province {abbrev} has no {key!r}")
-    coasts = doc.get("coasts", {})
-    if not isinstance(coasts, Mapping):
-        raise GeometryError(f"coasts of {abbrev} must be an object like {{\"NC\": [x, y]}}")
+    coasts, coast_labels = doc.get("coasts", {}), doc.get("coast_labels", {})
+    if not isinstance(coasts, Mapping) or not isinstance(coast_labels, Mapping):
+        raise GeometryError(f"coasts and coast_labels of {abbrev} must be objects like {{\"NC\": [x, y]}}")
+    if not isinstance(doc["parts"], list) or not doc["parts"]:
+        raise GeometryError(f"parts of {abbrev} must be a list of outlines")
     return ProvinceShape(
-        outline=_outline(doc["outline"], f"outline of {abbrev}"),
+        parts=tuple(_outline(part, f"outline of {abbrev}") for part in doc["parts"]),
         unit=_point(doc["unit"], f"unit of {abbrev}"),
         label=_point(doc["label"], f"label of {abbrev}"),
+        dislodged=_point(doc["dislodged"], f"dislodged of {abbrev}"),
         supply=_point(doc["supply"], f"supply of {abbrev}") if doc.get("supply") is not None else None,
         coasts=MappingProxyType({c.upper(): _point(p, f"coast {c} of {abbrev}") for c, p in coasts.items()}),
+        coast_labels=MappingProxyType({c.upper(): _point(p, f"coast label {c} of {abbrev}") for c, p in coast_labels.items()}),
     )
 
 
@@ -119,6 +157,9 @@ def geometry_from_json(doc: Mapping[str, Any]) -> Geometry:
         height=float(doc["height"]),
         provinces=MappingProxyType({a.upper(): _shape(a.upper(), s) for a, s in provinces.items()}),
         impassable=tuple(_outline(o, "an impassable outline") for o in doc.get("impassable", [])),
+        links=_links(doc.get("links", [])),
+        borders=_segments(doc.get("borders", []), "'borders'"),
+        shore=_segments(doc.get("shore", []), "'shore'"),
         colors=MappingProxyType({p.upper(): str(c) for p, c in colors.items()}),
         licence=str(doc.get("licence", "")),
         provenance=str(doc.get("provenance", "")),

@@ -1,24 +1,27 @@
 """A Scene drawn as SVG text on a map's Geometry (xml.etree: plain elements, no scripts).
 
 Layers, bottom up: provinces (sea, land, or an owned centre's province tinted with its
-owner's colour), supply-centre marks (the owner's colour, white when unowned), labels,
-orders, units, dislodged units (beside their province, red outline), the title; below
-the map, a key: each power's colour, name and number of supply centres.
-Every element that stands for something carries a class (``province``, ``unit``,
-``order move failed``...) and data attributes naming it, so tests and style sheets
-can find it.  Failed orders are dashed and crossed out in red.
+owner's colour; each a path of its parts, named on hover by a ``title``), borders
+between provinces, the shore (land against sea, heavier), links (a dotted line between
+adjacent provinces that do not touch), supply-centre marks, orders, units, dislodged
+units (on their province's own spot, red outline), removed units (faded, crossed),
+then the labels, on top so that nothing covers them.  Below the map: the title, a key
+of powers (colour, initials where colours alone cannot keep them apart, centres) and
+a key of the order symbols.  Every element that stands for something carries a class
+(``province``, ``unit``, ``order move failed``, ``link``...) and data attributes naming
+it, so tests and style sheets can find it.  Failed orders are dashed and crossed out.
 """
 
 from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
-from typing import Mapping
+from typing import Mapping, Sequence
 
-from adjudicator.types import Terrain, Variant
+from adjudicator.types import Terrain, Variant, province_of
 from pictures import orders as kinds
 from pictures import palette
-from pictures.geometry import Geometry, Point
+from pictures.geometry import Geometry, Point, Segment
 from pictures.orders import DrawnOrder
 from pictures.scene import Scene
 
@@ -26,7 +29,13 @@ UNIT_RADIUS = 10.0
 KEY_COLUMN = 150.0  # the key below the map: one column per power, wrapped to the map's width
 KEY_ROW = 18.0
 KEY_MARGIN = 8.0
-DISLODGED_OFFSET = (15.0, -15.0)
+TITLE_HEIGHT = 22.0
+SYMBOL_ROW = 20.0
+#: The order symbols' key: (symbol, caption), drawn in this order below the powers.
+SYMBOLS = (("move", "move"), ("support_move", "support a move"), ("support_hold", "support to hold"),
+           ("convoy", "convoy"), ("hold", "hold"), ("failed", "failed"), ("dislodged", "dislodged"),
+           ("retreat", "retreat"), ("removed", "removed/disbanded"), ("build", "build"))
+SYMBOL_COLUMN = 165.0
 FONT = "DejaVu Sans, Verdana, sans-serif"
 _SVG = "http://www.w3.org/2000/svg"
 
@@ -35,12 +44,32 @@ def _f(value: float) -> str:
     return f"{value:.1f}".rstrip("0").rstrip(".")
 
 
-def _points(points: tuple[Point, ...] | list[Point]) -> str:
+def _points(points: Sequence[Point]) -> str:
     return " ".join(f"{_f(x)},{_f(y)}" for x, y in points)
+
+
+def _segments(segments: Sequence[Segment]) -> str:
+    return "".join(f"M{_f(x0)},{_f(y0)}L{_f(x1)},{_f(y1)}" for x0, y0, x1, y1 in segments)
 
 
 def _el(parent: ET.Element, tag: str, **attributes: str) -> ET.Element:
     return ET.SubElement(parent, tag, {k.rstrip("_").replace("_", "-"): v for k, v in attributes.items()})
+
+
+def initials(names: Sequence[str]) -> dict[str, str]:
+    """A short mark for each power, distinct from the others': the name's first three
+    letters, or its first letters and its last where three do not tell them apart."""
+    marks = {name: name[:3] for name in names}
+    for name in names:
+        if sum(1 for m in marks.values() if m == marks[name]) > 1:
+            marks[name] = name[:2] + name[-1]
+    return marks
+
+
+def _facing(geometry: Geometry, province: str, other: str) -> Point:
+    """The corner of ``province`` nearest ``other``'s unit: where a link leaves it."""
+    goal = geometry.provinces[other].unit
+    return min((p for part in geometry.provinces[province].parts for p in part), key=lambda p: math.dist(p, goal))
 
 
 class _Drawing:
@@ -49,7 +78,10 @@ class _Drawing:
     def __init__(self, variant: Variant, geometry: Geometry) -> None:
         self.variant = variant
         self.geometry = geometry
-        self.colors = palette.power_colors([p.name for p in variant.powers], geometry.colors)
+        names = [p.name for p in variant.powers]
+        self.colors = palette.power_colors(names, geometry.colors)
+        # beyond the palette's dozen, colours alone cannot keep powers apart
+        self.initials = initials(names) if len(names) > len(palette.POWERS) else {}
         width, height = picture_size(variant, geometry)
         self.root = ET.Element("svg", {
             "xmlns": _SVG, "version": "1.1",
@@ -67,19 +99,13 @@ class _Drawing:
 
     def board(self, centers: Mapping[str, frozenset[str]]) -> None:
         owner = {centre: power for power, owned in centers.items() for centre in owned}
-        _el(self.root, "rect", x="0", y="0", width=_f(self.geometry.width), height=_f(self.geometry.height),
-            fill=palette.IMPASSABLE)
+        geometry = self.geometry
+        _el(self.root, "rect", x="0", y="0", width=_f(geometry.width), height=_f(geometry.height), fill=palette.IMPASSABLE)
         cells = self.layer("provinces")
-        for outline in self.geometry.impassable:
+        for outline in geometry.impassable:
             _el(cells, "polygon", class_="impassable", points=_points(outline), fill=palette.IMPASSABLE,
                 stroke=palette.BORDER, stroke_width="1")
-        marks = self.layer("centres")
-        labels = self.layer("labels")
-        labels.set("font-family", FONT)
-        labels.set("font-size", "10")
-        labels.set("text-anchor", "middle")
-        labels.set("fill", palette.INK)
-        for abbrev, shape in sorted(self.geometry.provinces.items()):
+        for abbrev, shape in sorted(geometry.provinces.items()):
             province = self.variant.provinces.get(abbrev)
             if province is None:
                 continue
@@ -88,37 +114,82 @@ class _Drawing:
                 fill = palette.tint(self.color(holder))
             else:
                 fill = palette.SEA if province.terrain is Terrain.SEA else palette.LAND
-            _el(cells, "polygon", class_="province", data_province=abbrev, points=_points(shape.outline),
-                fill=fill, stroke=palette.BORDER, stroke_width="1")
-            if province.supply_center and shape.supply is not None:
+            cell = _el(cells, "path", class_="province", data_province=abbrev,
+                       d="".join(f"M{_points(part)}Z" for part in shape.parts), fill=fill)
+            ET.SubElement(cell, "title").text = province.name
+        _el(self.root, "path", class_="border", d=_segments(geometry.borders), fill="none", stroke=palette.BORDER,
+            stroke_width="1")
+        _el(self.root, "path", class_="shore", d=_segments(geometry.shore), fill="none", stroke=palette.INK,
+            stroke_width="2", stroke_linecap="round")
+        links = self.layer("links")
+        for first, second in geometry.links:
+            a, b = _facing(geometry, first, second), _facing(geometry, second, first)
+            link = _el(links, "line", class_="link", data_provinces=f"{first} {second}", x1=_f(a[0]), y1=_f(a[1]),
+                       x2=_f(b[0]), y2=_f(b[1]), stroke=palette.INK, stroke_width="2", stroke_dasharray="1 3",
+                       stroke_linecap="round")
+            ET.SubElement(link, "title").text = f"{first} and {second} are adjacent"
+        marks = self.layer("centres")
+        for abbrev, shape in sorted(geometry.provinces.items()):
+            province = self.variant.provinces.get(abbrev)
+            if province is not None and province.supply_center and shape.supply is not None:
+                holder = owner.get(abbrev)
                 _el(marks, "circle", class_="centre", data_province=abbrev, data_owner=holder or "",
                     cx=_f(shape.supply[0]), cy=_f(shape.supply[1]), r="5",
                     fill=self.color(holder) if holder else palette.UNOWNED_CENTRE, stroke=palette.INK, stroke_width="1.2")
-            text = _el(labels, "text", x=_f(shape.label[0]), y=_f(shape.label[1] + 3.5))
-            text.text = abbrev
+
+    def labels(self) -> None:
+        """Province names and split coasts' names, drawn last: the geometry places them
+        off every unit and mark, so on top they cover nothing and nothing covers them."""
+        labels = self.layer("labels")
+        labels.set("font-family", FONT)
+        labels.set("text-anchor", "middle")
+        labels.set("fill", palette.INK)
+        for abbrev, shape in sorted(self.geometry.provinces.items()):
+            if abbrev not in self.variant.provinces:
+                continue
+            _el(labels, "text", class_="label", data_province=abbrev, x=_f(shape.label[0]), y=_f(shape.label[1] + 3.5),
+                font_size="10").text = abbrev
+            for coast, at in sorted(shape.coast_labels.items()):
+                _el(labels, "text", class_="coast", data_province=abbrev, data_coast=coast, x=_f(at[0]),
+                    y=_f(at[1] + 2.5), font_size="7", font_style="italic").text = coast
 
     # -- units --------------------------------------------------------------------------
 
-    def unit(self, parent: ET.Element, kind: str, power: str, at: Point, extra: str = "") -> None:
+    def unit(self, parent: ET.Element, kind: str, power: str, at: Point, state: str = "") -> None:
+        """A unit glyph; ``state`` "dislodged" outlines it in red, "removed" fades it
+        (a unit no longer on the board: not of class ``unit``)."""
         x, y = at
         attributes = {"data_power": power, "fill": self.color(power), "stroke": palette.INK, "stroke_width": "1.5"}
-        if extra:
+        group = parent
+        name = f"unit {'army' if kind == 'A' else 'fleet'}" if power else "sample"  # no power: the key's sample
+        if state == "dislodged":
             attributes.update(stroke=palette.FAILED, stroke_width="2.5")
+            name += " dislodged" if power else ""
+        elif state == "removed":
+            group = _el(parent, "g", class_="removed", data_power=power, opacity="0.45")
+            name = "ghost"
         if kind == "A":
-            _el(parent, "circle", class_=f"unit army{extra}", cx=_f(x), cy=_f(y), r=_f(UNIT_RADIUS), **attributes)
+            glyph = _el(group, "circle", class_=name, cx=_f(x), cy=_f(y), r=_f(UNIT_RADIUS), **attributes)
         else:
             hull = f"M{_f(x - 12)},{_f(y + 1)} L{_f(x + 12)},{_f(y + 1)} L{_f(x + 7)},{_f(y + 8)} L{_f(x - 7)},{_f(y + 8)} Z"
             sail = f"M{_f(x - 2)},{_f(y - 1)} L{_f(x - 2)},{_f(y - 11)} L{_f(x + 8)},{_f(y - 1)} Z"
-            _el(parent, "path", class_=f"unit fleet{extra}", d=f"{hull} {sail}", **attributes)
+            glyph = _el(group, "path", class_=name, d=f"{hull} {sail}", **attributes)
+        if power:
+            what = f"{power} {'army' if kind == 'A' else 'fleet'}"
+            ET.SubElement(glyph, "title").text = f"{what}, {state}" if state else what
+        if power in self.initials:
+            _el(group, "text", class_="initials", data_power=power, x=_f(x), y=_f(y + (2.5 if kind == "A" else 6.5)),
+                font_family=FONT, font_size="6.5" if kind == "A" else "5.5", font_weight="bold", text_anchor="middle",
+                fill=palette.ink_on(self.color(power))).text = self.initials[power]
 
     def dislodged_point(self, location: str) -> Point:
-        x, y = self.geometry.point(location)
-        return (x + DISLODGED_OFFSET[0], y + DISLODGED_OFFSET[1])
+        """Where a unit dislodged from ``location`` stands: its province's own spot."""
+        return self.geometry.provinces[province_of(location)].dislodged
 
     # -- orders -------------------------------------------------------------------------
 
     def line(self, parent: ET.Element, start: Point, end: Point, order: DrawnOrder, dash: str | None,
-             gap_start: float, gap_end: float, head: bool, width: float = 3.0) -> Point:
+             gap_start: float, gap_end: float, head: bool, width: float = 3.0, colour: str | None = None) -> Point:
         """A line from ``start`` to ``end`` shortened by the gaps, with an arrowhead when
         ``head``; returns where it ends."""
         length = math.dist(start, end)
@@ -127,7 +198,7 @@ class _Drawing:
         ux, uy = (end[0] - start[0]) / length, (end[1] - start[1]) / length
         a = (start[0] + ux * gap_start, start[1] + uy * gap_start)
         b = (end[0] - ux * gap_end, end[1] - uy * gap_end)
-        colour = self.color(order.power)
+        colour = colour or self.color(order.power)
         shaft_end = (b[0] - ux * 9, b[1] - uy * 9) if head else b
         attributes = {"stroke": colour, "stroke_width": _f(width), "stroke_linecap": "round"}
         if order.failed:
@@ -187,45 +258,88 @@ class _Drawing:
             if order.failed:
                 self.cross(group, end)
         elif order.kind == kinds.DISBAND:
-            self.cross(group, self.dislodged_point(order.location) if order.location in dislodged else here, 9)
+            # the unit is gone from the board after the phase: drawn faded under its cross
+            at = self.dislodged_point(order.location) if order.location in dislodged else here
+            self.unit(group, order.unit_kind, order.power, at, "removed")
+            self.cross(group, at, 9)
         elif order.kind == kinds.BUILD:
             self.ring(group, here, palette.FAILED if order.failed else palette.BUILT, UNIT_RADIUS + 5, 3.0)
 
-    def key(self, centers: Mapping[str, frozenset[str]]) -> None:
-        """Below the map: each power's colour, name and number of centres."""
+    def key(self, centers: Mapping[str, frozenset[str]], title: str) -> None:
+        """Below the map: the title; each power's colour (and initials), name and number
+        of centres; each order symbol and what it means."""
         group = self.layer("key")
         top = self.geometry.height
         _el(group, "rect", x="0", y=_f(top), width=_f(self.geometry.width), height=_f(_key_height(self.variant, self.geometry)),
-            fill="#ffffff")
+            fill="#ffffff", stroke=palette.INK, stroke_width="1")
+        _el(group, "text", class_="title", x=_f(KEY_MARGIN), y=_f(top + 17), font_family=FONT, font_size="15",
+            font_weight="bold", fill=palette.INK).text = title
+        top += TITLE_HEIGHT
         columns = _key_columns(self.geometry)
         for index, power in enumerate(self.variant.powers):
             x = KEY_MARGIN + (index % columns) * KEY_COLUMN
             y = top + KEY_MARGIN + (index // columns) * KEY_ROW
             _el(group, "rect", class_="key", data_power=power.name, x=_f(x), y=_f(y), width="12", height="12",
                 fill=self.color(power.name), stroke=palette.INK, stroke_width="1")
+            mark = f"{self.initials[power.name]}: " if power.name in self.initials else ""
             label = _el(group, "text", x=_f(x + 17), y=_f(y + 10.5), font_family=FONT, font_size="11", fill=palette.INK)
-            label.text = f"{power.name} {len(centers.get(power.name, ()))} SC"
+            label.text = f"{mark}{power.name} {len(centers.get(power.name, ()))} SC"
+        self.symbols(group, top + KEY_MARGIN + _rows(len(self.variant.powers), columns) * KEY_ROW + 2)
 
-    def title(self, text: str) -> None:
-        group = self.layer("title")
-        width = 10 + 8.5 * len(text)
-        _el(group, "rect", x="6", y="6", width=_f(width), height="24", rx="4", fill="#ffffff", stroke=palette.INK,
-            stroke_width="1", fill_opacity="0.85")
-        label = _el(group, "text", x="14", y="23", font_family=FONT, font_size="15", font_weight="bold", fill=palette.INK)
-        label.text = text
+    def symbols(self, parent: ET.Element, top: float) -> None:
+        """The key of order symbols, each drawn as the map draws it, in ink."""
+        columns = _symbol_columns(self.geometry)
+        ink = palette.INK
+        for index, (symbol, caption) in enumerate(SYMBOLS):
+            x = KEY_MARGIN + (index % columns) * SYMBOL_COLUMN
+            y = top + (index // columns) * SYMBOL_ROW + 10
+            group = _el(parent, "g", class_="legend", data_symbol=symbol)
+            start, end = (x + 2, y), (x + 44, y)
+            order = DrawnOrder("", symbol, "A", "")
+            if symbol in ("move", "retreat", "failed"):
+                failed = DrawnOrder("", symbol, "A", "", result="bounce") if symbol == "failed" else order
+                self.line(group, start, end, failed, "10 3 2 3" if symbol == "retreat" else None, 0, 0, head=True, colour=ink)
+                if symbol == "failed":
+                    self.cross(group, end)
+            elif symbol in ("support_move", "convoy"):
+                support = symbol == "support_move"
+                self.line(group, start, end, order, "3 4" if support else "1 4", 0, 0, head=False,
+                          width=2.0 if support else 3.0, colour=ink)
+                _el(group, "circle", cx=_f(end[0]), cy=_f(end[1]), r="3", fill=ink, stroke=ink, stroke_width="0.8")
+            elif symbol == "support_hold":
+                self.line(group, start, (x + 30, y), order, "3 4", 0, 0, head=False, width=2.0, colour=ink)
+                self.ring(group, (x + 38, y), ink, 7, 2.0, "3 3")
+            elif symbol == "hold":
+                self.ring(group, (x + 22, y), ink, 8, 2.0)
+            elif symbol in ("dislodged", "removed"):
+                self.unit(group, "A", "", (x + 22, y), symbol)
+                if symbol == "removed":
+                    self.cross(group, (x + 22, y), 9)
+            elif symbol == "build":
+                self.ring(group, (x + 22, y), palette.BUILT, UNIT_RADIUS - 1, 3.0)
+            _el(group, "text", x=_f(x + 52), y=_f(y + 4), font_family=FONT, font_size="11", fill=ink).text = caption
+
+
+def _rows(count: int, columns: int) -> int:
+    return -(-count // columns)
 
 
 def _key_columns(geometry: Geometry) -> int:
     return max(1, int((geometry.width - 2 * KEY_MARGIN) // KEY_COLUMN))
 
 
+def _symbol_columns(geometry: Geometry) -> int:
+    return max(1, int((geometry.width - 2 * KEY_MARGIN) // SYMBOL_COLUMN))
+
+
 def _key_height(variant: Variant, geometry: Geometry) -> float:
-    rows = -(-len(variant.powers) // _key_columns(geometry))
-    return 2 * KEY_MARGIN + rows * KEY_ROW - (KEY_ROW - 12)
+    powers = _rows(len(variant.powers), _key_columns(geometry)) * KEY_ROW
+    symbols = _rows(len(SYMBOLS), _symbol_columns(geometry)) * SYMBOL_ROW
+    return TITLE_HEIGHT + KEY_MARGIN + powers + 2 + symbols + KEY_MARGIN
 
 
 def picture_size(variant: Variant, geometry: Geometry) -> tuple[float, float]:
-    """(width, height) of a picture: the map, and the key of powers below it."""
+    """(width, height) of a picture: the map, and the key below it."""
     return geometry.width, geometry.height + _key_height(variant, geometry)
 
 
@@ -242,7 +356,7 @@ def draw_svg(variant: Variant, geometry: Geometry, scene: Scene) -> str:
     for unit in scene.units:
         drawing.unit(units, unit.kind.value, unit.power, geometry.point(unit.location))
     for entry in scene.dislodged:
-        drawing.unit(units, entry.unit.kind.value, entry.unit.power, drawing.dislodged_point(entry.unit.location), " dislodged")
-    drawing.key(scene.centers)
-    drawing.title(scene.title)
+        drawing.unit(units, entry.unit.kind.value, entry.unit.power, drawing.dislodged_point(entry.unit.location), "dislodged")
+    drawing.labels()
+    drawing.key(scene.centers, scene.title)
     return ET.tostring(drawing.root, encoding="unicode", xml_declaration=False)

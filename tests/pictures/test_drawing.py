@@ -12,10 +12,10 @@ from PIL import Image
 import maps
 from adjudicator import api
 from adjudicator.types import Terrain
-from pictures import draw_svg, palette, svg_to_png
+from pictures import draw_svg, palette, svg_to_png, voronoi
 from pictures.geometry import Geometry
 from pictures.scene import scene_of_position
-from pictures.svg import picture_size
+from pictures.svg import UNIT_RADIUS, _facing, picture_size
 from tests.pictures.scenes import ADJUSTMENT, MOVEMENT, RETREAT, adjudicated
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -29,17 +29,28 @@ def _with_class(root: ET.Element, name: str) -> list[ET.Element]:
     return [e for e in root.iter() if name in _classes(e)]
 
 
-def _clear_point(geometry: Geometry, abbrev: str) -> tuple[int, int]:
-    """A pixel inside ``abbrev``'s cell, away from its unit, label, marks and border."""
+def _clear_point(geometry: Geometry, abbrev: str) -> tuple[int, int] | None:
+    """A pixel inside ``abbrev``'s shape, away from its unit, label, marks and border."""
     shape = geometry.provinces[abbrev]
-    marks = [shape.unit, shape.label, *([shape.supply] if shape.supply else []), *shape.coasts.values()]
-    middle = shape.unit
-    for share in (0.7, 0.6, 0.5, 0.8):
-        for vertex in shape.outline:
-            point = (middle[0] + share * (vertex[0] - middle[0]), middle[1] + share * (vertex[1] - middle[1]))
-            if all(math.dist(point, mark) > 18 for mark in marks) and all(math.dist(point, v) > 8 for v in shape.outline):
-                return round(point[0]), round(point[1])
-    raise AssertionError(f"no clear pixel in {abbrev}")
+    marks = [p for s in geometry.provinces.values() for p in (s.unit, s.label, s.dislodged, *([s.supply] if s.supply else []),
+                                                              *s.coasts.values(), *s.coast_labels.values())]
+    links = [(_facing(geometry, a, b), _facing(geometry, b, a)) for a, b in geometry.links]
+    for part in sorted(shape.parts, key=lambda p: -len(p)):
+        xs, ys = [p[0] for p in part], [p[1] for p in part]
+        for x in range(int(min(xs)), int(max(xs)) + 1, 2):
+            for y in range(int(min(ys)), int(max(ys)) + 1, 2):
+                if (voronoi.contains(part, (x, y)) and all(math.dist((x, y), mark) > 16 for mark in marks)
+                        and all(_to_segment((x, y), part[i], part[(i + 1) % len(part)]) > 5 for i in range(len(part)))
+                        and all(_to_segment((x, y), start, end) > 4 for start, end in links)):
+                    return x, y
+    return None  # a province too small for one
+
+
+def _to_segment(point: tuple[float, float], start: tuple[float, float], end: tuple[float, float]) -> float:
+    dx, dy = end[0] - start[0], end[1] - start[1]
+    length2 = dx * dx + dy * dy
+    share = 0.0 if length2 == 0 else max(0.0, min(1.0, ((point[0] - start[0]) * dx + (point[1] - start[1]) * dy) / length2))
+    return math.dist(point, (start[0] + share * dx, start[1] + share * dy))
 
 
 def _pixel(png: bytes, point: tuple[int, int]) -> tuple[int, int, int]:
@@ -72,14 +83,16 @@ def test_every_map_starts_with_one_glyph_per_unit_and_its_owners_colours(name: s
     assert [k.get("data-power") for k in keys] == [p.name for p in variant.powers]
     assert all(k.get("fill") == colours[k.get("data-power")] for k in keys)
     for power in variant.powers:
-        centre = min(position.centers[power.name])
-        assert _near(_pixel(png, _clear_point(geometry, centre)), palette.tint(colours[power.name])), (power.name, centre)
+        centre, point = next((c, p) for c in sorted(position.centers[power.name]) if (p := _clear_point(geometry, c)))
+        assert _near(_pixel(png, point), palette.tint(colours[power.name])), (power.name, centre)
     owned = {c for centres in position.centers.values() for c in centres}
     seas = [a for a, p in sorted(variant.provinces.items()) if p.terrain is Terrain.SEA]
     lands = [a for a, p in sorted(variant.provinces.items()) if p.terrain is not Terrain.SEA and a not in owned]
-    for province, colour in ((seas[:1], palette.SEA), (lands[:1], palette.LAND)):
-        for abbrev in province:  # (pure has no sea)
-            assert _near(_pixel(png, _clear_point(geometry, abbrev)), colour), abbrev
+    for provinces, colour in ((seas, palette.SEA), (lands, palette.LAND)):
+        clear = [(a, p) for a in provinces[:6] if (p := _clear_point(geometry, a))]
+        assert clear or not provinces  # (pure has no sea)
+        for abbrev, point in clear[:1]:
+            assert _near(_pixel(png, point), colour), abbrev
 
 
 def _order_groups(svg: str) -> dict[str, list[set[str]]]:
@@ -124,8 +137,7 @@ def test_a_retreat_phase_draws_the_retreat_from_beside_the_province_and_crosses_
     line = retreat.find(f"{SVG}line")
     assert line is not None
     start = (float(line.get("x1", 0)), float(line.get("y1", 0)))
-    munich = geometry.point("MUN")
-    assert math.dist(start, munich) > math.dist(start, (munich[0] + 15, munich[1] - 15))
+    assert math.dist(start, geometry.provinces["MUN"].dislodged) <= UNIT_RADIUS + 0.1  # from the dislodged unit's own spot
     (disband,) = _with_class(root, "disband")
     assert len(_with_class(disband, "cross")) == 1
 
@@ -141,7 +153,9 @@ def test_an_adjustment_phase_rings_builds_crosses_removals_and_recolours_centres
     assert not _with_class(root, "waive")
     colours = palette.power_colors([p.name for p in variant.powers], geometry.colors)
     png = svg_to_png(svg)
-    assert _near(_pixel(png, _clear_point(geometry, "MUN")), palette.tint(colours["FRANCE"]))
-    assert _near(_pixel(png, _clear_point(geometry, "BUR")), palette.LAND)
+    munich, burgundy = _clear_point(geometry, "MUN"), _clear_point(geometry, "BUR")
+    assert munich and burgundy
+    assert _near(_pixel(png, munich), palette.tint(colours["FRANCE"]))
+    assert _near(_pixel(png, burgundy), palette.LAND)
     munich_mark = next(e for e in _with_class(root, "centre") if e.get("data-province") == "MUN")
     assert munich_mark.get("data-owner") == "FRANCE"

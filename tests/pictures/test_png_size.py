@@ -27,7 +27,7 @@ def test_a_big_map_is_drawn_smaller_to_fit_and_a_small_one_is_not():
     assert len(fitted) <= 68_000 and image.width < whole.width
     assert abs(image.width / image.height - whole.width / whole.height) < 0.01  # the same picture, smaller
 
-    small = _start("standard")
+    small = _start("north_sea_wars")
     kept = Image.open(io.BytesIO(svg_to_png(small, max_bytes=68_000, max_pixels=1_100_000)))
-    width, height = picture_size(maps.load("standard"), maps.load_geometry("standard"))
+    width, height = picture_size(maps.load("north_sea_wars"), maps.load_geometry("north_sea_wars"))
     assert kept.size == (round(width), round(height))
