@@ -20,7 +20,7 @@ from judge.commands.context import MailContext
 from judge.mail import CommandRefused
 import maps
 from judge.commands.create import set_map
-from judge.commands.reply_size import admit_files
+from judge.commands.reply_size import SMALLEST_PICTURE, admit_files, encoded_size
 from judge.phases.pictures import position_picture, record_picture
 from judge.store.queries import as_utc, find_game, position_of, variant_named, variant_of
 from judge.phases.turn_views import ResultsView, results_view
@@ -161,10 +161,11 @@ def map_picture(ctx: MailContext, command: MapPicture) -> None:
     if not {item.filename for item in ctx.attachments} >= set(names):
         if len(ctx.attachments) >= 2 * MAX_PICTURES_PER_MAIL:  # two files a picture
             raise CommandRefused(f"at most {MAX_PICTURES_PER_MAIL} pictures in one reply: ask for this one in another mail")
+        admit_files(len(ctx.inbound.raw), ctx.attachments, SMALLEST_PICTURE)  # not drawn when it cannot fit
         variant = variant_named(game.map_name)
         files = (record_picture(game.name, variant, drawn) if isinstance(drawn, PhaseRecord)
                  else position_picture(game.name, variant, drawn))
-        admit_files(len(ctx.inbound.raw), ctx.attachments, files)
+        admit_files(len(ctx.inbound.raw), ctx.attachments, encoded_size(files))
         ctx.attachments.extend(files)
     ctx.done(command, f"the map of game '{game.name}' {shown} is attached ({', '.join(names)})")
 

@@ -40,13 +40,21 @@ def text_size(text: str) -> int:
     return encoded + 3 * (encoded // 75)
 
 
-def admit_files(mail_size: int, attached: Sequence[FileAttachment], adding: Sequence[FileAttachment]) -> None:
-    """Refuse ``adding`` to a reply already carrying ``attached`` when together they would
-    pass what a mail of ``mail_size`` bytes may ask for."""
-    carried = sum(base64_size(item.data) for item in attached)
-    total = carried + sum(base64_size(item.data) for item in adding)
+#: No picture weighs less than this as sent: a MAP line whose picture surely will not fit
+#: is refused before it is drawn (drawing is the costly part).
+SMALLEST_PICTURE = 20_000
+
+
+def encoded_size(files: Sequence[FileAttachment]) -> int:
+    return sum(base64_size(item.data) for item in files)
+
+
+def admit_files(mail_size: int, attached: Sequence[FileAttachment], adding: int) -> None:
+    """Refuse ``adding`` bytes of files (as sent) to a reply already carrying ``attached``
+    when together they would pass what a mail of ``mail_size`` bytes may ask for."""
+    carried = encoded_size(attached)
     limit = min(MAX_FILE_BYTES, AMPLIFICATION * mail_size) if attached else MAX_FILE_BYTES
-    if total > limit:
+    if carried + adding > limit:
         raise CommandRefused(
             f"not attached: a reply's files may weigh at most {AMPLIFICATION} times the mail asking for them "
             f"({_kb(AMPLIFICATION * mail_size)} for this one's {_kb(mail_size)}, and {_kb(MAX_FILE_BYTES)} at "

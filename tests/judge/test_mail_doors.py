@@ -104,6 +104,12 @@ def test_every_spelling_of_a_power_or_the_master_is_one_account(judge):
     for spelling in ("master@g1", "M@g1", "Mg1"):
         body = judge.send("late2@evil.example", f"SIGNON {spelling} guess\n").body
         assert "not tried: 3 sign-ons for MASTER in game 'g1'" in body, body
+    # a swarm of senders, each spelling FRANCE its own way, gets no try at all
+    swarm = [(f"swarm{n}@evil.example", make_mail(body=f"SIGNON {('F@g1', 'FRANCE@g1', 'Fg1')[n % 3]} s{n}\n",
+                                                  sender=f"swarm{n}@evil.example")) for n in range(30)]
+    before, during = latency_during(judge, swarm, "player5@example.net", "LIST g1\n")
+    assert all("not tried: 3 sign-ons for FRANCE in game 'g1'" in r.body for r in replies_to(judge, swarm))
+    assert_kept_latency(before, during)
     # and in one mail, a second spelling of the same account is not a second try
     body = judge.send("once@evil.example", "SIGNON i@g1 one\nSIGNON ITALY@g1 two\nSIGNON Ig1 three\n").body
     assert body.count("wrong password") == 1 and body.count("one sign-on attempt for ITALY") == 2
@@ -156,22 +162,42 @@ def _process(judge: SmtpJudge, game: str = "g1") -> None:
     assert "ERROR" not in body, body
 
 
-def test_map_lines_get_one_picture_and_a_refusal_not_a_megabyte(judge):
+def test_map_lines_get_one_picture_and_a_refusal_not_a_megabyte(judge, monkeypatch):
+    import judge.phases.pictures as mail_pictures
+
     start_game(judge)
-    _process(judge)  # S1901M
-    _process(judge)  # F1901M
-    mail = "".join(f"MAP g1 {phase}\n" for phase in ("S1901M", "F1901M") * 20)
-    reply = judge.send("someone@example.net", mail)
-    asked = len(make_mail(body=mail, sender="someone@example.net"))
-    assert set(reply.files()) == {"g1-S1901M.png", "g1-S1901M.svg"}  # the first picture whatever its size
-    assert "not attached: a reply's files may weigh at most 20 times the mail asking for them" in reply.body
-    assert "MAP g1 F1901M" in reply.body
-    files = sum(len(data) for data in reply.files().values())
-    assert reply.size < 1_000_000 and reply.size < files * 4 // 3 + 40_000, (reply.size, asked)
-    # a mail big enough for both gets both: the limit is proportional, not a ban
+    phases = []
+    for _ in range(4):  # S1901M, F1901M, S1902M, F1902M (holds: no winter)
+        _process(judge)
+    with judge.store.unit_of_work() as session:
+        from judge.store.models_game import PhaseRecord
+
+        phases = list(session.scalars(select(PhaseRecord.phase).order_by(PhaseRecord.id)))
+    assert len(phases) == 4
+    drawn: list[str] = []
+    real_draw = mail_pictures.draw_svg
+    monkeypatch.setattr(mail_pictures, "draw_svg", lambda *args: drawn.append("x") or real_draw(*args))
+    mail_pictures._drawing.cache_clear()
+
+    mail = "".join(f"MAP g1 {phase}\n" for phase in phases * 10)
+    flood = [("mapper@example.net", make_mail(body=mail, sender="mapper@example.net")) for _ in range(3)]
+    before, during = latency_during(judge, flood, "reader@example.net", "LIST g1\n")
+    replies = replies_to(judge, flood)
+    assert_kept_latency(before, during)
+    asked = len(flood[0][1])
+    first = phases[0]
+    for reply in replies:
+        assert set(reply.files()) == {f"g1-{first}.png", f"g1-{first}.svg"}  # the first picture whatever its size
+        assert reply.body.count("not attached: a reply's files may weigh at most 20 times the mail asking") == 30  # 3 phases x 10
+        assert f"MAP g1 {phases[1]}" in reply.body
+        files = sum(len(data) for data in reply.files().values())
+        assert reply.size < 1_000_000 and reply.size < files * 4 // 3 + 40_000, (reply.size, asked)
+    assert len(drawn) == 1  # the refused lines were not drawn: one picture, once, for the three mails
+
+    # a mail big enough for more gets more: the limit is proportional, not a ban
     padded = mail + "SIGNOFF\n" + "".join(f"note {n:05d} {'x' * 60}\n" for n in range(400))  # not read
     both = judge.send("someone@example.net", padded)
-    assert {"g1-S1901M.png", "g1-F1901M.png"} <= set(both.files())
+    assert {f"g1-{first}.png", f"g1-{phases[1]}.png"} <= set(both.files())
     assert both.size <= 20 * len(make_mail(body=padded, sender="someone@example.net")) + 40_000
     wait_until(judge.all_processed, "every mail processed and answered")
 
