@@ -231,7 +231,7 @@ class Daemon:
                                                   daemon=True, args=(self.stop_event,)))
         if self.tick is not None:
             self._threads.append(threading.Thread(target=self._run_scheduler, name="scheduler", daemon=True))
-        from judge.keyrecord import settle_judge_key  # gpg and services: only when serving
+        from judge.keyrecord import settle_judge_key  # gpg and the commands: only when serving
         from judge.mailauth.keystore import judge_signer, token_key
         from judge.mailauth.unsubscribe import UnsubscribeLinks
         from judge.mailauth.verp import ReturnPaths

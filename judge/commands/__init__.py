@@ -4,8 +4,8 @@ results, inside the worker's one transaction.
     process_mail(session, inbound, now) -> list[OutgoingMail]    # the worker's ProcessHook
 
 ``judge serve`` uses it by default (``[worker] handler = "judge.commands:process_mail"``).
-One module per command family, mirroring mailcmds/; judge/commands/table.py says which
-function answers which command.
+Each command module here declares its commands whole (value, parse, verb and HELP rows,
+handler, who may give it); judge/commands/registry.py finds them and derives the tables.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from judge.mail import InboundMail
 from judge.mailauth.bounces import clear_unreachable, handle_bounce, is_bounce_for_us
 from judge.phases.turnstate import outlooks
 from judge.outgoing import OutgoingMail
-from mailcmds import Reveal, RevealNumber, parse_mail
+from judge.commands.commitments import Reveal, RevealNumber
+from judge.commands.registry import parse_mail
 
 
 def process_mail(session: Session, inbound: InboundMail, now: datetime) -> list[OutgoingMail]:
