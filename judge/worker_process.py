@@ -242,11 +242,13 @@ def run_child(settings: Settings, clock: Callable[[], datetime]) -> int:
     """The worker process: the Worker loop until end of file on stdin or SIGTERM/SIGINT."""
     from judge.commands.daide_ports import configure_ports
     from judge.hooks import after_commit_hook, default_process_hook
+    from judge.mailauth.bounces import configure_bounces
     from judge.store.engine import Store
     from judge.worker import Worker
 
     signals = child_signals()
     configure_ports(settings.daide)  # RULE MACHINES gives a game its DAIDE port in the mail's transaction
+    configure_bounces(settings.mail)  # how many bounces make an address unreachable
     store = Store(settings.store_url, writer_lock=writer_lock_path(settings))
     try:
         worker = Worker(store, settings.judge, default_process_hook(settings), clock=clock,
