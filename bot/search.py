@@ -19,6 +19,12 @@ Movement phase:
    improves our set alone.
 3. Our power's best set is the answer.
 
+With ``Agreements`` (``bot.agreements``: allies, enemies, DMZs, promised and forbidden
+moves) our units search only within them, on a value map that says the same; at the end
+the best set outside them (the greedy set and the sampled seeds, without the agreements,
+against the others' final sets) is taken instead only when it is worth ``break_margin``
+more: an agreement is broken only when breaking it clearly pays.
+
 Retreats and builds follow the value map (``bot.adjust``).  Deterministic for a seed when
 the budget counts iterations only.
 """
@@ -37,6 +43,7 @@ from adjudicator.api import Board
 from adjudicator.orders import Order
 from adjudicator.types import PhaseKind
 from bot.adjust import orders_by_value
+from bot.agreements import NO_AGREEMENTS, Agreements
 from bot.dumbbot import DumbBot
 from bot.evaluate import DEFAULT_SCORING, Scorer, Scoring
 from bot.options import HOLD, Intent, UnitOptions, coordinate, unit_options
@@ -54,6 +61,7 @@ class SearchReport:
     improvements: int
     seconds: float
     worth: Mapping[str, float]
+    broke: bool = False  # the answer breaks the agreements (it was clearly better)
 
 
 @dataclass(frozen=True)
@@ -69,15 +77,18 @@ class StrategicBot:
     pool: int = 4  # other sets of the others that our sets are also judged against
     modelled: int = 2  # of which, at the start, sets a DumbBot would play for them
     snapshot_every: int = 40  # iterations between two additions to that pool
+    break_margin: float = 1.5  # worth (about a centre and a half) by which breaking agreements must pay
     name: str = field(default="StrategicBot")
 
-    def orders(self, board: Board, power: str) -> list[Order]:
+    def orders(self, board: Board, power: str, agreements: Agreements = NO_AGREEMENTS) -> list[Order]:
+        """Retreats and builds follow the value map alone (agreements bind movement phases)."""
         if board.position.phase.kind is not PhaseKind.MOVEMENT:
             return orders_by_value(board, power, self.weights)
-        return self.search(board, power)[0]
+        return self.search(board, power, agreements)[0]
 
-    def search(self, board: Board, power: str) -> tuple[list[Order], SearchReport]:
-        """Our orders for a movement phase, and what the search did."""
+    def search(self, board: Board, power: str,
+               agreements: Agreements = NO_AGREEMENTS) -> tuple[list[Order], SearchReport]:
+        """Our orders for a movement phase within ``agreements``, and what the search did."""
         started = time.perf_counter()
         rng = phase_rng(self.seed, board, power, self.name)
         powers = sorted({u.power for u in board.position.units})
@@ -85,6 +96,10 @@ class StrategicBot:
             return [], SearchReport(0, 0, 0.0, {})
         values = {p: value_map(board, p, self.weights) for p in powers}
         options = {p: unit_options(board, p) for p in powers}
+        free_options, free_values = options[power], values[power]
+        if agreements:
+            options[power] = agreements.restrict(board, free_options)
+            values[power] = agreements.revalue(board, free_values)
         state = _State(board, values, self.scoring)
         # 1. seeds: greedy, then samples, each judged against the others' greedy sets
         raw = {p: _greedy(options[p], values[p]) for p in powers}
@@ -133,8 +148,22 @@ class StrategicBot:
             if trial[p] > worth[p]:
                 raw[p], orders[p], worth = mutated, trial_orders, trial
                 ours = self._ours(state, power, orders, pool)
+        broke = False
+        if agreements and (free_options != options[power] or free_values is not values[power]):
+            # the best set outside the agreements, against the others' final sets, judged
+            # on our own values (an ally's centre is worth its plain value again)
+            plain = _State(board, {**values, power: free_values}, self.scoring)
+            mine = plain.worth(orders)[power]
+            candidates = [_greedy(free_options, free_values)]
+            candidates += [{o.province: _draw(o, free_values, rng, 0.0) for o in free_options}
+                           for _ in range(self.samples)]
+            for candidate in candidates:
+                trial_orders = coordinate(board, free_options, candidate, rng)
+                outside = plain.worth({**orders, power: trial_orders})[power]
+                if outside >= mine + self.break_margin:
+                    orders[power], mine, broke = trial_orders, outside, True
         worth = {**state.worth(orders)}
-        report = SearchReport(done, improved, time.perf_counter() - started, worth)
+        report = SearchReport(done, improved, time.perf_counter() - started, worth, broke)
         return orders[power], report
 
     @staticmethod

@@ -199,6 +199,41 @@ class DkimSettings:
 
 
 @dataclass(frozen=True)
+class MailSettings:
+    """Who wrote a mail (judge.mailauth.verify, judge.mailauth.trust).  ``verify``: the
+    SMTP intake checks DKIM, SPF and DMARC and records an Authentication-Results header
+    (authserv-id ``authserv_id``, empty: ``[judge] domain``); ``trusted_authserv_ids``
+    (comma-separated): whose Authentication-Results the judge also believes, e.g. the
+    IMAP server's or a Postfix with OpenDMARC in front; ``trust``: ``dmarc`` refuses the
+    sign-ons of mail failing a DMARC policy of reject or quarantine, ``any`` refuses
+    nothing.  ``dns_server``: "host" or "host:port" (empty: the system's resolver)."""
+
+    verify: bool = True
+    authserv_id: str = ""
+    trusted_authserv_ids: str = ""
+    trust: str = "dmarc"
+    dns_server: str = ""
+    dns_timeout_seconds: float = 5.0
+
+    def authserv_ids(self, judge: JudgeSettings) -> tuple[str, ...]:
+        """Every authserv-id whose verdict counts: the judge's own (when it verifies) and the trusted."""
+        own = (self.authserv_id or judge.domain,) if self.verify else ()
+        return own + tuple(t.strip() for t in self.trusted_authserv_ids.split(",") if t.strip())
+
+
+@dataclass(frozen=True)
+class UnsubscribeSettings:
+    """One-click unsubscribe (RFC 8058) from a game's mail: ``base_url`` is the public
+    https address under which the listener on ``host``:``port`` is reached (a reverse
+    proxy ends TLS there); empty: no listener, and the links are mailto only."""
+
+    base_url: str = ""
+    host: str = "127.0.0.1"
+    port: int = 8025
+    requests_per_minute: int = 30
+
+
+@dataclass(frozen=True)
 class Settings:
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     store: StoreSettings = field(default_factory=StoreSettings)
@@ -209,6 +244,8 @@ class Settings:
     worker: WorkerSettings = field(default_factory=WorkerSettings)
     daide: DaideSettings = field(default_factory=DaideSettings)
     dkim: DkimSettings = field(default_factory=DkimSettings)
+    unsubscribe: UnsubscribeSettings = field(default_factory=UnsubscribeSettings)
+    mail: MailSettings = field(default_factory=MailSettings)
     bots: BotSettings = field(default_factory=BotSettings)
 
     @property
@@ -234,6 +271,8 @@ _SECTION_CLASSES: dict[str, type] = {
     "worker": WorkerSettings,
     "daide": DaideSettings,
     "dkim": DkimSettings,
+    "unsubscribe": UnsubscribeSettings,
+    "mail": MailSettings,
     "bots": BotSettings,
 }
 
@@ -372,6 +411,9 @@ _RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
     ("outbound", "max_attempts"): (1, None, "a count, at least 1"),
     ("outbound", "poll_seconds"): (0.001, None, "seconds, more than 0"),
     ("imap", "port"): (1, 65535, "a TCP port, 1 to 65535"),
+    ("unsubscribe", "port"): (0, 65535, "a TCP port, 0 to 65535 (0: any free port)"),
+    ("unsubscribe", "requests_per_minute"): (1, None, "a count, at least 1"),
+    ("mail", "dns_timeout_seconds"): (0.1, 60, "seconds, 0.1 to 60"),
     ("imap", "poll_seconds"): (0.001, None, "seconds, more than 0"),
     ("scheduler", "tick_seconds"): (0.001, None, "seconds, more than 0"),
     ("scheduler", "touched_seconds"): (0.001, None, "seconds, more than 0"),
@@ -392,6 +434,10 @@ _DNS_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\Z")
 _PATTERNS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
     ("dkim", "rsa_selector"): (_DNS_LABEL, "a DNS label: letters, digits and inner hyphens, at most 63"),
     ("dkim", "ed25519_selector"): (_DNS_LABEL, "a DNS label: letters, digits and inner hyphens, at most 63"),
+    ("mail", "trust"): (re.compile(r"(dmarc|any)\Z"), "dmarc or any"),
+    ("unsubscribe", "base_url"): (re.compile(r"(https://[^\s?#]+[^\s?#/])?\Z"),
+                                  "empty or an https:// address without ?, # or a final / "
+                                  "(e.g. https://dip.example.org/unsubscribe)"),
 }
 
 

@@ -54,6 +54,9 @@ class InboundMail:
     #: The sender's address as verified (DKIM/DMARC, SMTP AUTH); None until a verifier sets
     #: it.  judge.senders.sender_of prefers it to everything a stranger can write.
     authenticated: str | None = None
+    #: Why this mail's sign-ons are refused (it fails its From domain's DMARC policy,
+    #: judge.mailauth.trust); None when they are not.
+    distrust: str | None = None
 
     @property
     def may_reply(self) -> bool:

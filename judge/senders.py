@@ -37,7 +37,10 @@ class Sender:
     @property
     def key(self) -> str:
         """One text naming this sender, for counting what it did."""
-        text = self.address if self.verified or not self.peer else f"{self.address} [{self.peer}]"
+        # A verified sender's own key: refusals of mail that only wrote its address (a
+        # forger's) are never counted as its own.
+        text = (f"{self.address} (verified)" if self.verified
+                else self.address if not self.peer else f"{self.address} [{self.peer}]")
         return text[:KEY_LENGTH]
 
 

@@ -24,6 +24,9 @@ from judge.edge.imap_in import ImapPoller
 from judge.edge.pass_timing import DueOutlook, PassPlanner, due_outlook
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
 from judge.edge.smtp_out import OutboxSender, transport_for
+from judge.edge.unsubscribe_in import UnsubscribeListener
+from judge.mailauth.intake import Vetting
+from judge.mailauth.verify import configure_resolver
 from judge.hooks import after_commit_hook, default_process_hook, resolve_hook
 from judge.store.leases import HEARTBEAT_SECONDS
 from judge.store.engine import Store
@@ -85,6 +88,10 @@ class Daemon:
             WorkerProcesses(worker_command, count, on_processed=self._mail_processed)
             if worker_command is not None and count > 0 else None
         )
+        vetting = Vetting(settings.mail, settings.judge)
+        if settings.mail.verify:
+            configure_resolver(settings.mail.dns_server, settings.mail.dns_timeout_seconds)
+        self.handler = IntakeHandler(store, on_stored=self._mail_stored, clock=clock, vetting=vetting)
         # The judge's bot thinks in processes of its own (judge.bot_worker); a store no other
         # process can open gets it as a thread.
         bots = settings.bots.processes
@@ -102,14 +109,15 @@ class Daemon:
                              args=(store, settings, clock, self.stop_event, self.bot_wake, self.outbox_wake.set))
             if bots > 0 and self.bot_processes is None else None
         )
-        self.handler = IntakeHandler(store, on_stored=self._mail_stored, clock=clock)
         self.controller = make_controller(self.handler, settings.smtp, settings.judge.domain)
         self.poller = (
             ImapPoller(settings.imap, store, on_stored=self._mail_stored, clock=clock,
-                       max_bytes=settings.smtp.max_message_bytes)
+                       max_bytes=settings.smtp.max_message_bytes, vetting=vetting)
             if settings.imap.host else None
         )
         self.daide = DaideEdge(store, settings, self._scheduler_pass, clock=clock) if settings.daide.host else None
+        self.unsubscribe = (UnsubscribeListener(store, settings.unsubscribe, settings.judge, on_stored=self._mail_stored,
+                                                clock=clock) if settings.unsubscribe.base_url else None)
         self._worker_thread: threading.Thread | None = None
         self._threads: list[threading.Thread] = []
 
@@ -222,11 +230,14 @@ class Daemon:
         if self.tick is not None:
             self._threads.append(threading.Thread(target=self._run_scheduler, name="scheduler", daemon=True))
         from judge.keyrecord import settle_judge_key  # gpg and services: only when serving
-        from judge.mailauth.keystore import judge_signer
+        from judge.mailauth.keystore import judge_signer, token_key
+        from judge.mailauth.unsubscribe import UnsubscribeLinks
 
         check_port_free(self.settings.smtp.host, self.settings.smtp.port)  # a busy port fails first
         settle_judge_key(self.settings, self.store)  # before listening: no mail before the key
         self.sender.signer = judge_signer(self.store, self.settings.dkim, self.settings.judge)  # DKIM keys made once
+        self.sender.links = UnsubscribeLinks(token_key(self.store), self.settings.judge.address,
+                                             self.settings.unsubscribe.base_url)
         self.sender.start()  # a lease owner; rows a crashed run of ours left are due again
         # What exists now (modules, mapped classes, settings) lives as long as the daemon:
         # out of the collector's full passes, which would walk it each time (some 50 ms with
@@ -248,6 +259,8 @@ class Daemon:
             self._bot_thread.start()
         if self.daide is not None:
             self.daide.start()
+        if self.unsubscribe is not None:
+            self.unsubscribe.start()
         s = self.settings
         held = "SQLite store, outbox" if self.store.engine.dialect.name == "sqlite" else "outbox"
         log.info("data folder %s (%s, the judge's key); [judge] data_dir moves it", s.judge.data_dir, held)
@@ -270,6 +283,8 @@ class Daemon:
         self.outbox_wake.set()
         if self.daide is not None:
             self.daide.stop()
+        if self.unsubscribe is not None:
+            self.unsubscribe.stop()
         if self._worker_thread is not None and self._worker_thread.ident is not None:
             self._worker_thread.join()
         if self.worker_processes is not None:

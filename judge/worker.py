@@ -84,7 +84,8 @@ def jittered_backoff(attempt: int) -> float:
 # good part of the worker's CPU time per mail, and the worker shares one GIL with intake.
 _INBOUND = table_of(InboundMessage)
 _CLAIMED_COLUMNS = (_INBOUND.c.id, _INBOUND.c.raw, _INBOUND.c.mail_from, _INBOUND.c.rcpt_to,
-                    _INBOUND.c.message_id, _INBOUND.c.source, _INBOUND.c.received_at, _INBOUND.c.peer)
+                    _INBOUND.c.message_id, _INBOUND.c.source, _INBOUND.c.received_at, _INBOUND.c.peer,
+                    _INBOUND.c.authenticated, _INBOUND.c.distrust)
 #: PostgreSQL: a start counted this recently is another worker's, about to claim the mail
 #: (the row is unlocked between that worker's count and its claim), and is not counted
 #: again, or a death of that worker would be counted twice.  SQLite needs no such window:
@@ -142,6 +143,7 @@ def to_inbound_mail(row: InboundMessage | Row, judge: JudgeSettings, *, headers_
         rcpt_to=tuple(row.rcpt_to or ()), message_id=row.message_id, source=row.source,
         received_at=row.received_at, no_reply_reason=no_reply_reason(message, row.mail_from, own),
         judge=judge, unreadable=unreadable, peer=row.peer,
+        authenticated=getattr(row, "authenticated", None), distrust=getattr(row, "distrust", None),
     )
     if inbound.no_reply_reason is None and not inbound.reply_address:
         return replace(inbound, no_reply_reason="no address to reply to (From, Reply-To and the envelope sender "

@@ -47,7 +47,7 @@ from .fair import (
     ShuffledList,
 )
 from .info import GetKey, Help, History, ListGames, MapPicture, Summary
-from .join import Join, Observe, Resign, Takeover
+from .join import Join, Observe, Resign, Takeover, Unsubscribe
 from .master import Dummy, Eject, Form, Pause, Preview, Process, Resume, Revive, Rollback, SeatBot, SetDeadline, Terminate
 from .model import MASK, ArmoredBlock, Attachment, Command, LineError, ParsedMail, SourceLine
 from .orders import Clear, OrderLines

@@ -47,7 +47,7 @@ phase = S1901M, F1901R, W1901A."""
 
 SECTIONS: tuple[Section, ...] = (
     Section("start", "GETTING STARTED",
-            ("LIST", "SUMMARY", "HISTORY", "MAP", "HELP", "GET KEY", "JOIN", "OBSERVE", "TAKEOVER",)),
+            ("LIST", "SUMMARY", "HISTORY", "MAP", "HELP", "GET KEY", "JOIN", "OBSERVE", "TAKEOVER", "UNSUBSCRIBE",)),
     Section("play", "PLAYING (after SIGNON)",
             ("SIGNON", "CLEAR", "SET WAIT", "SET NOWAIT", "SET PASSWORD", "SET ADDRESS", "SET ABSENCE", "SET ZONE", "SET DRAW", "SET NODRAW", "SET CONCEDE", "SET NOCONCEDE", "RESIGN", "SIGNOFF",)),
     Section("press", "PRESS (messages to other players)",

@@ -1,4 +1,4 @@
-"""Taking a place in a game: JOIN, OBSERVE, TAKEOVER, RESIGN."""
+"""Taking a place in a game and leaving it: JOIN, OBSERVE, TAKEOVER, RESIGN, UNSUBSCRIBE."""
 
 from __future__ import annotations
 
@@ -49,6 +49,19 @@ class Resign(Command):
     power: str | None = None
     game: str | None = None
     password: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Unsubscribe(Command):
+    """``UNSUBSCRIBE token``: the unsubscribe link of a game's mail (its List-Unsubscribe
+    header); the token proves whose copy it was, so no password is needed."""
+
+    token: str
+
+
+def _unsubscribe(ctx: ParseContext, line: CommandLine) -> Unsubscribe:
+    [token] = expect_count(line, 1, 1, "the token of the link in a game's mail (List-Unsubscribe)")
+    return Unsubscribe(token, source=line.source)
 
 
 def _join(ctx: ParseContext, line: CommandLine) -> Join:
@@ -109,4 +122,8 @@ VERBS = (
          "leave the game; refused if the mail has any error", _resign, secret_args=(1,),
          help=(("play", "RESIGN", "leave the game (refused if the mail has any error)"),
                ("play", "RESIGN power@game password", "the same without SIGNON"),)),
+    Verb(("UNSUBSCRIBE",), "UNSUBSCRIBE token",
+         "stop a game's mail (its unsubscribe link): an observer leaves; a player or master is told how to resign",
+         _unsubscribe, secret_args=(0,),
+         help=(("start", "UNSUBSCRIBE token", "a game mail's unsubscribe link: stop observing"),)),
 )

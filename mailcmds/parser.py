@@ -41,6 +41,7 @@ class _Session(enum.Enum):
 
 _SUBJECT_VERBS = {
     ("SIGNON",), ("JOIN",), ("OBSERVE",), ("TAKEOVER",), ("LIST",), ("SUMMARY",), ("HISTORY",), ("HELP",), ("GET", "KEY"),
+    ("UNSUBSCRIBE",),  # the mailto link of List-Unsubscribe puts it in the Subject
 }
 _START_HINT = "start with SIGNON power@game password, JOIN game password or CREATE game password (HELP lists every command)"
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.dns_server import _loopback_dns, dns_zone  # noqa: F401
 from tests.fixtures.dovecot import dovecot_server, imap_account  # noqa: F401
 from tests.fixtures.judge_process import judge_runner  # noqa: F401
 from tests.fixtures.postgres import postgres_server, postgres_url  # noqa: F401

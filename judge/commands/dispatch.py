@@ -34,6 +34,11 @@ def _check_needs(ctx: MailContext, needs: Needs) -> None:
 
 def run_command(ctx: MailContext, command: Command) -> None:
     opens = isinstance(command, SESSION_OPENERS)
+    if (opens or isinstance(command, Resign)) and ctx.inbound.distrust:
+        ctx.failed(command.source, f"not read: {ctx.inbound.distrust}")  # judge.mailauth.trust
+        if opens:
+            ctx.signed_on, ctx.failed_signon = None, command.source
+        return
     if not opens and ctx.failed_signon is not None:
         failed = ctx.failed_signon
         for line in source_lines(command):

@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping
 import mailcmds as m
 from judge.commands import (
     bot_seat, commit_reveal, create, draw, fair_assign, fair_blind, fair_escrow, info, join, keys, master, orders, press,
-    settings, signon,
+    settings, signon, unsubscribe,
 )
 from judge.commands.context import MailContext
 
@@ -47,6 +47,7 @@ HANDLERS: Mapping[type[m.Command], Handler] = MappingProxyType({
     m.Observe: Handler(join.observe),
     m.Takeover: Handler(join.takeover),
     m.Resign: Handler(join.resign),  # run last, by dispatch.run_deferred
+    m.Unsubscribe: Handler(unsubscribe.unsubscribe),
     # orders, press, settings (mailcmds/orders.py, press.py, settings.py)
     m.OrderLines: Handler(orders.order_lines, _SIGNON),
     m.Clear: Handler(orders.clear, _SIGNON),

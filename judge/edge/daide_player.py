@@ -5,7 +5,10 @@ a seat back), accepts the map if the judge has a map of that name (else it refus
 says so and stops), and in every phase where its power must order it asks the player
 (``bot.search.StrategicBot`` by default), submits the orders (complete orders make it ready).  It never
 says ``GOF``: with no turn in it, a ``GOF`` that crosses the end of a phase makes the bot
-ready in the next one before it has ordered.  It logs every refusal
+ready in the next one before it has ordered.  In a game whose HLO says LVL 10 or more it
+negotiates (``judge.negotiator``): it answers the press it gets, proposes peace to its
+neighbours at each movement phase, and its orders keep what it agreed unless breaking it
+clearly pays (``bot.agreements``).  It logs every refusal
 (``HUH``, ``REJ``, a ``THX`` that is not ``MBV``) and goes on; a lost connection is
 reopened with ``IAM`` (a few times, waiting longer each time) once it knows its power and
 passcode; ``OFF`` (after ``SLO``/``DRW`` and ``SMR``) ends it.  The codec is the ``daide``
@@ -24,11 +27,13 @@ from adjudicator import api
 from adjudicator.results import OrderResult
 from adjudicator.types import Dislodged, Position, Unit, UnitKind, Variant
 from bot.player import Player
+from bot.search import StrategicBot
 from daide import render
 from daide.client import ConnectionClosed, DaideClient
 from daide.messages import Element, Message, Text, to_text
 from daide.orders import convoy_routes, order_element
 from daide.tokens import TokenTable
+from judge.negotiator import Negotiator, Outgoing
 
 log = logging.getLogger("judge.bot")
 
@@ -50,6 +55,9 @@ class Seat:
     centers: dict[str, frozenset[str]] = field(default_factory=dict)
     submitted: str | None = None  # the phase whose orders were sent
     ended: bool = False
+    level: int = 0  # HLO's LVL: the game's press level
+    negotiator: Negotiator | None = None  # at LVL 10 or more
+    board: api.Board | None = None  # the last NOW's, for reading press
 
 
 @dataclass
@@ -154,6 +162,10 @@ class DaideBot:
         elif head == "HLO":
             seat.power = client.table.power_of_token.get(message[1][0], str(message[1][0]))
             seat.passcode = int(message[2][0])
+            options = message[3] if len(message) > 3 and type(message[3]) is tuple else ()
+            seat.level = next((int(o[1]) for o in options if type(o) is tuple and o[:1] == ("LVL",)), 0)
+            if seat.level >= 10 and seat.table is not None and seat.negotiator is None:
+                seat.negotiator = Negotiator(seat.power, seat.table, seat.level)
             log.info("playing %s (passcode %d: `judge bot --power %s --passcode %d` takes the seat back)",
                      seat.power, seat.passcode, seat.power, seat.passcode)
         elif head == "SCO":
@@ -179,7 +191,9 @@ class DaideBot:
             log.info("server said OFF")
             seat.ended = True
             return True
-        elif head in ("CCD", "NOT", "ORD", "TME", "PRN", "FRM", "ADM"):
+        elif head == "FRM":
+            await self._frm(client, message)
+        elif head in ("CCD", "NOT", "ORD", "TME", "PRN", "ADM"):
             log.debug("%s", _text(message))
         else:
             log.info("ignored %s", _text(message))
@@ -208,11 +222,25 @@ class DaideBot:
             log.warning("NOW before MAP and HLO: ignored")
             return
         position = read_now(seat.table, message, seat.centers)
-        board = api.prepare(seat.variant, position)
+        board = seat.board = api.prepare(seat.variant, position)
         if seat.power not in api.requirements(board):
             return  # no GOF: it could reach the next phase and make us ready there before we order
+        if seat.negotiator is not None and position.phase.kind.name == "MOVEMENT":
+            await self._send_press(client, seat.negotiator.proposals(board))
+        await self._order(client, board)
+
+    async def _order(self, client: DaideClient, board: api.Board) -> None:
+        """Our orders for ``board``'s phase, within the agreements, submitted."""
+        seat = self.seat
+        assert seat.table is not None and seat.power is not None
+        position = board.position
         loop = asyncio.get_running_loop()
-        orders = await loop.run_in_executor(None, self.player.orders, board, seat.power)  # the search blocks
+        strategic, power = self.player, seat.power
+        if seat.negotiator is not None and isinstance(strategic, StrategicBot):
+            agreements = seat.negotiator.agreements()
+            orders = await loop.run_in_executor(None, lambda: strategic.orders(board, power, agreements))
+        else:
+            orders = await loop.run_in_executor(None, self.player.orders, board, seat.power)  # the search blocks
         results = [OrderResult(seat.power, order.canonical(), "") for order in orders]
         routes = convoy_routes(board.tables, results)
         elements = [order_element(seat.table, position, result, routes) for result in results]
@@ -220,6 +248,32 @@ class DaideBot:
             await client.send(("SUB", *elements))
         seat.submitted = str(position.phase)
         log.info("%s: %s", position.phase, "; ".join(r.order for r in results) or "nothing to order")
+
+    async def _frm(self, client: DaideClient, message: Message) -> None:
+        """Press from another power: the negotiator's answers go back as SND."""
+        seat = self.seat
+        if seat.negotiator is None or seat.board is None or seat.table is None or len(message) != 4:
+            log.debug("%s", _text(message))
+            return
+        powers = seat.table.power_of_token
+        sender = powers.get(str(message[1][0])) if message[1] else None
+        recipients = tuple(powers[str(p)] for p in message[2] if str(p) in powers)
+        if sender is None or type(message[3]) is not tuple:
+            return
+        log.info("press from %s: %s", sender, _text(message[3]))
+        before = seat.negotiator.agreements()
+        await self._send_press(client, seat.negotiator.heard(sender, recipients, message[3], seat.board))
+        board = seat.board
+        if seat.negotiator.agreements() != before and seat.submitted == str(board.position.phase) and \
+                board.position.phase.kind.name == "MOVEMENT":
+            await self._order(client, board)  # new agreements: this phase's orders again, within them
+
+    async def _send_press(self, client: DaideClient, outgoing: list[Outgoing]) -> None:
+        table = self.seat.table
+        assert table is not None
+        for recipients, press in outgoing:
+            await client.send(("SND", tuple(table.power_names[p] for p in recipients), press))
+            log.info("press to %s: %s", ", ".join(recipients), _text(press))
 
 
 def read_now(table: TokenTable, message: Message, centers: Mapping[str, frozenset[str]]) -> Position:

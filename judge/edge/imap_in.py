@@ -22,6 +22,7 @@ from imapclient.exceptions import IMAPClientError
 
 from judge.config import ImapSettings
 from judge.store.engine import Store
+from judge.mailauth.intake import Vetted, Vetting
 from judge.store.inbound import store_inbound
 from judge.mail import Clock, utc_now
 
@@ -34,8 +35,10 @@ SEEN = b"\\Seen"
 class ImapPoller:
     def __init__(self, settings: ImapSettings, store: Store, *,
                  on_stored: Callable[[], None] = lambda: None, clock: Clock = utc_now,
-                 timeout: float = 30.0, max_bytes: int = 10 * 1024 * 1024) -> None:
+                 timeout: float = 30.0, max_bytes: int = 10 * 1024 * 1024,
+                 vetting: Vetting | None = None) -> None:
         self.settings = settings
+        self.vetting = vetting  # the receiving server's Authentication-Results (judge.mailauth.intake)
         self.max_bytes = max_bytes
         self.store = store
         self.on_stored = on_stored
@@ -78,8 +81,9 @@ class ImapPoller:
                 if body is None:
                     continue
                 raw = bytes(body)
-                stored = store_inbound(self.store, raw, mail_from=None, rcpt_to=[],
-                                       source="imap", now=self.clock())
+                vetted = self.vetting.over_imap(raw) if self.vetting is not None else Vetted()
+                stored = store_inbound(self.store, raw, mail_from=None, rcpt_to=[], source="imap",
+                                       now=self.clock(), vetted=vetted)
                 new += stored.new
                 done.append(uid)
             if done:

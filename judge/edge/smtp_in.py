@@ -17,7 +17,8 @@ from aiosmtpd.smtp import Envelope, Session as SmtpSession, SMTP
 
 from judge.config import SmtpSettings
 from judge.store.engine import Store
-from judge.store.inbound import GroupedIntake
+from judge.mailauth.intake import Vetted, Vetting
+from judge.store.inbound import GroupedIntake, Stored
 from judge.mail import Clock, utc_now
 
 log = logging.getLogger("judge.smtp_in")
@@ -27,8 +28,9 @@ class IntakeHandler:
     """aiosmtpd handler: ``handle_DATA`` stores the message and only then says 250."""
 
     def __init__(self, store: Store, *, on_stored: Callable[[], None] = lambda: None,
-                 clock: Clock = utc_now) -> None:
+                 clock: Clock = utc_now, vetting: Vetting | None = None) -> None:
         self.store = store
+        self.vetting = vetting  # who wrote it: verified before it is stored (judge.mailauth.intake)
         self.intake = GroupedIntake(store)  # concurrent connections' mails share a transaction
         self.on_stored = on_stored
         self.clock = clock
@@ -45,14 +47,18 @@ class IntakeHandler:
             mail_from = ""
         rcpt_to = list(envelope.rcpt_tos)
         peer = _peer_host(session)
+        helo = str(getattr(session, "host_name", "") or "")[:255]
         loop = asyncio.get_running_loop()
+
+        def vet_and_store(raw: bytes) -> Stored:
+            vetted = (self.vetting.over_smtp(raw, mail_from=mail_from, peer=peer, helo=helo)
+                      if self.vetting is not None else Vetted())
+            return self.intake.store_inbound(raw, mail_from=mail_from, rcpt_to=rcpt_to, source="smtp",
+                                             now=self.clock(), peer=peer, vetted=vetted)
+
         try:
-            # The store blocks (SQLite busy wait, network): keep it off the SMTP event loop.
-            stored = await loop.run_in_executor(
-                None,
-                lambda: self.intake.store_inbound(raw, mail_from=mail_from, rcpt_to=rcpt_to,
-                                                  source="smtp", now=self.clock(), peer=peer),
-            )
+            # DNS and the store block (SQLite busy wait, network): keep them off the SMTP event loop.
+            stored = await loop.run_in_executor(None, vet_and_store, raw)
         except Exception:
             log.exception("could not store a message from %r", mail_from)
             return "451 4.3.0 Temporary failure storing the message; try again later"

@@ -32,6 +32,7 @@ from sqlalchemy import Connection, bindparam, select, update
 
 from judge.config import OutboundSettings
 from judge.mailauth.dkim_sign import Signer, SigningError
+from judge.mailauth.unsubscribe import UnsubscribeLinks
 from judge.mail import Clock, utc_now
 from judge.store import leases
 from judge.store.core import table_of
@@ -51,7 +52,7 @@ GATHER_SECONDS = 0.05
 # Core statements built once (the sender shares the process, and its GIL, with the worker).
 _OUTBOX = table_of(OutboxMessage)
 _DUE = (
-    select(_OUTBOX.c.id, _OUTBOX.c.mail_from, _OUTBOX.c.recipients, _OUTBOX.c.raw)
+    select(_OUTBOX.c.id, _OUTBOX.c.mail_from, _OUTBOX.c.recipients, _OUTBOX.c.raw, _OUTBOX.c.game_id)
     .where(_OUTBOX.c.status == QUEUED, _OUTBOX.c.next_attempt_at <= bindparam("now"))
     .order_by(_OUTBOX.c.next_attempt_at, _OUTBOX.c.id)
     .limit(BATCH)
@@ -245,15 +246,18 @@ class OutboxSender:
     """Sends due outbox rows.  ``start()`` makes it a lease owner (and releases the rows
     of senders that are gone); without it, leases carry no owner and only expire.
 
-    With a ``signer`` every mail is DKIM-signed as it leaves (each attempt anew, so the
-    signature's time is the sending's): whatever queued it, the worker, ``judge tick`` or
-    a worker process, and whichever transport takes it."""
+    As a mail leaves, a game member's copy gets its own unsubscribe links (``links``,
+    judge.mailauth.unsubscribe), then, with a ``signer``, its DKIM signatures (each attempt
+    anew, so the signature's time is the sending's): whatever queued it, the worker,
+    ``judge tick`` or a worker process, and whichever transport takes it."""
 
     def __init__(self, store: Store, transport: Transport, *, retry_base_seconds: float = 60.0,
-                 max_attempts: int = 12, clock: Clock = utc_now, signer: Signer | None = None) -> None:
+                 max_attempts: int = 12, clock: Clock = utc_now, signer: Signer | None = None,
+                 links: UnsubscribeLinks | None = None) -> None:
         self.store = store
         self.transport = transport
         self.signer = signer
+        self.links = links
         self.retry_base_seconds = retry_base_seconds
         self.max_attempts = max_attempts
         self.clock = clock
@@ -278,7 +282,7 @@ class OutboxSender:
             leases.unregister(self.store, self.owner)
             self.owner = None
 
-    def _lease_due(self) -> list[tuple[int, str, list[str], bytes]]:
+    def _lease_due(self) -> list[tuple[int, str, list[str], bytes, int | None]]:
         now = self.clock()
         owner = self.owner.id if self.owner is not None else None
         with self.store.unit_of_work() as session:
@@ -286,17 +290,17 @@ class OutboxSender:
             rows = connection.execute(_DUE, {"now": now}).all()
             if rows:
                 connection.execute(_LEASE, {"ids": [row.id for row in rows], "until": now + LEASE, "owner": owner})
-            return [(row.id, row.mail_from, list(row.recipients), row.raw) for row in rows]
+            return [(row.id, row.mail_from, list(row.recipients), row.raw, row.game_id) for row in rows]
 
     def send_due(self) -> int:
         """Attempt every due row once; the number delivered.  Each outcome is recorded
         as soon as its attempt ends (a crash must not resend what the relay took)."""
         delivered = 0
-        for row_id, mail_from, recipients, raw in self._lease_due():
+        for row_id, mail_from, recipients, raw, game_id in self._lease_due():
             error: DeliveryError | None = None
             how: Delivered | None = None
             try:
-                how = self.transport.deliver(mail_from, recipients, self._signed(raw), row_id)
+                how = self.transport.deliver(mail_from, recipients, self._final(raw, game_id, recipients), row_id)
             except DeliveryError as exc:
                 error = exc
             except Exception as exc:  # a transport bug must not stop the other rows
@@ -305,7 +309,10 @@ class OutboxSender:
             delivered += error is None
         return delivered
 
-    def _signed(self, raw: bytes) -> bytes:
+    def _final(self, raw: bytes, game_id: int | None, recipients: Sequence[str]) -> bytes:
+        """The bytes that leave: personal links, then the signatures over them."""
+        if self.links is not None:
+            raw = self.links.apply(raw, game_id, recipients)
         if self.signer is None:
             return raw
         try:

@@ -10,8 +10,9 @@ would no longer match.
 from __future__ import annotations
 
 import socket
-from sqlalchemy import insert, select
+from sqlalchemy import Connection, insert, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from judge.config import DkimSettings, JudgeSettings
 from judge.mailauth.dkim_keys import ED25519, RSA, DkimKey, new_key
@@ -19,9 +20,11 @@ from judge.mailauth.dkim_sign import Signer, signer_for
 from judge.store.core import table_of
 from judge.store.engine import Store
 from judge.store.leases import wall_clock
-from judge.store.models_mailauth import DkimKeyRecord
+from judge.store.models_mailauth import DkimKeyRecord, MailSecret
 
 _TABLE = table_of(DkimKeyRecord)
+_SECRET = table_of(MailSecret)
+TOKEN_KEY = "token-key"
 
 
 class DkimKeyRefused(RuntimeError):
@@ -77,3 +80,32 @@ def judge_signer(store: Store, dkim: DkimSettings, judge: JudgeSettings) -> Sign
         return None
     return signer_for(signing_domain(dkim, judge), settle_dkim_keys(store, dkim))
 
+
+
+def token_key_in(connection: Connection | Session) -> bytes | None:
+    """The token key as this transaction sees it; None before any was made (then no
+    token the judge handed out can exist)."""
+    value = connection.execute(select(_SECRET.c.value).where(_SECRET.c.name == TOKEN_KEY)).scalar()
+    return None if value is None else bytes.fromhex(value)
+
+
+def token_key(store: Store) -> bytes:
+    """The key of unsubscribe and bounce tokens (judge.mailauth.tokens), made once."""
+    import secrets
+
+    def read() -> str | None:
+        with store.engine.connect() as connection:
+            key = token_key_in(connection)
+        return None if key is None else key.hex()
+
+    found = read()
+    if found is None:
+        try:
+            with store.core_unit_of_work() as connection:
+                connection.execute(insert(_SECRET), {"name": TOKEN_KEY, "value": secrets.token_hex(32),
+                                                     "created_at": wall_clock()})
+        except IntegrityError:
+            pass  # another process made it first
+        found = read()
+    assert found is not None
+    return bytes.fromhex(found)

@@ -32,9 +32,10 @@ def list_headers(game: Game, judge: JudgeSettings) -> tuple[tuple[str, str], ...
     """List-Id (RFC 2919), List-Unsubscribe and List-Post (RFC 2369) for one game's
     broadcasts, written as plain ``<mailto:...>`` values (judge/outgoing.py never encodes them).
 
-    Leaving needs the member's password, so the unsubscribe link opens a mail with the
-    commands to fill in rather than acting on one click; posting to the game is mail to
-    the judge (SIGNON, then PRESS or BROADCAST).
+    This List-Unsubscribe (a mail with the commands to fill in) is the game's; as each
+    copy leaves, the sender replaces it with that recipient's own one-click links
+    (judge.mailauth.unsubscribe).  Posting to the game is mail to the judge (SIGNON,
+    then PRESS or BROADCAST).
     """
     body = url_quote(f"SIGNON you@{game.name} password\nRESIGN\n", safe="")
     subject = url_quote(f"leave {game.name}", safe="")

@@ -28,6 +28,17 @@ _MESSAGE_ID = re.compile(rb"(?im)^message-id[ \t]*:((?:[^\r\n]*)(?:\r?\n[ \t][^\
 
 
 @dataclass(frozen=True)
+class Vetted:
+    """Who wrote a mail, as its edge found (judge.mailauth.intake): ``results``, the
+    judge's own Authentication-Results value (None when it did not verify);
+    ``authenticated``, the From address proven; ``distrust``, why its sign-ons are refused."""
+
+    results: str | None = None
+    authenticated: str | None = None
+    distrust: str | None = None
+
+
+@dataclass(frozen=True)
 class Stored:
     """The inbound row a mail is stored as; ``new`` is False for a redelivery."""
 
@@ -101,6 +112,7 @@ class _Arrival:
     source: str
     now: datetime
     peer: str | None = None
+    vetted: Vetted | None = None
     message_id: str | None = None
     digest: str = ""
     stored: Stored | None = None
@@ -115,7 +127,10 @@ class _Arrival:
     def row(self) -> dict[str, object]:
         return {"message_id": self.message_id, "digest": self.digest, "mail_from": self.mail_from,
                 "rcpt_to": self.rcpt_to, "source": self.source, "raw": self.raw, "received_at": self.now,
-                "status": RECEIVED, "peer": self.peer}
+                "status": RECEIVED, "peer": self.peer,
+                "auth_results": self.vetted.results if self.vetted else None,
+                "authenticated": self.vetted.authenticated if self.vetted else None,
+                "distrust": self.vetted.distrust if self.vetted else None}
 
 
 def _insert(connection: Connection, arrival: _Arrival) -> int:
@@ -127,13 +142,14 @@ def _insert(connection: Connection, arrival: _Arrival) -> int:
 
 
 def store_inbound(store: Store, raw: bytes, *, mail_from: str | None, rcpt_to: Sequence[str],
-                  source: str, now: datetime, peer: str | None = None) -> Stored:
+                  source: str, now: datetime, peer: str | None = None, vetted: Vetted | None = None) -> Stored:
     """Commit ``raw`` as a new inbound row, or find the row of an earlier delivery;
-    ``peer``: the connecting client's IP address (SMTP), None when unknown.
+    ``peer``: the connecting client's IP address (SMTP), None when unknown; ``vetted``:
+    the verdict on who wrote it (judge.mailauth.intake).
 
     Committed when this returns: only then may the edge acknowledge the mail.
     """
-    return _store_one(store, _Arrival(raw, mail_from, list(rcpt_to), source, now, peer))
+    return _store_one(store, _Arrival(raw, mail_from, list(rcpt_to), source, now, peer, vetted))
 
 
 def _store_one(store: Store, arrival: _Arrival) -> Stored:
@@ -178,9 +194,9 @@ class GroupedIntake:
         self._storing = False  # a thread is storing a group (later mails wait for the next)
 
     def store_inbound(self, raw: bytes, *, mail_from: str | None, rcpt_to: Sequence[str], source: str,
-                      now: datetime, peer: str | None = None) -> Stored:
+                      now: datetime, peer: str | None = None, vetted: Vetted | None = None) -> Stored:
         """As the module's ``store_inbound``: committed and synced when this returns."""
-        arrival = _Arrival(raw, mail_from, list(rcpt_to), source, now, peer)
+        arrival = _Arrival(raw, mail_from, list(rcpt_to), source, now, peer, vetted)
         if not self._grouped:
             return _store_one(self.store, arrival)
         with self._lock:

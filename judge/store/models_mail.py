@@ -55,6 +55,14 @@ class InboundMessage(Base):
     # PostgreSQL: the database's time of the last counted start (see judge.worker).
     started_at: Mapped[datetime | None]
 
+    # Who wrote it: the judge's own Authentication-Results value (RFC 8601; the header it
+    # would add on top of ``raw``, kept beside it so ``raw`` stays as received), and the
+    # verdict of the trusted one (judge.mailauth.trust): the From address DMARC proved, and
+    # why its sign-ons are refused (None: they are not).
+    auth_results: Mapped[str | None] = mapped_column(Text)
+    authenticated: Mapped[str | None] = mapped_column(String(320))
+    distrust: Mapped[str | None] = mapped_column(Text)
+
     shunts: Mapped[list["Shunt"]] = relationship(back_populates="inbound", order_by="Shunt.id")
 
 

@@ -26,3 +26,14 @@ class DkimKeyRecord(Base):
     public_key: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime]
     created_by: Mapped[str] = mapped_column(String(255))
+
+
+class MailSecret(Base):
+    """A secret of the judge's mail, made once and shared by every host: the key of the
+    tokens in unsubscribe links and bounce addresses (judge.mailauth.tokens)."""
+
+    __tablename__ = "mail_secret"
+
+    name: Mapped[str] = mapped_column(String(40), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime]

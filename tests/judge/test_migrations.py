@@ -127,3 +127,20 @@ def test_judge_db_upgrade_takes_a_0001_database_to_the_head_with_its_data(tmp_pa
     hidden = subprocess.run([sys.executable, "-m", "judge.cli", "db", "status"], capture_output=True, text=True,
                             env=env | secret)
     assert "s3cret" not in hidden.stdout + hidden.stderr and "judge:***@127.0.0.1" in hidden.stdout + hidden.stderr
+
+
+def test_the_revisions_form_one_chain_numbered_in_order():
+    """Branches that each add a revision after the same head leave two heads; the one who
+    merges second renumbers and re-chains (docs/design.md).  File numbers follow the chain."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from judge.store.schema import MIGRATIONS_DIR
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    scripts = ScriptDirectory.from_config(config)
+    assert len(scripts.get_heads()) == 1, f"several heads: {scripts.get_heads()}"
+    chain = [revision for revision in scripts.walk_revisions()][::-1]  # base first
+    numbers = [int(revision.path.rsplit("/", 1)[1][:4]) for revision in chain]
+    assert numbers == list(range(1, len(chain) + 1)), numbers

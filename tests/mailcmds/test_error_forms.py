@@ -16,6 +16,7 @@ BAD_LINES = {
     ("OBSERVE",): "OBSERVE g1",
     ("TAKEOVER",): "TAKEOVER g1",
     ("RESIGN",): "RESIGN a@g1",
+    ("UNSUBSCRIBE",): "UNSUBSCRIBE",
     ("CLEAR",): "CLEAR all",
     ("PRESS",): "PRESS TO",
     ("BROADCAST",): "BROADCAST TO F",

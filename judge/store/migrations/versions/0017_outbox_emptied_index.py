@@ -1,7 +1,7 @@
 """outbox: an index for [store] keep_sent_days, (emptied_at, status, sent_at)
 
-Revision ID: 0015_outbox_emptied_index
-Revises: 0014_press_daide
+Revision ID: 0017_outbox_emptied_index
+Revises: 0016_inbound_trust
 Create Date: 2026-11-28 19:55:00
 
 Each scheduler pass looks for sent mail older than keep_sent_days whose body is not
@@ -16,8 +16,8 @@ from typing import Sequence, Union
 from alembic import op
 
 
-revision: str = '0015_outbox_emptied_index'
-down_revision: Union[str, None] = '0014_press_daide'
+revision: str = '0017_outbox_emptied_index'
+down_revision: Union[str, None] = '0016_inbound_trust'
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 

@@ -1,0 +1,64 @@
+"""The verdict on who wrote a mail, made where it arrives, before it is stored.
+
+``Vetting.over_smtp``: the judge verifies the mail itself (judge.mailauth.verify) and
+records the result as an ``Authentication-Results`` header, its authserv-id ``[mail]
+authserv_id`` (else ``[judge] domain``), kept beside the stored bytes (which stay as
+received) as if on top of them; ``Vetting.over_imap``:
+the receiving server's own header is read instead (its authserv-id among
+``[mail] trusted_authserv_ids``).  Either way judge.mailauth.trust says what the topmost
+trusted header means.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from email.utils import getaddresses
+
+from judge.config import JudgeSettings, MailSettings
+from judge.mailauth.trust import trust_of
+from judge.mailauth.verify import authentication_results
+from judge.store.inbound import Vetted
+
+__all__ = ["Vetted", "Vetting", "from_address"]
+
+_FIELD = re.compile(rb"\r?\n(?![ \t])")
+
+
+def _head_fields(raw: bytes) -> list[tuple[str, str]]:
+    head = re.split(rb"\r?\n\r?\n", raw, maxsplit=1)[0]
+    fields = []
+    for field in _FIELD.split(head):
+        name, sep, value = field.partition(b":")
+        if sep:
+            fields.append((name.strip().lower().decode("ascii", "replace"),
+                           " ".join(value.decode("utf-8", "replace").split())))
+    return fields
+
+
+def from_address(raw: bytes) -> str:
+    """The one From address ("" when there are none or several)."""
+    found = [a for _, a in getaddresses([v for n, v in _head_fields(raw) if n == "from"]) if "@" in a]
+    return found[0].lower() if len(found) == 1 else ""
+
+
+@dataclass(frozen=True)
+class Vetting:
+    mail: MailSettings
+    judge: JudgeSettings
+
+    def _verdict(self, raw: bytes, own: str | None = None) -> Vetted:
+        values = ([own] if own else []) + [v for n, v in _head_fields(raw) if n == "authentication-results"]
+        trust = trust_of(values, self.mail.authserv_ids(self.judge), from_address(raw), self.mail.trust)
+        return Vetted(own, trust.authenticated, trust.distrust)
+
+    def over_smtp(self, raw: bytes, *, mail_from: str, peer: str | None, helo: str) -> Vetted:
+        """``raw`` verified; the verdict reads the judge's own header first."""
+        if not self.mail.verify:
+            return self._verdict(raw)
+        value = authentication_results(raw, authserv_id=self.mail.authserv_id or self.judge.domain, ip=peer,
+                                       mail_from=mail_from, helo=helo, timeout=self.mail.dns_timeout_seconds)
+        return self._verdict(raw, value)
+
+    def over_imap(self, raw: bytes) -> Vetted:
+        return self._verdict(raw)

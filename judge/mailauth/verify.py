@@ -1,0 +1,163 @@
+"""Who wrote a mail, as DNS can tell: DKIM (every signature, dkimpy), SPF of the envelope
+sender and the connecting address (pyspf) and DMARC alignment of From with the policy the
+From domain publishes (authheaders' DMARC logic and public suffix list); the verdict as an
+Authentication-Results header value (RFC 8601, written by authres).
+
+DNS goes through dnspython's default resolver (``configure_resolver``), which all three
+libraries use.  A DNS failure is ``temperror``, never ``fail``: such a mail is not refused
+(judge.mailauth.trust), so a slow name server cannot cost a player a turn.  Bounded: at
+most ``MAX_SIGNATURES`` signatures checked, a signature field longer than
+``MAX_SIGNATURE_BYTES`` is a ``permerror`` unread, and each lookup waits ``timeout``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import authres
+import dkim
+import dns.exception
+import dns.rdatatype
+import dns.resolver
+
+MAX_SIGNATURES = 4
+MAX_SIGNATURE_BYTES = 4096
+_FIELD = re.compile(rb"\n(?![ \t])")
+
+
+def configure_resolver(server: str, timeout: float) -> None:
+    """Every DNS lookup of this process through ``server`` ("host" or "host:port"; empty:
+    dnspython's default, the system's resolv.conf), with a cache, each lookup given up
+    after ``timeout`` s."""
+    if server:
+        resolver = dns.resolver.Resolver(configure=False)
+        host, _, port = server.rpartition(":") if server.count(":") == 1 else (server, "", "")
+        resolver.nameservers = [host or server]
+        resolver.port = int(port) if port else 53
+    else:
+        resolver = dns.resolver.get_default_resolver()
+    resolver.lifetime = timeout
+    resolver.timeout = timeout
+    resolver.cache = dns.resolver.Cache()
+    dns.resolver.default_resolver = resolver
+
+
+class _Lookups:
+    """dkimpy's key lookup, remembering what went wrong: dkimpy answers False both for a
+    bad signature and for a key DNS could not give, which are fail, permerror (no key)
+    and temperror (DNS trouble, SERVFAIL included) to the judge."""
+
+    def __init__(self) -> None:
+        self.trouble: str | None = None
+
+    def __call__(self, name: bytes, timeout: int = 5) -> bytes | None:
+        try:
+            answer = dns.resolver.resolve(name.decode("ascii"), dns.rdatatype.TXT, raise_on_no_answer=False,
+                                          lifetime=timeout)
+        except dns.resolver.NXDOMAIN:
+            self.trouble = "permerror"
+            return None
+        except (dns.resolver.NoNameservers, dns.exception.Timeout, dns.resolver.NoResolverConfiguration) as exc:
+            self.trouble = "temperror"
+            raise dkim.DnsTimeoutError(str(exc)) from exc
+        for rrset in answer.response.answer:
+            if rrset.rdtype == dns.rdatatype.TXT:
+                return b"".join(list(rrset.items)[0].strings)
+        self.trouble = "permerror"
+        return None
+
+
+def dkim_results(raw: bytes, timeout: float) -> list[Any]:
+    """One DKIM result per signature (at most MAX_SIGNATURES), or ``none`` when unsigned."""
+    from authheaders import DKIMAuthenticationResult
+
+    head = raw.replace(b"\r\n", b"\n").split(b"\n\n", 1)[0]
+    fields = [f for f in _FIELD.split(head) if f[:15].lower() == b"dkim-signature:"]
+    if not fields:
+        return [DKIMAuthenticationResult(result="none")]
+    checker = dkim.DKIM(raw, timeout=int(max(timeout, 1)))
+    results = []
+    for index, field in enumerate(fields[:MAX_SIGNATURES]):
+        tags = dict(re.findall(rb"(?:^|;)\s*([a-z]+)\s*=\s*([^;]*)", field.split(b":", 1)[1].replace(b"\n", b"")))
+        domain = tags.get(b"d", b"").strip().decode("ascii", "replace")[:253]
+        selector = tags.get(b"s", b"").strip().decode("ascii", "replace")[:63]
+        algorithm = tags.get(b"a", b"").strip().decode("ascii", "replace")[:32]
+        why: str | None
+        if len(field) > MAX_SIGNATURE_BYTES:
+            result, why = "permerror", "signature too large"
+        else:
+            lookups = _Lookups()
+            try:
+                passed = checker.verify(idx=index, dnsfunc=lookups)
+                result, why = ("pass", None) if passed else (
+                    ("temperror", "DNS lookup failed") if lookups.trouble == "temperror" else
+                    ("permerror", "no key in DNS") if lookups.trouble == "permerror" else ("fail", "bad signature"))
+            except dkim.DnsTimeoutError:
+                result, why = "temperror", "DNS lookup failed"
+            except dkim.DKIMException as exc:
+                result, why = "permerror", str(exc)[:120]
+            except Exception as exc:  # a malformed signature must never stop the intake
+                result, why = "permerror", type(exc).__name__
+        results.append(DKIMAuthenticationResult(result=result, result_comment=why, header_d=domain,
+                                                header_s=selector, header_a=algorithm))
+    return results
+
+
+def spf_result(ip: str | None, mail_from: str, helo: str, timeout: float) -> Any:
+    import spf
+    from authheaders import SPFAuthenticationResult
+
+    if not ip or _is_local(ip):  # a relay on this host: its address says nothing of the sender
+        return SPFAuthenticationResult(result="none", result_comment="no remote client address",
+                                       smtp_mailfrom=mail_from or None)
+    try:
+        result, why = spf.check2(i=ip, s=mail_from or f"postmaster@{helo}", h=helo or "unknown", timeout=timeout,
+                                 querytime=max(1, int(timeout)))
+    except Exception as exc:  # pyspf raises on DNS trouble it does not classify
+        result, why = "temperror", type(exc).__name__
+    return SPFAuthenticationResult(result=result, result_comment=str(why)[:120] or None,
+                                   smtp_mailfrom=mail_from or None, smtp_helo=None if mail_from else helo)
+
+
+def _is_local(ip: str) -> bool:
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(ip.split("%", 1)[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def dmarc_result(raw: bytes, spf: Any, dkims: list[Any]) -> Any:
+    from authheaders import DMARCAuthenticationResult, check_dmarc
+
+    passing = [d for d in dkims if d.result == "pass"]
+    try:
+        from_domain = _from_domain(raw)
+        aligned = [d for d in passing if from_domain and (d.header_d or "").lower().endswith(from_domain)]
+        return check_dmarc(raw, spf, (aligned or passing or dkims)[0])
+    except (dns.exception.DNSException, OSError) as exc:
+        return DMARCAuthenticationResult(result="temperror", result_comment=f"DNS: {type(exc).__name__}")
+    except Exception as exc:
+        return DMARCAuthenticationResult(result="permerror", result_comment=type(exc).__name__)
+
+
+def _from_domain(raw: bytes) -> str:
+    from email.utils import getaddresses
+
+    head = raw.replace(b"\r\n", b"\n").split(b"\n\n", 1)[0].decode("utf-8", "replace")
+    froms = [f.split(":", 1)[1].replace("\n", " ") for f in re.split(r"\n(?![ \t])", head)
+             if f.lower().startswith("from:")]
+    addresses = [a for _, a in getaddresses(froms) if "@" in a]
+    return addresses[0].rsplit("@", 1)[1].lower() if len(addresses) == 1 else ""
+
+
+def authentication_results(raw: bytes, *, authserv_id: str, ip: str | None, mail_from: str, helo: str,
+                           timeout: float) -> str:
+    """The Authentication-Results value (without the field name) of ``raw``."""
+    spf = spf_result(ip, mail_from, helo, timeout)
+    dkims = dkim_results(raw, timeout)
+    dmarc = dmarc_result(raw, spf, dkims)
+    header = str(authres.AuthenticationResultsHeader(authserv_id=authserv_id, results=[spf, *dkims, dmarc]))
+    return header.split(":", 1)[1].strip()
