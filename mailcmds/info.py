@@ -55,8 +55,9 @@ class GetKey(Command):
 
 
 #: Commands that only read: the same one twice in a mail (for the same signed-on game) is
-#: answered once.
-INFORMATION: tuple[type[Command], ...] = (ListGames, Summary, History, Help, GetKey)
+#: answered once.  MAP too (its pictures are the dearest answer; a master's ``MAP name``
+#: twice sets the same map twice).
+INFORMATION: tuple[type[Command], ...] = (ListGames, Summary, History, Help, GetKey, MapPicture)
 
 
 def _list(ctx: ParseContext, line: CommandLine) -> Command:

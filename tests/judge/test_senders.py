@@ -48,4 +48,4 @@ def test_imap_mail_is_named_by_its_return_path_else_its_from():
 def test_a_verified_identity_comes_first_and_needs_no_client_address():
     mail = replace(inbound("guesser@evil.example", "203.0.113.7"), authenticated="Owner@Example.net")
     sender = sender_of(mail)
-    assert (sender.key, sender.verified) == ("owner@example.net", True)
+    assert (sender.key, sender.verified) == ("owner@example.net (verified)", True)  # never a forger's plain key
