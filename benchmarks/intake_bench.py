@@ -418,7 +418,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     report: dict[str, Any] = {"machine": machine(), "games": population.games, "seats": len(population.seats),
                               "phases": [], "memory_kib": {}}
     print("machine: " + ", ".join(f"{k} {v}" for k, v in report["machine"].items()), flush=True)
-    daemon = Daemon(workdir, database, {"JUDGE_WORKER_PROCESSES": str(args.worker_processes)},
+    settings = dict(item.split("=", 1) for item in args.env)
+    report["settings"] = settings
+    daemon = Daemon(workdir, database, {"JUDGE_WORKER_PROCESSES": str(args.worker_processes), **settings},
                     worker_processes=args.worker_processes)
     observer = ReplyObserver(database, args.poll_ms / 1000)
     try:
@@ -493,6 +495,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--worker-processes", type=int, default=0,
                         help="[worker] processes of the daemon (0: the worker is a thread)")
     parser.add_argument("--json", type=Path, help="write the figures here too")
+    parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                        help="a setting for the daemon, e.g. JUDGE_MAIL_VERIFY=false (repeatable): "
+                             "runs side by side that differ in one setting")
     args = parser.parse_args(argv)
     report = run(args)
     if args.json:

@@ -170,7 +170,8 @@ def _broadcast(keyring: Keyring, judge_fingerprint: str, raw: bytes, index: int)
 
 def _player_reveals(message: EmailMessage) -> tuple[tuple[str, bytes], ...]:
     """The reveals a player posted to the game's list itself (``REVEAL who@game``)."""
-    from mailcmds import Reveal, parse_mail
+    from judge.commands.commitments import Reveal
+    from judge.commands.registry import parse_mail
 
     try:
         parsed = parse_mail(message)

@@ -206,7 +206,9 @@ class MailSettings:
     (comma-separated): whose Authentication-Results the judge also believes, e.g. the
     IMAP server's or a Postfix with OpenDMARC in front; ``trust``: ``dmarc`` refuses the
     sign-ons of mail failing a DMARC policy of reject or quarantine, ``any`` refuses
-    nothing.  ``dns_server``: "host" or "host:port" (empty: the system's resolver)."""
+    nothing.  ``dns_server``: "host" or "host:port" (empty: the system's resolver).
+    ``bounce_limit`` bounces in ``bounce_window_days`` make an address unreachable
+    (judge.mailauth.bounces)."""
 
     verify: bool = True
     authserv_id: str = ""
@@ -214,6 +216,8 @@ class MailSettings:
     trust: str = "dmarc"
     dns_server: str = ""
     dns_timeout_seconds: float = 5.0
+    bounce_limit: int = 3
+    bounce_window_days: int = 14
 
     def authserv_ids(self, judge: JudgeSettings) -> tuple[str, ...]:
         """Every authserv-id whose verdict counts: the judge's own (when it verifies) and the trusted."""
@@ -414,6 +418,8 @@ _RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
     ("unsubscribe", "port"): (0, 65535, "a TCP port, 0 to 65535 (0: any free port)"),
     ("unsubscribe", "requests_per_minute"): (1, None, "a count, at least 1"),
     ("mail", "dns_timeout_seconds"): (0.1, 60, "seconds, 0.1 to 60"),
+    ("mail", "bounce_limit"): (1, None, "a count of bounces, at least 1"),
+    ("mail", "bounce_window_days"): (1, None, "a number of days, at least 1"),
     ("imap", "poll_seconds"): (0.001, None, "seconds, more than 0"),
     ("scheduler", "tick_seconds"): (0.001, None, "seconds, more than 0"),
     ("scheduler", "touched_seconds"): (0.001, None, "seconds, more than 0"),

@@ -1,6 +1,8 @@
-"""Machine players (DAIDE bots) in the store: seats, orders, WAIT and draw votes, through
-the same service functions as mail, so readiness, deadlines, grace, late notices and civil
-disorder treat a bot's power like any other.
+"""Machine players (DAIDE bots) in the store: their seats, the games open to them (and
+their ports), and what the DAIDE edge reads of the phases played.  What a machine *does* --
+SUB, GOF, DRW -- is a mail's command run through the mail's dispatcher
+(judge/edge/daide/host.py, judge.commands.dispatch.run_at_seat), so readiness,
+deadlines, grace, late notices and civil disorder treat a bot's power like any other.
 
 A machine's membership has an address in the reserved ``machines.invalid`` domain
 (judge.outgoing drops mail to it) and no name; its NME name and version live in
@@ -14,7 +16,6 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Sequence
 
 from sqlalchemy import Text, cast, func, select
 from sqlalchemy.orm import Session
@@ -24,23 +25,17 @@ from adjudicator.results import OrderResult
 from adjudicator.types import Position
 from judge.outgoing import MACHINE_DOMAIN
 from judge.commands.daide_ports import MACHINES, give_port, is_machine_game, released_for_idling
-from judge.phases.ballots import ballot_to_json, ballots_of, vote_text
 from judge.commands.fair_players import PassContext
 from judge.commands.start import start_game
-from judge.phases.bot_moves import store_power_orders
-from judge.phases.processing import DRAW, end_game
 from judge.publish.broadcast import to_member
 from judge.render import render
-from judge.phases.turnstate import after_orders, fresh_deadline_for_newcomer, stored_order_set, survivors, turn_state
-from judge.store.queries import (has_rule, latest_of_power, master_of, player_of, players, position_of, rules_of,
-                                 variant_of)
+from judge.phases.turnstate import fresh_deadline_for_newcomer
+from judge.store.queries import has_rule, latest_of_power, master_of, player_of, players, variant_of
 from judge.store.models_daide import DaidePort, MachineSeat
 from judge.store.times import as_utc
-from judge.lifecycle import ACTIVE, FORMING, is_live, seats_players, statuses_where
+from judge.lifecycle import FORMING, is_live, seats_players, statuses_where
 from judge.store.models_game import DUMMY, PLAYER, Game, Membership, PhaseRecord
 from judge.store.passwords import hash_password
-from judge.turns import Action, Ballot, DrawError, decide, tally
-from judge.turns.draws import NO_DIAS
 
 # Games that may have the rule: their stored rules' JSON text names it (a superset; the
 # rule itself is checked on each).
@@ -214,87 +209,6 @@ def release_seat(session: Session, game_id: int, membership_id: int) -> None:
     session.delete(member)
 
 
-def store_orders(session: Session, game: Game, power: str, canonical: Sequence[str], now: datetime) -> None:
-    """A SUB's accepted orders, stored as a mail's are (judge.phases.bot_moves.store_power_orders:
-    no settle window when they complete the phase; the edge runs a pass at once)."""
-    store_power_orders(session, game, power, canonical, now)
-
-
-def due_now(session: Session, game: Game, now: datetime) -> bool:
-    """Whether a scheduler pass now would process the phase (the edge runs one only then)."""
-    if game.status != ACTIVE or game.position is None or game.deadline is None:
-        return False
-    return decide(turn_state(session, game, now)).action is Action.PROCESS
-
-
-def stored_orders(session: Session, game: Game, power: str) -> list[str]:
-    row = stored_order_set(session, game, power)
-    return list(row.orders or []) if row is not None else []
-
-
-def set_wait(session: Session, game: Game, membership_id: int, wait: bool, now: datetime) -> None:
-    """GOF clears WAIT, NOT (GOF) sets it (as SET WAIT / SET NOWAIT by mail)."""
-    member = session.get(Membership, membership_id)
-    if member is not None and bool(member.wait) != wait:
-        member.wait = wait
-        after_orders(session, game, now)
-
-
-def _draw_rules(game: Game) -> frozenset[str]:
-    return frozenset(rule.split()[0].upper() for rule in rules_of(game))
-
-
-def draw_refusal(game: Game, power: str, powers: frozenset[str] | None) -> str | None:
-    """Why ``power`` may not vote DRW for ``powers`` (None: all survivors): a list of powers
-    only where RULE NO_DIAS allows draws of some survivors, survivors only, two or more."""
-    if game.position is None:
-        return "the game is not running: there is nothing to vote on"
-    alive = survivors(position_of(game))
-    if power not in alive:
-        return f"{power} has been eliminated: only surviving powers vote"
-    if powers is None or powers == alive:
-        return None
-    rules = _draw_rules(game)
-    if NO_DIAS not in rules:
-        return "this game draws only among all survivors (RULE NO_DIAS is not set): send DRW without powers"
-    try:
-        tally(alive, {power: Ballot(True, powers)}, rules)
-    except DrawError as problem:
-        return str(problem)
-    return None
-
-
-def vote_draw(ctx: PassContext, game: Game, membership_id: int, vote: bool,
-              powers: frozenset[str] | None = None) -> bool:
-    """DRW / DRW (powers) / NOT (DRW) as SET DRAW / SET DRAW powers / SET NO DRAW; True when
-    the draw passed and the game ended.  A vote ``draw_refusal`` refuses is not recorded."""
-    member = ctx.session.get(Membership, membership_id)
-    if member is None or member.power is None or game.position is None:
-        return False
-    if vote and draw_refusal(game, member.power, powers) is not None:
-        return False
-    alive = survivors(position_of(game))
-    ballots = ballots_of(ctx.session, game)
-    listed = powers if vote and powers != alive else None
-    ballot = Ballot(vote, listed, ballots.get(member.power, Ballot()).concede_to)
-    ballots[member.power] = ballot
-    member.draw_vote = ballot_to_json(ballot)
-    try:
-        outcome = tally(alive, ballots, _draw_rules(game))
-    except DrawError:  # another's ballot the rules no longer allow: no outcome from it
-        return False
-    if outcome is None or outcome.kind.value != "draw":
-        return False
-    votes = {p: vote_text(b) for p, b in sorted(ballots.items()) if p in alive}
-    ctx.send(end_game(ctx.session, game, ctx.judge, ctx.now, DRAW, outcome.powers, votes=votes))
-    return True
-
-
-def late(session: Session, game: Game, now: datetime) -> frozenset[str]:
-    state = turn_state(session, game, now)
-    return state.missing if state.past_deadline else frozenset()
-
-
 @dataclass(frozen=True)
 class Played:
     phase: str
@@ -336,6 +250,6 @@ def machine_names(session: Session, game: Game) -> dict[str, tuple[str, str]]:
     return names
 
 
-__all__ = ["MACHINES", "MachineGame", "Played", "Seated", "draw_refusal", "late",
-           "free_ports", "last_record_id", "machine_games", "machine_names", "phases_since", "record_of",
-           "release_seat", "seat_by_passcode", "seat_taken_back", "tell_master", "seat_of", "set_wait", "store_orders", "stored_orders", "take_seat", "vote_draw"]
+__all__ = ["MACHINES", "MachineGame", "Played", "Seated", "free_ports", "last_record_id", "machine_games",
+           "machine_names", "phases_since", "record_of", "release_seat", "seat_by_passcode", "seat_taken_back",
+           "seat_of", "take_seat", "tell_master"]

@@ -1,4 +1,4 @@
-"""Values the edges and the services share: a stored mail as the services see it, the
+"""Values the edges and the commands share: a stored mail as the commands see it, the
 clock, the processing hook's shape, and (from judge.refusal) the refusal a service raises."""
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from judge.config import JudgeSettings
-from mailcmds.masking import masked
-from judge.refusal import CommandRefused  # noqa: F401  (services import it from here)
+from judge.refusal import CommandRefused  # noqa: F401  (command modules import it from here)
 from judge.outgoing import OutgoingMail
 
 if TYPE_CHECKING:
@@ -49,6 +48,9 @@ class InboundMail:
     judge: JudgeSettings
     #: Why the mail's body could not be read at all (e.g. MIME nested too deep); None normally.
     unreadable: str | None = None
+    #: The Subject with any password masked (the worker masks it with the command grammar);
+    #: a reply's "Re:" subject quotes this, never the Subject itself.
+    masked_subject: str = ""
     #: The connecting client's IP address (SMTP); None when unknown (IMAP).
     peer: str | None = None
     #: The sender's address as verified (DKIM/DMARC, SMTP AUTH); None until a verifier sets
@@ -84,7 +86,7 @@ class InboundMail:
               game_id: int | None = None) -> OutgoingMail:
         """An answer to the sender, threaded under this mail."""
         if subject is None:
-            original = one_line(masked(self.subject.strip()))  # no password, no line break comes back
+            original = one_line(self.masked_subject.strip())  # no password, no line break comes back
             subject = original if original.lower().startswith("re:") else f"Re: {original}".rstrip()
         references = tuple(str(self.message.get("References", "") or "").split())
         return OutgoingMail(

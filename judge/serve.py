@@ -25,6 +25,7 @@ from judge.edge.pass_timing import DueOutlook, PassPlanner, due_outlook
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
 from judge.edge.smtp_out import OutboxSender, transport_for
 from judge.edge.unsubscribe_in import UnsubscribeListener
+from judge.mailauth.bounces import configure_bounces
 from judge.mailauth.intake import Vetting
 from judge.mailauth.verify import configure_resolver
 from judge.hooks import after_commit_hook, default_process_hook, resolve_hook
@@ -89,6 +90,7 @@ class Daemon:
             if worker_command is not None and count > 0 else None
         )
         vetting = Vetting(settings.mail, settings.judge)
+        configure_bounces(settings.mail)  # how many bounces make an address unreachable
         if settings.mail.verify:
             configure_resolver(settings.mail.dns_server, settings.mail.dns_timeout_seconds)
         self.handler = IntakeHandler(store, on_stored=self._mail_stored, clock=clock, vetting=vetting)
@@ -229,15 +231,17 @@ class Daemon:
                                                   daemon=True, args=(self.stop_event,)))
         if self.tick is not None:
             self._threads.append(threading.Thread(target=self._run_scheduler, name="scheduler", daemon=True))
-        from judge.keyrecord import settle_judge_key  # gpg and services: only when serving
+        from judge.keyrecord import settle_judge_key  # gpg and the commands: only when serving
         from judge.mailauth.keystore import judge_signer, token_key
         from judge.mailauth.unsubscribe import UnsubscribeLinks
+        from judge.mailauth.verp import ReturnPaths
 
         check_port_free(self.settings.smtp.host, self.settings.smtp.port)  # a busy port fails first
         settle_judge_key(self.settings, self.store)  # before listening: no mail before the key
         self.sender.signer = judge_signer(self.store, self.settings.dkim, self.settings.judge)  # DKIM keys made once
-        self.sender.links = UnsubscribeLinks(token_key(self.store), self.settings.judge.address,
-                                             self.settings.unsubscribe.base_url)
+        key = token_key(self.store)
+        self.sender.links = UnsubscribeLinks(key, self.settings.judge.address, self.settings.unsubscribe.base_url)
+        self.sender.return_paths = ReturnPaths(key, self.settings.judge.address)
         self.sender.start()  # a lease owner; rows a crashed run of ours left are due again
         # What exists now (modules, mapped classes, settings) lives as long as the daemon:
         # out of the collector's full passes, which would walk it each time (some 50 ms with

@@ -37,7 +37,7 @@ def _summary(raw: bytes) -> tuple[str, str]:
     # Headers only: a body nested too deep for the parser must not stop the listing.
     message = BytesHeaderParser(policy=default_policy).parsebytes(raw)
     try:
-        from mailcmds.masking import masked
+        from judge.commands.registry import masked
 
         return str(message.get("From", "")), masked(str(message.get("Subject", "")))
     except Exception:  # a malformed header: show what we can

@@ -18,7 +18,7 @@ def without_secrets(text: str, raw: bytes) -> str:
     """A shunt's reason (an error line, a traceback) as shown to an operator (the log, the
     shunt listing): the passwords of the mail's own command lines, body or Subject,
     masked, since an exception message may quote the line it failed on."""
-    from mailcmds.masking import redacted
+    from judge.commands.registry import redacted
 
     source = raw[:1_000_000].decode("utf-8", errors="replace")
     subjects = [line.split(":", 1)[1] for line in source.splitlines() if line.lower().startswith("subject:")]

@@ -57,6 +57,7 @@ from judge.store.core import table_of
 from judge.store.engine import Store
 from judge.store.schedule import NOW, PROCESS_AFTER_COMMIT
 from judge.store.models_mail import PROCESSED, RECEIVED, SHUNTED, InboundMessage, Shunt
+from judge.commands.registry import masked
 from judge.shunt_notice import cause_for_sender, sender_notice, unfinished_reason, without_secrets
 
 log = logging.getLogger("judge.worker")
@@ -144,6 +145,7 @@ def to_inbound_mail(row: InboundMessage | Row, judge: JudgeSettings, *, headers_
         received_at=row.received_at, no_reply_reason=no_reply_reason(message, row.mail_from, own),
         judge=judge, unreadable=unreadable, peer=row.peer,
         authenticated=getattr(row, "authenticated", None), distrust=getattr(row, "distrust", None),
+        masked_subject=masked(str(message.get("Subject", "") or "")),
     )
     if inbound.no_reply_reason is None and not inbound.reply_address:
         return replace(inbound, no_reply_reason="no address to reply to (From, Reply-To and the envelope sender "
@@ -160,7 +162,7 @@ def _answers(mail: OutgoingMail, inbound: InboundMail) -> bool:
 
 
 class Worker:
-    """Processes stored messages; ``process`` is the hook (services, or a test's)."""
+    """Processes stored messages; ``process`` is the hook (judge.commands.process_mail, or a test's)."""
 
     def __init__(self, store: Store, judge: JudgeSettings, process: ProcessHook, *,
                  clock: Clock = utc_now, pause_before_commit: float = 0.0,

@@ -1,21 +1,21 @@
 """The HELP page, and the command rows of grammar.md and README, made from the verbs.
 
 Each verb declares its own rows (``Verb.help``: section, form, meaning); this module only
-says in which order the sections and their verbs appear, and holds the page's opening
-text and the notes that close a section.  ``python -m mailcmds.help_page`` writes
-mailcmds/help.txt and the generated blocks of mailcmds/grammar.md and README.md;
-tests/mailcmds/test_docs.py fails when a committed file differs from what this makes.
+holds the page's sections (titles, the notes that close them) and its opening text.  A
+section shows the rows of its key from every verb, in the verb table's order; the status
+lines (``status``: the lines CREATE reads, such as MAP) follow the verb that reads them.
+``python -m judge.commands.help_docs`` writes mailcmds/help.txt and the generated blocks of
+mailcmds/grammar.md and README.md; tests/mailcmds/test_docs.py fails when a committed file
+differs from what this makes.
 """
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
-from .create import STATUS_VERBS
-from .registry import VERBS
+from .registry import VerbTable
 from .syntax import Verb
 
 #: Where the form column ends and the meaning begins on the HELP page.
@@ -24,12 +24,11 @@ _MEANING_COLUMN = 36
 
 @dataclass(frozen=True)
 class Section:
-    """A part of the HELP page: its key (as in ``Verb.help``), its title, the verbs it shows
-    in order (``:NAME`` is a status line such as ``:MAP``), and a note after the rows."""
+    """A part of the HELP page: its key (as in ``Verb.help``), its title and a note after
+    the rows."""
 
     key: str
     title: str
-    verbs: tuple[str, ...]
     note: str = ""
     on_help_page: bool = True
 
@@ -46,81 +45,75 @@ date = 2025-01-14 20:00 or 14 Jan 20:00; duration = 3D, 36H, 1D12H;
 phase = S1901M, F1901R, W1901A."""
 
 SECTIONS: tuple[Section, ...] = (
-    Section("start", "GETTING STARTED",
-            ("LIST", "SUMMARY", "HISTORY", "MAP", "HELP", "GET KEY", "JOIN", "OBSERVE", "TAKEOVER", "UNSUBSCRIBE",)),
-    Section("play", "PLAYING (after SIGNON)",
-            ("SIGNON", "CLEAR", "SET WAIT", "SET NOWAIT", "SET PASSWORD", "SET ADDRESS", "SET ABSENCE", "SET ZONE", "SET DRAW", "SET NODRAW", "SET CONCEDE", "SET NOCONCEDE", "RESIGN", "SIGNOFF",)),
-    Section("press", "PRESS (messages to other players)",
-            ("PRESS", "BROADCAST",)),
+    Section("start", "GETTING STARTED"),
+    Section("play", "PLAYING (after SIGNON)"),
+    Section("press", "PRESS (messages to other players)"),
     Section("sealed", "SEALED ORDERS (games with RULE SEALED)",
-            ("SET KEY", "COMMIT", "REVEAL",),
             note="The judge publishes all commitments in one signed mail once every power has committed\n(or at the deadline); REVEAL only after that.  A missing reveal, or one that does not\nmatch the commitment, means all that power's units hold.  SET KEY without SIGNON\nregisters the key for your address; after a game starts a new key needs the master,\nwho approves it by sending SET KEY with that key.  RULE SEALED_SHA256 also accepts\nCOMMIT SHA256.  Every broadcast is signed by the judge (GET KEY for its key); check a\nsaved game archive with: judge audit ARCHIVE --judge-key judge.asc"),
     Section("fair", "FAIR POWER ASSIGNMENT (games with RULE PREFERENCES or BLIND_ASSIGN)",
-            ("SET PREFERENCE", "COMMIT", "REVEAL", "ESCROW", "PEEL", "BLINDED", "BLIND", "SHUFFLED", "BLINDS", "RECEIVED", "CONFIRM",),
             note="(between the game master and the witness judge: SHUFFLE, COLLECTED, CONFIRMED,\nREJECTED, FORMAT; see the README)"),
-    Section("master", "MASTERS",
-            ("CREATE", ":MAP", ":RULE", ":TIMING", ":DEADLINE", ":ZONE", ":PRIVATE", ":DESC", ":LIST", ":WITNESS", "SIGNON", "FORM", "PAUSE", "RESUME", "TERMINATE", "PROCESS", "PROCESS!", "PREVIEW", "ROLLBACK", "SET DEADLINE", "EJECT", "DUMMY", "REVIVE", "SEAT",)),
-    Section("witness", "BETWEEN JUDGES (blinded assignment: the game master's judge and the witness)",
-            ("SHUFFLE", "COLLECTED", "CONFIRMED", "REJECTED", "FORMAT"), on_help_page=False),
+    Section("master", "MASTERS"),
+    Section("witness", "BETWEEN JUDGES (blinded assignment: the game master's judge and the witness)", on_help_page=False),
 )
 
 
-def _verbs_by_key() -> dict[str, Verb]:
-    # The create family also lists the status lines; they are keyed ``:NAME`` from STATUS_VERBS.
-    found = {" ".join(verb.words): verb for verb in VERBS if verb.family != "create" or verb.words == ("CREATE",)}
-    found.update({":" + " ".join(verb.words): verb for verb in STATUS_VERBS})
-    return found
+def shown_verbs(table: VerbTable, status: Sequence[Verb]) -> list[tuple[Verb, bool]]:
+    """Every verb once, in the order the documents show them, each with whether it is a
+    status line: the table's order, the status lines right after the verb of their
+    family that opens a session (CREATE), not again where the table has them too."""
+    status_parsers = {verb.parse for verb in status}
+    status_family = next((verb.family for verb in table.verbs if verb.parse in status_parsers), None)
+    shown: list[tuple[Verb, bool]] = []
+    for verb in table.verbs:
+        if verb.parse in status_parsers:
+            continue
+        shown.append((verb, False))
+        if verb.opens_session and verb.family == status_family:
+            shown += [(line, True) for line in status]
+    return shown
 
 
-def section_rows(section: Section) -> list[tuple[str, str]]:
+def section_rows(section: Section, table: VerbTable, status: Sequence[Verb]) -> list[tuple[str, str]]:
     """The (form, meaning) rows of a section, from its verbs in order."""
-    verbs = _verbs_by_key()
-    rows = []
-    for key in section.verbs:
-        verb_rows = [(form, meaning) for where, form, meaning in verbs[key].help if where == section.key]
-        rows += verb_rows  # a verb may have no row of its own (RESUME is on PAUSE's)
-    return rows
+    return [(form, meaning) for verb, _ in shown_verbs(table, status)
+            for where, form, meaning in verb.help if where == section.key and (form or meaning)]
 
 
 def _help_line(form: str, meaning: str) -> str:
     return f"  {form:<{_MEANING_COLUMN - 2}}{meaning}".rstrip() if meaning else f"  {form}".rstrip()
 
 
-def help_text() -> str:
+def help_text(table: VerbTable, status: Sequence[Verb]) -> str:
     """mailcmds/help.txt: what HELP answers."""
     parts = [PREAMBLE]
     for section in SECTIONS:
         if not section.on_help_page:
             continue
-        lines = [section.title, *(_help_line(form, meaning) for form, meaning in section_rows(section))]
+        lines = [section.title, *(_help_line(form, meaning) for form, meaning in section_rows(section, table, status))]
         lines += [f"  {line}" for line in section.note.splitlines()]
         parts.append("\n".join(lines))
     return "\n\n".join(parts) + "\n"
 
 
-def _declared(keys: str) -> list[Verb]:
-    """The verbs of the sections named in ``keys`` (``start,play``; ``master/status`` only its
-    status lines, ``master/commands`` the rest), each once, in order."""
-    verbs, shown = _verbs_by_key(), set()
-    listed = []
+def _declared(keys: str, table: VerbTable, status: Sequence[Verb]) -> list[Verb]:
+    """The verbs with rows in the sections named in ``keys`` (``start,play``;
+    ``master/status`` only the status lines, ``master/commands`` the rest), section by
+    section, each once, in order."""
+    listed: list[Verb] = []
     for key in keys.split(","):
-        key, _, part = key.strip().partition("/")
-        section = next(s for s in SECTIONS if s.key == key)
-        for name in section.verbs:
-            if (part == "status" and not name.startswith(":")) or (part == "commands" and name.startswith(":")):
-                continue
-            verb = verbs[name]
-            if id(verb) not in shown:
-                shown.add(id(verb))
+        name, _, part = key.strip().partition("/")
+        for verb, is_status in shown_verbs(table, status):
+            if (any(where == name for where, _, _ in verb.help) and verb not in listed
+                    and (part == "" or (part == "status") == is_status)):
                 listed.append(verb)
     return listed
 
 
-def grammar_block(keys: str) -> str:
+def grammar_block(keys: str, table: VerbTable, status: Sequence[Verb]) -> str:
     """The sections' verbs as grammar.md shows them: each verb's syntax and meaning, as
     declared (a code block, meaning at column 41)."""
     rows = [f"{verb.syntax:<39} {verb.meaning}" if len(verb.syntax) < 40
-            else f"{verb.syntax}\n{'':<39} {verb.meaning}" for verb in _declared(keys)]
+            else f"{verb.syntax}\n{'':<39} {verb.meaning}" for verb in _declared(keys, table, status)]
     return "```\n" + "\n".join(rows) + "\n```"
 
 
@@ -128,9 +121,9 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def readme_table(keys: str) -> str:
+def readme_table(keys: str, table: VerbTable, status: Sequence[Verb]) -> str:
     """The sections' verbs as README's table: syntax and meaning, as declared."""
-    rows = [f"| `{_cell(verb.syntax)}` | {_cell(verb.meaning)} |" for verb in _declared(keys)]
+    rows = [f"| `{_cell(verb.syntax)}` | {_cell(verb.meaning)} |" for verb in _declared(keys, table, status)]
     return "| command | meaning |\n|---|---|\n" + "\n".join(rows)
 
 
@@ -152,14 +145,12 @@ def fill_blocks(text: str, render: Callable[[str], str]) -> str:
         rest = rest[stop:]
 
 
-def write_all(root: Path) -> None:
+def write_all(root: Path, table: VerbTable, status: Sequence[Verb]) -> None:
     here = root / "mailcmds"
-    (here / "help.txt").write_text(help_text(), encoding="utf-8")
+    (here / "help.txt").write_text(help_text(table, status), encoding="utf-8")
     grammar = here / "grammar.md"
-    grammar.write_text(fill_blocks(grammar.read_text(encoding="utf-8"), grammar_block), encoding="utf-8")
+    grammar.write_text(fill_blocks(grammar.read_text(encoding="utf-8"),
+                                   lambda keys: grammar_block(keys, table, status)), encoding="utf-8")
     readme = root / "README.md"
-    readme.write_text(fill_blocks(readme.read_text(encoding="utf-8"), readme_table), encoding="utf-8")
-
-
-if __name__ == "__main__":
-    write_all(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent)
+    readme.write_text(fill_blocks(readme.read_text(encoding="utf-8"),
+                                  lambda keys: readme_table(keys, table, status)), encoding="utf-8")

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from . import registry
 from .model import MASK
+from .registry import VerbTable
 from .syntax import strip_comment
 
 _REPLY_PREFIX = re.compile(r"(?i)^(?:re|fw|fwd|aw|sv|antw|tr|wg)\s*(?:\[\d+\])?:$")
@@ -32,22 +32,22 @@ def normalized(text: str) -> str:
     return "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
 
 
-def masked(text: str) -> str:
+def masked(text: str, verbs: VerbTable) -> str:
     """``text`` with any password it may carry replaced by the mask; unchanged (as
     written) when it carries none."""
-    prefix, words, secret_from = _split_secret(text)
+    prefix, words, secret_from = _split_secret(text, verbs)
     if secret_from is None:
         return text
     return " ".join([*prefix, *words[:secret_from], MASK])
 
 
-def redacted(text: str, source: str, max_lines: int = 2000) -> str:
+def redacted(text: str, source: str, verbs: VerbTable, max_lines: int = 2000) -> str:
     """``text`` (an error message, a traceback) with every word that a command line of
     ``source`` (the mail it came from) keeps secret replaced by the mask, wherever it
     stands.  Reads at most ``max_lines`` lines of ``source``."""
     secrets: set[str] = set()
     for line in source.splitlines()[:max_lines]:
-        _, words, secret_from = _split_secret(line)
+        _, words, secret_from = _split_secret(line, verbs)
         if secret_from is not None:
             secrets.update(words[secret_from:])
     for secret in sorted(secrets, key=len, reverse=True):
@@ -55,7 +55,7 @@ def redacted(text: str, source: str, max_lines: int = 2000) -> str:
     return text
 
 
-def _split_secret(text: str) -> tuple[list[str], list[str], int | None]:
+def _split_secret(text: str, verbs: VerbTable) -> tuple[list[str], list[str], int | None]:
     """A line's reply/label prefix words, its command words, and the index of the first
     command word that is secret (None when the line carries no secret)."""
     words = normalized(strip_comment(text)).split()
@@ -64,21 +64,21 @@ def _split_secret(text: str) -> tuple[list[str], list[str], int | None]:
         prefix.append(words.pop(0))
     if not words:
         return prefix, words, None
-    secret_from = _secret_from(tuple(words))
+    secret_from = _secret_from(tuple(words), verbs)
     if secret_from is None or secret_from >= len(words):
         return prefix, words, None
     return prefix, words, secret_from
 
 
-def _secret_from(words: tuple[str, ...]) -> int | None:
+def _secret_from(words: tuple[str, ...], verbs: VerbTable) -> int | None:
     """The index of the first word that may be secret, or None when none may be."""
-    found = registry.lookup(words)
+    found = verbs.lookup(words)
     if found is not None:
         verb, length = found
         return length + min(verb.secret_args) if verb.secret_args else None
-    if registry.verbs_starting(words[0]):
+    if verbs.verbs_starting(words[0]):
         return 2  # SET PASWORD x: a misspelt second word
-    guess = registry.near_miss(words[0])
+    guess = verbs.near_miss(words[0])
     if guess is not None and guess.secret_args:
         return 1
     return None

@@ -1,12 +1,13 @@
 """The values every part of mailcmds shares: source lines, attachments, commands, errors.
 
-A parsed mail is data only: the services layer decides what each command means for a
+A parsed mail is data only: the command handlers (judge/commands) decide what each command means for a
 game (who may do it, whether the game exists).  Everything here is frozen.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 #: What replaces a password wherever a line is quoted back (fixed length: leaks nothing).
 MASK = "******"
@@ -83,9 +84,22 @@ class LineError:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Command:
-    """Base of every typed command; ``source`` is the (masked) line that gave it."""
+    """Base of every typed command; ``source`` is the (masked) line that gave it.
 
+    ``answered_once``: an information request, answered once per mail and sign-on (a
+    repeat is set aside); ``ends_reading``: the rest of the mail is not read (SIGNOFF);
+    ``opens_session``: it says whom the following lines speak for (SIGNON, JOIN, CREATE;
+    its verb is declared ``opens_session`` too, for a line that does not parse)."""
+
+    answered_once: ClassVar[bool] = False
+    opens_session: ClassVar[bool] = False
+    ends_reading: ClassVar[bool] = False
     source: SourceLine
+
+    def names_signed_on_game(self) -> bool:
+        """Whether the command means the signed-on game without naming one (SUMMARY
+        alone): not whole on its own, so not one a Subject can give."""
+        return False
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,8 @@
-"""Order lines and CLEAR.
+"""Order lines: the parser's reading of lines that are not commands (CLEAR is
+judge/commands/orders.py's).
 
 mailcmds does not read orders: a run of lines after SIGNON that are not commands is
-carried as one :class:`OrderLines`, and the services check each line against the game's
+carried as one :class:`OrderLines`, and the handler checks each line against the game's
 position with the rules engine (adjudicator.notation) and report per line.
 """
 
@@ -11,7 +12,6 @@ import re
 from dataclasses import dataclass
 
 from .model import Command, SourceLine
-from .syntax import CommandLine, ParseContext, Verb, no_args
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,11 +25,6 @@ class OrderLines(Command):
     @property
     def texts(self) -> tuple[str, ...]:
         return tuple(line.text for line in self.lines)
-
-
-@dataclass(frozen=True, slots=True)
-class Clear(Command):
-    """``CLEAR``: drop every order the power has entered for this phase."""
 
 
 _ORDER_START_RE = re.compile(
@@ -66,12 +61,3 @@ def looks_like_prose(text: str) -> bool:
     return True
 
 
-def _clear(ctx: ParseContext, line: CommandLine) -> Clear:
-    no_args(line)
-    return Clear(source=line.source)
-
-
-VERBS = (
-    Verb(("CLEAR",), "CLEAR", "clear all your orders for the current phase", _clear,
-         help=(("play", "CLEAR", "clear all your orders for this phase"),)),
-)

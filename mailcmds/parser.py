@@ -12,13 +12,11 @@ from __future__ import annotations
 import difflib
 import enum
 
-from . import registry
 from .extract import ExtractedMail
-from .info import INFORMATION, History, Summary
 from .masking import masked, normalized
 from .model import Command, ParsedMail, SourceLine, quote
 from .orders import OrderLines, looks_like_order, looks_like_prose
-from .signon import Signoff
+from .registry import VerbTable
 from .syntax import (
     MAX_COMMAND_LINE,
     MAX_COMMANDS_PER_MAIL,
@@ -39,31 +37,22 @@ class _Session(enum.Enum):
     FAILED = "failed"  # the SIGNON was wrong: unknown lines are set aside
 
 
-_SUBJECT_VERBS = {
-    ("SIGNON",), ("JOIN",), ("OBSERVE",), ("TAKEOVER",), ("LIST",), ("SUMMARY",), ("HISTORY",), ("HELP",), ("GET", "KEY"),
-    ("UNSUBSCRIBE",),  # the mailto link of List-Unsubscribe puts it in the Subject
-}
 _START_HINT = "start with SIGNON power@game password, JOIN game password or CREATE game password (HELP lists every command)"
 
 
-def _needs_a_sign_on(command: Command) -> bool:
-    """SUMMARY or HISTORY without a game names the signed-on game: not a whole command on
-    its own, so not one a Subject can give."""
-    return isinstance(command, (Summary, History)) and command.game is None
-
-
-def _quoted_for(words: tuple[str, ...], text: str) -> str:
+def _quoted_for(words: tuple[str, ...], text: str, verbs: VerbTable) -> str:
     """A line quoted in an error about an unknown word; if it may be a misspelt
     password-bearing command, every word after the first is masked."""
-    guess = registry.near_miss(words[0])
+    guess = verbs.near_miss(words[0])
     if guess is not None and guess.secret_args:
         return mask_words(text, words, 1, range(len(words)))
     return text
 
 
 class _MailParser:
-    def __init__(self, mail: ExtractedMail) -> None:
+    def __init__(self, mail: ExtractedMail, verbs: VerbTable) -> None:
         self.mail = mail
+        self.verbs = verbs
         self.ctx = ParseContext(lines=mail.lines, armored=mail.armored, attachments=mail.attachments)
         self.commands: list[Command] = []
         self.orders: list[SourceLine] = []
@@ -105,7 +94,7 @@ class _MailParser:
         first = words[0].upper()
         if len(words) <= 2 and "".join(words).upper() in ("ENDPRESS", "ENDBROADCAST", "ENDREVEAL"):
             return  # a stray terminator changes nothing
-        prefixed = registry.verbs_starting(first)
+        prefixed = self.verbs.verbs_starting(first)
         if prefixed:
             self.release_prose()
             # Mask what follows the second word: "SET PASWORD x" must not echo x.
@@ -119,11 +108,11 @@ class _MailParser:
                 message = f"{first} is followed by one of: {', '.join(seconds)}"
             self.ctx.error(number, quoted, message)
             return
-        guess = registry.near_miss(first)
+        guess = self.verbs.near_miss(first)
         if guess is not None and not looks_like_order(text):
             self.release_prose()
             self.ctx.error(
-                number, _quoted_for(words, text),
+                number, _quoted_for(words, text, self.verbs),
                 f"unknown command '{words[0]}': did you mean {' '.join(guess.words)}? write {guess.syntax}",
             )
             return
@@ -147,9 +136,9 @@ class _MailParser:
         elif self.session is _Session.FAILED:
             self.ctx.set_aside([SourceLine(number, text)])
         elif looks_like_order(text):
-            self.ctx.error(number, masked(text), f"orders must follow a SIGNON: {_START_HINT}")
+            self.ctx.error(number, masked(text, self.verbs), f"orders must follow a SIGNON: {_START_HINT}")
         else:
-            self.ctx.error(number, masked(text), f"unknown command '{quote(words[0], 40)}': {_START_HINT}")
+            self.ctx.error(number, masked(text, self.verbs), f"unknown command '{quote(words[0], 40)}': {_START_HINT}")
 
     # -- the loop ----------------------------------------------------------------------
     def subject(self) -> None:
@@ -160,15 +149,15 @@ class _MailParser:
         words = tuple(text.split())
         if not words or len(text) > MAX_COMMAND_LINE:
             return
-        found = registry.lookup(words)
-        if found is None or found[0].words not in _SUBJECT_VERBS:
+        found = self.verbs.lookup(words)
+        if found is None or not found[0].in_subject:
             return
         probe = ParseContext(lines=())
         try:
             command = found[0].parse(probe, CommandLine(0, text, words, found[0], found[1]))
         except Exception:  # a Subject that is not a good command is simply not one
             return
-        if probe.errors or _needs_a_sign_on(command):
+        if probe.errors or command.names_signed_on_game():
             return
         self.after(found[0], command)
 
@@ -182,7 +171,7 @@ class _MailParser:
     def _repeated(self, command: Command) -> bool:
         """An information request already in this mail (for the same sign-on) is answered
         once: the repeat is set aside, and the reply says so."""
-        if not isinstance(command, INFORMATION):
+        if not command.answered_once:
             return False
         key = (self.sessions_opened, type(command).__name__,
                tuple(word.upper() for word in strip_comment(command.source.text).split()[1:]))
@@ -248,9 +237,9 @@ class _MailParser:
             words = tuple(text.split())
             if len(text) > MAX_COMMAND_LINE:
                 self.release_prose()
-                ctx.error(raw.number, masked(text), f"the line is {len(text)} characters long; commands and orders are at most {MAX_COMMAND_LINE}")
+                ctx.error(raw.number, masked(text, self.verbs), f"the line is {len(text)} characters long; commands and orders are at most {MAX_COMMAND_LINE}")
                 continue
-            found = registry.lookup(words)
+            found = self.verbs.lookup(words)
             if found is None:
                 self.unknown(raw.number, text, words)
                 continue
@@ -258,7 +247,7 @@ class _MailParser:
             self.flush_orders()
             command = self.run_verb(raw.number, text, words, found)
             self.after(found[0], command)
-            if isinstance(command, Signoff):
+            if command is not None and command.ends_reading:
                 ctx.set_aside(ctx.lines[ctx.position :])
                 ctx.position = len(ctx.lines)
         self.flush_orders()
@@ -288,5 +277,5 @@ def _numbers(numbers: list[int], shown: int = 10) -> str:
     return listed + (f" and {len(numbers) - shown} more" if len(numbers) > shown else "")
 
 
-def parse_extracted(mail: ExtractedMail) -> ParsedMail:
-    return _MailParser(mail).run()
+def parse_extracted(mail: ExtractedMail, verbs: VerbTable) -> ParsedMail:
+    return _MailParser(mail, verbs).run()

@@ -1,6 +1,6 @@
 """Power tokens as players write them, resolved against a map's powers.
 
-Commands keep tokens as written (``FRANCE``, ``F``, ``FGR``, ``M``); the services call
+Commands keep tokens as written (``FRANCE``, ``F``, ``FGR``, ``M``); the handlers call
 these helpers with the game's powers.  A token is a full power name, or a string of
 initials (the Ken Lowe judge's convention: ``FGR`` is France, Germany and Russia);
 ``M``/``MASTER`` is the master and ``O``/``OBSERVERS`` the observers.  Name prefixes

@@ -47,7 +47,12 @@ class Verb:
     ``body`` verbs read following lines, so they are never taken from the Subject.
     ``help`` are the verb's rows on the HELP page, in the command rows of grammar.md and of
     README (all three generated from them by mailcmds/help_page.py): ``(section, form,
-    meaning)``, a row with an empty form continuing the one above.
+    meaning)``, a row with an empty form continuing the one above; a row with neither
+    form nor meaning puts the verb in the section without a line of its own (RESUME is on
+    PAUSE's).  ``in_subject`` verbs
+    may be given as a mail's Subject.
+    ``family`` is the name of the command module that declares the verb (set by the
+    registry).  Who may give a command is its handler's (judge/commands), not the verb's.
     """
 
     words: tuple[str, ...]
@@ -58,9 +63,9 @@ class Verb:
     secret_args: tuple[int, ...] = ()
     opens_session: bool = False
     body: bool = False
-    master: bool = False
     aliases: tuple[tuple[str, ...], ...] = ()
     help: tuple[tuple[str, str, str], ...] = ()
+    in_subject: bool = False
 
 
 @dataclass(frozen=True, slots=True)

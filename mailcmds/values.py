@@ -2,7 +2,7 @@
 
 Each ``parse_*`` function returns a typed value or raises :class:`ValueSyntaxError`
 whose message says what would be accepted.  Nothing here reads the clock: a date
-written without a year keeps ``year=None`` and the services fill it in.
+written without a year keeps ``year=None`` and the handler fills it in.
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ DATE_RULE = (
 class DateSpec:
     """A calendar date, perhaps with a time of day, in the game's (or player's) zone.
 
-    ``year`` is ``None`` when the player left it out (the services choose the next
+    ``year`` is ``None`` when the player left it out (the handler chooses the next
     such date); ``at`` is ``None`` when no time was given.
     """
 
@@ -185,7 +185,7 @@ ZONE_RULE = "a time zone is an IANA name such as Europe/Paris, America/New_York 
 
 
 def parse_zone(text: str) -> str:
-    """A time-zone name (form only: whether the zone exists is checked by the services)."""
+    """A time-zone name (form only: whether the zone exists is checked by the handler)."""
     if not _ZONE_RE.fullmatch(text) or len(text) > 64:
         raise ValueSyntaxError(f"'{text}' is not a time zone: {ZONE_RULE}")
     return text

@@ -12,8 +12,8 @@ import pytest
 
 from adjudicator.api import RULES as ENGINE_RULES
 from judge.rules import known_rules
-from mailcmds.create import STATUS_VERBS
-from mailcmds.registry import VERBS
+from judge.commands.create import STATUS_VERBS
+from judge.commands.registry import VERB_TABLE
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -46,7 +46,7 @@ def rules_read_by_the_code() -> set[str]:
 RULE_NAMES = sorted(rules_read_by_the_code())
 
 
-@pytest.mark.parametrize("verb", [*VERBS, *STATUS_VERBS], ids=lambda v: " ".join(v.words))
+@pytest.mark.parametrize("verb", [*VERB_TABLE.verbs, *STATUS_VERBS], ids=lambda v: " ".join(v.words))
 def test_every_email_command_is_in_the_readme(verb):
     spellings = [" ".join(words) for words in (verb.words, *verb.aliases)]
     assert any(mentioned(spelling, SECTION) for spelling in spellings), \

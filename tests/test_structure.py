@@ -69,6 +69,8 @@ def import_graph() -> dict[str, set[str]]:
                 continue
             name = _module_name(path)
             graph[name] = _imports(ast.parse(path.read_text(encoding="utf-8")), name, path.name == "__init__.py")
+    # The command registry imports the command modules by name (importlib): those edges count.
+    graph["judge.commands.registry"] |= set(command_module_names())
     for name, imported in graph.items():
         packages_of_submodules = {n.rsplit(".", 1)[0] for n in imported if n in graph and "." in n}
         graph[name] = {n for n in imported
@@ -263,3 +265,92 @@ def test_statuses_come_from_the_lifecycle_alone_and_are_never_listed_elsewhere()
 def test_the_status_list_check_finds_a_list():
     assert _status_lists(ast.parse("if game.status in (ACTIVE, PAUSED): pass")) == [1]
     assert _status_lists(ast.parse("if game.status == ACTIVE: pass")) == []
+
+
+# -- one command, one module: the registry finds them, nothing lists them ------------------
+
+COMMANDS = ROOT / "judge" / "commands"
+
+
+def _declares(tree: ast.Module, names: frozenset[str]) -> bool:
+    return any(isinstance(target, ast.Name) and target.id in names
+               for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+               for target in (node.targets if isinstance(node, ast.Assign) else [node.target]))
+
+
+def command_module_names() -> list[str]:
+    """The modules of judge/commands declaring VERBS or HANDLERS (read from the sources, as
+    the registry finds them)."""
+    return [f"judge.commands.{path.stem}" for path in sorted(COMMANDS.glob("*.py"))
+            if _declares(ast.parse(path.read_text(encoding="utf-8")), frozenset({"VERBS", "HANDLERS"}))]
+
+
+def test_every_command_module_is_found_by_the_registry_and_is_complete():
+    """A new verb needs only its module: the registry finds it, and every command class a
+    command module declares has a handler and every verb is in the parser's table."""
+    from judge.commands import registry
+    from mailcmds import Command
+
+    assert [module.__name__ for module in registry.MODULES] != []
+    assert {module.__name__ for module in registry.MODULES} == set(command_module_names())
+    declared = {value for module in registry.MODULES for value in vars(module).values()
+                if isinstance(value, type) and issubclass(value, Command) and value.__module__ == module.__name__
+                and not value.__subclasses__()}
+    assert declared - set(registry.HANDLERS) == set(), "command classes without a handler"
+    for module in registry.MODULES:
+        for verb in getattr(module, "VERBS", ()):
+            assert registry.VERB_TABLE.lookup(verb.words) is not None
+    # who may give a command is declared once: on its handler (mailcmds' Verb has no say)
+    from mailcmds.syntax import Verb
+    assert "master" not in Verb.__dataclass_fields__
+
+
+def _command_class_names() -> set[str]:
+    names = set()
+    for path in COMMANDS.glob("*.py"):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef) and node.bases:
+                names.add(node.name)
+    return names
+
+
+def _command_lists(tree: ast.AST, commands: set[str]) -> list[int]:
+    """Lines of displays naming four command classes or more (a hand-written list of verbs),
+    a command module's own HANDLERS aside."""
+    found = []
+    for node in ast.walk(tree):
+        elements = (node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set))
+                    else node.keys if isinstance(node, ast.Dict) else [])
+        if sum(isinstance(e, ast.Name) and e.id in commands for e in elements) >= 4:
+            found.append(node.lineno)
+    return found
+
+
+def test_nothing_lists_the_commands_by_hand():
+    commands = _command_class_names() | {"OrderLines"}
+    listed = []
+    for path, tree in _project_sources():
+        if "tests" in path.relative_to(ROOT).parts:
+            continue
+        handlers = {node.value.lineno for node in getattr(tree, "body", [])
+                    if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "HANDLERS"
+                                                            for t in node.targets)}
+        listed += [f"{path.relative_to(ROOT)}:{line}" for line in _command_lists(tree, commands) if line not in handlers]
+    assert not listed, f"commands listed by hand (derive it from the command modules instead): {listed}"
+
+
+def test_a_verb_that_opens_a_session_makes_a_command_that_says_so():
+    """The parser asks the verb (a line that does not parse still opens a session, a failed
+    one), the dispatcher the command: the two declarations, side by side in one module, agree."""
+    import typing
+
+    from judge.commands import registry
+
+    opening = [verb for verb in registry.VERB_TABLE.verbs if verb.opens_session]
+    assert {" ".join(verb.words) for verb in opening} >= {"SIGNON", "JOIN", "CREATE"}
+    for verb in opening:
+        made = typing.get_type_hints(verb.parse)["return"]
+        assert made.opens_session, f"{' '.join(verb.words)} opens a session but {made.__name__} does not say so"
+    for kind in registry.HANDLERS:
+        if kind.opens_session:
+            assert any(typing.get_type_hints(verb.parse).get("return") is kind for verb in opening), kind

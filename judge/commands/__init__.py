@@ -4,8 +4,8 @@ results, inside the worker's one transaction.
     process_mail(session, inbound, now) -> list[OutgoingMail]    # the worker's ProcessHook
 
 ``judge serve`` uses it by default (``[worker] handler = "judge.commands:process_mail"``).
-One module per command family, mirroring mailcmds/; judge/commands/table.py says which
-function answers which command.
+Each command module here declares its commands whole (value, parse, verb and HELP rows,
+handler, who may give it); judge/commands/registry.py finds them and derives the tables.
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ from judge.commands.dispatch import run_command, run_deferred
 from judge.commands.reply import build_reply
 from judge.loopguard import is_list_traffic
 from judge.mail import InboundMail
+from judge.mailauth.bounces import clear_unreachable, handle_bounce, is_bounce_for_us
 from judge.phases.turnstate import outlooks
 from judge.outgoing import OutgoingMail
-from mailcmds import Reveal, RevealNumber, parse_mail
+from judge.commands.commitments import Reveal, RevealNumber
+from judge.commands.registry import parse_mail
 
 
 def process_mail(session: Session, inbound: InboundMail, now: datetime) -> list[OutgoingMail]:
@@ -33,8 +35,11 @@ def process_mail(session: Session, inbound: InboundMail, now: datetime) -> list[
     player's post to the game's list) only ``REVEAL who@game`` is acted on, unanswered:
     such a reveal proves itself against the published commitment (issue 12.9).
     """
+    if is_bounce_for_us(inbound):  # to a VERP return path: judge.mailauth.bounces
+        return handle_bounce(session, inbound, now)
     if not inbound.may_reply:
         return _list_reveals(session, inbound, now) if is_list_traffic(inbound.no_reply_reason) else []
+    clear_unreachable(session, inbound.from_address)  # they write again: so may the judge
     parsed = parse_mail(inbound.message)
     if inbound.unreadable is not None:
         parsed = replace(parsed, notices=(*parsed.notices, f"The judge could not read your mail: {inbound.unreadable}."))

@@ -21,7 +21,8 @@ from judge.lifecycle import FORMING, in_play
 from judge.store.models_game import PLAYER, Game, Membership
 from judge.store.passwords import hash_password
 from judge.store.queries import has_rule, player_of, players, power_named, variant_of
-from mailcmds import SeatBot
+from judge.commands.master import SeatBot
+from judge.commands.handler import Handler, Needs
 
 
 def seat_bot(ctx: MailContext, command: SeatBot) -> None:
@@ -85,3 +86,9 @@ def _new_bot(ctx: MailContext, game: Game, power: str | None) -> Membership:
     ctx.session.add(member)
     ctx.session.flush()
     return member
+
+
+#: Which function carries out each command of this module, and who may give it.
+HANDLERS = {
+    SeatBot: Handler(seat_bot, Needs.MASTER),
+}

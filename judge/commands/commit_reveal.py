@@ -19,7 +19,8 @@ from judge.commands.context import MailContext, SignedOn
 from judge.commands.fair_players import numbered_players, numbered_reserves
 from judge.mail import CommandRefused
 from judge.store.queries import find_game, players
-from mailcmds import Commit, CommitSha256, Reveal, RevealNumber
+from judge.commands.commitments import Commit, CommitSha256, Reveal, RevealNumber
+from judge.commands.handler import Handler
 
 
 def commit(ctx: MailContext, command: Commit | CommitSha256) -> None:
@@ -74,3 +75,12 @@ def speaking_for(ctx: MailContext, target: str | None) -> Iterator[None]:
         yield
     finally:
         ctx.signed_on = before
+
+
+#: Which function carries out each command of this module, and who may give it.
+HANDLERS = {
+    Commit: Handler(commit),
+    CommitSha256: Handler(commit),
+    Reveal: Handler(reveal),
+    RevealNumber: Handler(reveal_number),
+}

@@ -5,7 +5,7 @@ and change the store through ``ctx.session``, record what they did with ``ctx.do
 refuse with ``raise CommandRefused(...)`` (the dispatcher rolls that command back and
 quotes its line in the reply).  Mail for other people (press, broadcasts, start notices)
 is added with ``ctx.send``; the one reply to the sender is built from the context at the
-end (judge/services/reply.py).
+end (judge/commands/reply.py).
 """
 
 from __future__ import annotations
@@ -20,15 +20,11 @@ from judge.config import JudgeSettings
 from judge.mail import CommandRefused, InboundMail
 from judge.outgoing import OutgoingMail
 from judge.store.models_game import MASTER, OBSERVER, PLAYER, Game, Membership
-from mailcmds import Command, Create, Join, Observe, ParsedMail, Signon, SourceLine, Takeover
+from mailcmds import Command, ParsedMail, SourceLine
 from mailcmds.model import quote
 
 if TYPE_CHECKING:
     from judge.publish.signing import FileAttachment
-
-
-#: Commands that say who the following lines of a mail speak for.
-SESSION_OPENERS: tuple[type[Command], ...] = (Signon, Join, Create, Observe, Takeover)
 
 
 @dataclass(frozen=True)
@@ -97,8 +93,12 @@ class Ctx(Protocol):
 
 @dataclass
 class MailContext:
+    """One mail's commands as they run (or one command from a seat at another door, see
+    ``at_seat``): who is signed on, and what the reply and the other mail will say."""
+
     session: Session
-    inbound: InboundMail
+    #: The mail being answered; None for a command that came through another door (DAIDE).
+    inbound: InboundMail | None
     now: datetime
     parsed: ParsedMail
     signed_on: SignedOn | None = None
@@ -120,15 +120,40 @@ class MailContext:
     # Lines (by number) whose preference list the JOIN that filled the game recorded
     # before its assignment began, with their reply text (commands/fair_assign.py).
     fair_early_preferences: dict[int, str] = field(default_factory=dict)
+    #: The judge's identity when no mail carries it (``at_seat``).
+    door_judge: JudgeSettings | None = None
+
+    @classmethod
+    def at_seat(cls, session: Session, judge: JudgeSettings, now: datetime, signed_on: SignedOn) -> MailContext:
+        """A context for commands from a seat at another door (a DAIDE connection): signed on
+        as the seat's member, with no mail to answer; the dispatcher treats its commands
+        exactly as a mail's."""
+        address = signed_on.membership.address or ""
+        return cls(session=session, inbound=None, now=now, signed_on=signed_on, door_judge=judge,
+                   parsed=ParsedMail(sender=address, sender_name="", reply_to=None, subject="", commands=(),
+                                     errors=(), unprocessed=()))
+
+    @property
+    def mail(self) -> InboundMail:
+        """The mail being answered, for what only a mail has (its bytes, its sender's
+        verification); a command from another door never reaches such code."""
+        if self.inbound is None:
+            raise CommandRefused("this command is taken only by mail")
+        return self.inbound
 
     @property
     def judge(self) -> JudgeSettings:
-        return self.inbound.judge
+        if self.inbound is not None:
+            return self.inbound.judge
+        assert self.door_judge is not None, "a context without a mail is made by at_seat"
+        return self.door_judge
 
     @property
     def sender(self) -> str:
-        """The address the mail came from (where its reply goes)."""
-        return self.inbound.reply_address
+        """The address the mail came from (where its reply goes); a seat's own address."""
+        if self.inbound is not None:
+            return self.inbound.reply_address
+        return self.parsed.sender
 
     @property
     def sender_name(self) -> str:

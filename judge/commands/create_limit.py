@@ -23,7 +23,7 @@ _CREATED = select(func.count(Game.id), func.min(Game.created_at)).where(
 def creator_key(ctx: MailContext) -> str:
     """Who creates a game in this mail, as stored in ``game.created_by``; refuses when that
     sender has created its day's allowance already (counting this mail's earlier CREATEs)."""
-    key = sender_of(ctx.inbound).key
+    key = sender_of(ctx.mail).key
     allowed = ctx.judge.create_per_day
     if allowed <= 0:
         return key

@@ -7,11 +7,21 @@ exception is a bug: it propagates and the worker shunts the whole mail.
 
 from __future__ import annotations
 
-from mailcmds import Command, Create, OrderLines, Resign, Signon, SourceLine
+from datetime import datetime
 
+from sqlalchemy.orm import Session
+
+from judge.commands.create import Create
+from judge.commands.join import Resign
+from judge.commands.signon import Signon
+from mailcmds import Command, OrderLines, SourceLine
 from judge.commands import signon_throttle
-from judge.commands.context import SESSION_OPENERS, MailContext
-from judge.commands.table import Needs, handler_for
+from judge.commands.context import MailContext, SignedOn
+from judge.config import JudgeSettings
+from judge.outgoing import OutgoingMail
+from judge.store.models_game import Game, Membership
+from judge.commands.handler import Needs
+from judge.commands.registry import handler_for
 from judge.mail import CommandRefused
 
 
@@ -33,9 +43,10 @@ def _check_needs(ctx: MailContext, needs: Needs) -> None:
 
 
 def run_command(ctx: MailContext, command: Command) -> None:
-    opens = isinstance(command, SESSION_OPENERS)
-    if (opens or isinstance(command, Resign)) and ctx.inbound.distrust:
-        ctx.failed(command.source, f"not read: {ctx.inbound.distrust}")  # judge.mailauth.trust
+    opens = command.opens_session
+    distrust = ctx.inbound.distrust if ctx.inbound is not None else None
+    if (opens or isinstance(command, Resign)) and distrust:
+        ctx.failed(command.source, f"not read: {distrust}")  # judge.mailauth.trust
         if opens:
             ctx.signed_on, ctx.failed_signon = None, command.source
         return
@@ -105,3 +116,16 @@ def run_deferred(ctx: MailContext) -> None:
             savepoint.commit()
         finally:
             ctx.signed_on = current
+
+
+def run_at_seat(session: Session, judge: JudgeSettings, now: datetime, game: Game, membership: Membership,
+                command: Command) -> tuple[str | None, list[OutgoingMail]]:
+    """One command from a seat at another door (a DAIDE connection: SUB, GOF, DRW as the
+    mail's order lines, SET NOWAIT, SET DRAW), run as a mail's: the same check of who may
+    give it, the same handler, in its own savepoint, with the same records.  Returns why
+    it was refused (None when it was done, every order line accepted) and the mail it
+    causes."""
+    ctx = MailContext.at_seat(session, judge, now, SignedOn(game, membership, 0))
+    run_command(ctx, command)
+    refusals = [entry.message for entry in ctx.entries if not entry.ok]
+    return (refusals[0] if refusals else None), ctx.outgoing

@@ -9,6 +9,7 @@ eliminations make the standing votes pass.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from judge.commands.context import MailContext, SignedOn
@@ -21,7 +22,81 @@ from judge.lifecycle import in_play
 from judge.store.models_game import Game
 from judge.turns import Ballot, DrawError, parse_draw_powers, tally
 from judge.turns.draws import NO_DIAS
-from mailcmds import SetConcede, SetDraw, SetNoConcede, SetNoDraw
+from mailcmds.model import Command
+from mailcmds.syntax import CommandLine, ParseContext, Verb, expect_count, no_args
+from mailcmds.values import parse_power, split_tokens
+from judge.commands.handler import Handler, Needs
+
+
+HELP_ORDER = 40  # where this module's rows stand in their HELP sections (judge.commands.registry)
+
+# -- the command's words: values and parsing (pure) --------------------
+
+@dataclass(frozen=True, slots=True)
+class SetDraw(Command):
+    """A draw vote.  ``powers`` ``None``: a draw including all survivors (DIAS); otherwise
+    the powers named (tokens as written: ``("AEF",)`` or ``("AUSTRIA", "ENGLAND")``) for a
+    game with RULE NO_DIAS."""
+
+    powers: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SetNoDraw(Command):
+    """Withdraw the draw vote."""
+
+
+@dataclass(frozen=True, slots=True)
+class SetConcede(Command):
+    """Vote to concede the game to ``power``."""
+
+    power: str
+
+
+@dataclass(frozen=True, slots=True)
+class SetNoConcede(Command):
+    """Withdraw the concession vote."""
+
+
+def _draw(ctx: ParseContext, line: CommandLine) -> SetDraw:
+    tokens = split_tokens(line.args)
+    if tokens == ("ALL",):  # SET DRAW ALL: the draw including all survivors
+        tokens = ()
+    for token in tokens:
+        parse_power(token)
+    return SetDraw(tokens or None, source=line.source)
+
+
+def _nodraw(ctx: ParseContext, line: CommandLine) -> SetNoDraw:
+    no_args(line)
+    return SetNoDraw(source=line.source)
+
+
+def _concede(ctx: ParseContext, line: CommandLine) -> SetConcede:
+    args = expect_count(line, 1, 1, "the power to concede to")
+    return SetConcede(parse_power(args[0]), source=line.source)
+
+
+def _noconcede(ctx: ParseContext, line: CommandLine) -> SetNoConcede:
+    no_args(line)
+    return SetNoConcede(source=line.source)
+
+
+VERBS = (
+    Verb(("SET", "DRAW"), "SET DRAW (all survivors) or SET DRAW AEF (the powers in the draw, with RULE NO_DIAS)",
+         "vote for a draw; secret until the game ends, it stands until withdrawn", _draw,
+         help=(("play", "SET DRAW", "vote for a draw including all survivors"),
+               ("play", "SET DRAW AEF", "vote for a draw of these powers (games with NO_DIAS)"),)),
+    Verb(("SET", "NODRAW"), "SET NO DRAW", "withdraw your draw vote", _nodraw,
+         aliases=(("SET", "NO", "DRAW"),),
+         help=(("play", "SET NO DRAW", "withdraw your draw vote"),)),
+    Verb(("SET", "CONCEDE"), "SET CONCEDE power", "vote to concede the game to that power", _concede,
+         help=(("play", "SET CONCEDE power", "vote to concede the game to that power"),)),
+    Verb(("SET", "NOCONCEDE"), "SET NO CONCEDE", "withdraw your concession vote", _noconcede,
+         aliases=(("SET", "NO", "CONCEDE"),),
+         help=(("play", "SET NO CONCEDE", "withdraw your concession vote"),)),
+)
+
 
 __all__ = ["ballot_from_json", "ballot_to_json", "ballots_of", "vote_text"]
 
@@ -111,3 +186,11 @@ def set_no_concede(ctx: MailContext, command: SetNoConcede) -> None:
     current = _current(ctx)
     _record(ctx, command, Ballot(current.draw, current.draw_powers, None), "withdrawal of the concession vote")
 
+
+#: Which function carries out each command of this module, and who may give it.
+HANDLERS = {
+    SetDraw: Handler(set_draw, Needs.PLAYER),
+    SetNoDraw: Handler(set_no_draw, Needs.PLAYER),
+    SetConcede: Handler(set_concede, Needs.PLAYER),
+    SetNoConcede: Handler(set_no_concede, Needs.PLAYER),
+}

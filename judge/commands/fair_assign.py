@@ -32,7 +32,7 @@ from judge.config import JudgeSettings
 from judge.outgoing import OutgoingMail
 from judge.render import render
 from judge.publish.broadcast import broadcast
-from judge.commands.context import SESSION_OPENERS, Ctx, MailContext, SignedOn
+from judge.commands.context import Ctx, MailContext, SignedOn
 from judge.mail import CommandRefused
 from judge.commands.fair_lottery import (
     DECIDED, SHA256, SIGNATURE, commitment_entry, numbers_of, open_lottery, record_file, signers_keys, stored_commitment,
@@ -53,7 +53,9 @@ from judge.phases.turnstate import fresh_deadline_for_newcomer
 from judge.store.models_fair import ASSIGNED, ASSIGNING, REVEALING_LISTS, FairAssignment, FairLottery, FairPreference
 from judge.lifecycle import before_start
 from judge.store.models_game import MEMBER_ACTIVE, PLAYER, RESIGNED, Game, Membership
-from mailcmds import Commit, CommitSha256, Reveal, SetPreference
+from judge.commands.commitments import Commit, CommitSha256, Reveal
+from judge.commands.fair import SetPreference
+from judge.commands.handler import Handler, Needs
 
 
 
@@ -126,7 +128,7 @@ def _take_early_preferences(ctx: Ctx, game: Game) -> None:
     for command in ctx.parsed.commands:
         if command.source.number <= ctx.signed_on.line:
             continue
-        if isinstance(command, SESSION_OPENERS):
+        if command.opens_session:
             break
         if isinstance(command, (SetPreference, Commit, CommitSha256)):
             entries = len(ctx.entries)
@@ -254,7 +256,7 @@ def commit_list(ctx: MailContext, command: Commit | CommitSha256) -> bool:
         if assignment.status == REVEALING_LISTS:
             raise CommandRefused("the list commitments were published when the game filled: a commitment cannot "
                                  "be made or changed now; send REVEAL with your list")
-        return False  # a lottery commitment (judge/services/fair_lottery.py)
+        return False  # a lottery commitment (judge/commands/fair_lottery.py)
     row = _list_rows(ctx, game).get(member.id)
     if row is None:
         row = FairPreference(game_id=game.id, membership_id=member.id, text="*", set_at=ctx.now)
@@ -288,7 +290,7 @@ def reveal_list(ctx: MailContext, command: Reveal) -> bool:
         raise CommandRefused("you cannot reveal your list yet: the list commitments are published when the game "
                              "fills; reveal after that broadcast")
     if assignment.status != REVEALING_LISTS:
-        return False  # a lottery number (judge/services/fair_lottery.py)
+        return False  # a lottery number (judge/commands/fair_lottery.py)
     row = _list_rows(ctx, game).get(member.id)
     if row is None or row.commit_kind is None:
         raise CommandRefused("you made no commitment to a list before the game filled: you have no preference")
@@ -522,3 +524,9 @@ def fill_vacancies(session: Session, game: Game, judge: JudgeSettings, now: date
     for power in sorted(powers):
         fill_dropped_power(ctx, game, power)
     return ctx.outgoing
+
+
+#: Which function carries out each command of this module, and who may give it.
+HANDLERS = {
+    SetPreference: Handler(set_preference, Needs.SIGNON),
+}

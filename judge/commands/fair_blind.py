@@ -51,8 +51,11 @@ from judge.commands.start import DEFERRERS, start_game
 from judge.store.models_fair import ROLE_GM, BlindRun, FairWitness
 from judge.lifecycle import FORMING
 from judge.store.models_game import Game
-from mailcmds import BlindCollected, BlindEchoes, BlindList, Command, ShuffledList as ShuffledCmd, WitnessStatus
-from mailcmds import registry as verb_registry
+from judge.commands.create import WitnessStatus
+from judge.commands.fair import BlindCollected, BlindEchoes, BlindList, ShuffledList as ShuffledCmd
+from mailcmds import Command
+from judge.commands.handler import Handler, Needs
+from judge.commands.fair import BlindConfirm, BlindFactor, BlindFormat, BlindReceipt, BlindShuffle, BlindedMessage
 
 
 SILENCE = timedelta(days=1)
@@ -129,7 +132,7 @@ def _require_witness_signature(ctx: MailContext, game: Game, run: BlindRun) -> N
     """The witness's mail must be signed by its key: the first signed mail of the run pins
     it (the master is told its fingerprint), later ones must match.  A forged From is
     refused, and nothing of it is acted on."""
-    checked = check_peer_mail(ctx.inbound.raw, run.peer_key)
+    checked = check_peer_mail(ctx.mail.raw, run.peer_key)
     if not checked.valid:
         raise CommandRefused(f"mail for the blinded assignment of '{game.name}' refused: {checked.reason}")
     if run.peer_key is None:
@@ -272,7 +275,22 @@ DEFERRERS["BLIND_ASSIGN"] = begin
 def for_the_witness(ctx: MailContext, command: Command) -> None:
     """A player's or master's line meant for the witness judge, sent to this one instead."""
     words = command.source.text.split()
-    found = verb_registry.lookup(words) if words else None
-    verb = " ".join(found[0].words) if found else type(command).__name__.upper()
+    verb = words[0].upper() if words else type(command).__name__.upper()  # each such verb is one word
     raise CommandRefused(f"{verb}: this mail belongs to the witness of a blinded assignment, not to the judge; "
                          f"send it to the witness's address; nothing was done")
+
+
+#: Which function carries out each command of this module, and who may give it.
+HANDLERS = {
+    ShuffledCmd: Handler(shuffled),
+    BlindList: Handler(blinds_published),
+    BlindCollected: Handler(collected),
+    BlindEchoes: Handler(confirmed),
+    BlindedMessage: Handler(for_the_witness),
+    BlindFactor: Handler(for_the_witness),
+    BlindReceipt: Handler(for_the_witness),
+    BlindShuffle: Handler(for_the_witness),
+    BlindConfirm: Handler(for_the_witness),
+    BlindFormat: Handler(for_the_witness),
+    WitnessStatus: Handler(set_witness, Needs.MASTER),
+}

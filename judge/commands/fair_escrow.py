@@ -41,7 +41,8 @@ from judge.commands.fair_players import judge_keyring, numbered_players, registe
 from judge.store.queries import as_utc
 from judge.store.models_fair import LOTTERY_COMMITTING, LOTTERY_PEELING, LOTTERY_REVEALING, FairEscrow, FairLottery
 from judge.store.models_game import Game, Membership
-from mailcmds import EscrowDeposit, EscrowPeel
+from judge.commands.fair import EscrowDeposit, EscrowPeel
+from judge.commands.handler import Handler, Needs
 
 
 def _published(command: EscrowDeposit | EscrowPeel) -> bytes:
@@ -198,3 +199,10 @@ def peeling_due(ctx: Ctx, game: Game, row: FairLottery) -> None:
         decide(ctx, game, row)
         return
     _ask(ctx, game, row, escrow, escrower.signature or b"", escrower.fingerprint or "")
+
+
+#: Which function carries out each command of this module, and who may give it.
+HANDLERS = {
+    EscrowDeposit: Handler(deposit, Needs.PLAYER),
+    EscrowPeel: Handler(peel, Needs.PLAYER),
+}

@@ -8,7 +8,7 @@ decide -- for the power assignment of RULE PREFERENCES.
 3. When all are in (or the deadline passes) the commitments are broadcast.
 4. Players send ``REVEAL n`` (or ``REVEAL`` with the number file or, for SHA256, the
    number and the SALT line); the sum mod N decides.  Whoever has not revealed by the
-   deadline counts as 0 -- unless the escrow can still be peeled (judge/services/fair_escrow.py).
+   deadline counts as 0 -- unless the escrow can still be peeled (judge/commands/fair_escrow.py).
 
 COMMIT and REVEAL belong to sealed orders too: the interceptors here take them only while
 the signed-on player's game has a lottery open.
@@ -52,7 +52,7 @@ from judge.store.models_fair import (
     FairNumber,
 )
 from judge.store.models_game import Game, Membership
-from mailcmds import Commit, CommitSha256, Reveal, RevealNumber
+from judge.commands.commitments import Commit, CommitSha256, Reveal, RevealNumber
 
 
 SIGNATURE = "signature"

@@ -2,7 +2,7 @@
 for good: judge.store.queries.numbered_players) before they have powers, their registered keys, and the judge's keyring for checking them.
 
 ``SIGNON P3@game password`` signs player 3 on while the powers are not yet assigned
-(judge/services/signon.py asks :func:`player_by_number`).
+(judge/commands/signon.py asks :func:`player_by_number`).
 """
 
 from __future__ import annotations

@@ -43,18 +43,18 @@ from judge.publish.peer_mail import PeerCheck, check_peer_mail, signed_peer_mail
 from judge.render import render
 from judge.store.models_fair import ROLE_WITNESS, BlindRun
 from judge.mail import InboundMail
-from mailcmds import (
+from judge.commands.fair import (
     BlindConfirm,
-    BlindedMessage,
     BlindEchoes,
     BlindFactor,
     BlindFormat,
     BlindReceipt,
     BlindShuffle,
-    Command,
-    Signoff,
-    parse_mail,
+    BlindedMessage,
 )
+from judge.commands.signoff import Signoff
+from judge.commands.registry import parse_mail
+from mailcmds import Command
 from mailcmds.model import quote
 
 HANDLER = "judge.commands.fair_witness:process_witness_mail"

@@ -5,8 +5,10 @@ Nothing here shows an address; in a gunboat game nothing says who plays what.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from typing import ClassVar
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -18,8 +20,7 @@ from adjudicator.types import Phase
 from judge.render import render
 from judge.commands.context import MailContext
 from judge.mail import CommandRefused
-import maps
-from judge.commands.create import set_map
+from judge.commands.create import ListStatus, MapStatus, set_map
 from judge.commands.reply_size import SMALLEST_PICTURE, admit_files, encoded_size
 from judge.phases.pictures import position_picture, record_picture
 from judge.store.queries import as_utc, find_game, position_of, variant_named, variant_of
@@ -29,7 +30,121 @@ from judge.phases.views import game_view
 from judge.commands.daide_ports import daide_text
 from judge.store.models_game import MEMBER_ACTIVE, PLAYER, Game, Membership, PhaseRecord
 from judge.turns import format_deadline
-from mailcmds import Help, History, ListGames, MapPicture, MapStatus, Summary
+from mailcmds.model import Command
+from mailcmds.syntax import CommandLine, ParseContext, Verb, expect_count
+from mailcmds.values import is_phase, parse_address, parse_game, parse_phase
+from judge.commands.handler import Handler
+
+
+HELP_ORDER = 10  # where this module's rows stand in their HELP sections (judge.commands.registry)
+
+# -- the command's words: values and parsing (pure) --------------------
+
+@dataclass(frozen=True, slots=True)
+class ListGames(Command):
+    """``LIST`` (the games on this judge) or ``LIST game`` (one game's set-up and players);
+    after SIGNON, ``LIST`` alone means the signed-on game."""
+
+    answered_once: ClassVar[bool] = True
+    game: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Summary(Command):
+    """``SUMMARY [game]``: the game's current state (the signed-on game when omitted)."""
+
+    answered_once: ClassVar[bool] = True
+    game: str | None = None
+
+    def names_signed_on_game(self) -> bool:
+        return self.game is None
+
+
+@dataclass(frozen=True, slots=True)
+class History(Command):
+    """``HISTORY [game] [phase]``: results of past phases (from ``phase`` on, if given)."""
+
+    answered_once: ClassVar[bool] = True
+    game: str | None = None
+    phase: str | None = None
+
+    def names_signed_on_game(self) -> bool:
+        return self.game is None
+
+
+@dataclass(frozen=True, slots=True)
+class MapPicture(Command):
+    """``MAP [game] [phase]``: the picture of the board after a past phase (the last one
+    when no phase is given).  ``MAP name`` alone is also how a signed-on master sets the
+    map of a game not yet started; the judge tells the two apart (a master signed on,
+    a map of that name), so the word is kept as written in ``game``.  Answered once per
+    mail like the other information requests: its pictures are the dearest answer (a
+    master's ``MAP name`` twice sets the same map twice)."""
+
+    answered_once: ClassVar[bool] = True
+    game: str | None = None
+    phase: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Help(Command):
+    answered_once: ClassVar[bool] = True
+    topic: str | None = None
+
+
+#: Commands that only read: the same one twice in a mail (for the same signed-on game) is
+#: answered once.
+def _list(ctx: ParseContext, line: CommandLine) -> Command:
+    args = expect_count(line, 0, 1, "nothing, a game name, or (masters) a mailing-list address")
+    if not args:
+        return ListGames(source=line.source)
+    if "@" in args[0]:
+        return ListStatus(parse_address(args[0]), source=line.source)
+    return ListGames(parse_game(args[0]), source=line.source)
+
+
+def _summary(ctx: ParseContext, line: CommandLine) -> Summary:
+    args = expect_count(line, 0, 1, "a game name")
+    return Summary(parse_game(args[0]) if args else None, source=line.source)
+
+
+def _game_and_phase(line: CommandLine) -> tuple[str | None, str | None]:
+    """``[game] [phase]``: either may be left out (a phase alone is told by its form)."""
+    args = expect_count(line, 0, 2, "a game name")
+    if len(args) == 2:
+        return parse_game(args[0]), parse_phase(args[1])
+    if len(args) == 1:
+        return (None, parse_phase(args[0])) if is_phase(args[0]) else (parse_game(args[0]), None)
+    return None, None
+
+
+def _history(ctx: ParseContext, line: CommandLine) -> History:
+    return History(*_game_and_phase(line), source=line.source)
+
+
+def _map_picture(ctx: ParseContext, line: CommandLine) -> MapPicture:
+    return MapPicture(*_game_and_phase(line), source=line.source)
+
+
+def _help(ctx: ParseContext, line: CommandLine) -> Help:
+    args = expect_count(line, 0, 1, "nothing or one topic")
+    return Help(args[0].upper() if args else None, source=line.source)
+
+
+VERBS = (
+    Verb(("LIST",), "LIST or LIST game", "the games on this judge, or one game's set-up and players", _list,
+         in_subject=True, help=(("start", "LIST", "the games on this judge"),
+               ("start", "LIST game", "one game's set-up and players"),)),
+    Verb(("SUMMARY",), "SUMMARY game", "a game's current state: phase, centres, players, whose orders are in "
+                                       "(every power's for the master, your own for a player)", _summary,
+         in_subject=True, help=(("start", "SUMMARY game", "a game's current state"),)),
+    Verb(("HISTORY",), "HISTORY game [phase]", "the results of a game's past phases", _history,
+         in_subject=True, help=(("start", "HISTORY game [phase]", "results of past phases"),)),
+    Verb(("MAP",), "MAP [game] [phase]", "a picture of the board after a past phase (SVG and PNG)", _map_picture,
+         help=(("start", "MAP game [phase]", "a picture of the board after a past phase"),)),
+    Verb(("HELP",), "HELP", "this list of commands", _help,
+         in_subject=True, help=(("start", "HELP", "this page"),)),
+)
 
 
 def _game_rows(session: Session) -> list[dict[str, object]]:
@@ -161,11 +276,11 @@ def map_picture(ctx: MailContext, command: MapPicture) -> None:
     if not {item.filename for item in ctx.attachments} >= set(names):
         if len(ctx.attachments) >= 2 * MAX_PICTURES_PER_MAIL:  # two files a picture
             raise CommandRefused(f"at most {MAX_PICTURES_PER_MAIL} pictures in one reply: ask for this one in another mail")
-        admit_files(len(ctx.inbound.raw), ctx.attachments, SMALLEST_PICTURE)  # not drawn when it cannot fit
+        admit_files(len(ctx.mail.raw), ctx.attachments, SMALLEST_PICTURE)  # not drawn when it cannot fit
         variant = variant_named(game.map_name)
         files = (record_picture(game.name, variant, drawn) if isinstance(drawn, PhaseRecord)
                  else position_picture(game.name, variant, drawn))
-        admit_files(len(ctx.inbound.raw), ctx.attachments, encoded_size(files))
+        admit_files(len(ctx.mail.raw), ctx.attachments, encoded_size(files))
         ctx.attachments.extend(files)
     ctx.done(command, f"the map of game '{game.name}' {shown} is attached ({', '.join(names)})")
 
@@ -190,3 +305,13 @@ def maps_text() -> str:
 def help_page(ctx: MailContext, command: Help) -> None:
     ctx.add_block(help_text() + "\n" + maps_text())
     ctx.done(command, "the list of commands is below")
+
+
+#: Which function carries out each command of this module, and who may give it.
+HANDLERS = {
+    ListGames: Handler(list_games),
+    Summary: Handler(summary),
+    History: Handler(history),
+    MapPicture: Handler(map_picture),  # or, from a signed-on master naming a map, create.set_map
+    Help: Handler(help_page),
+}

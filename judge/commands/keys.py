@@ -16,7 +16,9 @@ to another address, leaves started games on the key they had, for the same reaso
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
+from typing import ClassVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -32,9 +34,26 @@ from judge.publish.signing import judge_keyring
 from judge.lifecycle import before_start
 from judge.store.models_game import MEMBER_ACTIVE, PLAYER, Game, Membership
 from judge.store.models_sealed import KEY_ACTIVE, KEY_PENDING, KEY_REPLACED, PlayerKey
-from mailcmds import GetKey, SetKey
+from judge.commands.commitments import SetKey
+from judge.commands.handler import Handler
+from mailcmds.model import Command
+from mailcmds.syntax import CommandLine, ParseContext, Verb, no_args
 
 __all__ = ["effective_key", "ensure_imported", "get_key", "pin_address_keys", "set_key"]
+
+HELP_ORDER = 12  # GET KEY after info's rows in GETTING STARTED
+
+
+@dataclass(frozen=True, slots=True)
+class GetKey(Command):
+    """``GET KEY``: the judge's public OpenPGP key."""
+
+    answered_once: ClassVar[bool] = True
+
+
+def _get_key(ctx: ParseContext, line: CommandLine) -> GetKey:
+    no_args(line)
+    return GetKey(source=line.source)
 
 
 def _started(game: Game) -> bool:
@@ -222,3 +241,15 @@ def get_key(ctx: MailContext, command: GetKey) -> None:
     ctx.add_block(render("judge_key.j2", fingerprint=spaced(fingerprint), key=armored.strip(),
                          address=ctx.judge.address))
     ctx.done(command, f"the judge's public key is below (fingerprint {spaced(fingerprint)})")
+
+
+#: Which function carries out each command of this module, and who may give it.
+HANDLERS = {
+    GetKey: Handler(get_key),
+    SetKey: Handler(set_key),  # its words are commitments.py's, with COMMIT and REVEAL
+}
+
+VERBS = (
+    Verb(("GET", "KEY"), "GET KEY", "the judge's public OpenPGP key (to check its signed mail)", _get_key,
+         in_subject=True, help=(("start", "GET KEY", "the judge's public OpenPGP key"),)),
+)

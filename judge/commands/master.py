@@ -1,10 +1,13 @@
-"""The master's game commands (mailcmds/master.py): FORM, PAUSE, RESUME, TERMINATE, EJECT,
+"""The master's game commands: FORM, PAUSE, RESUME, TERMINATE, EJECT,
 DUMMY, REVIVE, and processing by the master: PROCESS, PROCESS!, PREVIEW, ROLLBACK.
 
 (SET DEADLINE and the status lines are in create.py.)
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
 
 from judge.render import render
 from judge.publish.broadcast import broadcast
@@ -29,7 +32,164 @@ from judge.store.queries import (
 from judge.commands.daide_ports import daide_text, give_port, is_machine_game
 from judge.store.models_game import DISMISSED, DUMMY, Game
 from judge.turns import extend_only, next_deadline, resumed_deadline
-from mailcmds import Dummy, Eject, Form, Pause, Preview, Process, Resume, Revive, Rollback, Terminate
+from mailcmds.model import Command
+from mailcmds.syntax import CommandLine, ParseContext, Verb, expect_count, no_args
+from mailcmds.values import DateSpec, parse_date, parse_phase, parse_power
+from judge.commands.handler import Handler, Needs
+
+HELP_ORDER = 80  # where this module's rows stand in their HELP sections (judge.commands.registry)
+
+
+# -- the command's words: values and parsing (pure) --------------------
+
+@dataclass(frozen=True, slots=True)
+class Form(Command):
+    """Open a game in preparation for players to join."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pause(Command):
+    """Stop the clock: no deadline passes and nothing is processed until RESUME."""
+
+
+@dataclass(frozen=True, slots=True)
+class Resume(Command):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Terminate(Command):
+    """End the game now."""
+
+
+@dataclass(frozen=True, slots=True)
+class Process(Command):
+    """``PROCESS``: process the phase if it is ready; ``PROCESS!`` (``force``): process now,
+    with civil-disorder defaults for missing orders."""
+
+    force: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Preview(Command):
+    """Adjudicate the phase and send the results to the master only; nothing changes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rollback(Command):
+    """Return the game to ``phase`` (``None``: the previous phase)."""
+
+    phase: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SetDeadline(Command):
+    when: DateSpec
+
+
+@dataclass(frozen=True, slots=True)
+class Eject(Command):
+    """Remove the player of ``power``; the power waits for a TAKEOVER."""
+
+    power: str
+
+
+@dataclass(frozen=True, slots=True)
+class Dummy(Command):
+    """Make ``power`` a dummy (no player; civil disorder)."""
+
+    power: str
+
+
+@dataclass(frozen=True, slots=True)
+class Revive(Command):
+    """Give a dummy or abandoned ``power`` back its place for a player to take over."""
+
+    power: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeatBot(Command):
+    """Give a seat to the judge's bot: ``power`` in a running game (one without a player),
+    ``None`` for a free place in a forming game."""
+
+    power: str | None = None
+
+
+def _simple(kind: Callable[..., Command]) -> Callable[[ParseContext, CommandLine], Command]:
+    def parse(ctx: ParseContext, line: CommandLine) -> Command:
+        no_args(line)
+        return kind(source=line.source)
+
+    return parse
+
+
+def _process(ctx: ParseContext, line: CommandLine) -> Process:
+    no_args(line)
+    return Process(line.verb.words[0] == "PROCESS!", source=line.source)
+
+
+def _rollback(ctx: ParseContext, line: CommandLine) -> Rollback:
+    args = expect_count(line, 0, 1, "the phase to go back to")
+    return Rollback(parse_phase(args[0]) if args else None, source=line.source)
+
+
+def _set_deadline(ctx: ParseContext, line: CommandLine) -> SetDeadline:
+    if not line.args:
+        raise line.fail("SET DEADLINE needs a date")
+    return SetDeadline(parse_date(line.args), source=line.source)
+
+
+def _power_command(kind: Callable[..., Command]) -> Callable[[ParseContext, CommandLine], Command]:
+    def parse(ctx: ParseContext, line: CommandLine) -> Command:
+        args = expect_count(line, 1, 1, "the power")
+        return kind(parse_power(args[0]), source=line.source)
+
+    return parse
+
+
+def _seat(ctx: ParseContext, line: CommandLine) -> SeatBot:
+    args = expect_count(line, 1, 2, "BOT, or a power and BOT (SEAT BOT, SEAT FRANCE BOT)")
+    if args[-1].upper() != "BOT":
+        raise line.fail(f"SEAT {' '.join(args)}: the player a master seats is the judge's bot: "
+                        "SEAT power BOT in a running game, SEAT BOT in a forming one")
+    return SeatBot(parse_power(args[0]) if len(args) == 2 else None, source=line.source)
+
+
+VERBS = (
+    Verb(("FORM",), "FORM", "open the game for players to join", _simple(Form),
+         help=(("master", "FORM", "open the game for players"),)),
+    Verb(("PAUSE",), "PAUSE", "stop the game's clock", _simple(Pause),
+         help=(("master", "PAUSE / RESUME", "stop / restart the game's clock"),)),
+    Verb(("RESUME",), "RESUME", "restart the clock; the deadline moves on by the time paused", _simple(Resume),
+         help=(("master", "", ""),)),  # its HELP row is PAUSE's
+    Verb(("TERMINATE",), "TERMINATE", "end the game now", _simple(Terminate),
+         help=(("master", "TERMINATE", "end the game"),)),
+    Verb(("PROCESS",), "PROCESS", "process the phase if every order is in", _process,
+         help=(("master", "PROCESS", "process the phase if all orders are in"),)),
+    Verb(("PROCESS!",), "PROCESS!", "process the phase now; missing orders get civil-disorder defaults (in a sealed game: end the current stage early)",
+         _process,
+         help=(("master", "PROCESS!", "process now; missing orders get defaults"),)),
+    Verb(("PREVIEW",), "PREVIEW", "adjudicate the phase for the master's eyes only; nothing changes (refused in sealed games)",
+         _simple(Preview),
+         help=(("master", "PREVIEW", "see the results yourself; nothing changes"),)),
+    Verb(("ROLLBACK",), "ROLLBACK [phase]", "return the game to an earlier phase (default: the previous one)",
+         _rollback,
+         help=(("master", "ROLLBACK [phase]", "go back to an earlier phase"),)),
+    Verb(("SET", "DEADLINE"), "SET DEADLINE date [hh:mm] (e.g. 2025-01-14 20:00)", "move the deadline",
+         _set_deadline,
+         help=(("master", "SET DEADLINE date", "move the deadline"),)),
+    Verb(("EJECT",), "EJECT power", "remove a power's player", _power_command(Eject),
+         help=(("master", "EJECT power", "remove a power's player"),)),
+    Verb(("DUMMY",), "DUMMY power", "make a power a dummy in civil disorder", _power_command(Dummy),
+         help=(("master", "DUMMY power", "make a power a dummy in civil disorder"),)),
+    Verb(("SEAT",), "SEAT power BOT / SEAT BOT",
+         "the judge's bot plays a power without a player (running game) or takes a free place (forming game)",
+         _seat,
+         help=(("master", "SEAT power BOT", "the judge's bot plays a power"),)),
+    Verb(("REVIVE",), "REVIVE power", "reopen a dummy or abandoned power for a takeover", _power_command(Revive),
+         help=(("master", "REVIVE power", "reopen a power for a takeover"),)),
+)
 
 
 def _tell(ctx: MailContext, game: Game, subject: str, template: str, kind: str, **values: object) -> None:
@@ -153,7 +313,7 @@ def _reserve_fills(ctx: MailContext, game: Game, power: str) -> None:
     """RULE PREFERENCES: a power left without a player goes to a reserve (not a DUMMY: the
     master plays that one)."""
     if has_rule(game, "PREFERENCES"):
-        from judge.commands.fair_assign import fill_dropped_power  # the fair flow imports the services
+        from judge.commands.fair_assign import fill_dropped_power  # the fair flow imports this module's neighbours
 
         fill_dropped_power(ctx, game, power)
 
@@ -218,3 +378,18 @@ def rollback(ctx: MailContext, command: Rollback) -> None:
 
 
 # ----------------------------------------------------------------------------- votes
+
+
+#: Which function carries out each command of this module, and who may give it.
+HANDLERS = {
+    Form: Handler(form, Needs.MASTER),
+    Pause: Handler(pause, Needs.MASTER),
+    Resume: Handler(resume, Needs.MASTER),
+    Terminate: Handler(terminate, Needs.MASTER),
+    Process: Handler(process, Needs.MASTER),
+    Preview: Handler(preview, Needs.MASTER),
+    Rollback: Handler(rollback, Needs.MASTER),
+    Eject: Handler(eject, Needs.MASTER),
+    Dummy: Handler(dummy, Needs.MASTER),
+    Revive: Handler(revive, Needs.MASTER),
+}

@@ -7,7 +7,7 @@ builds by the province built in; WAIVEs add up); other stored orders stay.
 
 from __future__ import annotations
 
-
+from dataclasses import dataclass
 
 from adjudicator.adjustments import free_home_centres
 from adjudicator.api import Board, IllegalOrder, OrderSyntaxError, parse_order, prepare, requirements
@@ -15,12 +15,36 @@ from adjudicator.types import PhaseKind
 from judge.commands.context import MailContext, ReplyLine, SignedOn
 from judge.mail import CommandRefused
 from judge.store.queries import as_utc, position_of, variant_of
-from judge.phases.order_sets import order_key, merge_orders
+from judge.phases.order_sets import merge_orders, order_key
 from judge.phases.turnstate import after_orders, stored_order_set
 from judge.lifecycle import in_play
 from judge.store.models_game import Game, OrderSet
 from judge.turns import may_submit_empty
-from mailcmds import Clear, OrderLines
+from mailcmds import OrderLines
+from mailcmds.model import Command
+from mailcmds.syntax import CommandLine, ParseContext, Verb, no_args
+from judge.commands.handler import Handler, Needs
+
+
+HELP_ORDER = 20  # where this module's rows stand in their HELP sections (judge.commands.registry)
+
+# -- the command's words: values and parsing (pure) --------------------
+
+@dataclass(frozen=True, slots=True)
+class Clear(Command):
+    """``CLEAR``: drop every order the power has entered for this phase."""
+
+
+def _clear(ctx: ParseContext, line: CommandLine) -> Clear:
+    no_args(line)
+    return Clear(source=line.source)
+
+
+VERBS = (
+    Verb(("CLEAR",), "CLEAR", "clear all your orders for the current phase", _clear,
+         help=(("play", "CLEAR", "clear all your orders for this phase"),)),
+)
+
 
 def _order_set(ctx: MailContext, game: Game, power: str, row: OrderSet | None = None) -> OrderSet:
     """The power's order set for the current phase (``row``, when the caller has read it),
@@ -132,3 +156,10 @@ def clear(ctx: MailContext, command: Clear) -> None:
     row.submitted_at = ctx.now
     after_orders(ctx.session, game, ctx.now)
     ctx.done(command, f"all orders of {power} for {game.phase} cleared")
+
+
+#: Which function carries out each command of this module, and who may give it.
+HANDLERS = {
+    OrderLines: Handler(order_lines, Needs.SIGNON),
+    Clear: Handler(clear, Needs.SIGNON),
+}

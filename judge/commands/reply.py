@@ -13,7 +13,7 @@ from judge.commands.reply_size import MAX_REPLY_CHARS, bounded  # noqa: F401  (M
 from judge.phases.views import session_view
 from judge.publish.signing import compose
 from judge.store.models_game import Game, Membership
-from mailcmds.masking import masked
+from judge.commands.registry import masked
 from mailcmds.model import quote
 
 
@@ -56,7 +56,7 @@ def build_reply(ctx: MailContext, processing: Mapping[int, str] | None = None) -
         judge_name=ctx.judge.name,
         nothing=not lines and not ctx.blocks,
     )
-    mail = ctx.inbound.reply(bounded(body), game_id=first_game)
+    mail = ctx.mail.reply(bounded(body), game_id=first_game)
     if ctx.attachments:
         mail = replace(mail, mime=compose(mail.body, ctx.attachments))
     return mail

@@ -44,7 +44,8 @@ from judge.store.models_sealed import (
     SealedReveal,
 )
 from judge.turns import format_deadline
-from mailcmds import Command, Commit, CommitSha256, Reveal
+from judge.commands.commitments import Commit, CommitSha256, Reveal
+from mailcmds import Command
 
 __all__ = ["commit", "commit_sha256", "plain_orders_refusal", "reveal"]
 

@@ -1,4 +1,4 @@
-"""SIGNON power@game / Xgame / master@game / observer@game, and SIGNOFF.
+"""SIGNON power@game / Xgame / master@game / observer@game (SIGNOFF is signoff.py).
 
 The throttle against password guessing, which the dispatcher applies before a SIGNON is
 tried, is judge/commands/signon_throttle.py.
@@ -6,8 +6,10 @@ tried, is judge/commands/signon_throttle.py.
 
 from __future__ import annotations
 
-from mailcmds import Signoff, Signon, PowerListError, resolve_power
+from dataclasses import dataclass
+from typing import ClassVar
 
+from mailcmds import PowerListError, resolve_power
 from judge.commands.context import MailContext
 from judge.mail import CommandRefused
 from judge.commands.fair_players import player_by_number
@@ -15,6 +17,44 @@ from judge.store.queries import find_game, master_of, observers, player_label, p
 from judge.lifecycle import before_start
 from judge.store.models_game import Game, Membership
 from judge.store.passwords import verify_password
+from mailcmds.model import Command
+from mailcmds.syntax import CommandLine, ParseContext, Verb, expect_count
+from mailcmds.values import split_signon_id
+from judge.commands.handler import Handler
+
+
+HELP_ORDER = 15  # where this module's rows stand in their HELP sections (judge.commands.registry)
+
+# -- the command's words: values and parsing (pure) --------------------
+
+@dataclass(frozen=True, slots=True)
+class Signon(Command):
+    """``SIGNON power@game password`` or ``SIGNON Xgame password`` (X: the power's initial,
+    M for the master).  ``power`` is upper-case as written (``FRANCE``, ``F``,
+    ``MASTER``, an observer's name): the handler resolves it against the game."""
+
+    opens_session: ClassVar[bool] = True
+    power: str
+    game: str
+    password: str
+
+
+def _signon(ctx: ParseContext, line: CommandLine) -> Signon:
+    args = expect_count(line, 2, 2, "the power and game and a password")
+    power, game = split_signon_id(args[0])
+    return Signon(power, game, args[1], source=line.source)
+
+
+VERBS = (
+    Verb(("SIGNON",), "SIGNON power@game password (or SIGNON Xgame password, X the power's initial)",
+         "sign on to a game as a power, an observer or its master; orders and commands follow",
+         _signon, secret_args=(1,), opens_session=True,
+         in_subject=True, help=(("play", "SIGNON power@game password", "sign on; orders and commands follow"),
+               ("play", "SIGNON Xgame password", "the same, X = the power's initial"),
+               ("play", "<orders>", "one per line, e.g.  A PAR - BUR   F LON S F NTH"),
+               ("play", "", "your orders replace those for the units named"),
+               ("master", "SIGNON master@game password", "then status lines (edits) or:"),)),
+)
 
 MASTER_TOKENS = ("M", "MASTER")
 
@@ -70,5 +110,7 @@ def signon(ctx: MailContext, command: Signon) -> None:
     ctx.done(command, f"signed on as {named} in game '{game.name}'")
 
 
-def signoff(ctx: MailContext, command: Signoff) -> None:
-    ctx.done(command, "end of commands")
+#: Which function carries out each command of this module, and who may give it.
+HANDLERS = {
+    Signon: Handler(signon),
+}

@@ -20,7 +20,8 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import bindparam, or_, select
 
-from mailcmds import PowerListError, Signon, resolve_power
+from judge.commands.signon import Signon
+from mailcmds import PowerListError, resolve_power
 
 from judge.commands.context import MailContext
 from judge.commands.signon import MASTER_TOKENS, member_for
@@ -90,7 +91,7 @@ def throttled(ctx: MailContext, tried: Attempt) -> str | None:
 
     One indexed read of the day's refusals from this sender or for this account; the
     owner's address is looked up only when the account has enough refusals to matter."""
-    sender = sender_of(ctx.inbound)
+    sender = sender_of(ctx.mail)
     game_name, who = tried.key
     ctx.session.flush()  # this mail's refusals so far count (as the ORM's autoflush would)
     rows = ctx.session.connection().execute(_REFUSALS, {"since": ctx.now - THROTTLE_WINDOW, "address": sender.key,
@@ -113,7 +114,7 @@ def throttled(ctx: MailContext, tried: Attempt) -> str | None:
 
 def record_refusal(ctx: MailContext, tried: Attempt) -> None:
     game_name, who = tried.key
-    ctx.session.add(SignonFailure(address=sender_of(ctx.inbound).key, game=game_name[:64], who=who[:64],
+    ctx.session.add(SignonFailure(address=sender_of(ctx.mail).key, game=game_name[:64], who=who[:64],
                                   failed_at=ctx.now))
 
 

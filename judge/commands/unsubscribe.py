@@ -6,14 +6,32 @@ resign (SIGNON and RESIGN, with the password)."""
 
 from __future__ import annotations
 
-from mailcmds import Unsubscribe
+from dataclasses import dataclass
 
 from judge.commands.context import MailContext
+from judge.commands.handler import Handler
 from judge.mail import CommandRefused
 from judge.mailauth.keystore import token_key_in
 from judge.mailauth.tokens import read_token
 from judge.store.models_game import MASTER, MEMBER_ACTIVE, OBSERVER, RESIGNED, Game, Membership
 from judge.store.queries import game_members, player_label
+from mailcmds.model import Command
+from mailcmds.syntax import CommandLine, ParseContext, Verb, expect_count
+
+HELP_ORDER = 52  # after JOIN, OBSERVE and TAKEOVER in GETTING STARTED
+
+
+@dataclass(frozen=True, slots=True)
+class Unsubscribe(Command):
+    """``UNSUBSCRIBE token``: the unsubscribe link of a game's mail (its List-Unsubscribe
+    header); the token proves whose copy it was, so no password is needed."""
+
+    token: str
+
+
+def _unsubscribe(ctx: ParseContext, line: CommandLine) -> Unsubscribe:
+    [token] = expect_count(line, 1, 1, "the token of the link in a game's mail (List-Unsubscribe)")
+    return Unsubscribe(token, source=line.source)
 
 _NOT_A_LINK = ("this unsubscribe link is not one the judge made (was it cut short or changed?); "
                "to leave a game: SIGNON you@game password, then RESIGN")
@@ -50,3 +68,13 @@ def unsubscribe(ctx: MailContext, command: Unsubscribe) -> None:
     ctx.done(command, f"nothing changed: you play {member.power or 'in'} game '{game.name}', and one click never "
                       f"resigns a player.  To leave it and its mail, send these two lines: SIGNON {who.lower()}@"
                       f"{game.name} yourpassword, then RESIGN (your power then waits for someone to take it over)")
+
+
+VERBS = (
+    Verb(("UNSUBSCRIBE",), "UNSUBSCRIBE token",
+         "stop a game's mail (its unsubscribe link): an observer leaves; a player or master is told how to resign",
+         _unsubscribe, secret_args=(0,), in_subject=True,  # the List-Unsubscribe mailto puts it in the Subject
+         help=(("start", "UNSUBSCRIBE token", "a game mail's unsubscribe link: stop observing"),)),
+)
+
+HANDLERS = {Unsubscribe: Handler(unsubscribe)}

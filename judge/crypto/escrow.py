@@ -14,7 +14,7 @@ checked against S(M).
 Player side: :func:`build_escrow`, :func:`peel_layer`.  Judge side: :func:`peel_step`
 (inspect a layer), and :class:`EscrowPeeling` with :func:`start_peeling`,
 :func:`whom_to_ask`, :func:`mark_vanished`, :func:`accept_peeled`, which decide whom to ask
-next and check every answer.  Sending the mail and the deadlines belong to the services.
+next and check every answer.  Sending the mail and the deadlines belong to the commands (judge/commands/fair_escrow.py).
 """
 
 from __future__ import annotations

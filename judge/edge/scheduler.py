@@ -117,8 +117,8 @@ def pass_game(session: Session, game: Game, judge: "JudgeSettings", now: datetim
 
 def _run_extra_passes(store: "Store", settings: "Settings", now: datetime) -> None:
     """Other due work at the end of every pass: lottery and escrow deadlines, a silent
-    blinded-assignment witness (judge/commands/fair_due.py)."""
-    from judge.commands.fair_due import run_fair_pass
+    blinded-assignment witness (judge/edge/fair_due.py)."""
+    from judge.edge.fair_due import run_fair_pass
 
     try:
         run_fair_pass(store, settings, now)

@@ -33,6 +33,8 @@ from sqlalchemy import Connection, bindparam, select, update
 from judge.config import OutboundSettings
 from judge.mailauth.dkim_sign import Signer, SigningError
 from judge.mailauth.unsubscribe import UnsubscribeLinks
+from judge.mailauth.verp import ReturnPaths
+from judge.store.models_mailauth import UnreachableAddress
 from judge.mail import Clock, utc_now
 from judge.store import leases
 from judge.store.core import table_of
@@ -63,6 +65,9 @@ _LEASE = update(_OUTBOX).where(_OUTBOX.c.id.in_(bindparam("ids", expanding=True)
 _SENT = update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id")).values(
     attempts=_OUTBOX.c.attempts + 1, status=SENT, sent_at=bindparam("now"), last_error=None, leased_by=None,
     relay_queue_id=bindparam("queue_id"))
+_UNREACHABLE = table_of(UnreachableAddress)
+_UNREACHABLE_AMONG = select(_UNREACHABLE.c.address).where(
+    _UNREACHABLE.c.address.in_(bindparam("addresses", expanding=True)))
 _ATTEMPTS = select(_OUTBOX.c.attempts).where(_OUTBOX.c.id == bindparam("row_id"))
 _FAILED_ATTEMPT = update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id")).values(
     attempts=bindparam("attempts"), last_error=bindparam("error"), status=bindparam("status"),
@@ -253,11 +258,13 @@ class OutboxSender:
 
     def __init__(self, store: Store, transport: Transport, *, retry_base_seconds: float = 60.0,
                  max_attempts: int = 12, clock: Clock = utc_now, signer: Signer | None = None,
-                 links: UnsubscribeLinks | None = None) -> None:
+                 links: UnsubscribeLinks | None = None, return_paths: ReturnPaths | None = None) -> None:
         self.store = store
         self.transport = transport
         self.signer = signer
         self.links = links
+        self.return_paths = return_paths  # VERP: each one-recipient mail its own envelope sender
+        self._unreachable: set[str] = set()
         self.retry_base_seconds = retry_base_seconds
         self.max_attempts = max_attempts
         self.clock = clock
@@ -290,6 +297,8 @@ class OutboxSender:
             rows = connection.execute(_DUE, {"now": now}).all()
             if rows:
                 connection.execute(_LEASE, {"ids": [row.id for row in rows], "until": now + LEASE, "owner": owner})
+                addresses = sorted({r.lower() for row in rows for r in row.recipients})
+                self._unreachable = set(connection.execute(_UNREACHABLE_AMONG, {"addresses": addresses}).scalars())
             return [(row.id, row.mail_from, list(row.recipients), row.raw, row.game_id) for row in rows]
 
     def send_due(self) -> int:
@@ -299,7 +308,12 @@ class OutboxSender:
         for row_id, mail_from, recipients, raw, game_id in self._lease_due():
             error: DeliveryError | None = None
             how: Delivered | None = None
+            if self.return_paths is not None and len(recipients) == 1:
+                mail_from = self.return_paths.for_recipient(row_id, recipients[0])
             try:
+                if all(r.lower() in self._unreachable for r in recipients):
+                    raise DeliveryError(f"not sent: {', '.join(recipients)} bounced too often (judge.mailauth.bounces); "
+                                        "mail resumes when mail comes from there again", permanent=True)
                 how = self.transport.deliver(mail_from, recipients, self._final(raw, game_id, recipients), row_id)
             except DeliveryError as exc:
                 error = exc

@@ -1,7 +1,7 @@
 """Every message of the blinded assignment (reference 001), as frozen values.
 
 Parties are named by strings: :data:`GM` (the judge running the game), :data:`WITNESS`
-(the third party that shuffles) and the players' own identifiers.  The services render each
+(the third party that shuffles) and the players' own identifiers.  The commands render each
 message as an email to ``recipients``; the fields are the data it carries.  In order:
 
 1. ``ShuffleRequest``   GM -> witness      players and message length; the run begins

@@ -1,4 +1,4 @@
-"""The fair-assignment values as JSON-ready data, so the services can store a run between
+"""The fair-assignment values as JSON-ready data, so the commands can store a run between
 emails: ``from_data(to_data(value)) == value`` for every state, contest and message here.
 
 Only the classes of ``judge.fair`` are rebuilt; tuples come back as tuples."""

@@ -1,7 +1,7 @@
 """Who wrote a mail, as DNS can tell: DKIM (every signature, dkimpy), SPF of the envelope
 sender and the connecting address (pyspf) and DMARC alignment of From with the policy the
-From domain publishes (authheaders' DMARC logic and public suffix list); the verdict as an
-Authentication-Results header value (RFC 8601, written by authres).
+From domain publishes (authheaders' DMARC logic and public suffix list, read once); the
+verdict as an Authentication-Results header value (RFC 8601, written by authres).
 
 DNS goes through dnspython's default resolver (``configure_resolver``), which all three
 libraries use.  A DNS failure is ``temperror``, never ``fail``: such a mail is not refused
@@ -12,7 +12,9 @@ most ``MAX_SIGNATURES`` signatures checked, a signature field longer than
 
 from __future__ import annotations
 
+import importlib.resources
 import re
+from functools import lru_cache
 from typing import Any
 
 import authres
@@ -20,6 +22,35 @@ import dkim
 import dns.exception
 import dns.rdatatype
 import dns.resolver
+
+def _org_domain_memo() -> None:
+    """authheaders reads and parses the whole public suffix list at every DMARC check
+    (about a second); the list is read once here and each domain's answer remembered."""
+    import authheaders
+    from authheaders import dmarc_lookup
+
+    @lru_cache(maxsize=1)
+    def suffixes() -> Any:
+        from publicsuffix2 import PublicSuffixList
+
+        try:
+            from authheaders.findpsl import location  # a system copy, where the package found one
+            with open(location) as listing:
+                return PublicSuffixList(listing)
+        except ModuleNotFoundError:
+            ref = importlib.resources.files("authheaders") / "public_suffix_list.txt"
+            with importlib.resources.as_file(ref) as path, open(path) as listing:
+                return PublicSuffixList(listing)
+
+    @lru_cache(maxsize=4096)
+    def org_domain(domain: str) -> str:
+        return str(suffixes().get_public_suffix(domain))
+
+    dmarc_lookup.get_org_domain = org_domain
+    authheaders.get_org_domain = org_domain  # imported by name there
+
+
+_org_domain_memo()
 
 MAX_SIGNATURES = 4
 MAX_SIGNATURE_BYTES = 4096

@@ -41,10 +41,12 @@ from judge.store.models_turns import TurnProgress
 from judge.store.schedule import PROCESS_AFTER_COMMIT
 from judge.turns import (
     NO_SETTLE,
+    Action,
     Absence,
     Outlook,
     TurnState,
     apply_absences,
+    decide,
     delay_after_orders,
     extend_only,
     format_deadline,
@@ -309,6 +311,14 @@ def _outlook_text(when: Outlook, state: TurnState, game: Game) -> str:
     return (f"all orders are in: as on the DPjudge the phase waits {state.delay} scheduler pass"
             f"{'es' if state.delay != 1 else ''} (a settle window in which orders may still change) and is "
             f"processed at the pass after, within {passes * 20} minutes at the default 20-minute tick")
+
+
+def ready_to_process(session: Session, game: Game, now: datetime) -> bool:
+    """Whether a scheduler pass now would process the phase (the DAIDE edge runs one at
+    once only then)."""
+    if game.status != ACTIVE or game.position is None or game.deadline is None:
+        return False
+    return decide(turn_state(session, game, now)).action is Action.PROCESS
 
 
 def late_powers(session: Session, game: Game, now: datetime) -> frozenset[str]:

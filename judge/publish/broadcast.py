@@ -60,7 +60,7 @@ def broadcast(session: Session, game: Game, judge: JudgeSettings, *, subject: st
     broadcast, players told their power personally); ignored for an external list,
     which cannot leave anyone out.  ``attachments``: files sent with it (commitments,
     the phase record).  Every broadcast is signed by the judge (PGP/MIME) and its
-    footer names the judge's key fingerprint (judge/services/signing.py); the one
+    footer names the judge's key fingerprint (judge/publish/signing.py); the one
     signed body is shared by every copy.
     """
     from judge.publish.signing import broadcast_mime

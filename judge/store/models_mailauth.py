@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import String, Text
+from sqlalchemy import Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from judge.store.base import Base
@@ -37,3 +37,30 @@ class MailSecret(Base):
     name: Mapped[str] = mapped_column(String(40), primary_key=True)
     value: Mapped[str] = mapped_column(String(128))
     created_at: Mapped[datetime]
+
+
+class MailBounce(Base):
+    """A bounce tied to the address it is about by its VERP token (judge.mailauth.bounces):
+    ``permanent`` (a DSN's 5.x.x, or a bounce without a readable report) or not (4.x.x,
+    a delay: kept, not counted)."""
+
+    __tablename__ = "mail_bounce"
+    __table_args__ = (Index("ix_mail_bounce_address_at", "address", "bounced_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    address: Mapped[str] = mapped_column(String(320))
+    outbox_id: Mapped[int | None]
+    inbound_id: Mapped[int | None]
+    permanent: Mapped[bool]
+    bounced_at: Mapped[datetime]
+
+
+class UnreachableAddress(Base):
+    """An address the judge stopped writing to after ``[mail] bounce_limit`` bounces in
+    ``bounce_window_days``; removed when mail comes from it again."""
+
+    __tablename__ = "unreachable_address"
+
+    address: Mapped[str] = mapped_column(String(320), primary_key=True)
+    since: Mapped[datetime]
+    bounces: Mapped[int]

@@ -1,7 +1,7 @@
 """A game's TIMING settings: phase lengths, time of day, allowed days, grace, reminders, zone.
 
 This is the one TIMING grammar: mailcmds reads a master's TIMING line with it (so the
-module stays pure: standard library, zoneinfo and adjudicator.types only), the services
+module stays pure: standard library, zoneinfo and adjudicator.types only), the commands
 apply the parsed ``TimingChanges`` to the game.
 
 Grammar (keywords and units are case-insensitive except the DAYS pattern letters)::

@@ -122,7 +122,7 @@ def test_the_shunt_listing_works_with_a_deep_mail_in_it(tmp_path, capsys):
 
 
 def test_set_address_refuses_control_characters():
-    from mailcmds import parse_text
+    from judge.commands.registry import parse_text
 
     parsed = parse_text("SIGNON france@g1 pw\nSET ADDRESS a\x07b@example.org\n")
     assert parsed.errors and "is not an e-mail address" in parsed.errors[0].message

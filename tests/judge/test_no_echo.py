@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import select
 
 from judge.store.models_mail import OutboxMessage
-from mailcmds.masking import masked
+from judge.commands.registry import masked
 from tests.judge.services.conftest import cheap_scrypt, create_game, fill_game  # noqa: F401
 from tests.judge.services.harness import JudgeHarness
 

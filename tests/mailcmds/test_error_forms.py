@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from mailcmds import MASK, parse_text
-from mailcmds.create import STATUS_VERBS
-from mailcmds.registry import VERBS, lookup
+from mailcmds import MASK
+from judge.commands.registry import parse_text
+from judge.commands.create import STATUS_VERBS
+from judge.commands.registry import VERB_TABLE
 
 # One bad line per verb (after a SIGNON, so nothing else is wrong).
 BAD_LINES = {
@@ -78,13 +79,13 @@ BAD_LINES = {
 
 
 def test_every_verb_has_an_error_form():
-    assert {v.words for v in (*VERBS, *STATUS_VERBS)} == set(BAD_LINES)
+    assert {v.words for v in (*VERB_TABLE.verbs, *STATUS_VERBS)} == set(BAD_LINES)
 
 
 @pytest.mark.parametrize("words", sorted(BAD_LINES), ids=" ".join)
 def test_error_form(words):
     line = BAD_LINES[words]
-    verb, _ = lookup(line.split())
+    verb, _ = VERB_TABLE.lookup(line.split())
     parsed = parse_text(f"SIGNON Fg pw\n{line}")
     assert len(parsed.errors) == 1, parsed.errors
     error = parsed.errors[0]

@@ -6,33 +6,34 @@ from datetime import time
 
 import pytest
 
-from mailcmds import (
-    MASK,
+from judge.commands.create import (
     Create,
-    DateSpec,
     DeadlineStatus,
     DescStatus,
+    ListStatus,
+    MapStatus,
+    PrivateStatus,
+    RuleStatus,
+    TimingStatus,
+    WitnessStatus,
+    ZoneStatus,
+)
+from judge.commands.master import (
     Dummy,
     Eject,
     Form,
-    ListStatus,
-    MapStatus,
     Pause,
     Preview,
-    PrivateStatus,
     Process,
     Resume,
     Revive,
     Rollback,
-    RuleStatus,
     SetDeadline,
-    Signon,
     Terminate,
-    TimingStatus,
-    WitnessStatus,
-    ZoneStatus,
-    parse_text,
 )
+from judge.commands.signon import Signon
+from mailcmds import MASK, DateSpec
+from judge.commands.registry import parse_text
 from judge.turns.timing import Span, TimingChanges
 
 CREATE_MAIL = """\

@@ -9,7 +9,12 @@ from email.message import EmailMessage
 
 import pytest
 
-from mailcmds import Attachment, Commit, OrderLines, ParsedMail, Press, Reveal, SetKey, SetWait, Signon, parse_mail
+from judge.commands.commitments import Commit, Reveal, SetKey
+from judge.commands.press import Press
+from judge.commands.settings import SetWait
+from judge.commands.signon import Signon
+from mailcmds import Attachment, OrderLines, ParsedMail
+from judge.commands.registry import parse_mail
 from mailcmds.htmltext import html_to_text
 
 

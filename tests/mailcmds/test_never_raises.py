@@ -8,12 +8,13 @@ import email.policy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mailcmds import MASK, ParsedMail, parse_mail, parse_text
-from mailcmds.registry import VERBS
+from mailcmds import MASK, ParsedMail
+from judge.commands.registry import parse_mail, parse_text
+from judge.commands.registry import VERB_TABLE
 
 # Lines built from command words, orders, armor and press terminators find more paths
 # than uniform text does.
-WORDS = sorted({w for verb in VERBS for w in verb.words} | {
+WORDS = sorted({w for verb in VERB_TABLE.verbs for w in verb.words} | {
     "TO", "ALL", "BUT", "GREY", "ENDPRESS", "ENDREVEAL", "SHA256", "A", "F", "PAR", "-", "BUR", "fr@g", "Fg",
     "2025-01-14", "14", "Jan", "20:00", "MOVE", "3D", "(AE)", "[FG]", "%", "*", "//", ">", "-- ",
     "-----BEGIN PGP SIGNATURE-----", "-----END PGP SIGNATURE-----", "-----BEGIN PGP PUBLIC KEY BLOCK-----",

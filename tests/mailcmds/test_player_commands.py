@@ -7,35 +7,17 @@ from datetime import time
 import pytest
 
 from mailcmds.orders import looks_like_prose
-from mailcmds import (
-    MASK,
-    Clear,
-    DateSpec,
-    GetKey,
-    Help,
-    History,
-    MapPicture,
-    Join,
-    ListGames,
-    ListStatus,
-    Observe,
-    OrderLines,
-    Resign,
-    SetAbsence,
-    SetAddress,
-    SetConcede,
-    SetDraw,
-    SetNoConcede,
-    SetNoDraw,
-    SetPassword,
-    SetWait,
-    SetZone,
-    Signoff,
-    Signon,
-    Summary,
-    Takeover,
-    parse_text,
-)
+from judge.commands.create import ListStatus
+from judge.commands.draw import SetConcede, SetDraw, SetNoConcede, SetNoDraw
+from judge.commands.info import Help, History, ListGames, MapPicture, Summary
+from judge.commands.keys import GetKey
+from judge.commands.join import Join, Observe, Resign, Takeover
+from judge.commands.orders import Clear
+from judge.commands.settings import SetAbsence, SetAddress, SetPassword, SetWait, SetZone
+from judge.commands.signoff import Signoff
+from judge.commands.signon import Signon
+from mailcmds import MASK, DateSpec, OrderLines
+from judge.commands.registry import parse_text
 
 
 def only(text: str):
@@ -280,16 +262,17 @@ def test_information_errors():
 
 
 def test_a_failing_verb_parser_costs_one_line_not_the_mail(monkeypatch):
-    from mailcmds import registry
+    import mailcmds
+    from judge.commands.registry import VERB_TABLE
+    from mailcmds.registry import VerbTable
     from mailcmds.syntax import Verb
 
     def broken(ctx, line):
         raise IndexError("bug")
 
-    table = dict(registry._TABLE)
-    table[("CLEAR",)] = Verb(("CLEAR",), "CLEAR", "clear", broken)
-    monkeypatch.setattr(registry, "_TABLE", table)
-    parsed = parse_text("SIGNON Fg pw\nCLEAR\nSET WAIT")
+    table = VerbTable([verb for verb in VERB_TABLE.verbs if verb.words != ("CLEAR",)]).with_verb(
+        Verb(("CLEAR",), "CLEAR", "clear", broken))
+    parsed = mailcmds.parse_text("SIGNON Fg pw\nCLEAR\nSET WAIT", table)
     assert [type(c) for c in parsed.commands] == [Signon, SetWait]
     assert "could not read this line (IndexError)" in parsed.errors[0].message
 
@@ -299,7 +282,8 @@ def test_a_subject_is_a_command_only_when_it_is_a_whole_command_on_its_own():
     with the same line in the body is answered once, by the body's line."""
     from email.message import EmailMessage
 
-    from mailcmds import ListGames, Summary, parse_mail
+    from judge.commands.info import ListGames, Summary
+    from judge.commands.registry import parse_mail
 
     def mail(subject: str, body: str):
         message = EmailMessage()

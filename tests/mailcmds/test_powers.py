@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from mailcmds import PowerListError, parse_text, resolve_power, resolve_powers
+from mailcmds import PowerListError, resolve_power, resolve_powers
+from judge.commands.registry import parse_text
 
 
 @dataclass(frozen=True)

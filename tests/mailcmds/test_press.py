@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from mailcmds import OrderLines, Press, SetWait, Signoff, parse_text
+from judge.commands.press import Press
+from judge.commands.settings import SetWait
+from judge.commands.signoff import Signoff
+from mailcmds import OrderLines
+from judge.commands.registry import parse_text
 
 
 def press_of(text: str) -> Press:

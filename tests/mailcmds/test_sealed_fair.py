@@ -4,26 +4,21 @@ from __future__ import annotations
 
 import pytest
 
-from mailcmds import (
-    Attachment,
-    BlindedMessage,
+from judge.commands.commitments import Commit, CommitSha256, Reveal, RevealNumber, SetKey
+from judge.commands.fair import (
     BlindFactor,
     BlindList,
     BlindReceipt,
-    Commit,
-    CommitSha256,
+    BlindedMessage,
     EscrowDeposit,
     EscrowPeel,
-    OrderLines,
-    Reveal,
-    RevealNumber,
-    SetKey,
     SetPreference,
-    SetWait,
     ShuffledList,
-    parse_text,
 )
-from mailcmds.fair import parse_preference
+from judge.commands.settings import SetWait
+from mailcmds import Attachment, OrderLines
+from judge.commands.registry import parse_text
+from judge.commands.fair import parse_preference
 
 KEY_BLOCK = """\
 -----BEGIN PGP PUBLIC KEY BLOCK-----

@@ -1,7 +1,10 @@
 """One game's ``GameHost`` over the store: every DAIDE command that changes something is
-a transaction through judge.machines (orders as a mail's orders are stored);
-what the scheduler or a mail changes reaches the bots through ``refresh``, which the
-edge calls every ``[daide] poll_seconds`` and after each change of its own."""
+a transaction.  A player's commands -- SUB, GOF / NOT (GOF), DRW / NOT (DRW) -- become the
+command values a mail makes (order lines, SET NOWAIT / SET WAIT, SET DRAW / SET NO DRAW)
+and run through the mail's dispatcher (judge.commands.dispatch.run_at_seat): the same
+checks, effects and records; seats are judge.machines'.  What the scheduler or a mail
+changes reaches the bots through ``refresh``, which the edge calls every ``[daide]
+poll_seconds`` and after each change of its own."""
 
 from __future__ import annotations
 
@@ -23,15 +26,20 @@ from daide.tokens import TokenTable
 from judge.config import Settings
 from judge.outgoing import queue_all
 from judge import machine_press, machines
+from judge.commands.dispatch import run_at_seat
+from judge.commands.draw import SetDraw, SetNoDraw
 from judge.commands.fair_players import PassContext
+from judge.commands.settings import SetWait
+from mailcmds import Command, OrderLines, SourceLine
 from judge.phases.bot_seats import is_bot_seat
 from judge.phases.order_sets import order_key
+from judge.phases.turnstate import late_powers, ready_to_process, stored_order_set
 from judge.store.queries import players, position_of, timing_of, variant_of
 from judge.store.times import as_utc
 from judge.store.conflicts import is_conflict
 from judge.store.engine import Store
 from judge.lifecycle import ENDED, in_play
-from judge.store.models_game import Game
+from judge.store.models_game import Game, Membership
 
 log = logging.getLogger("judge.edge.daide")
 T = TypeVar("T")
@@ -102,8 +110,23 @@ class StoreHost:
                 time.sleep(0.01 * (attempt + 1))
         raise AssertionError("unreachable")
 
-    def _member_id(self, session: Session, game: Game, power: str) -> int | None:
-        return next((m.id for m in players(session, game) if m.power == power), None)
+    def _member(self, session: Session, game: Game, power: str) -> Membership | None:
+        return next((m for m in players(session, game) if m.power == power), None)
+
+    def _as_player(self, session: Session, ctx: PassContext, power: str, command: Command) -> str | None:
+        """``command`` given by ``power``'s seat, run as a mail's commands are; why it was
+        refused, or None."""
+        game = self._game(session)
+        member = self._member(session, game, power)
+        if member is None:
+            return f"{power} has no seat in this game"
+        refusal, mails = run_at_seat(session, ctx.judge, ctx.now, game, member, command)
+        ctx.send(mails)
+        return refusal
+
+    def _stored(self, session: Session, power: str) -> list[str]:
+        row = stored_order_set(session, self._game(session), power)
+        return list(row.orders or []) if row is not None else []
 
     # -- what the server asks
     def listen(self, listener: Listener) -> None:
@@ -165,14 +188,19 @@ class StoreHost:
         self._tell_disorder()
 
     def submit(self, power: str, orders: Sequence[tuple[str, Order]]) -> None:
-        lines = [order.canonical() for _, order in orders]
+        lines = tuple(SourceLine(number, order.canonical()) for number, (_, order) in enumerate(orders, start=1))
 
         def store(session: Session, ctx: PassContext) -> bool:
             game = self._game(session)
-            if game.phase != self._phase or not in_play(game.status):
+            if game.phase != self._phase or not in_play(game.status) or not lines:
                 return False
-            machines.store_orders(session, game, power, lines, ctx.now)
-            return machines.due_now(session, game, ctx.now)
+            refusal = self._as_player(session, ctx, power, OrderLines(lines, source=lines[0]))
+            if refusal is not None:
+                log.warning("game %s: %s's orders, accepted by the DAIDE server, refused: %s", self.name, power, refusal)
+            # A program does not change its mind: when its orders complete the phase no settle
+            # window is kept, and the phase is processed at once (``settle``).
+            game.delay = 0
+            return ready_to_process(session, game, ctx.now)
         self._due = self._write(store)
 
     def settle(self) -> None:
@@ -184,7 +212,7 @@ class StoreHost:
 
     def ordered_units(self, power: str) -> set[str]:
         with self.store.sessions() as session:
-            stored = machines.stored_orders(session, self._game(session), power)
+            stored = self._stored(session, power)
         return {key for key in map(order_key, stored) if key is not None}
 
     def adjustment_left(self, power: str) -> int:
@@ -192,32 +220,37 @@ class StoreHost:
         if need is None:
             return 0
         with self.store.sessions() as session:
-            given = machines.stored_orders(session, self._game(session), power)
+            given = self._stored(session, power)
         if need.removals:
             return need.removals - len(given)
         return -(need.builds - len(given))
 
     def set_ready(self, power: str, ready: bool) -> None:
+        """GOF is SET NOWAIT, NOT (GOF) SET WAIT."""
         def wait(session: Session, ctx: PassContext) -> bool:
-            game = self._game(session)
-            member = self._member_id(session, game, power)
-            if member is not None:
-                machines.set_wait(session, game, member, not ready, ctx.now)
-            return machines.due_now(session, game, ctx.now)
+            self._as_player(session, ctx, power, SetWait(not ready, source=SourceLine(0, "GOF" if ready else "NOT (GOF)")))
+            return ready_to_process(session, self._game(session), ctx.now)
         self._due = self._write(wait)
         self.settle()
 
+    @staticmethod
+    def _draw_vote(vote: bool, powers: frozenset[str] | None) -> Command:
+        """DRW is SET DRAW, DRW (powers) SET DRAW powers, NOT (DRW) SET NO DRAW."""
+        if not vote:
+            return SetNoDraw(source=SourceLine(0, "NOT (DRW)"))
+        listed = tuple(sorted(powers)) if powers is not None else None
+        return SetDraw(listed, source=SourceLine(0, " ".join(("DRW", *(listed or ())))))
+
     def draw_refusal(self, power: str, powers: frozenset[str] | None) -> str | None:
-        with self.store.sessions() as session:
-            return machines.draw_refusal(self._game(session), power, powers)
+        """Why the vote would be refused: it is tried as SET DRAW would be, and undone."""
+        with self.store.sessions() as session:  # never committed
+            refusal = self._as_player(session, PassContext(session, self._clock(), self.settings.judge), power,
+                                      self._draw_vote(True, powers))
+            session.rollback()
+        return refusal
 
     def set_draw(self, power: str, vote: bool, powers: frozenset[str] | None = None) -> None:
-        def ballot(session: Session, ctx: PassContext) -> None:
-            game = self._game(session)
-            member = self._member_id(session, game, power)
-            if member is not None:
-                machines.vote_draw(ctx, game, member, vote, powers)
-        self._write(ballot)
+        self._write(lambda session, ctx: self._as_player(session, ctx, power, self._draw_vote(vote, powers)))
         self.refresh()
 
     def history(self, phase: Phase) -> PlayedPhase | None:
@@ -300,7 +333,7 @@ class StoreHost:
             away = {m.power for m in players(session, game)
                     if m.power and self._connected.get(m.id) is False}
             # a bot away and late is in civil disorder until it comes back (NOT (CCD) then)
-            late = machines.late(session, game, self._clock()) if away else frozenset()
+            late = late_powers(session, game, self._clock()) if away else frozenset()
             disorder = frozenset((self._disorder | (away & late)) & away)
         if disorder != self._disorder:
             self._disorder = disorder

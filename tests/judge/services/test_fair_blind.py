@@ -22,7 +22,7 @@ from judge.config import JudgeSettings
 from judge.fair.blind import MessageFormat, add_digits, random_digits, try_blinds
 from judge.commands import process_mail
 from judge.config import Settings
-from judge.commands.fair_due import due_game_ids, fair_due_work, run_fair_pass
+from judge.edge.fair_due import due_game_ids, fair_due_work, run_fair_pass
 from judge.commands.fair_witness import process_witness_mail
 from judge.store.models_fair import BlindRun
 from judge.store.models_game import Game, Membership

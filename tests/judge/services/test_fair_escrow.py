@@ -22,7 +22,7 @@ from judge.crypto.escrow import REFERENCE_LAYERS
 from judge.crypto.gpg import Keyring
 from judge.fair.audit import verify_numbers, check_record
 from judge.commands import process_mail
-from judge.commands.fair_due import fair_due_work
+from judge.edge.fair_due import fair_due_work
 from judge.store.models_fair import FairEscrow, FairLottery
 from judge.store.models_game import Game, Membership
 from judge.store.models_mail import OutboxMessage

@@ -7,7 +7,7 @@ from sqlalchemy import select
 import inspect
 
 import mailcmds
-from judge.commands.table import HANDLERS
+from judge.commands.registry import HANDLERS
 from judge.store.models_game import Game, Membership, PhaseRecord
 from tests.judge.services.conftest import MASTER, create_game
 from tests.judge.storage import make_mail
@@ -84,8 +84,9 @@ def test_reply_is_threaded_and_from_the_judge(judge):
 
 
 def test_every_command_the_parser_makes_has_one_row_in_the_table():
-    commands = {cls for module in vars(mailcmds).values() if inspect.ismodule(module)
-                for cls in vars(module).values()
+    from judge.commands.registry import MODULES
+
+    commands = {cls for module in (*MODULES, mailcmds) for cls in vars(module).values()
                 if inspect.isclass(cls) and issubclass(cls, mailcmds.Command) and cls is not mailcmds.Command}
     concrete = {cls for cls in commands if not any(other is not cls and issubclass(other, cls) for other in commands)}
     assert concrete - set(HANDLERS) == set(), "commands without a handler"

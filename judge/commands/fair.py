@@ -11,10 +11,12 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from .model import Attachment, Command
-from .sealed import RevealNumber, is_signature_attachment  # noqa: F401  (REVEAL n is read by REVEAL)
-from .syntax import CommandLine, ParseContext, Verb, expect_count, strip_comment
-from .values import ValueSyntaxError, parse_address, parse_game
+from mailcmds.model import Attachment, Command
+from judge.commands.commitments import is_signature_attachment
+from mailcmds.syntax import CommandLine, ParseContext, Verb, expect_count, strip_comment
+from mailcmds.values import ValueSyntaxError, parse_address, parse_game
+
+HELP_ORDER = 60  # where this module's rows stand in their HELP sections (judge.commands.registry)
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,14 +336,19 @@ VERBS = (
          _receipt,
          help=(("fair", "RECEIVED game [digest]", "the game master confirms the shuffled list"),)),
     Verb(("SHUFFLE",), "SHUFFLE game length address ... (game master)",
-         "ask the witness to run a blinded assignment for these players", _shuffle, body=True),
-    Verb(("COLLECTED",), "COLLECTED game n (witness)", "every player's blinding factor is in", _collected),
+         "ask the witness to run a blinded assignment for these players", _shuffle, body=True,
+         help=(("witness", "", ""),)),
+    Verb(("COLLECTED",), "COLLECTED game n (witness)", "every player's blinding factor is in", _collected,
+         help=(("witness", "", ""),)),
     Verb(("CONFIRM",), "CONFIRM game digits", "(to the witness) the final message you received", _blind_value(BlindConfirm),
          help=(("fair", "CONFIRM game digits", "to the witness: the final message you received"),)),
     Verb(("CONFIRMED",), "CONFIRMED game, then address digits lines (witness)",
-         "the players' confirmed final messages, for the game master", _echoes(False), body=True),
+         "the players' confirmed final messages, for the game master", _echoes(False), body=True,
+         help=(("witness", "", ""),)),
     Verb(("REJECTED",), "REJECTED game, then address digits lines (game master)",
-         "echoes that differ from what was sent; those messages were sent again", _echoes(True), body=True),
+         "echoes that differ from what was sent; those messages were sent again", _echoes(True), body=True,
+         help=(("witness", "", ""),)),
     Verb(("FORMAT",), "FORMAT game template POWER ... (game master)",
-         "the published message format and power order", _format),
+         "the published message format and power order", _format,
+         help=(("witness", "", ""),)),
 )

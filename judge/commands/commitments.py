@@ -3,7 +3,7 @@
 A commitment is a detached OpenPGP signature over the orders file (``gpg --armor
 --detach-sign orders.txt``), attached (``.asc``) or pasted inline under COMMIT; the
 reveal is the orders file attached (byte-exact) or its text between REVEAL and
-ENDREVEAL.  Signatures are checked by the services with gpg, not here.
+ENDREVEAL.  Signatures are checked by the handlers with gpg, not here.
 """
 
 from __future__ import annotations
@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .model import Attachment, Command, SourceLine
-from .press import stops_body
-from .syntax import CommandLine, ParseContext, Verb, expect_count
+from mailcmds.model import Attachment, Command, SourceLine
+from judge.commands.press import stops_body
+from mailcmds.syntax import CommandLine, ParseContext, Verb, expect_count
+
+HELP_ORDER = 70  # where this module's rows stand in their HELP sections (judge.commands.registry)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,6 @@
-"""Deadlines of the fair assignment, for the scheduler pass.
+"""Deadlines of the fair assignment, for the scheduler pass: time-driven work, so it is the
+scheduler's (beside judge/edge/scheduler.py), not the mail commands'; it drives the fair
+flows' own steps (judge/commands/fair_lottery, fair_escrow, fair_assign, fair_blind).
 
     fair_due_work(session, judge, now, game_id=None) -> list[OutgoingMail]   # in the caller's transaction
     run_fair_pass(store, settings, now)        # judge.edge.scheduler.EXTRA_PASSES runs it every pass
@@ -6,7 +8,7 @@
 A sealed game's list reveals whose deadline passed start the assignment; a lottery whose
 deadline passed publishes the commitments that are in, counts silent revealers as 0, or
 moves the escrow's peeling on; a blinded assignment whose witness has been silent for a
-day is reported to the master (judge/services/fair_blind.py).
+day is reported to the master (judge/commands/fair_blind.py).
 
 ``run_fair_pass`` takes each game with due work in its own transaction, claimed by a
 guarded version bump of the game row (as the scheduler claims games), so two passes at
