@@ -78,8 +78,11 @@ class MapPicture(Command):
     """``MAP [game] [phase]``: the picture of the board after a past phase (the last one
     when no phase is given).  ``MAP name`` alone is also how a signed-on master sets the
     map of a game not yet started; the judge tells the two apart (a master signed on,
-    a map of that name), so the word is kept as written in ``game``."""
+    a map of that name), so the word is kept as written in ``game``.  Answered once per
+    mail like the other information requests: its pictures are the dearest answer (a
+    master's ``MAP name`` twice sets the same map twice)."""
 
+    answered_once: ClassVar[bool] = True
     game: str | None = None
     phase: str | None = None
 

@@ -22,7 +22,8 @@ from typing import Callable, Sequence
 
 from sqlalchemy import func, select
 
-from judge.config import DaideSettings, JudgeSettings, OutboundSettings, SchedulerSettings, Settings, SmtpSettings
+from judge.config import (DaideSettings, JudgeSettings, MailSettings, OutboundSettings, SchedulerSettings, Settings,
+                          SmtpSettings)
 from judge.edge.scheduler import run_pass
 from judge.serve import Daemon, open_store
 from judge.store.models_mail import PROCESSED, InboundMessage, OutboxMessage, Shunt
@@ -70,6 +71,9 @@ class SmtpJudge:
             outbound=OutboundSettings(poll_seconds=0.05),
             scheduler=SchedulerSettings(tick_seconds=3600),  # the test runs the passes
             daide=DaideSettings(host=""),
+            # No DKIM/SPF/DMARC lookups: no DNS answers here (each mail would wait on the
+            # resolver); tests/judge/mailauth verifies with a DNS server on loopback.
+            mail=MailSettings(verify=False),
         )
         self.store = open_store(self.settings, initialise_empty=True)
         self.daemon = Daemon(self.settings, self.store, tick=run_pass, clock=lambda: self.now)

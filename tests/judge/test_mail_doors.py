@@ -178,6 +178,9 @@ def test_map_lines_get_one_picture_and_a_refusal_not_a_megabyte(judge, monkeypat
     real_draw = mail_pictures.draw_svg
     monkeypatch.setattr(mail_pictures, "draw_svg", lambda *args: drawn.append("x") or real_draw(*args))
     mail_pictures._drawing.cache_clear()
+    judge.send("someone@example.net", f"MAP g1 {phases[0]}\n")  # the one picture a mail may get, drawn
+    assert len(drawn) == 1
+    drawn.clear()
 
     mail = "".join(f"MAP g1 {phase}\n" for phase in phases * 10)
     flood = [("mapper@example.net", make_mail(body=mail, sender="mapper@example.net")) for _ in range(3)]
@@ -188,11 +191,12 @@ def test_map_lines_get_one_picture_and_a_refusal_not_a_megabyte(judge, monkeypat
     first = phases[0]
     for reply in replies:
         assert set(reply.files()) == {f"g1-{first}.png", f"g1-{first}.svg"}  # the first picture whatever its size
-        assert reply.body.count("not attached: a reply's files may weigh at most 20 times the mail asking") == 30  # 3 phases x 10
+        assert reply.body.count("not attached: a reply's files may weigh at most 20 times the mail asking") == 3
+        assert "the same information was asked for more than once; it is answered once" in reply.body
         assert f"MAP g1 {phases[1]}" in reply.body
         files = sum(len(data) for data in reply.files().values())
         assert reply.size < 1_000_000 and reply.size < files * 4 // 3 + 40_000, (reply.size, asked)
-    assert len(drawn) == 1  # the refused lines were not drawn: one picture, once, for the three mails
+    assert drawn == []  # the refused lines were not drawn (the first picture was already)
 
     # a mail big enough for more gets more: the limit is proportional, not a ban
     padded = mail + "SIGNOFF\n" + "".join(f"note {n:05d} {'x' * 60}\n" for n in range(400))  # not read
