@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     from judge.config import Settings
-    from judge.mail import ProcessHook
+    from judge.mailio.inbound import ProcessHook
     from judge.store.engine import Store
 
 
@@ -62,7 +62,7 @@ DEFAULT_SCHEDULER = "judge.edge.scheduler:run_pass"
 
 
 def after_commit_hook(settings: "Settings", store: "Store") -> Callable[[frozenset[int], datetime], None] | None:
-    """What the worker runs after a mail that made phases ready (judge.worker): the default
+    """What the worker runs after a mail that made phases ready (judge.daemon.worker): the default
     scheduler's pass for those games; None when ``[scheduler] handler`` is another (its
     passes then decide alone when phases are processed)."""
     if settings.scheduler.handler != DEFAULT_SCHEDULER:

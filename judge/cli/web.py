@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from judge.cli_options import add_config_argument, on_store, settings_from, setup_logging
+from judge.cli.options import add_config_argument, on_store, settings_from, setup_logging
 
 if TYPE_CHECKING:  # imported when the command runs, not when `judge` starts
     from judge.config import Settings

@@ -20,7 +20,7 @@ import re
 from email.message import EmailMessage, Message
 from email.parser import BytesHeaderParser
 
-from judge.mailpolicy import POLICY
+from judge.mailio.policy import POLICY
 
 #: How much of a mail is parsed; what follows is not read.
 READ_LIMIT_BYTES = 1024 * 1024

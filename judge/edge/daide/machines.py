@@ -5,7 +5,7 @@ SUB, GOF, DRW -- is a mail's command run through the mail's dispatcher
 deadlines, grace, late notices and civil disorder treat a bot's power like any other.
 
 A machine's membership has an address in the reserved ``machines.invalid`` domain
-(judge.outgoing drops mail to it) and no name; its NME name and version live in
+(judge.mailio.outgoing drops mail to it) and no name; its NME name and version live in
 ``MachineSeat`` and are shown only when the game ends (gunboat anonymity).  Each function
 works inside a transaction the edge (judge/edge/daide) opens; the mail it causes is put
 in the given ``PassContext``.
@@ -23,12 +23,12 @@ from sqlalchemy.orm import Session
 from adjudicator.jsonio import position_from_json
 from adjudicator.results import OrderResult
 from adjudicator.types import Position
-from judge.outgoing import MACHINE_DOMAIN
+from judge.mailio.outgoing import MACHINE_DOMAIN
 from judge.commands.daide_ports import MACHINES, give_port, is_machine_game, released_for_idling
 from judge.commands.fair_players import PassContext
 from judge.commands.start import start_game
 from judge.publish.broadcast import to_member
-from judge.render import render
+from judge.mailio.render import render
 from judge.phases.turnstate import fresh_deadline_for_newcomer
 from judge.store.queries import has_rule, latest_of_power, master_of, player_of, players, variant_of
 from judge.store.models_daide import DaidePort, MachineSeat

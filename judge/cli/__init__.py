@@ -15,20 +15,20 @@ import sys
 from typing import Sequence
 
 COMMAND_MODULES: tuple[str, ...] = (
-    "judge.adjudicate_cli",  # judge adjudicate
-    "judge.serve_cli",  # judge serve
-    "judge.tick_cli",  # judge tick
-    "judge.db_cli",  # judge db upgrade|status
-    "judge.shunt_cli",  # judge shunt list|retry
-    "judge.outbox_cli",  # judge outbox list|retry
-    "judge.backup_cli",  # judge backup FILE
-    "judge.key_cli",  # judge key export|import
-    "judge.dns_cli",  # judge dns
+    "judge.cli.adjudicate",  # judge adjudicate
+    "judge.cli.serve",  # judge serve
+    "judge.cli.tick",  # judge tick
+    "judge.cli.db",  # judge db upgrade|status
+    "judge.cli.shunt",  # judge shunt list|retry
+    "judge.cli.outbox",  # judge outbox list|retry
+    "judge.cli.backup",  # judge backup FILE
+    "judge.cli.key",  # judge key export|import
+    "judge.cli.dns",  # judge dns
     "judge.player.cli",  # judge player escrow|blind
-    "judge.audit_cli",  # judge audit ARCHIVE
-    "judge.bot_cli",  # judge bot --host H --port P
-    "judge.picture_cli",  # judge render
-    "judge.web_cli",  # judge web build
+    "judge.cli.audit",  # judge audit ARCHIVE
+    "judge.cli.bot",  # judge bot --host H --port P
+    "judge.cli.picture",  # judge render
+    "judge.cli.web",  # judge web build
 )
 
 
@@ -91,6 +91,3 @@ def reader_went_away() -> int:
     os.close(devnull)
     return EXIT_READER_GONE
 
-
-if __name__ == "__main__":
-    sys.exit(main())

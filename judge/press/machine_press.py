@@ -22,12 +22,12 @@ from daide.messages import Message, from_text, to_text
 from daide.press import Grammar
 from daide.tokens import TokenTable
 from judge.config import JudgeSettings
-from judge.outgoing import MACHINE_DOMAIN, OutgoingMail
+from judge.mailio.outgoing import MACHINE_DOMAIN, OutgoingMail
 from judge.phases.bot_seats import is_bot_seat
 from judge.phases.turnstate import late_powers
-from judge.press_english import Conversation, in_english
+from judge.press.english import Conversation, in_english
 from judge.publish.broadcast import to_member
-from judge.render import render
+from judge.mailio.render import render
 from judge.lifecycle import ACTIVE, ENDED
 from judge.store.models_game import Game, Membership, PressLog
 from judge.store.queries import as_utc, player_of, players, position_of, rule_names, rules_of, variant_of

@@ -18,7 +18,7 @@ import ipaddress
 from dataclasses import dataclass
 from email.utils import parseaddr
 
-from judge.mail import InboundMail, usable_address
+from judge.mailio.inbound import InboundMail, usable_address
 
 #: Stored keys are at most this long (game.created_by, signon_failure.address).
 KEY_LENGTH = 320

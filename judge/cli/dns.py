@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any
 
-from judge.cli_options import add_config_argument, settings_from, store_from
+from judge.cli.options import add_config_argument, settings_from, store_from
 
 
 def register(subparsers: Any) -> None:

@@ -8,8 +8,8 @@ import sys
 from typing import Any
 
 from judge.config import ConfigError
-from judge.cli_options import add_config_argument, clock_from, settings_from, setup_logging, store_from
-from judge.hooks import HookError
+from judge.cli.options import add_config_argument, clock_from, settings_from, setup_logging, store_from
+from judge.daemon.hooks import HookError
 
 
 def register(subparsers: Any) -> None:
@@ -28,8 +28,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--clock-file", metavar="FILE",
                         help="TEST ONLY: take the current time from FILE (an ISO 8601 instant, "
                              "re-read on every use) so tests can move the judge through deadlines")
-    parser.add_argument(WORKER_FLAG, action="store_true", help=argparse.SUPPRESS)  # judge.worker_process
-    parser.add_argument(BOT_FLAG, action="store_true", help=argparse.SUPPRESS)  # judge.bot_worker
+    parser.add_argument(WORKER_FLAG, action="store_true", help=argparse.SUPPRESS)  # judge.daemon.worker_process
+    parser.add_argument(BOT_FLAG, action="store_true", help=argparse.SUPPRESS)  # judge.daemon.bot_worker
     parser.set_defaults(func=run)
 
 
@@ -54,9 +54,9 @@ def worker_command(args: argparse.Namespace, flag: str = WORKER_FLAG, nice: int 
 def run(args: argparse.Namespace) -> int:
     # Imported here, not at the top: every `judge` command builds this parser, and the
     # store (SQLAlchemy, Alembic) takes about a second to import.
-    from judge.keyrecord import JudgeKeyRefused
+    from judge.daemon.keyrecord import JudgeKeyRefused
     from judge.mailauth.keystore import DkimKeyRefused
-    from judge.serve import Daemon
+    from judge.daemon.serve import Daemon
 
     settings = settings_from(args)
     if settings is None:
@@ -72,11 +72,11 @@ def run(args: argparse.Namespace) -> int:
     if clock is None:
         return 2
     if getattr(args, "worker_process", False):
-        from judge.worker_process import run_child
+        from judge.daemon.worker_process import run_child
 
         return run_child(settings, clock)
     if getattr(args, "bot_process", False):
-        from judge.bot_worker import run_bot_child
+        from judge.daemon.bot_worker import run_bot_child
 
         return run_bot_child(settings, clock)
     from judge.edge.smtp_in import check_port_free

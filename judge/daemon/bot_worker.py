@@ -28,11 +28,11 @@ import time
 from datetime import datetime
 from typing import TYPE_CHECKING, Callable, TypeVar
 
-from judge.hooks import after_commit_hook
+from judge.daemon.hooks import after_commit_hook
 from judge.phases.bot_moves import Claim, Job, claim_job, finish_job, unfinished
 from judge.store.conflicts import is_conflict
 from judge.store.leases import HEARTBEAT_SECONDS, Owner, heartbeat, register, release_gone, unregister
-from judge.worker import jittered_backoff
+from judge.daemon.worker import jittered_backoff
 
 if TYPE_CHECKING:
     from judge.config import Settings
@@ -209,7 +209,7 @@ def run_bot_child(settings: "Settings", clock: Callable[[], datetime]) -> int:
     """A bot process of ``judge serve``: at ``[bots] nice``, jobs until end of file on stdin
     or SIGTERM/SIGINT; one byte to the parent after each phase it had processed."""
     from judge.store.engine import Store
-    from judge.worker_process import child_signals, writer_lock_path
+    from judge.daemon.worker_process import child_signals, writer_lock_path
 
     signals = child_signals()
     lower_priority(settings.bots.nice)

@@ -25,7 +25,7 @@ from judge.store.engine import Store
 from judge.store.leases import wall_clock
 from judge.store.models_hosts import JudgeKeyRecord
 
-log = logging.getLogger("judge.keyrecord")
+log = logging.getLogger("judge.daemon.keyrecord")
 
 _KEY = table_of(JudgeKeyRecord)
 RECORD_ID = 1

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from email.policy import default as default_policy
 from typing import TYPE_CHECKING, Any
 
-from judge.cli_options import add_config_argument, on_numbered_row, on_store, settings_from
+from judge.cli.options import add_config_argument, on_numbered_row, on_store, settings_from
 
 if TYPE_CHECKING:
     from judge.store.engine import Store
@@ -54,7 +54,7 @@ def run_list(args: argparse.Namespace) -> int:
 def _list(store: Store, everything: bool, tracebacks: bool) -> int:
     from sqlalchemy import select
 
-    from judge.shunt_notice import without_secrets
+    from judge.daemon.shunt_notice import without_secrets
     from judge.store.models_mail import Shunt
 
     with store.unit_of_work() as session:

@@ -7,7 +7,7 @@ import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from judge.cli_options import add_config_argument, clock_from, on_store, settings_from, setup_logging
+from judge.cli.options import add_config_argument, clock_from, on_store, settings_from, setup_logging
 
 if TYPE_CHECKING:  # imported when the command runs, not when `judge` starts
     from judge.config import Settings
@@ -41,9 +41,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _tick(settings: Settings, store: Store, now: datetime) -> int:
-    from judge.bot_worker import run_waiting_jobs
+    from judge.daemon.bot_worker import run_waiting_jobs
     from judge.edge.scheduler import FAILED, run_pass
-    from judge.keyrecord import JudgeKeyRefused, recorded_key, require_recorded_key
+    from judge.daemon.keyrecord import JudgeKeyRefused, recorded_key, require_recorded_key
 
     record = recorded_key(store)
     if record is not None:

@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
-from judge.cli_options import add_config_argument, settings_from, store_from
+from judge.cli.options import add_config_argument, settings_from, store_from
 
 DATABASE_NAME = "judge.db"
 KEY_NAME = "judge-key.asc"
@@ -87,10 +87,10 @@ def _add(archive: tarfile.TarFile, name: str, data: bytes) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judge.key_cli import KeyExportError, export_judge_key
+    from judge.cli.key import KeyExportError, export_judge_key
     from judge.mailauth.keystore import recorded_keys
     from judge.store.schema import current_revision
-    from judge.worker_process import sqlite_file
+    from judge.daemon.worker_process import sqlite_file
 
     settings = settings_from(args)
     if settings is None:

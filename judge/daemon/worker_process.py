@@ -37,7 +37,7 @@ from sqlalchemy.engine import make_url
 
 from judge.config import ConfigError, Settings
 
-log = logging.getLogger("judge.worker_process")
+log = logging.getLogger("judge.daemon.worker_process")
 
 RESTART_PAUSE_SECONDS = 1.0
 _PR_SET_PDEATHSIG = 1
@@ -82,7 +82,7 @@ def writer_lock_path(settings: Settings) -> Path | None:
 
 class WorkerProcesses:
     """``count`` children running ``command``; ``wake()`` after each stored mail.  Also the
-    bot processes (judge.bot_worker), named ``kind`` in the log."""
+    bot processes (judge.daemon.bot_worker), named ``kind`` in the log."""
 
     def __init__(self, command: Sequence[str], count: int, on_processed: Callable[[], None],
                  kind: str = "worker", on_line: Callable[[bytes], None] | None = None) -> None:
@@ -241,10 +241,10 @@ def child_signals() -> ChildSignals:
 def run_child(settings: Settings, clock: Callable[[], datetime]) -> int:
     """The worker process: the Worker loop until end of file on stdin or SIGTERM/SIGINT."""
     from judge.commands.daide_ports import configure_ports
-    from judge.hooks import after_commit_hook, default_process_hook
+    from judge.daemon.hooks import after_commit_hook, default_process_hook
     from judge.mailauth.bounces import configure_bounces
     from judge.store.engine import Store
-    from judge.worker import Worker
+    from judge.daemon.worker import Worker
 
     signals = child_signals()
     configure_ports(settings.daide)  # RULE MACHINES gives a game its DAIDE port in the mail's transaction

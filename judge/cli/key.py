@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judge.cli_options import add_config_argument, on_store, settings_from
+from judge.cli.options import add_config_argument, on_store, settings_from
 
 if TYPE_CHECKING:  # imported when a command runs, not when `judge` starts
     from judge.config import Settings
@@ -48,7 +48,7 @@ def export_judge_key(settings: "Settings", store: "Store", *, secret: bool) -> t
     else the only secret key in its GnuPG home; with ``secret`` the secret key too.
     Raises KeyExportError."""
     from judge.crypto.gpg import GpgError, Keyring
-    from judge.keyrecord import recorded_key
+    from judge.daemon.keyrecord import recorded_key
     from judge.publish.signing import home_of
 
     record = recorded_key(store)
@@ -106,7 +106,7 @@ def run_import(args: argparse.Namespace) -> int:
 
 def _import(settings: Settings, store: Store, text: str, source: str) -> int:
     from judge.crypto.gpg import GpgError, Keyring
-    from judge.keyrecord import record_key, recorded_key
+    from judge.daemon.keyrecord import record_key, recorded_key
     from judge.publish.signing import FINGERPRINT_FILE, home_of
 
     home = home_of(settings.judge)

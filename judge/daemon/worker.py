@@ -48,19 +48,19 @@ from sqlalchemy import Connection, Row, and_, bindparam, func, or_, select, upda
 from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings
-from judge.mail import Clock, InboundMail, ProcessHook, utc_now
-from judge.loopguard import no_reply_reason
-from judge.mailread import headers_of, read_message
-from judge.outgoing import OutgoingMail, queue_all
+from judge.mailio.inbound import Clock, InboundMail, ProcessHook, utc_now
+from judge.mailio.loopguard import no_reply_reason
+from judge.mailio.read import headers_of, read_message
+from judge.mailio.outgoing import OutgoingMail, queue_all
 from judge.store.conflicts import is_conflict
 from judge.store.core import table_of
 from judge.store.engine import Store
 from judge.store.schedule import NOW, PROCESS_AFTER_COMMIT
 from judge.store.models_mail import PROCESSED, RECEIVED, SHUNTED, InboundMessage, Shunt
 from judge.commands.registry import masked
-from judge.shunt_notice import cause_for_sender, sender_notice, unfinished_reason, without_secrets
+from judge.daemon.shunt_notice import cause_for_sender, sender_notice, unfinished_reason, without_secrets
 
-log = logging.getLogger("judge.worker")
+log = logging.getLogger("judge.daemon.worker")
 
 
 #: Attempts of one message's transaction when each fails on a concurrency conflict.

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from judge.config import JudgeSettings
 from judge.refusal import CommandRefused  # noqa: F401  (command modules import it from here)
-from judge.outgoing import OutgoingMail
+from judge.mailio.outgoing import OutgoingMail
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -54,7 +54,7 @@ class InboundMail:
     #: The connecting client's IP address (SMTP); None when unknown (IMAP).
     peer: str | None = None
     #: The sender's address as verified (DKIM/DMARC, SMTP AUTH); None until a verifier sets
-    #: it.  judge.senders.sender_of prefers it to everything a stranger can write.
+    #: it.  judge.mailio.senders.sender_of prefers it to everything a stranger can write.
     authenticated: str | None = None
     #: Why this mail's sign-ons are refused (it fails its From domain's DMARC policy,
     #: judge.mailauth.trust); None when they are not.

@@ -1,7 +1,7 @@
 """``judge serve``: the SMTP listener, the optional IMAP poller, the worker, the outbox
 sender, the scheduler tick and the DAIDE listeners of machine games (judge/edge/daide), each on its own thread over one shared ``Store``; or the
-worker in processes of its own (``[worker] processes``, judge.worker_process); the judge's
-bot in processes of its own at a lower priority (``[bots] processes``, judge.bot_worker).
+worker in processes of its own (``[worker] processes``, judge.daemon.worker_process); the judge's
+bot in processes of its own at a lower priority (``[bots] processes``, judge.daemon.bot_worker).
 
 Stopping (SIGTERM, SIGINT) closes the listener first so no new mail is accepted, lets
 the worker finish the message in hand, then joins everything.
@@ -18,7 +18,7 @@ from typing import Protocol, Sequence
 
 from judge.commands.daide_ports import configure_ports
 from judge.config import Settings, make_data_dir
-from judge.bot_worker import bot_thread, ready_game
+from judge.daemon.bot_worker import bot_thread, ready_game
 from judge.edge.daide import DaideEdge
 from judge.web.keeper import ArchiveKeeper
 from judge.edge.imap_in import ImapPoller
@@ -29,20 +29,20 @@ from judge.edge.unsubscribe_in import UnsubscribeListener
 from judge.mailauth.bounces import configure_bounces
 from judge.mailauth.intake import Vetting
 from judge.mailauth.verify import configure_resolver
-from judge.hooks import after_commit_hook, default_process_hook, resolve_hook
+from judge.daemon.hooks import after_commit_hook, default_process_hook, resolve_hook
 from judge.store.leases import HEARTBEAT_SECONDS
 from judge.store.engine import Store
 from judge.store.schema import check_schema, is_empty, upgrade
-from judge.worker import Worker
-from judge.mail import Clock, ProcessHook, utc_now
-from judge.worker_process import WorkerProcesses, sqlite_file_or_server, worker_process_count, writer_lock_path
+from judge.daemon.worker import Worker
+from judge.mailio.inbound import Clock, ProcessHook, utc_now
+from judge.daemon.worker_process import WorkerProcesses, sqlite_file_or_server, worker_process_count, writer_lock_path
 
-log = logging.getLogger("judge.serve")
+log = logging.getLogger("judge.daemon.serve")
 
 
 class SchedulerTick(Protocol):
     """One scheduler pass: find due games by query, each in its own transaction, and queue
-    mail with ``judge.outgoing.queue_outgoing``."""
+    mail with ``judge.mailio.outgoing.queue_outgoing``."""
 
     def __call__(self, store: Store, settings: Settings, now: datetime) -> None: ...
 
@@ -95,7 +95,7 @@ class Daemon:
         if settings.mail.verify:
             configure_resolver(settings.mail.dns_server, settings.mail.dns_timeout_seconds)
         self.handler = IntakeHandler(store, on_stored=self._mail_stored, clock=clock, vetting=vetting)
-        # The judge's bot thinks in processes of its own (judge.bot_worker); a store no other
+        # The judge's bot thinks in processes of its own (judge.daemon.bot_worker); a store no other
         # process can open gets it as a thread.
         bots = settings.bots.processes
         self.bot_processes = (
@@ -234,7 +234,7 @@ class Daemon:
                                                   daemon=True, args=(self.stop_event,)))
         if self.tick is not None:
             self._threads.append(threading.Thread(target=self._run_scheduler, name="scheduler", daemon=True))
-        from judge.keyrecord import settle_judge_key  # gpg and the commands: only when serving
+        from judge.daemon.keyrecord import settle_judge_key  # gpg and the commands: only when serving
         from judge.mailauth.keystore import judge_signer, token_key
         from judge.mailauth.unsubscribe import UnsubscribeLinks
         from judge.mailauth.verp import ReturnPaths

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
-from judge.cli_options import add_config_argument, report_database_problem, settings_from
+from judge.cli.options import add_config_argument, report_database_problem, settings_from
 
 if TYPE_CHECKING:  # SQLAlchemy is imported when a command runs, not when `judge` starts
     from sqlalchemy.engine import Engine

@@ -10,7 +10,7 @@ import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Callable
 
-from judge import logthrottle
+from judge.daemon import logthrottle
 from judge.config import ConfigError, Settings, load_settings
 
 if TYPE_CHECKING:  # the store is imported when a command runs, not when `judge` starts
@@ -47,8 +47,8 @@ def row_number(value: str, command: str, what: str) -> int | None:
 def clock_from(args: argparse.Namespace, command: str) -> Callable[[], datetime] | None:
     """The ``--clock-file`` clock (TEST ONLY) or the real UTC clock; None after printing
     why the clock file cannot be used."""
-    from judge.clockfile import ClockFileError, FileClock
-    from judge.mail import utc_now
+    from judge.daemon.clockfile import ClockFileError, FileClock
+    from judge.mailio.inbound import utc_now
 
     try:
         return FileClock(args.clock_file) if getattr(args, "clock_file", None) else utc_now
@@ -58,9 +58,9 @@ def clock_from(args: argparse.Namespace, command: str) -> Callable[[], datetime]
 
 
 def store_from(settings: Settings, command: str, *, initialise_empty: bool = False) -> Store | None:
-    """The settings' store at the code's schema (``judge.serve.open_store``); None after
+    """The settings' store at the code's schema (``judge.daemon.serve.open_store``); None after
     printing why not, e.g. a database that needs ``judge db upgrade``."""
-    from judge.serve import open_store
+    from judge.daemon.serve import open_store
     from judge.store.schema import SchemaNotCurrent
 
     try:

@@ -15,7 +15,7 @@ from email.parser import BytesHeaderParser
 from email.policy import default as default_policy
 from typing import TYPE_CHECKING, Any
 
-from judge.cli_options import add_config_argument, on_numbered_row, on_store, settings_from
+from judge.cli.options import add_config_argument, on_numbered_row, on_store, settings_from
 
 if TYPE_CHECKING:
     from judge.store.engine import Store

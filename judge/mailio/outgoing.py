@@ -20,7 +20,7 @@ from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings
-from judge.mailpolicy import HEADER_REGISTRY, POLICY
+from judge.mailio.policy import HEADER_REGISTRY, POLICY
 from judge.store.core import table_of
 from judge.store.models_mail import QUEUED, OutboxMessage
 
