@@ -6,7 +6,7 @@ import argparse
 import time
 from typing import TYPE_CHECKING, Any
 
-from judge.cli_options import add_config_argument, on_store, settings_from
+from judge.cli.options import add_config_argument, on_store, settings_from
 
 if TYPE_CHECKING:
     from judge.store.engine import Store
