@@ -29,7 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "judge.cli.bot",  # judge bot --host H --port P
     "judge.cli.picture",  # judge render
     "judge.cli.web",  # judge web build
-    "judge.standing.cli",  # judge ratings rebuild
+    "judge.cli.ratings",  # judge ratings rebuild
 )
 
 
