@@ -29,7 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "judge.bot_cli",  # judge bot --host H --port P
     "judge.picture_cli",  # judge render
     "judge.web_cli",  # judge web build
-    "judge.standing.cli",  # judge ratings rebuild
+    "judge.ratings_cli",  # judge ratings rebuild
 )
 
 
