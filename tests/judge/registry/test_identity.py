@@ -3,7 +3,7 @@
 from datetime import datetime, timezone
 
 from judge.registry.identity import addresses_of, player_of
-from judge.registry.models import AddressRequest, RegisteredAddress, RegisteredPlayer
+from judge.store.models_registry import AddressRequest, RegisteredAddress, RegisteredPlayer
 from tests.judge.storage import migrated_store
 
 NOW = datetime(2026, 11, 28, 22, 0, tzinfo=timezone.utc)
