@@ -187,7 +187,7 @@ def register(ctx: MailContext, command: Register) -> None:
             book.apply(player, change)
             said.append(f"{change.field} {'set' if change.value else 'erased'}")
     for address in dict.fromkeys(to_link):
-        request = book.request_link(ctx.session, player, address, ctx.now)
+        request = book.request_link(ctx.session, player, address, ctx.now, sender)
         said.append(request.said)
         if request.token is not None:
             ctx.send([_confirmation(ctx, player, request)])

@@ -104,20 +104,25 @@ class LinkRequest:
     said: str
 
 
-def request_link(session: Session, player: RegisteredPlayer, address: str, now: datetime) -> LinkRequest:
+def request_link(session: Session, player: RegisteredPlayer, address: str, now: datetime,
+                 asked_from: str) -> LinkRequest:
     """Ask to link ``address`` to ``player``: a token to mail there, unless the address
-    is linked already, had a confirmation mailed in the last day, or the player has too
-    many waiting.  Whether the address belongs to someone else is told only to whoever
-    answers from it (REGISTER CONFIRM), never to the asker."""
+    is linked already, had a confirmation mailed in the last day (asked from another
+    address: the asker's own box gets its reply anyway), or the player has too many
+    waiting.  Whether the address belongs to someone else is told only to whoever answers
+    from it (REGISTER CONFIRM), never to the asker."""
     address = address.lower()
     if address in linked(session, player):
         return LinkRequest(address, None, f"{address} is linked to you already")
     recent = session.scalar(select(func.max(AddressRequest.requested_at))
                             .where(AddressRequest.address == address))
-    if recent is not None and as_utc(recent) + RESEND_AFTER > now:
+    if recent is not None and as_utc(recent) + RESEND_AFTER > now and address != asked_from.lower():
         return LinkRequest(address, None, f"a confirmation was mailed to {address} in the last day and is not sent "
                                           f"again before {(as_utc(recent) + RESEND_AFTER):%Y-%m-%d %H:%M} UTC; "
                                           "answer the one sent")
+    # A new token for the same link replaces the old one.
+    session.execute(delete(AddressRequest).where(AddressRequest.player_id == player.id,
+                                                 AddressRequest.address == address))
     waiting = session.scalar(select(func.count()).select_from(AddressRequest)
                              .where(AddressRequest.player_id == player.id)) or 0
     if waiting >= MOST_PENDING:
