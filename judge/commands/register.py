@@ -17,8 +17,8 @@ from judge.mail import CommandRefused
 from judge.outgoing import OutgoingMail
 from judge.registry import book
 from judge.registry.models import RegisteredPlayer
-from judge.registry.profile import (BODY_ENDS, FIELD_SYNTAX, MOST_ADDRESSES_PER_MAIL, FieldChange, is_field_line,
-                                    parse_field, parse_name)
+from judge.registry.profile import (BODY_ENDS, MOST_ADDRESSES_PER_MAIL, FieldChange, is_field_line, parse_field,
+                                    parse_name)
 from judge.render import render
 from judge.store.passwords import verify_password
 from mailcmds.model import Command, SourceLine
@@ -104,7 +104,10 @@ def _delete(ctx: ParseContext, line: CommandLine) -> RegisterDelete:
     return RegisterDelete(_name(line, name), password, source=line.source)
 
 
-_FIELD_ROWS = tuple(("registry", "", f"  {syntax}") for syntax in FIELD_SYNTAX.values())
+_FIELD_ROWS = tuple(("registry", "", f"  {text}") for text in (
+    "REALNAME text, COUNTRY text, ZONE Europe/Paris,", "LEVEL novice|intermediate|advanced|expert,",
+    "PUBLIC realname country zone level addresses", "  record (any of them) or PUBLIC NONE,",
+    "ADDRESS address (linked once confirmed there),", "UNLINK address"))
 
 VERBS = (
     Verb(("REGISTER",), "REGISTER name password, then profile lines (REALNAME, COUNTRY, ZONE, LEVEL, PUBLIC, "

@@ -43,7 +43,7 @@ VERBS = (
     Verb(("WHOGAME",), "WHOGAME game",
          "who plays a game: each power's registered player and what he made public (after the end in gunboat games)",
          _whogame, in_subject=True,
-         help=(("registry", "WHOGAME game", "each power's registered player (gunboat: after the end)"),)),
+         help=(("registry", "WHOGAME game", "each power's registered player (gunboat: at the end)"),)),
 )
 
 

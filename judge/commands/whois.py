@@ -50,7 +50,7 @@ VERBS = (
          "a registered player's card: the name and what the player made public",
          _whois, in_subject=True,
          help=(("registry", "WHOIS name", "a registered player: what he made public"),
-               ("registry", "WHOIS address", "the same by address (if the player shows his addresses)"),)),
+               ("registry", "WHOIS address", "the same by address (if its player shows it)"),)),
 )
 
 
