@@ -13,13 +13,13 @@ from dataclasses import dataclass
 
 from judge.commands.context import MailContext
 from judge.commands.handler import Handler
-from judge.mail import CommandRefused
-from judge.outgoing import OutgoingMail
+from judge.mailio.inbound import CommandRefused
+from judge.mailio.outgoing import OutgoingMail
 from judge.registry import book
 from judge.registry.models import RegisteredPlayer
 from judge.registry.profile import (BODY_ENDS, MOST_ADDRESSES_PER_MAIL, FieldChange, is_field_line, parse_field,
                                     parse_name)
-from judge.render import render
+from judge.mailio.render import render
 from judge.store.passwords import verify_password
 from mailcmds.model import Command, SourceLine
 from mailcmds.syntax import CommandLine, ParseContext, Verb, expect_count, strip_comment

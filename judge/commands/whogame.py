@@ -13,7 +13,7 @@ from typing import ClassVar
 from judge.commands.context import MailContext
 from judge.commands.handler import Handler
 from judge.lifecycle import ENDED
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.registry import book
 from judge.registry.cards import card_of, short_card
 from judge.rules import SECRET_IDENTITY_RULES, identities_secret

@@ -15,6 +15,7 @@ from judge.commands.handler import Handler
 from judge.registry import book
 from judge.registry.cards import card_lines, card_of
 from judge.registry.profile import parse_name, public_fields
+from judge.standing.records import record_of
 from mailcmds.model import Command, quote
 from mailcmds.syntax import CommandLine, ParseContext, Verb, expect_count
 from mailcmds.values import ValueSyntaxError, parse_address
@@ -55,8 +56,9 @@ VERBS = (
 
 
 def _record_lines(ctx: MailContext, addresses: tuple[str, ...]) -> tuple[str, ...]:
-    """The player's record (judge.standing.records.record_of); none until that lands."""
-    return ()
+    """The player's record over all his linked addresses (judge.standing: computed from the
+    stored games; a running gunboat game's power is not counted until it ends)."""
+    return record_of(ctx.session, addresses).lines() if addresses else ()
 
 
 def whois(ctx: MailContext, command: Whois) -> None:

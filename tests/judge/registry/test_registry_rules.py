@@ -57,8 +57,17 @@ def test_whogame_names_registered_players_but_not_in_a_gunboat_game_before_its_e
     assert "who plays which power in game 'g2' is secret until it ends (RULE GUNBOAT)" in secret
     assert "Anna" not in secret
     assert "is secret until it ends" in judge.send(player(1), "WHOGAME g2\n").reply.body  # players too
+    # Her record counts both games, but not the gunboat game's power before its end.
+    record = judge.send("anyone@example.net", "WHOIS Anna\n").reply.body
+    assert "Games: 2 played, 2 running" in record and powers_counted(record) == 1
     judge.send(MASTER, "SIGNON master@g2 masterpw\nTERMINATE\n")
     assert "Anna (Finland)" in judge.send("anyone@example.net", "WHOGAME g2\n").reply.body
+    assert powers_counted(judge.send("anyone@example.net", "WHOIS Anna\n").reply.body) == 2
+
+
+def powers_counted(whois_reply: str) -> int:
+    [line] = [line for line in whois_reply.splitlines() if line.startswith("Powers: ")]
+    return sum(int(part.split()[-1]) for part in line[len("Powers: "):].split(", ") if part != "none")
 
 
 def test_whogame_of_a_private_game_answers_its_members_only(judge):
