@@ -42,7 +42,7 @@ def test_a_registered_players_game_refuses_others_at_join_and_takeover(judge):
 
 
 def test_whogame_names_registered_players_but_not_in_a_gunboat_game_before_its_end(judge):
-    register(judge, player(0), "Anna", lines="REALNAME Anna K\nCOUNTRY Finland\nPUBLIC country\nEND\n")
+    register(judge, player(0), "Anna", lines="REALNAME Anna K\nCOUNTRY Finland\nPUBLIC country record\nEND\n")
     create_game(judge)
     seats = fill_game(judge)
     answer = judge.send("anyone@example.net", "WHOGAME g1\n").reply.body
