@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
+from judge.registry.identity import addresses_of
 from judge.registry.models import AddressRequest, RegisteredPlayer
 from tests.judge.services.conftest import MASTER, create_game, fill_game
 from tests.judge.services.harness import JudgeHarness, player
@@ -119,3 +120,15 @@ def test_an_unconfirmed_name_lapses_and_its_requests_are_forgotten(judge):
     assert "not a confirmation the judge sent, or it lapsed" in stale
     with judge.session() as session:
         assert session.scalar(select(func.count()).select_from(RegisteredPlayer)) == 1
+
+
+def test_an_address_of_another_player_is_not_linked_even_when_its_owner_answers(judge):
+    register(judge, player(0), "Anna")
+    judge.advance(days=1)  # past the day in which her own confirmation was mailed
+    out = judge.send(player(1), f"REGISTER Bob pw\nADDRESS {player(0)}\n")
+    assert "Anna" not in out.reply.body  # Bob is not told whose address it is
+    [to_anna] = [m for m in out.of_kind("registry_confirm") if m.address == player(0)]
+    refused = judge.send(player(0), to_anna.subject + "\n").reply.body
+    assert f"{player(0)} is linked to player Anna already, and an address belongs to one player" in refused
+    with judge.session() as session:
+        assert addresses_of(session, "Anna") == (player(0),) and addresses_of(session, "Bob") == ()
