@@ -132,3 +132,17 @@ def test_an_address_of_another_player_is_not_linked_even_when_its_owner_answers(
     assert f"{player(0)} is linked to player Anna already, and an address belongs to one player" in refused
     with judge.session() as session:
         assert addresses_of(session, "Anna") == (player(0),) and addresses_of(session, "Bob") == ()
+
+
+def test_unlink_frees_an_address_but_never_the_last(judge):
+    register(judge, player(0), "Anna")
+    out = judge.send(player(0), f"REGISTER Anna pw\nADDRESS {player(5)}\n")
+    [second] = out.of_kind("registry_confirm")
+    assert "now linked" in judge.send(player(5), second.subject + "\n").reply.body
+    assert f"{player(5)} unlinked" in judge.send(player(0), f"REGISTER Anna pw\nUNLINK {player(5)}\n").reply.body
+    last = judge.send(player(0), f"REGISTER Anna pw\nUNLINK {player(0)}\nLEVEL expert\n").reply.body
+    assert "is your only linked address; REGISTER DELETE name password ends the registration instead" in last
+    with judge.session() as session:
+        assert addresses_of(session, "Anna") == (player(0),)
+        assert session.scalar(select(RegisteredPlayer.level)) is None  # the refused REGISTER changed nothing
+    register(judge, player(5), "Bob")  # the freed address may now be another player's
