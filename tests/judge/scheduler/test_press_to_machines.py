@@ -25,3 +25,25 @@ def test_press_to_the_judges_bot_reads_like_press_to_anyone(judge) -> None:
     with judge.session() as session:
         logged = session.scalars(select(PressLog)).all()
     assert [(row.sender, row.recipients) for row in logged] == [("ENGLAND", ["FRANCE"])]
+
+
+def _bot_press(judge) -> list[tuple[str, list, list]]:
+    with judge.session() as session:
+        return [(r.sender, r.recipients, r.daide) for r in session.scalars(select(PressLog).order_by(PressLog.id))
+                if r.sender == "FRANCE"]
+
+
+def test_the_judges_bot_answers_press_in_a_bot_process_and_keeps_quiet_without_press(judge) -> None:
+    create_game(judge, "RULE PRESS_LEVEL 20")
+    seats = fill_game(judge)
+    judge.send(MASTER, MASTER_SIGNON + "EJECT FRANCE\nSEAT FRANCE BOT\n")
+    judge.bots()
+    england = seats["ENGLAND"]
+    out = judge.send(england.address, f"SIGNON england@g1 {england.password}\n"
+                                      "PRESS TO F\nPROPOSE PEACE\nPROPOSE DMZ BRE\nENDPRESS\n")
+    assert "press sent to FRANCE" in out.reply.body and "ERROR" not in out.reply.body
+    assert _bot_press(judge) == []  # not in the mail's transaction: a job for a bot process
+    assert judge.bots() == 1
+    answers = _bot_press(judge)
+    assert [(r, d) for _, r, d in answers] == [(["ENGLAND"], ["YES (PRP (PCE (ENG FRA)))"]),
+                                               (["ENGLAND"], ["REJ (PRP (DMZ (ENG FRA) (BRE)))"])]
