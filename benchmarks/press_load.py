@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 import maps
+from adjudicator.orders import Order
 from bot.player import Budget
 from bot.search import StrategicBot
 from daide.local import LocalGame
@@ -49,7 +50,7 @@ class TimedGame(LocalGame):
     last_year: int = 1910
     _last_order: float = 0.0
 
-    def submit(self, power, orders) -> None:  # type: ignore[no-untyped-def]
+    def submit(self, power: str, orders: Sequence[tuple[str, Order]]) -> None:
         self._last_order = time.perf_counter()
         super().submit(power, orders)
 
