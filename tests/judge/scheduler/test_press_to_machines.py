@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from judge.store.models_game import OrderSet, PressLog
+from daide.messages import to_text
+from judge.machine_press import for_machines
+from judge.store.models_game import Game, OrderSet, PressLog
 from tests.judge.scheduler.conftest import create_game, fill_game
 from tests.judge.services.conftest import MASTER
 
@@ -74,3 +76,15 @@ def test_the_judges_bot_answers_press_in_a_bot_process_and_keeps_what_it_agreed(
     assert not [line for line in _orders_of(judge, "FRANCE") if line.endswith("- BUR")]
     # Redelivered work changes nothing: no second job, no second answer.
     assert judge.bots() == 0 and _bot_press(judge) == answers
+
+
+def test_the_bots_seat_press_is_relayed_to_daide_machines(judge) -> None:
+    """What the DAIDE edge relays as FRM (machine_press.for_machines) includes the seat's press."""
+    create_game(judge, "RULE MACHINES", "RULE PRESS_LEVEL 10")
+    fill_game(judge)
+    judge.send(MASTER, MASTER_SIGNON + "EJECT AUSTRIA\nSEAT AUSTRIA BOT\n")
+    judge.bots()
+    with judge.session() as session:
+        game = session.scalars(select(Game)).one()
+        relayed = [(sender, recipients, to_text(press)) for _, sender, recipients, press in for_machines(session, game, 0)]
+    assert relayed == [("AUSTRIA", ("ITALY",), "PRP (PCE (AUS ITA))")]
