@@ -130,6 +130,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.combine:
         parts = [json.load(open(path, encoding="utf-8")) for path in args.combine]
         games = [g for part in parts for g in part["games"]]
+        talked = {g["seed"] for g in games if g["talking"]} & {g["seed"] for g in games if not g["talking"]}
+        games = [g for g in games if g["seed"] in talked]  # games played both ways only
         print(json.dumps(report_of([g for g in games if g["talking"]], [g for g in games if not g["talking"]],
                                    parts[0]["iterations"], parts[0]["last_year"],
                                    sum(part["seconds"] for part in parts)), indent=2))
@@ -147,13 +149,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             played[talking].append(game)
             print(f"game {index + 1} {'/'.join(pair)} {'talking' if talking else 'silent'}: {game['centres']} "
                   f"winner {game['winner'] or '-'}, {game['messages']} messages", file=sys.stderr, flush=True)
+            if args.json:  # after every game: a part stopped early keeps what it played
+                write(args.json, report_of(played[True], played[False], args.iterations, args.last_year,
+                                           round(time.perf_counter() - started, 1)), played)
     report = report_of(played[True], played[False], args.iterations, args.last_year,
                        round(time.perf_counter() - started, 1))
     print(json.dumps(report, indent=2))
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as out:
-            json.dump({**report, "games": played[True] + played[False]}, out, indent=1)
+        write(args.json, report, played)
     return 0
+
+
+def write(path: str, report: dict[str, object], played: dict[bool, list[dict]]) -> None:
+    with open(path, "w", encoding="utf-8") as out:
+        json.dump({**report, "games": played[True] + played[False]}, out, indent=1)
 
 
 if __name__ == "__main__":
