@@ -3,16 +3,16 @@
 ``Vetting.over_smtp``: the judge verifies the mail itself (judge.mailauth.verify) and
 records the result as an ``Authentication-Results`` header, its authserv-id ``[mail]
 authserv_id`` (else ``[judge] domain``), kept beside the stored bytes (which stay as
-received) as if on top of them; ``Vetting.over_imap``:
-the receiving server's own header is read instead (its authserv-id among
-``[mail] trusted_authserv_ids``).  Either way judge.mailauth.trust says what the topmost
+received) as if on top of them; ``Vetting.over_imap``: the receiving server's own header
+is read instead (its authserv-id among ``[mail] trusted_authserv_ids``; the judge's own
+id counts for nothing there).  Either way judge.mailauth.trust says what the topmost
 trusted header means.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from email.utils import getaddresses
 
 from judge.config import JudgeSettings, MailSettings
@@ -47,18 +47,21 @@ class Vetting:
     mail: MailSettings
     judge: JudgeSettings
 
-    def _verdict(self, raw: bytes, own: str | None = None) -> Vetted:
+    def _verdict(self, raw: bytes, trusted: tuple[str, ...], own: str | None = None) -> Vetted:
         values = ([own] if own else []) + [v for n, v in _head_fields(raw) if n == "authentication-results"]
-        trust = trust_of(values, self.mail.authserv_ids(self.judge), from_address(raw), self.mail.trust)
+        trust = trust_of(values, trusted, from_address(raw), self.mail.trust)
         return Vetted(own, trust.authenticated, trust.distrust)
 
     def over_smtp(self, raw: bytes, *, mail_from: str, peer: str | None, helo: str) -> Vetted:
         """``raw`` verified; the verdict reads the judge's own header first."""
+        trusted = self.mail.authserv_ids(self.judge)
         if not self.mail.verify:
-            return self._verdict(raw)
+            return self._verdict(raw, trusted)
         value = authentication_results(raw, authserv_id=self.mail.authserv_id or self.judge.domain, ip=peer,
                                        mail_from=mail_from, helo=helo, timeout=self.mail.dns_timeout_seconds)
-        return self._verdict(raw, value)
+        return self._verdict(raw, trusted, value)
 
     def over_imap(self, raw: bytes) -> Vetted:
-        return self._verdict(raw)
+        """Only ``trusted_authserv_ids`` count: the judge verified nothing on this path, so a
+        header under its own authserv-id in a fetched mail was written by someone else."""
+        return self._verdict(raw, replace(self.mail, verify=False).authserv_ids(self.judge))
