@@ -10,7 +10,9 @@ its own) makes the mail untrusted under ``[mail] trust = "dmarc"``: its SIGNON, 
 OBSERVE, TAKEOVER, CREATE and RESIGN are refused with this reason, so orders and press
 (which need a sign-on) are not read.  ``temperror`` (DNS did not answer) refuses
 nothing: a name server's trouble must not cost a player a turn.  ``p=none`` is the
-domain saying it does not know its own mail yet: such mail is treated as unverified.
+domain saying it does not know its own mail yet: such mail is treated as unverified, and
+so is mail of a domain with SPF but no DMARC policy, whatever SPF says (SPF speaks of the
+envelope sender, not of From).
 """
 
 from __future__ import annotations

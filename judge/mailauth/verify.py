@@ -52,6 +52,25 @@ def _org_domain_memo() -> None:
 
 _org_domain_memo()
 
+_DOMAIN_PART = re.compile(r"@([a-z0-9.-]+)", re.I)
+
+
+def _domain_part(address: str | bytes) -> str:
+    """authheaders' own reads ``[a-z0-9.]`` after the @, so eve@t-online.de is of domain
+    "t" (whose _dmarc.t has no policy): no DMARC verdict at all for hyphenated domains, a
+    forged From of one never refused.  IndexError when there is none, as authheaders expects."""
+    text = address.decode("utf-8", "replace") if isinstance(address, bytes) else str(address)
+    return _DOMAIN_PART.findall(text)[0].lower().rstrip(".")
+
+
+def _fix_domain_part() -> None:
+    import authheaders
+
+    authheaders.get_domain_part = _domain_part  # check_dmarc and dmarc_per_from read it from there
+
+
+_fix_domain_part()
+
 MAX_SIGNATURES = 4
 MAX_SIGNATURE_BYTES = 4096
 _FIELD = re.compile(rb"\n(?![ \t])")
