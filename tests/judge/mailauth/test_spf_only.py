@@ -11,27 +11,13 @@ from __future__ import annotations
 
 import re
 import smtplib
-import socket
 
 import pytest
 
 from judge.store.models_mail import InboundMessage
+from tests.fixtures.ports import own_address
 from tests.judge.mailauth.daemon_game import JUDGE, running_daemon
 from tests.judge.mailauth.test_inbound_auth import mail, reply_to, stored
-
-
-def own_address() -> str:
-    """This host's address on its default route (a UDP connect sends nothing)."""
-    for target in ("192.0.2.1", "10.255.255.255", "8.8.8.8"):
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-            try:
-                probe.connect((target, 9))
-            except OSError:
-                continue
-            address = probe.getsockname()[0]
-            if not address.startswith("127."):
-                return str(address)
-    raise RuntimeError("this host has no non-loopback IPv4 address to send from")
 
 
 HOST = own_address()
