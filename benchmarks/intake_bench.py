@@ -48,6 +48,7 @@ from benchmarks.intake_mail import BenchMail, compose, mail_stream, one_per_seat
 from benchmarks.intake_population import JUDGE_ADDRESS, Population, load_or_build
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+Address = tuple[str, int] | int  # where senders connect; a port alone: on 127.0.0.1
 _STORED_AS = re.compile(r"stored as #(\d+)")
 
 
@@ -269,7 +270,7 @@ class Sender:
             self.smtp.close()
 
 
-def send_closed_loop(address: tuple[str, int], mails: Sequence[BenchMail], senders: int) -> list[Sent]:
+def send_closed_loop(address: Address, mails: Sequence[BenchMail], senders: int) -> list[Sent]:
     """``senders`` connections, each sending its next mail as soon as the last one is acked."""
     work: queue.SimpleQueue[tuple[float | None, BenchMail] | None] = queue.SimpleQueue()
     for mail in mails:
@@ -277,7 +278,7 @@ def send_closed_loop(address: tuple[str, int], mails: Sequence[BenchMail], sende
     return run_senders([address], work, senders, "sender")
 
 
-def send_at_rate(address: tuple[str, int], mails: Iterator[BenchMail], rate: float, seconds: float,
+def send_at_rate(address: Address, mails: Iterator[BenchMail], rate: float, seconds: float,
                  connections: int = 16) -> list[Sent]:
     """Open load: mail i is due at start + i / rate, whoever is free sends it."""
     due = [next(mails) for _ in range(int(rate * seconds))]  # made (and signed) before the clock starts
@@ -288,7 +289,7 @@ def send_at_rate(address: tuple[str, int], mails: Iterator[BenchMail], rate: flo
     return run_senders([address], work, connections, "paced")
 
 
-def run_senders(addresses: Sequence[tuple[str, int] | int], work: "queue.SimpleQueue[tuple[float | None, BenchMail] | None]",
+def run_senders(addresses: Sequence[Address], work: "queue.SimpleQueue[tuple[float | None, BenchMail] | None]",
                 connections: int, name: str) -> list[Sent]:
     """``connections`` threads, thread ``i`` holding one SMTP connection to ``addresses[i mod
     len(addresses)]``, sending the queued mails (each at its due time when it has one) until the
@@ -299,7 +300,7 @@ def run_senders(addresses: Sequence[tuple[str, int] | int], work: "queue.SimpleQ
     errors: list[BaseException] = []
     lock = threading.Lock()
 
-    def run(address: tuple[str, int] | int) -> None:
+    def run(address: Address) -> None:
         sender = Sender(("127.0.0.1", address) if isinstance(address, int) else address)  # a port: on loopback
         try:
             while (item := work.get()) is not None:
@@ -518,7 +519,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="a setting for the daemon, e.g. JUDGE_MAIL_VERIFY=false (repeatable): "
                              "runs side by side that differ in one setting")
     parser.add_argument("--mailauth-rounds", type=int, default=0, metavar="N",
-                        help="N pairs of runs side by side, mail authentication off then on: players' "
+                        help="N rounds of runs side by side, mail authentication off, on, and on in the daemon's threads: players' "
                              "mails DKIM-signed, verified by the judge, replies signed "
                              "(benchmarks/intake_mailauth.py)")
     args = parser.parse_args(argv)

@@ -7,8 +7,10 @@ non-loopback address (so the judge checks SPF too: mail from loopback is a local
 relay's), the domain's key, SPF record and ``p=reject`` DMARC policy served by a DNS
 server on loopback in this process; the judge verifies each mail (DKIM, SPF, DMARC: every
 one passes) and signs each reply twice (rsa-sha256 and ed25519-sha256) before writing it.
-Off: the same signed mails, ``[mail] verify = false`` and ``[dkim] sign = false``.  The
-two configurations alternate, each on a fresh copy of the same population, ``N`` rounds.
+Off: the same signed mails, ``[mail] verify = false`` and ``[dkim] sign = false``.  And
+"on0": on, but with ``[mail] verify_processes = 0`` (the checks in the daemon's own
+threads, under its interpreter lock).  The three alternate, each on a fresh copy of the
+same population, ``N`` rounds.
 
 After each run the database and the outbox folder are read back, so the figures are
 known to be of mail that really was verified (dmarc=pass recorded) and signed.
@@ -57,15 +59,15 @@ def evidence(workdir: Path) -> dict[str, int]:
 
 
 def side_by_side(args: Any, run: Callable[..., dict[str, Any]]) -> dict[str, Any]:
-    """``args.mailauth_rounds`` pairs of ``run`` (benchmarks.intake_bench.run): off, then on."""
+    """``args.mailauth_rounds`` rounds of ``run`` (benchmarks.intake_bench.run): off, on, on0."""
     from tests.fixtures.dns_server import start_zone
     from tests.fixtures.ports import own_address
 
     host = own_address()
     zone = start_zone()
     prepare = signing_players(zone, host)
-    configurations = {"off": OFF, "on": {"JUDGE_MAIL_DNS_SERVER": zone.server,
-                                          "JUDGE_MAIL_DNS_TIMEOUT_SECONDS": "2"}}
+    on = {"JUDGE_MAIL_DNS_SERVER": zone.server, "JUDGE_MAIL_DNS_TIMEOUT_SECONDS": "2"}
+    configurations = {"off": OFF, "on": on, "on0": {**on, "JUDGE_MAIL_VERIFY_PROCESSES": "0"}}
     runs = []
     for round_number in range(1, args.mailauth_rounds + 1):
         for name, settings in configurations.items():
@@ -82,13 +84,13 @@ def side_by_side(args: Any, run: Callable[..., dict[str, Any]]) -> dict[str, Any
 def summary(runs: list[dict[str, Any]]) -> str:
     """A table of each run's saturation phase: throughput, and the daemon's CPU per command
     with the rate one and two cores would give at that cost."""
-    lines = ["round  auth  mails/s  cmds/s  CPU ms/cmd  cmds per CPU-s (1 core)  x2 cores  load"]
+    lines = ["round  auth   mails/s  cmds/s  CPU ms/cmd  cmds per CPU-s (1 core)  x2 cores  load"]
     for report in runs:
         phase = next((p for p in report["phases"] if p["name"] == "saturation"), None)
         if phase is None or not phase.get("cpu_ms_per_command"):
             continue
         per_cpu_second = 1000 / phase["cpu_ms_per_command"]
-        lines.append(f"{report['round']:>5}  {report['mailauth']:>4}  {phase['mails_per_second']:7.1f}  "
+        lines.append(f"{report['round']:>5}  {report['mailauth']:>5}  {phase['mails_per_second']:7.1f}  "
                      f"{phase['commands_per_second']:6.1f}  {phase['cpu_ms_per_command']:10.2f}  "
                      f"{per_cpu_second:23.0f}  {2 * per_cpu_second:8.0f}  {phase['load_average']:4.1f}")
     return "\n".join(lines)

@@ -59,10 +59,10 @@ class VerifierPool:
 
     def verify(self, raw: bytes, *, authserv_id: str, ip: str | None, mail_from: str, helo: str,
                timeout: float) -> tuple[str, tuple[str, str]]:
-        arguments = dict(authserv_id=authserv_id, ip=ip, mail_from=mail_from, helo=helo, timeout=timeout)
         pool = self._pool()
         try:
-            return pool.submit(verified, raw, **arguments).result()
+            return pool.submit(verified, raw, authserv_id=authserv_id, ip=ip, mail_from=mail_from, helo=helo,
+                               timeout=timeout).result()
         except BrokenProcessPool:
             log.warning("a mail verifier process died; starting a new one, and checking this mail here")
             with self._lock:
