@@ -18,7 +18,7 @@ import math
 from typing import Any, Mapping, Sequence
 
 from adjudicator.types import Terrain, Variant, province_of
-from pictures import layout, palette, voronoi
+from pictures import layout, outline, palette, voronoi
 
 Point = tuple[float, float]
 
@@ -338,7 +338,9 @@ def _marks(variant: Variant, names: Sequence[str], found: _Cells, sites: Mapping
         parts: list[tuple[Point, ...]] = [c.outline for c in found.of(index) if c.outline]
         every_parts.append(parts)
         unit = voronoi.centroid(max(parts, key=_area))  # the largest part holds the unit and its marks
-        shape: dict[str, Any] = {"parts": [[_rounded(p) for p in part] for part in parts], "unit": _rounded(unit)}
+        drawn = sorted(outline.union(found.cells, found.owners, index, found.facing),
+                       key=lambda ring: not voronoi.contains(ring, unit))  # the unit's outline first
+        shape: dict[str, Any] = {"parts": [[_rounded(p) for p in ring] for ring in drawn], "unit": _rounded(unit)}
         taken: list[tuple[Point, float]] = [(unit, GLYPH)]
         province = variant.provinces[abbrev]
         if province.coasts:
@@ -370,40 +372,27 @@ def _marks(variant: Variant, names: Sequence[str], found: _Cells, sites: Mapping
     return shapes
 
 
-def _lines(variant: Variant, names: Sequence[str], found: _Cells, gaps: frozenset[tuple[int, int]]) -> tuple[list[Any], list[Any]]:
-    """(borders, shore) as segments ``[x0, y0, x1, y1]``: every edge of a province's cells
-    but those inside the province and on the frame, each shared stretch once; the shore
-    is where land meets a sea it is adjacent to."""
+def _shore(variant: Variant, names: Sequence[str], found: _Cells, gaps: frozenset[tuple[int, int]]) -> list[Any]:
+    """Where land meets a sea it is adjacent to, as segments ``[x0, y0, x1, y1]``, each
+    shared stretch once.  (The other borders are the provinces' own outlines, stroked.)"""
     count = len(names)
     sea = {i for i, n in enumerate(names) if variant.provinces[n].terrain is Terrain.SEA}
-    borders: list[Any] = []
     shore: list[Any] = []
-
-    def piece(start: Point, end: Point, low: float, high: float) -> list[float]:
-        return [*_rounded((start[0] + low * (end[0] - start[0]), start[1] + low * (end[1] - start[1]))),
-                *_rounded((start[0] + high * (end[0] - start[0]), start[1] + high * (end[1] - start[1])))]
-
     for cell, owner in enumerate(found.owners):
-        if owner >= count:
-            continue  # impassable land: drawn with its own outline
+        if owner >= count or owner not in sea:
+            continue  # drawn once, from the sea's side; impassable land has no shore
         for index, side in enumerate(found.cells[cell].sides):
             if side == voronoi.FRAME:
                 continue
-            start, end = found.edge(cell, index)
             other = found.owners[side]
+            if other >= count or other in sea or (owner, other) in gaps or (other, owner) in gaps:
+                continue
+            start, end = found.edge(cell, index)
             low, high = found.facing(cell, index)
-            if high - low < 1e-9:
-                low = high = 0.0
-            # the stretches that face no cell (a gap beyond) are this province's edge alone
-            for a, b in ((0.0, low), (high, 1.0)):
-                if (b - a) * math.dist(start, end) >= SHORTEST:
-                    borders.append(piece(start, end, a, b))
-            together = other < count and (min(owner, other), max(owner, other)) not in gaps
-            if (high - low) * math.dist(start, end) < SHORTEST or other == owner or (together and other < owner):
-                continue  # nothing met, inside the province, or drawn from the other side
-            land_sea = together and (owner in sea) != (other in sea)
-            (shore if land_sea else borders).append(piece(start, end, low, high))
-    return borders, shore
+            if (high - low) * math.dist(start, end) >= SHORTEST:
+                shore.append([*_rounded((start[0] + low * (end[0] - start[0]), start[1] + low * (end[1] - start[1]))),
+                              *_rounded((start[0] + high * (end[0] - start[0]), start[1] + high * (end[1] - start[1])))])
+    return shore
 
 
 def generate(variant: Variant, anchors: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -430,7 +419,6 @@ def generate(variant: Variant, anchors: Mapping[str, Any] | None) -> dict[str, A
     for _ in range(MENDS):  # bridge again from the pieces kept, and keep only what holds together
         found = _whole(_touching(found.sites, adjacent, gaps, width, height, found.owners), gaps, width, height)
     links = [[names[a], names[b]] for a, b in adjacent if found.shared(a, b) < MIN_BORDER]
-    borders, shore = _lines(variant, names, found, gaps)
     named_colors = {k.upper(): v for k, v in (anchors or {}).get("colors", {}).items()}
     powers = [p.name for p in variant.powers]
     impassable = [c.outline for c, owner in zip(found.cells, found.owners) if owner >= len(names) and c.outline]
@@ -443,7 +431,6 @@ def generate(variant: Variant, anchors: Mapping[str, Any] | None) -> dict[str, A
         "colors": palette.power_colors(powers, named_colors),
         "provinces": _marks(variant, names, found, {n: placed[n] for n in names}),
         "links": links,
-        "borders": borders,
-        "shore": shore,
+        "shore": _shore(variant, names, found, gaps),
         "impassable": [[_rounded(p) for p in outline] for outline in impassable],
     }

@@ -5,18 +5,20 @@ The document (``maps/<name>.geo.json``, made by ``pictures.generate``, written b
     {"map": "standard", "width": 1000, "height": 900,
      "licence": "...", "provenance": "...",
      "colors": {"ENGLAND": "#1f3a93", ...},                 # optional; else a palette
-     "provinces": {"SPA": {"parts": [[[x, y], ...], ...],   # convex pieces, the first holds the unit
+     "provinces": {"SPA": {"parts": [[[x, y], ...], ...],   # outlines: pieces, the first holding the unit, then holes
                            "unit": [x, y], "label": [x, y],
                            "dislodged": [x, y],              # where a dislodged unit stands
                            "supply": [x, y],                 # supply centres only
                            "coasts": {"NC": [x, y], "SC": [x, y]},
                            "coast_labels": {"NC": [x, y], "SC": [x, y]}}, ...},
      "links": [["BUR", "MUN"], ...],                         # adjacent provinces that do not touch
-     "borders": [[x0, y0, x1, y1], ...],                     # edges between provinces, drawn once
+     "borders": [[x0, y0, x1, y1], ...],                     # optional: lines beside the outlines
      "shore": [[x0, y0, x1, y1], ...],                       # where land meets a sea it borders
      "impassable": [[[x, y], ...], ...]}                     # optional outlines
 
-Coordinates are SVG user units, origin top left.  Two provinces' parts share an edge
+Coordinates are SVG user units, origin top left.  A province's rings are filled by the
+non-zero rule (a hole is wound against its pieces) and stroked: the outlines are the
+borders.  Two provinces' parts share an edge
 if and only if the map makes them adjacent, unless the pair is in ``links``.  ``check_against`` says whether a
 geometry covers a variant (every province drawn, every split coast placed).
 """
@@ -49,8 +51,9 @@ class ProvinceShape:
     coast_labels: Mapping[str, Point] = field(default_factory=lambda: MappingProxyType({}))
 
     def contains(self, point: Point) -> bool:
-        """Whether ``point`` lies inside the province (in one of its parts)."""
-        return any(contains(part, point) for part in self.parts)
+        """Whether ``point`` lies inside the province: within an odd number of its rings
+        (in one of its pieces and in none of its holes)."""
+        return sum(contains(part, point) for part in self.parts) % 2 == 1
 
 
 @dataclass(frozen=True, slots=True)

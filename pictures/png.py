@@ -61,6 +61,7 @@ def svg_to_png(svg: str, scale: float = 1.0, max_bytes: int | None = None, max_p
     return png
 
 
+_TITLE = re.compile(r"<title>[^<]*</title>")
 _SIZE = re.compile(r'<svg\b[^>]*?\bwidth="([0-9.]+)"[^>]*?\bheight="([0-9.]+)"')
 
 
@@ -70,7 +71,8 @@ def _draw(svg: str, scale: float) -> "Image":
     from cairosvg.surface import PNGSurface  # type: ignore[import-untyped]
     from PIL import Image
 
-    surface = PNGSurface(Tree(bytestring=svg.encode("utf-8")), None, 96, scale=scale).cairo
+    # Hover titles are for SVG viewers; CairoSVG would parse (and copy) each one for nothing.
+    surface = PNGSurface(Tree(bytestring=_TITLE.sub("", svg).encode("utf-8")), None, 96, scale=scale).cairo
     surface.flush()
     return Image.frombuffer("RGB", (surface.get_width(), surface.get_height()), surface.get_data(),
                             "raw", "BGRX", surface.get_stride(), 1)

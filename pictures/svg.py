@@ -101,7 +101,12 @@ class _Drawing:
         owner = {centre: power for power, owned in centers.items() for centre in owned}
         geometry = self.geometry
         _el(self.root, "rect", x="0", y="0", width=_f(geometry.width), height=_f(geometry.height), fill=palette.IMPASSABLE)
+        # Flat fills with hard edges: the PNG keeps few colours and stays small at full
+        # size; the units, orders and labels above stay smooth.
         cells = self.layer("provinces")
+        cells.set("shape-rendering", "crispEdges")
+        cells.set("stroke", palette.BORDER)
+        cells.set("stroke-width", "1")
         for outline in geometry.impassable:
             _el(cells, "polygon", class_="impassable", points=_points(outline), fill=palette.IMPASSABLE,
                 stroke=palette.BORDER, stroke_width="1")
@@ -117,10 +122,11 @@ class _Drawing:
             cell = _el(cells, "path", class_="province", data_province=abbrev,
                        d="".join(f"M{_points(part)}Z" for part in shape.parts), fill=fill)
             ET.SubElement(cell, "title").text = province.name
-        _el(self.root, "path", class_="border", d=_segments(geometry.borders), fill="none", stroke=palette.BORDER,
-            stroke_width="1")
+        if geometry.borders:  # a hand-made geometry may draw borders apart from the outlines
+            _el(self.root, "path", class_="border", d=_segments(geometry.borders), fill="none", stroke=palette.BORDER,
+                stroke_width="1", shape_rendering="crispEdges")
         _el(self.root, "path", class_="shore", d=_segments(geometry.shore), fill="none", stroke=palette.INK,
-            stroke_width="2", stroke_linecap="round")
+            stroke_width="2", stroke_linecap="round", shape_rendering="crispEdges")
         links = self.layer("links")
         for first, second in geometry.links:
             a, b = _facing(geometry, first, second), _facing(geometry, second, first)
