@@ -283,14 +283,19 @@ def _ring(origin: Point, radii: Sequence[float], directions: int = 12, start: fl
 def _spot(parts: Sequence[Sequence[Point]], candidates: Sequence[Point], radius: float,
           taken: Sequence[tuple[Point, float]]) -> Point | None:
     """The first candidate inside the province whose disc of ``radius`` keeps off ``taken``."""
-    for point in candidates:
-        if _inside(parts, point) and all(math.dist(point, p) >= radius + r for p, r in taken):
-            return point
-    return None
+    return _clear([p for p in candidates if _inside(parts, p)], radius, taken)
+
+
+def _clear(candidates: Sequence[Point], radius: float, taken: Sequence[tuple[Point, float]]) -> Point | None:
+    """The first candidate whose disc of ``radius`` keeps off ``taken``, inside or not."""
+    return next((p for p in candidates if all(math.dist(p, q) >= radius + r for q, r in taken)), None)
 
 
 def _label_half(text: str, size: float) -> Point:
-    return (0.43 * size * len(text) + 1.0, 0.5 * size)  # DejaVu Sans capitals are at most 0.86 em wide
+    # DejaVu Sans capitals are at most 0.86 em wide; the box is centred on the point, the
+    # ink is not: capitals rise 0.73 em above the baseline and J and Q hang 0.2 em below
+    # it, so the box reaches 0.6 em either way to hold both.
+    return (0.43 * size * len(text) + 1.0, 0.6 * size)
 
 
 def _place_label(text: str, size: float, parts: Sequence[Sequence[Point]], candidates: Sequence[Point],
@@ -349,8 +354,11 @@ def _marks(variant: Variant, names: Sequence[str], found: _Cells, sites: Mapping
                 point = _coast_point(variant, abbrev, coast, parts, unit, sites, [(p, 6.0) for p, _ in taken[1:]])
                 shape["coasts"][coast] = _rounded(point)
                 taken.append((point, GLYPH))
-        ring = _ring(unit, (2 * GLYPH + 2, 2 * GLYPH + 6, 2 * GLYPH - 2), 8, -math.pi / 4)
-        dislodged = _spot(parts, ring, GLYPH, taken) or ring[0]
+        ring = _ring(unit, (2 * GLYPH + 2, 2 * GLYPH + 6, 2 * GLYPH - 2, *(2 * GLYPH + 12 + 8 * k for k in range(4))),
+                     8, -math.pi / 4)
+        # a province too small for a second glyph: the dislodged unit stands just outside
+        # it, clear of its own unit and coasts and of the marks placed so far
+        dislodged = _spot(parts, ring, GLYPH, taken) or _clear(ring, GLYPH, taken + circles) or ring[0]
         shape["dislodged"] = _rounded(dislodged)
         taken.append((dislodged, GLYPH))
         if province.supply_center:

@@ -19,6 +19,8 @@ import math
 import re
 from typing import TYPE_CHECKING
 
+from pictures import lettering
+
 if TYPE_CHECKING:
     from PIL.Image import Image
 
@@ -72,10 +74,14 @@ def _draw(svg: str, scale: float) -> "Image":
     from PIL import Image
 
     # Hover titles are for SVG viewers; CairoSVG would parse (and copy) each one for nothing.
-    surface = PNGSurface(Tree(bytestring=_TITLE.sub("", svg).encode("utf-8")), None, 96, scale=scale).cairo
+    # The texts are written by FreeType (pictures.lettering): CairoSVG sets them slowly.
+    board, letterings = lettering.split(_TITLE.sub("", svg))
+    surface = PNGSurface(Tree(bytestring=board.encode("utf-8")), None, 96, scale=scale).cairo
     surface.flush()
-    return Image.frombuffer("RGB", (surface.get_width(), surface.get_height()), surface.get_data(),
-                            "raw", "BGRX", surface.get_stride(), 1)
+    image = Image.frombuffer("RGB", (surface.get_width(), surface.get_height()), surface.get_data(),
+                             "raw", "BGRX", surface.get_stride(), 1).copy()
+    lettering.write(image, letterings, scale)
+    return image
 
 
 def _encode(image: "Image") -> bytes:
