@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 from judge.hooks import after_commit_hook
 from judge.phases.bot_moves import Claim, Job, claim_job, finish_job, unfinished
 from judge.store.conflicts import is_conflict
-from judge.store.leases import HEARTBEAT_SECONDS, Owner, heartbeat, register, release_gone, unregister
+from judge.store.leases import HEARTBEAT_SECONDS, Owner, free_jobs_of_gone, heartbeat, register, unregister
 from judge.worker import jittered_backoff
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ class BotWorker:
         (the ones a crashed run left claimed are waiting again at once)."""
         register(self.store, self.owner)
         self._registered = True
-        release_gone(self.store, self.clock())
+        free_jobs_of_gone(self.store)
 
     def stop(self) -> None:
         """Give back what this process holds (a job in hand is then waiting again)."""

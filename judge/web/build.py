@@ -27,12 +27,12 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from adjudicator.jsonio import position_from_json
-from judge.lifecycle import ENDED, PREPARATION, before_start
 from judge.store.engine import Store
 from judge.store.models_game import Game, Membership, PhaseRecord
 from judge.store.models_web import ListMail
 from judge.web import pages
 from judge.web.files import ArchiveFiles
+from judge.web.index import write_index
 from judge.web.static_files import STATIC_FILES
 from judge.web.views import GameView, PhaseView, game_view, variant
 from pictures import draw_svg
@@ -48,7 +48,7 @@ _FROM_LINE = re.compile(rb"^From ", re.MULTILINE)
 class BuildReport:
     games: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
-    index: bool = False
+    index: list[str] = field(default_factory=list)  # the index pages written
 
 
 def board_svg(game: GameView, phase: PhaseView) -> bytes:
@@ -134,21 +134,6 @@ def write_game(session: Session, files: ArchiveFiles, game: Game, domain: str,
     return keys
 
 
-def _group(status: str) -> str:
-    if status == ENDED:
-        return "finished"
-    return "forming" if before_start(status) else "running"
-
-
-def write_index(session: Session, files: ArchiveFiles, now: datetime) -> None:
-    # The columns alone: loading whole rows would read every game's position too.
-    listed = session.execute(select(Game.name, Game.status, Game.map_name, Game.phase, Game.deadline)
-                             .where(Game.private.is_(False), Game.status != PREPARATION).order_by(Game.name))
-    rows = [pages.IndexRow(name, status, map_name, phase or "", deadline, status == ENDED,
-                           _group(status)) for name, status, map_name, phase, deadline in listed]
-    files.write("index.html", pages.index_page(rows, now))
-
-
 def write_static(files: ArchiveFiles) -> None:
     for name, data in STATIC_FILES.items():
         target = f"static/{name}"
@@ -169,23 +154,13 @@ def signatures(session: Session) -> dict[str, list[Any]]:
             for game_id, version in session.execute(select(Game.id, Game.version))}
 
 
-#: Marks an index that a refresh left for later (judge/web/files.py hides dot files).
-INDEX_PENDING = ".index-pending"
-
-
 class Archive:
-    """The web archive of one store, written under ``root``.
+    """The web archive of one store, written under ``root``."""
 
-    The index lists every game, so with thousands of games it costs more than a phase's
-    own pages: a refresh rewrites it at most every ``index_seconds`` (a change in between
-    leaves it pending, written by the first refresh after that time; the keeper of
-    ``judge serve`` refreshes every ``[web] poll_seconds``)."""
-
-    def __init__(self, store: Store, root: Path, domain: str, *, index_seconds: float = 10.0) -> None:
+    def __init__(self, store: Store, root: Path, domain: str) -> None:
         self.store = store
         self.files = ArchiveFiles(root)
         self.domain = domain
-        self.index_seconds = index_seconds
 
     def refresh(self, now: datetime | None = None) -> BuildReport:
         """Rebuild the games that changed since the archive was last written, and the index."""
@@ -194,10 +169,6 @@ class Archive:
     def rebuild(self, now: datetime | None = None) -> BuildReport:
         """Write every game's files and the index again (``judge web build``)."""
         return self._build(now, everything=True)
-
-    def _index_due(self) -> bool:
-        index = self.files.path("index.html")
-        return not index.exists() or time.time() - index.stat().st_mtime >= self.index_seconds
 
     def _build(self, now: datetime | None, *, everything: bool) -> BuildReport:
         now = now or datetime.now(timezone.utc)
@@ -219,12 +190,7 @@ class Archive:
                                       (state.get(game_id) or {}).get("pages", {}))
                     (report.games if keys is not None else report.removed).append(game.name)
                     new_state[game_id] = {"sign": current[game_id], "pages": keys or {}}
-                if changed or gone or everything or self.files.exists(INDEX_PENDING):
-                    if everything or self._index_due():
-                        write_index(session, self.files, now)
-                        self.files.path(INDEX_PENDING).unlink(missing_ok=True)
-                        report.index = True
-                    else:
-                        self.files.write(INDEX_PENDING, "")
+                if changed or gone or everything:
+                    report.index = write_index(session, self.files, now, everything=everything)
             self.files.write_state(new_state)
         return report

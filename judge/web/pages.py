@@ -121,9 +121,26 @@ class ListEntry:
     text: str
 
 
-def index_page(rows: Sequence[IndexRow], built_at: datetime) -> str:
-    groups = {group: [row for row in rows if row.group == group] for group in ("running", "forming", "finished")}
-    return _render("index.html.j2", base="", groups=groups, built_at=built_at)
+@dataclass(frozen=True)
+class IndexSection:
+    """One group's games on one page of the index, with the links to the group's pages."""
+
+    group: str  # "running", "forming", "finished"
+    heading: str
+    count: int  # the group's games on every page
+    rows: tuple[IndexRow, ...]
+    number: int  # this page's number within the group
+    pages: tuple[tuple[int, str], ...]  # (number, path from the archive's root)
+
+
+@dataclass(frozen=True)
+class IndexPage:
+    base: str  # the path from this page to the archive's root
+    sections: tuple[IndexSection, ...]
+
+
+def index_page(page: IndexPage, written_at: datetime) -> str:
+    return _render("index.html.j2", base=page.base, sections=page.sections, built_at=written_at)
 
 
 def game_page(game: GameView, entries: Sequence[ListEntry]) -> str:
