@@ -191,6 +191,7 @@ class Archive:
                     (report.games if keys is not None else report.removed).append(game.name)
                     new_state[game_id] = {"sign": current[game_id], "pages": keys or {}}
                 if changed or gone or everything:
-                    report.index = write_index(session, self.files, now, everything=everything)
+                    report.index = write_index(session, self.files, now,
+                                               None if everything else {int(i) for i in changed + gone})
             self.files.write_state(new_state)
         return report

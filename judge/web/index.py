@@ -10,7 +10,9 @@ the pages after it in its group.
 from __future__ import annotations
 
 import hashlib
+import json
 from datetime import datetime
+from typing import Collection
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -34,53 +36,81 @@ def group_of(status: str) -> str:
     return "forming" if before_start(status) else "running"
 
 
-def index_rows(session: Session) -> list[pages.IndexRow]:
-    """Every game the archive shows, by name: the five columns alone (loading whole rows
-    would read every game's position too)."""
-    listed = session.execute(select(Game.name, Game.status, Game.map_name, Game.phase, Game.deadline)
-                             .where(Game.private.is_(False), Game.status != PREPARATION).order_by(Game.name))
-    return [pages.IndexRow(name, status, map_name, phase or "", deadline, status == ENDED, group_of(status))
-            for name, status, map_name, phase, deadline in listed]
+def _shown_rows(session: Session, games: Collection[int] | None) -> dict[str, list[str]]:
+    """game id -> its row as stored (name, status, map, phase, deadline in ISO form), for
+    ``games`` (every game when None) that the index shows; the columns alone (loading whole
+    rows would read every game's position too)."""
+    query = (select(Game.id, Game.name, Game.status, Game.map_name, Game.phase, Game.deadline)
+             .where(Game.private.is_(False), Game.status != PREPARATION))
+    ids = None if games is None else sorted(games)
+    found: dict[str, list[str]] = {}
+    for start in range(0, 1 if ids is None else len(ids), 500):
+        chunk = query if ids is None else query.where(Game.id.in_(ids[start:start + 500]))
+        for game_id, name, status, map_name, phase, deadline in session.execute(chunk):
+            found[str(game_id)] = [name, status, map_name, phase or "", pages.iso(deadline)]
+    return found
+
+
+def _row(stored: list[str]) -> pages.IndexRow:
+    name, status, map_name, phase, deadline = stored
+    return pages.IndexRow(name, status, map_name, phase, datetime.fromisoformat(deadline) if deadline else None,
+                          status == ENDED, group_of(status))
 
 
 def page_path(group: str, number: int) -> str:
     return "index.html" if number == 1 else f"{FOLDER}/{group}-{number}.html"
 
 
-def layout(rows: list[pages.IndexRow]) -> dict[str, pages.IndexPage]:
-    """The pages of the index (path -> page) for ``rows``."""
-    grouped = {group: [row for row in rows if row.group == group] for group, _ in GROUPS}
+def layout(rows: list[list[str]]) -> dict[str, tuple[str, tuple[tuple[str, str, int, list[list[str]], int], ...]]]:
+    """The pages of the index for ``rows`` (stored rows in name order): path -> (the path
+    back to the root, its sections: group, heading, the group's count, the page's rows,
+    the group's pages)."""
+    grouped: dict[str, list[list[str]]] = {group: [] for group, _ in GROUPS}
+    for row in rows:
+        grouped[group_of(row[1])].append(row)
     counts = {group: max(1, -(-len(found) // PAGE_ROWS)) for group, found in grouped.items()}
-    shown: dict[str, pages.IndexPage] = {}
 
-    def section(group: str, heading: str, number: int) -> pages.IndexSection:
+    def section(group: str, heading: str, number: int) -> tuple[str, str, int, list[list[str]], int]:
         found = grouped[group]
-        links = tuple((n, page_path(group, n)) for n in range(1, counts[group] + 1))
-        return pages.IndexSection(group, heading, len(found),
-                                  tuple(found[(number - 1) * PAGE_ROWS:number * PAGE_ROWS]), number, links)
+        return group, heading, len(found), found[(number - 1) * PAGE_ROWS:number * PAGE_ROWS], counts[group]
 
-    shown["index.html"] = pages.IndexPage("", tuple(section(group, heading, 1) for group, heading in GROUPS))
+    shown = {"index.html": ("", tuple(section(group, heading, 1) for group, heading in GROUPS))}
     for group, heading in GROUPS:
         for number in range(2, counts[group] + 1):
-            shown[page_path(group, number)] = pages.IndexPage("../", (section(group, heading, number),))
+            shown[page_path(group, number)] = ("../", (section(group, heading, number),))
     return shown
 
 
-def page_key(page: pages.IndexPage) -> str:
-    return hashlib.sha256(repr(page).encode("utf-8")).hexdigest()
+def _page(path: str, base: str, sections: tuple[tuple[str, str, int, list[list[str]], int], ...]) -> pages.IndexPage:
+    def number(group: str) -> int:
+        return 1 if path == "index.html" else int(path.rsplit("-", 1)[1].removesuffix(".html"))
+
+    return pages.IndexPage(base, tuple(
+        pages.IndexSection(group, heading, count, tuple(_row(row) for row in rows), number(group),
+                           tuple((n, page_path(group, n)) for n in range(1, pages_in_group + 1)))
+        for group, heading, count, rows, pages_in_group in sections))
 
 
-def write_index(session: Session, files: ArchiveFiles, now: datetime, *, everything: bool = False) -> list[str]:
-    """Write the index pages whose rows changed (every page with ``everything``) and
-    remove the pages no longer needed; the paths written."""
-    written = {} if everything else files.read_state(KEYS_NAME)
-    wanted = layout(index_rows(session))
-    keys = {path: page_key(page) for path, page in wanted.items()}
+def write_index(session: Session, files: ArchiveFiles, now: datetime, games: Collection[int] | None) -> list[str]:
+    """Bring the index up to date after ``games`` changed or went (None: every game read
+    again and every page written); the paths written.  The rows of the other games come
+    from the summary the last writer kept (``.index.json``), so the store is read for the
+    changed games alone, and only the pages whose rows changed are rendered."""
+    state = {} if games is None else files.read_state(KEYS_NAME)
+    if "rows" not in state:  # no summary yet (a new archive, or one written before it was kept)
+        games = None
+    rows: dict[str, list[str]] = dict(state.get("rows", {}))
+    for game_id in games or ():
+        rows.pop(str(game_id), None)
+    rows.update(_shown_rows(session, games))
+    written: dict[str, str] = state.get("pages", {})
+    wanted = layout(sorted(rows.values()))
+    keys = {path: hashlib.sha256(json.dumps(page).encode("utf-8")).hexdigest() for path, page in wanted.items()}
     changed = [path for path, key in keys.items() if written.get(path) != key or not files.exists(path)]
     for path in changed:
-        files.write(path, pages.index_page(wanted[path], now))
+        files.write(path, pages.index_page(_page(path, *wanted[path]), now))
     for name in files.listing(FOLDER):
         if f"{FOLDER}/{name}" not in wanted:
             files.path(f"{FOLDER}/{name}").unlink(missing_ok=True)
-    files.write_state(keys, KEYS_NAME)
+    files.write_state({"rows": rows, "pages": keys}, KEYS_NAME)
     return changed
