@@ -27,6 +27,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from adjudicator.jsonio import position_from_json
+from judge.keyrecord import RecordedKey, recorded_key
 from judge.store.engine import Store
 from judge.store.models_game import Game, Membership, PhaseRecord
 from judge.store.models_web import ListMail
@@ -41,6 +42,8 @@ from pictures.scene import scene_after
 log = logging.getLogger(__name__)
 
 GAMES = "games"
+#: The judge's public key in the archive's root (README "Web archive").
+KEY_FILE = "judge-key.asc"
 _FROM_LINE = re.compile(rb"^From ", re.MULTILINE)
 
 
@@ -94,12 +97,13 @@ def mbox_bytes(mails: list[tuple[datetime, bytes]]) -> bytes:
 
 
 def write_game(session: Session, files: ArchiveFiles, game: Game, domain: str,
-               written: dict[str, str]) -> dict[str, str] | None:
+               written: dict[str, str], key: str | None = None) -> dict[str, str] | None:
     """Write (or remove) one game's files; the keys of its phase pages (None: not shown).
 
     ``written``: the keys of the phase pages as last written (phase -> digest and
     neighbours); a page whose key is unchanged and whose file exists is not written again,
-    so a new phase costs its own page and its predecessor's (which gains a next link)."""
+    so a new phase costs its own page and its predecessor's (which gains a next link).
+    ``key``: the judge key's fingerprint, shown on the game page (None: none recorded)."""
     folder = f"{GAMES}/{pages.file_name(game.name)}"
     view = game_view(session, game)
     if view is None:
@@ -122,7 +126,7 @@ def write_game(session: Session, files: ArchiveFiles, game: Game, domain: str,
     files.write(f"{folder}/list.mbox", mbox_bytes([(entry.sent_at, raw) for entry, raw in entries]))
     files.write(f"{folder}/list.html", pages.list_page(view, shown_entries))
     files.write(f"{folder}/feed.atom", pages.atom_feed(view, shown_entries, domain))
-    files.write(f"{folder}/index.html", pages.game_page(view, shown_entries))
+    files.write(f"{folder}/index.html", pages.game_page(view, shown_entries, key))
     # What a rollback left behind, now that nothing links it.
     pages_now = {pages.phase_page_name(phase).removeprefix("phase/") for phase in view.phases}
     for name in files.listing(f"{folder}/phase"):
@@ -139,6 +143,19 @@ def write_static(files: ArchiveFiles) -> None:
         target = f"static/{name}"
         if not files.exists(target) or files.path(target).read_bytes() != data:
             files.write(target, data)
+
+
+def write_judge_key(files: ArchiveFiles, key: RecordedKey | None) -> bool:
+    """Publish the judge's public key as ``judge-key.asc`` (what ``judge audit
+    --judge-key`` takes); whether it changed, so every page naming its fingerprint is
+    written again.  Without a recorded key (no ``judge serve`` has run on the database yet)
+    nothing is published and the pages name no key."""
+    if key is None:
+        return False
+    if files.exists(KEY_FILE) and files.path(KEY_FILE).read_text("ascii", "replace") == key.public_key:
+        return False
+    files.write(KEY_FILE, key.public_key)
+    return True
 
 
 def signatures(session: Session) -> dict[str, list[Any]]:
@@ -173,7 +190,10 @@ class Archive:
     def _build(self, now: datetime | None, *, everything: bool) -> BuildReport:
         now = now or datetime.now(timezone.utc)
         report = BuildReport()
+        key = recorded_key(self.store)
+        fingerprint = key.fingerprint if key is not None else None
         with self.files.locked():
+            everything = write_judge_key(self.files, key) or everything
             state = {} if everything else self.files.read_state()
             with self.store.sessions() as session, session.begin():
                 current = signatures(session)
@@ -187,11 +207,12 @@ class Archive:
                     if game is None:
                         continue
                     keys = write_game(session, self.files, game, self.domain,
-                                      (state.get(game_id) or {}).get("pages", {}))
+                                      (state.get(game_id) or {}).get("pages", {}), fingerprint)
                     (report.games if keys is not None else report.removed).append(game.name)
                     new_state[game_id] = {"sign": current[game_id], "pages": keys or {}}
                 if changed or gone or everything:
                     report.index = write_index(session, self.files, now,
-                                               None if everything else {int(i) for i in changed + gone})
+                                               None if everything else {int(i) for i in changed + gone},
+                                               fingerprint)
             self.files.write_state(new_state)
         return report

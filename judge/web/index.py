@@ -91,7 +91,8 @@ def _page(path: str, base: str, sections: tuple[tuple[str, str, int, list[list[s
         for group, heading, count, rows, pages_in_group in sections))
 
 
-def write_index(session: Session, files: ArchiveFiles, now: datetime, games: Collection[int] | None) -> list[str]:
+def write_index(session: Session, files: ArchiveFiles, now: datetime, games: Collection[int] | None,
+                key: str | None = None) -> list[str]:
     """Bring the index up to date after ``games`` changed or went (None: every game read
     again and every page written); the paths written.  The rows of the other games come
     from the summary the last writer kept (``.index.json``), so the store is read for the
@@ -105,10 +106,10 @@ def write_index(session: Session, files: ArchiveFiles, now: datetime, games: Col
     rows.update(_shown_rows(session, games))
     written: dict[str, str] = state.get("pages", {})
     wanted = layout(sorted(rows.values()))
-    keys = {path: hashlib.sha256(json.dumps(page).encode("utf-8")).hexdigest() for path, page in wanted.items()}
+    keys = {path: hashlib.sha256(json.dumps([key, page]).encode("utf-8")).hexdigest() for path, page in wanted.items()}
     changed = [path for path, key in keys.items() if written.get(path) != key or not files.exists(path)]
     for path in changed:
-        files.write(path, pages.index_page(_page(path, *wanted[path]), now))
+        files.write(path, pages.index_page(_page(path, *wanted[path]), now, key))
     for name in files.listing(FOLDER):
         if f"{FOLDER}/{name}" not in wanted:
             files.path(f"{FOLDER}/{name}").unlink(missing_ok=True)

@@ -139,12 +139,18 @@ class IndexPage:
     sections: tuple[IndexSection, ...]
 
 
-def index_page(page: IndexPage, written_at: datetime) -> str:
-    return _render("index.html.j2", base=page.base, sections=page.sections, built_at=written_at)
+def index_page(page: IndexPage, written_at: datetime, key: str | None = None) -> str:
+    return _render("index.html.j2", base=page.base, sections=page.sections, built_at=written_at,
+                   judge_key=fingerprint_text(key))
 
 
-def game_page(game: GameView, entries: Sequence[ListEntry]) -> str:
-    return _render("game.html.j2", base="../../", game=game, chart=supply_chart(game),
+def fingerprint_text(fingerprint: str | None) -> str:
+    """A key's fingerprint as people compare it: groups of four, as gpg prints them."""
+    return " ".join(fingerprint[i:i + 4] for i in range(0, len(fingerprint), 4)) if fingerprint else ""
+
+
+def game_page(game: GameView, entries: Sequence[ListEntry], key: str | None = None) -> str:
+    return _render("game.html.j2", base="../../", game=game, chart=supply_chart(game), judge_key=fingerprint_text(key),
                    phases=[(p, phase_page_name(p)) for p in game.phases],
                    latest=(picture_name(game.phases[-1]) if game.phases else None),
                    latest_phase=(game.phases[-1] if game.phases else None), mail_count=len(entries))
