@@ -44,6 +44,8 @@ log = logging.getLogger(__name__)
 GAMES = "games"
 #: The judge's public key in the archive's root (README "Web archive").
 KEY_FILE = "judge-key.asc"
+#: In a game's folder: the keys of its phase pages as last written.
+PAGE_KEYS = ".pages.json"
 _FROM_LINE = re.compile(rb"^From ", re.MULTILINE)
 
 
@@ -96,19 +98,21 @@ def mbox_bytes(mails: list[tuple[datetime, bytes]]) -> bytes:
     return b"".join(out)
 
 
-def write_game(session: Session, files: ArchiveFiles, game: Game, domain: str,
-               written: dict[str, str], key: str | None = None) -> dict[str, str] | None:
-    """Write (or remove) one game's files; the keys of its phase pages (None: not shown).
+def write_game(session: Session, files: ArchiveFiles, game: Game, domain: str, key: str | None = None,
+               *, everything: bool = False) -> bool:
+    """Write (or remove) one game's files; whether the archive shows the game.
 
-    ``written``: the keys of the phase pages as last written (phase -> digest and
-    neighbours); a page whose key is unchanged and whose file exists is not written again,
-    so a new phase costs its own page and its predecessor's (which gains a next link).
-    ``key``: the judge key's fingerprint, shown on the game page (None: none recorded)."""
+    The keys of its phase pages as last written (phase -> digest and neighbours) are kept
+    in the game's folder (``.pages.json``); a page whose key is unchanged and whose file
+    exists is not written again (unless ``everything``), so a new phase costs its own page
+    and its predecessor's (which gains a next link).  ``key``: the judge key's
+    fingerprint, shown on the game page (None: none recorded)."""
     folder = f"{GAMES}/{pages.file_name(game.name)}"
     view = game_view(session, game)
     if view is None:
         files.remove_tree(folder)
-        return None
+        return False
+    written = {} if everything else files.read_state(f"{folder}/{PAGE_KEYS}")
     entries = list_entries(session, game.id)
     shown_entries = [entry for entry, _ in entries]
     pictures = {pages.picture_name(phase) for phase in view.phases}
@@ -135,7 +139,8 @@ def write_game(session: Session, files: ArchiveFiles, game: Game, domain: str,
     for name in files.listing(f"{folder}/img"):
         if f"img/{name}" not in pictures:
             files.path(f"{folder}/img/{name}").unlink(missing_ok=True)
-    return keys
+    files.write_state(keys, f"{folder}/{PAGE_KEYS}")
+    return True
 
 
 def write_static(files: ArchiveFiles) -> None:
@@ -158,17 +163,19 @@ def write_judge_key(files: ArchiveFiles, key: RecordedKey | None) -> bool:
     return True
 
 
-def signatures(session: Session) -> dict[str, list[Any]]:
-    """game id -> what its pages are built from, in a few grouped reads of the whole store."""
-    phases = dict(session.execute(select(PhaseRecord.game_id, func.count(PhaseRecord.id))
-                                  .group_by(PhaseRecord.game_id)).all())
-    mails = dict(session.execute(select(ListMail.game_id, func.max(ListMail.id))
-                                 .group_by(ListMail.game_id)).all())
-    members = {game_id: (count, newest) for game_id, count, newest in session.execute(
+def signatures(session: Session) -> dict[str, str]:
+    """game id -> what its pages are built from (the row's version, its phases, newest list
+    mail, members and newest member), in a few grouped reads of the whole store."""
+    connection = session.connection()  # plain rows: no ORM work per game
+    phases = dict(connection.execute(select(PhaseRecord.game_id, func.count(PhaseRecord.id))
+                                     .group_by(PhaseRecord.game_id)).all())
+    mails = dict(connection.execute(select(ListMail.game_id, func.max(ListMail.id))
+                                    .group_by(ListMail.game_id)).all())
+    members = {game_id: f"{count}.{newest}" for game_id, count, newest in connection.execute(
         select(Membership.game_id, func.count(Membership.id), func.max(Membership.id))
         .group_by(Membership.game_id))}
-    return {str(game_id): [version, phases.get(game_id, 0), mails.get(game_id, 0), list(members.get(game_id, (0, 0)))]
-            for game_id, version in session.execute(select(Game.id, Game.version))}
+    return {str(game_id): f"{version}.{phases.get(game_id, 0)}.{mails.get(game_id, 0)}.{members.get(game_id, '0.0')}"
+            for game_id, version in connection.execute(select(Game.id, Game.version))}
 
 
 class Archive:
@@ -194,11 +201,10 @@ class Archive:
         fingerprint = key.fingerprint if key is not None else None
         with self.files.locked():
             everything = write_judge_key(self.files, key) or everything
-            state = {} if everything else self.files.read_state()
+            state = {} if everything else self.files.read_state()  # game id -> signature
             with self.store.sessions() as session, session.begin():
                 current = signatures(session)
-                changed = [game_id for game_id, sign in current.items()
-                           if (state.get(game_id) or {}).get("sign") != sign]
+                changed = [game_id for game_id, sign in current.items() if state.get(game_id) != sign]
                 gone = [game_id for game_id in state if game_id not in current]
                 write_static(self.files)
                 new_state = {game_id: state[game_id] for game_id in current if game_id in state}
@@ -206,10 +212,9 @@ class Archive:
                     game = session.get(Game, int(game_id))
                     if game is None:
                         continue
-                    keys = write_game(session, self.files, game, self.domain,
-                                      (state.get(game_id) or {}).get("pages", {}), fingerprint)
-                    (report.games if keys is not None else report.removed).append(game.name)
-                    new_state[game_id] = {"sign": current[game_id], "pages": keys or {}}
+                    shown = write_game(session, self.files, game, self.domain, fingerprint, everything=everything)
+                    (report.games if shown else report.removed).append(game.name)
+                    new_state[game_id] = current[game_id]
                 if changed or gone or everything:
                     report.index = write_index(session, self.files, now,
                                                None if everything else {int(i) for i in changed + gone},

@@ -78,9 +78,10 @@ class ArchiveFiles:
         return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
 
     def read_state(self, name: str = STATE_NAME) -> dict[str, Any]:
-        """What the last writer built: in ``.built.json``, game id -> {"sign": the signature
-        it was built from, "pages": the keys of its phase pages} (judge/web/build.py); in
-        ``.index.json``, index page -> its key (judge/web/index.py)."""
+        """What the last writer built: in ``.built.json``, game id -> the signature its
+        pages were built from; in a game's ``.pages.json``, phase -> its page's key
+        (judge/web/build.py); in ``.index.json``, the index's rows and its pages' keys
+        (judge/web/index.py).  A file unreadable or of another form reads as nothing built."""
         try:
             state = json.loads(self.path(name).read_text("utf-8"))
         except (OSError, ValueError):

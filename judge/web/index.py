@@ -91,23 +91,38 @@ def _page(path: str, base: str, sections: tuple[tuple[str, str, int, list[list[s
         for group, heading, count, rows, pages_in_group in sections))
 
 
+def _same_place(old: list[str] | None, new: list[str] | None) -> bool:
+    """Whether a game's change leaves every other row where it was (same name and group,
+    or listed neither before nor after)."""
+    if old is None or new is None:
+        return old is new
+    return old[0] == new[0] and group_of(old[1]) == group_of(new[1])
+
+
 def write_index(session: Session, files: ArchiveFiles, now: datetime, games: Collection[int] | None,
                 key: str | None = None) -> list[str]:
     """Bring the index up to date after ``games`` changed or went (None: every game read
     again and every page written); the paths written.  The rows of the other games come
     from the summary the last writer kept (``.index.json``), so the store is read for the
-    changed games alone, and only the pages whose rows changed are rendered."""
+    changed games alone, and only the pages whose rows changed are rendered.  ``key``: the
+    judge key's fingerprint, named on every page."""
     state = {} if games is None else files.read_state(KEYS_NAME)
     if "rows" not in state:  # no summary yet (a new archive, or one written before it was kept)
         games = None
     rows: dict[str, list[str]] = dict(state.get("rows", {}))
-    for game_id in games or ():
-        rows.pop(str(game_id), None)
+    before = {str(game_id): rows.pop(str(game_id), None) for game_id in games or ()}
     rows.update(_shown_rows(session, games))
     written: dict[str, str] = state.get("pages", {})
     wanted = layout(sorted(rows.values()))
-    keys = {path: hashlib.sha256(json.dumps([key, page]).encode("utf-8")).hexdigest() for path, page in wanted.items()}
-    changed = [path for path, key in keys.items() if written.get(path) != key or not files.exists(path)]
+    # When no game came, went or changed group, only the pages listing a changed game can differ.
+    same_places = games is not None and set(wanted) == set(written) and all(
+        _same_place(old, rows.get(game_id)) for game_id, old in before.items())
+    names = {rows[game_id][0] for game_id in before if game_id in rows}
+    keys = dict(written) if same_places else {}
+    for path, (base, sections) in wanted.items():
+        if not same_places or any(row[0] in names for section in sections for row in section[3]):
+            keys[path] = hashlib.sha256(json.dumps([key, base, sections]).encode("utf-8")).hexdigest()
+    changed = [path for path, page_key in keys.items() if written.get(path) != page_key or not files.exists(path)]
     for path in changed:
         files.write(path, pages.index_page(_page(path, *wanted[path]), now, key))
     for name in files.listing(FOLDER):
