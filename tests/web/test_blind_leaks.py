@@ -13,21 +13,23 @@ from sqlalchemy import select
 from judge.lifecycle import ENDED, move
 from judge.store.models_game import PLAYER, Game, Membership
 from judge.web.build import Archive
+from tests.judge.services import test_fair_blind as blind
 from tests.judge.services.test_fair_blind import (  # noqa: F401  (judge_keys: the judges' GnuPG homes)
-    GM, MASTER, PLAYERS, WITNESS, Network, Node, Player, judge_keys, process_mail, process_witness_mail)
+    MASTER, PLAYERS, Network, Node, Player, judge_keys, process_mail, process_witness_mail)
 from tests.web.test_no_leaks import _texts
 
 NAMES = tuple(f"Blind Player {index}" for index in range(7))
 
 
 def _blind_game(tmp_path: Path) -> Network:
-    gm = Node(tmp_path / "gm", GM, process_mail)
-    witness = Node(tmp_path / "witness", WITNESS, process_witness_mail)
+    # blind.GM and blind.WITNESS as judge_keys set them for this test: each with its own GnuPG home.
+    gm = Node(tmp_path / "gm", blind.GM, process_mail)
+    witness = Node(tmp_path / "witness", blind.WITNESS, process_witness_mail)
     rng = random.Random(30)
     net = Network(gm, witness, {a: Player(a, random.Random(rng.random())) for a in PLAYERS})
-    net.send(MASTER, GM.address, f"CREATE g1 masterpw\nRULE BLIND_ASSIGN\nWITNESS {WITNESS.address}\nFORM\n")
+    net.send(MASTER, blind.GM.address, f"CREATE g1 masterpw\nRULE BLIND_ASSIGN\nWITNESS {blind.WITNESS.address}\nFORM\n")
     for index, address in enumerate(PLAYERS):
-        net.send(f'"{NAMES[index]}" <{address}>', GM.address, f"JOIN g1 pw{index}\n")
+        net.send(f'"{NAMES[index]}" <{address}>', blind.GM.address, f"JOIN g1 pw{index}\n")
     return net
 
 
