@@ -27,9 +27,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from adjudicator.jsonio import position_from_json
-from judge.keyrecord import RecordedKey, recorded_key
 from judge.store.engine import Store
 from judge.store.models_game import Game, Membership, PhaseRecord
+from judge.store.models_hosts import JudgeKeyRecord
 from judge.store.models_web import ListMail
 from judge.web import pages
 from judge.web.files import ArchiveFiles
@@ -150,7 +150,21 @@ def write_static(files: ArchiveFiles) -> None:
             files.write(target, data)
 
 
-def write_judge_key(files: ArchiveFiles, key: RecordedKey | None) -> bool:
+@dataclass(frozen=True)
+class JudgeKey:
+    fingerprint: str
+    public_key: str  # ASCII-armoured
+
+
+def judge_key(session: Session) -> JudgeKey | None:
+    """The judge's key as the database records it (judge/daemon/keyrecord.py writes the one
+    row), or None before the first ``judge serve``."""
+    row = session.execute(select(JudgeKeyRecord.fingerprint, JudgeKeyRecord.public_key)
+                          .order_by(JudgeKeyRecord.id).limit(1)).first()
+    return None if row is None else JudgeKey(row.fingerprint, row.public_key)
+
+
+def write_judge_key(files: ArchiveFiles, key: JudgeKey | None) -> bool:
     """Publish the judge's public key as ``judge-key.asc`` (what ``judge audit
     --judge-key`` takes); whether it changed, so every page naming its fingerprint is
     written again.  Without a recorded key (no ``judge serve`` has run on the database yet)
@@ -197,12 +211,12 @@ class Archive:
     def _build(self, now: datetime | None, *, everything: bool) -> BuildReport:
         now = now or datetime.now(timezone.utc)
         report = BuildReport()
-        key = recorded_key(self.store)
-        fingerprint = key.fingerprint if key is not None else None
         with self.files.locked():
-            everything = write_judge_key(self.files, key) or everything
-            state = {} if everything else self.files.read_state()  # game id -> signature
             with self.store.sessions() as session, session.begin():
+                key = judge_key(session)
+                fingerprint = key.fingerprint if key is not None else None
+                everything = write_judge_key(self.files, key) or everything
+                state = {} if everything else self.files.read_state()  # game id -> signature
                 current = signatures(session)
                 changed = [game_id for game_id, sign in current.items() if state.get(game_id) != sign]
                 gone = [game_id for game_id in state if game_id not in current]

@@ -11,7 +11,7 @@ from sqlalchemy import select, update
 
 from judge.config import JudgeSettings
 from judge.edge.smtp_out import OutboxSender
-from judge.outgoing import OutgoingMail, queue_outgoing
+from judge.mailio.outgoing import OutgoingMail, queue_outgoing
 from judge.store import leases
 from judge.store.models_hosts import LeaseOwner
 from judge.store.models_mail import OutboxMessage
@@ -106,7 +106,7 @@ def test_a_bot_process_frees_a_dead_judges_jobs_but_leaves_its_outbox_to_a_sende
     """A bot process starting beside a killed judge gives back the judge's bot jobs only:
     had it released the outbox rows too (and forgotten the owner), the live judge's lease
     keeper would find nothing gone and never wake its sender for them."""
-    from judge.bot_worker import BotWorker
+    from judge.daemon.bot_worker import BotWorker
     from judge.config import Settings
     from judge.store.models_bots import BotJob
     from judge.lifecycle import ACTIVE
