@@ -21,7 +21,6 @@ from functools import lru_cache
 from datetime import datetime, timezone
 from email import message_from_bytes, policy
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
