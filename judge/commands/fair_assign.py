@@ -29,11 +29,11 @@ from judge.fair.audit import FORMAT as RECORD_FORMAT, check_record, record_name
 from judge.fair.preferences import PreferenceError, PreferenceList, parse_preferences
 from judge.fair.serialize import from_data, to_data
 from judge.config import JudgeSettings
-from judge.outgoing import OutgoingMail
-from judge.render import render
+from judge.mailio.outgoing import OutgoingMail
+from judge.mailio.render import render
 from judge.publish.broadcast import broadcast
 from judge.commands.context import Ctx, MailContext, SignedOn
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.commands.fair_lottery import (
     DECIDED, SHA256, SIGNATURE, commitment_entry, numbers_of, open_lottery, record_file, signers_keys, stored_commitment,
     window,
@@ -346,19 +346,6 @@ def lists_revealed(ctx: Ctx, game: Game, assignment: FairAssignment) -> None:
              if rows.get(member.id) is None or rows[member.id].revealed_at is None]
     if not _assign(ctx, game, assignment, notes):
         start_game(ctx, game)
-
-
-def due_list_reveals(ctx: Ctx, game_id: int | None = None) -> None:
-    """The scheduler pass: list reveals whose deadline has passed."""
-    query = select(FairAssignment).where(FairAssignment.status == REVEALING_LISTS,
-                                         FairAssignment.reveal_deadline <= ctx.now)
-    if game_id is not None:
-        query = query.where(FairAssignment.game_id == game_id)
-    due = ctx.session.execute(query).scalars().all()
-    for assignment in due:
-        game = ctx.session.get(Game, assignment.game_id)
-        if game is not None:
-            lists_revealed(ctx, game, assignment)
 
 
 def _decisions(game: Game, state: AssignmentState, start: int = 0) -> list[str]:

@@ -97,7 +97,7 @@ def test_mime_nested_too_deep_is_answered_with_a_reason(judge, depth):
 
 
 def test_the_shunt_listing_works_with_a_deep_mail_in_it(tmp_path, capsys):
-    from judge.shunt_cli import run_list
+    from judge.cli.shunt import run_list
     from judge.store.inbound import store_inbound
 
     harness = JudgeHarness(tmp_path)

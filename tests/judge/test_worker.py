@@ -6,7 +6,7 @@ from sqlalchemy import select
 from judge.config import JudgeSettings
 from judge.store.inbound import store_inbound
 from judge.store.models_mail import InboundMessage, OutboxMessage, Shunt
-from judge.worker import Worker
+from judge.daemon.worker import Worker
 from tests.judge.handlers import echo
 from tests.judge.storage import make_mail
 
@@ -93,11 +93,11 @@ def test_robot_mail_is_processed_but_not_answered(store, mail_from, extra):
 
 def test_a_processing_hook_that_is_not_installed_is_refused_at_start():
     from judge.config import load_settings
-    from judge.hooks import HookError
-    from judge.hooks import default_process_hook
+    from judge.daemon.hooks import HookError
+    from judge.daemon.hooks import default_process_hook
 
-    settings = load_settings(None, environ={"JUDGE_WORKER_HANDLER": "judge.nowhere:process_mail"})
-    with pytest.raises(HookError, match="judge.nowhere:process_mail"):
+    settings = load_settings(None, environ={"JUDGE_WORKER_HANDLER": "tests.nowhere:process_mail"})
+    with pytest.raises(HookError, match="tests.nowhere:process_mail"):
         default_process_hook(settings)
 
 @pytest.mark.parametrize("error, words", [
@@ -135,3 +135,13 @@ def test_a_mail_found_started_too_often_is_shunted_unread_and_a_robot_is_not_tol
     assert [(m.status, m.attempts) for m in rows(store, InboundMessage)] == [("shunted", 4), ("processed", 1)]
     assert "UnfinishedProcessing: started 3 times" in rows(store, Shunt)[0].traceback
     assert [o.inbound_id for o in rows(store, OutboxMessage)] == [2]  # no notice to a robot
+
+
+def test_a_hook_in_the_judges_own_packages_must_be_a_built_in_one():
+    from judge.daemon.hooks import HookError, resolve_hook
+
+    assert resolve_hook("judge.commands:process_mail").__name__ == "process_mail"
+    assert resolve_hook("judge.edge.scheduler:run_pass").__name__ == "run_pass"
+    with pytest.raises(HookError, match="judge.edge.scheduler:process_games.*the judge's own hooks are"):
+        resolve_hook("judge.edge.scheduler:process_games")
+    assert resolve_hook("tests.judge.handlers:echo").__name__ == "echo"
