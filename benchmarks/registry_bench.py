@@ -26,7 +26,7 @@ from typing import Sequence
 
 from sqlalchemy import insert, select
 
-from judge.registry.models import RegisteredAddress, RegisteredPlayer
+from judge.store.models_registry import RegisteredAddress, RegisteredPlayer
 from judge.store import passwords
 from judge.store.engine import Store
 

@@ -86,9 +86,9 @@ JUDGE_RULES: tuple[RuleInfo, ...] = (
     # machine players (judge/edge/daide, judge/edge/daide/machines.py)
     RuleInfo("MACHINES", "machine players (DAIDE bots) may take free seats: the game listens on a DAIDE port of its "
                          "own (told in the FORM reply and in LIST); press with them needs RULE PRESS_LEVEL"),
-    RuleInfo("PRESS_LEVEL", "the DAIDE press level machine players speak (RULE PRESS_LEVEL 30): 10 peace and "
-                            "alliances, 20 order proposals and DMZs, 30 offers in several parts; 0 (the default) "
-                            "no press with machines", takes_value=True, values=(0, 10, 20, 30)),
+    RuleInfo("PRESS_LEVEL", "the DAIDE press level machine players and the judge's bot at a seat speak "
+                            "(RULE PRESS_LEVEL 30): 10 peace and alliances, 20 order proposals and DMZs, 30 offers "
+                            "in several parts; 0 (the default) no press with machines", takes_value=True, values=(0, 10, 20, 30)),
 )
 
 _KNOWN: dict[str, RuleInfo] = {

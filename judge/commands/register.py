@@ -16,7 +16,7 @@ from judge.commands.handler import Handler
 from judge.mailio.inbound import CommandRefused
 from judge.mailio.outgoing import OutgoingMail
 from judge.registry import book
-from judge.registry.models import RegisteredPlayer
+from judge.store.models_registry import RegisteredPlayer
 from judge.registry.profile import (BODY_ENDS, MOST_ADDRESSES_PER_MAIL, FieldChange, is_field_line, parse_field,
                                     parse_name)
 from judge.mailio.render import render

@@ -22,7 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from judge.refusal import CommandRefused
-from judge.registry.models import AddressRequest, RegisteredAddress, RegisteredPlayer
+from judge.store.models_registry import AddressRequest, RegisteredAddress, RegisteredPlayer
 from judge.registry.profile import DEFAULT_PUBLIC, FieldChange
 from judge.store.models_game import PLAYER, Membership
 from judge.store.passwords import hash_password

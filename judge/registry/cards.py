@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from judge.registry.book import linked
-from judge.registry.models import RegisteredPlayer
+from judge.store.models_registry import RegisteredPlayer
 from judge.registry.profile import public_fields
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from judge.registry.models import RegisteredAddress, RegisteredPlayer
+from judge.store.models_registry import RegisteredAddress, RegisteredPlayer
 
 _PLAYER_OF = (select(RegisteredPlayer.name).join(RegisteredAddress, RegisteredAddress.player_id == RegisteredPlayer.id)
               .where(RegisteredAddress.address == bindparam("address")))

@@ -9,7 +9,7 @@ from judge.refusal import CommandRefused
 from judge.registry import book
 
 from judge.registry.identity import addresses_of, addresses_with, player_of
-from judge.registry.models import AddressRequest, RegisteredAddress, RegisteredPlayer
+from judge.store.models_registry import AddressRequest, RegisteredAddress, RegisteredPlayer
 from tests.judge.storage import migrated_store
 
 NOW = datetime(2026, 11, 28, 22, 0, tzinfo=timezone.utc)

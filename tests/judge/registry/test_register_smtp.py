@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import func, select
 
 from judge.registry.identity import addresses_of, player_of
-from judge.registry.models import AddressRequest, RegisteredAddress, RegisteredPlayer
+from judge.store.models_registry import AddressRequest, RegisteredAddress, RegisteredPlayer
 from judge.store.models_game import Membership
 from tests.judge.services.conftest import cheap_scrypt  # noqa: F401  (autouse: real scrypt, cheap)
 from tests.judge.smtp_doors import SmtpJudge, wait_until

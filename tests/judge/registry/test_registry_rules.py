@@ -8,7 +8,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from judge.registry.identity import addresses_of
-from judge.registry.models import AddressRequest, RegisteredPlayer
+from judge.store.models_registry import AddressRequest, RegisteredPlayer
 from tests.judge.services.conftest import MASTER, create_game, fill_game
 from tests.judge.services.harness import JudgeHarness, player
 
