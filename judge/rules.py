@@ -46,6 +46,10 @@ JUDGE_RULES: tuple[RuleInfo, ...] = (
     RuleInfo("PUBLIC_PRESS", "press only as broadcasts (or to the master)"),
     RuleInfo("GREY_PRESS", "grey (anonymous) press is allowed"),
     RuleInfo("GUNBOAT", "players' identities are secret and there is no press until the game ends"),
+    RuleInfo("MIN_DEDICATION", "only players whose dedication (README \"Dedication\") is at least n may join or "
+                               "take over (RULE MIN_DEDICATION 10)", takes_value=True),
+    RuleInfo("MIN_RATING", "only players whose rating in the game's pool (press or gunboat) is at least n may join "
+                           "or take over (RULE MIN_RATING 5)", takes_value=True),
     RuleInfo("LATE_SEND", "late powers may send private press after the deadline"),
     RuleInfo("NO_LATE_RECEIVE", "no private press to late powers after the deadline"),
     # lateness and processing
