@@ -15,8 +15,8 @@ from judge.store.models_game import PLAYER, Game, Membership
 from judge.web.build import Archive
 from judge.web.server import ArchiveServer
 from tests.judge.scheduler.driver import HOLDS, TurnHarness
-from tests.judge.services.conftest import cheap_scrypt, create_game  # noqa: F401
-from tests.judge.services.harness import player
+from tests.judge.commands.conftest import cheap_scrypt, create_game  # noqa: F401
+from tests.judge.commands.harness import player
 from tests.judge.storage import make_mail
 
 # Retreat-free, build-free moves for the first year, then holds.

@@ -7,7 +7,7 @@ from sqlalchemy import select
 
 from judge.store.models_game import PressLog
 from tests.judge.scheduler.conftest import create_game, fill_game
-from tests.judge.services.conftest import MASTER
+from tests.judge.commands.conftest import MASTER
 
 MASTER_SIGNON = "SIGNON master@g1 masterpw\n"
 
