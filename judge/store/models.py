@@ -9,8 +9,8 @@ from __future__ import annotations
 from types import ModuleType
 
 from judge.store import (models_bots, models_daide, models_fair, models_game, models_hosts, models_mail,
-                         models_mailauth, models_registry, models_sealed, models_signon, models_standing, models_turns,
-                         models_web)
+                         models_mailauth, models_registry, models_sealed, models_signon, models_standing,
+                         models_turns, models_web)
 from judge.store.base import Base
 
 MODEL_MODULES: tuple[ModuleType, ...] = (
