@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from judge.standing.facts import Pool
 from judge.standing.rating import Change, rate_all, rate_game
 from judge.standing.reading import current_skills, finished_games
+from judge.store.core import table_of
 from judge.store.models_standing import LATE, MISSED, ON_TIME, RatingEntry, TurnRecord
 
 
@@ -124,5 +125,5 @@ def rebuild(session: Session) -> Rebuilt:
         rows[index]["latest"] = True
     connection = session.connection()  # core inserts: the ORM's bulk path costs more than the rating
     for start in range(0, len(rows), _BATCH):
-        connection.execute(insert(RatingEntry.__table__), rows[start:start + _BATCH])
+        connection.execute(insert(table_of(RatingEntry)), rows[start:start + _BATCH])
     return Rebuilt(len(games), len(rows), len(latest_at))

@@ -4,7 +4,7 @@ centres win) through the scheduler harness: quick to end in a solo or a draw."""
 from __future__ import annotations
 
 from tests.judge.scheduler.conftest import create_game, fill_game
-from tests.judge.services.conftest import Seat
+from tests.judge.commands.conftest import Seat
 
 HOLD = {p: [f"A {h} H"] for p, h in (("AUSTRIA", "VIE"), ("ENGLAND", "LON"), ("FRANCE", "PAR"),
                                       ("GERMANY", "BER"), ("ITALY", "ROM"), ("RUSSIA", "MOS"),
