@@ -45,7 +45,7 @@ from judge.store.models_game import PLAYER, RESIGNED, Game, Membership
 from judge.store.models_mail import OutboxMessage
 from judge.store.models_standing import LATE, MISSED, ON_TIME, TurnRecord
 from judge.store.schema import upgrade
-from judge.worker import Worker
+from judge.daemon.worker import Worker
 
 POWERS = ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY")
 JUDGE = JudgeSettings(address="judge@example.org", domain="example.org", name="Bench Judge")

@@ -71,7 +71,7 @@ JUDGE_RULES: tuple[RuleInfo, ...] = (
     RuleInfo("LOTTERY_ESCROW", "the last revealer of each lottery deposits a last-number escrow (ESCROW) with the commitment"),
     RuleInfo("BLIND_ASSIGN", "powers are assigned blindly by email with a witness (WITNESS address): each "
                              "player learns only its own power"),
-    # machine players (judge/edge/daide, judge/machines.py)
+    # machine players (judge/edge/daide, judge/edge/daide/machines.py)
     RuleInfo("MACHINES", "machine players (DAIDE bots) may take free seats: the game listens on a DAIDE port of its "
                          "own (told in the FORM reply and in LIST); press with them needs RULE PRESS_LEVEL"),
     RuleInfo("PRESS_LEVEL", "the DAIDE press level machine players speak (RULE PRESS_LEVEL 30): 10 peace and "

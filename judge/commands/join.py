@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from mailcmds import PowerListError, resolve_power
-from judge.render import render
+from judge.mailio.render import render
 from judge.publish.broadcast import broadcast
 from judge.commands.context import MailContext
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.store.queries import (
     find_game,
     has_rule,

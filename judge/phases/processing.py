@@ -28,8 +28,8 @@ from adjudicator.orders import Order
 from adjudicator.results import Adjudication, OrderResult
 from adjudicator.types import Phase, Position, Variant
 from judge.config import JudgeSettings
-from judge.outgoing import OutgoingMail
-from judge.render import render
+from judge.mailio.outgoing import OutgoingMail
+from judge.mailio.render import render
 from judge.publish.broadcast import broadcast, to_member
 from judge.lifecycle import ACTIVE, ENDED, GameStatus, move
 from judge.refusal import CommandRefused

@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from judge.lifecycle import ENDED
-from judge.outgoing import MACHINE_DOMAIN
+from judge.mailio.outgoing import MACHINE_DOMAIN
 from judge.standing.facts import FinishedGame, Pool, Punctuality, Result, Seat
 from judge.standing.rating import Skill
 from judge.store.models_daide import MachineSeat
