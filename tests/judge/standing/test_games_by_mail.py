@@ -18,6 +18,7 @@ from sqlalchemy import select, update
 from judge.cli import main
 from judge.standing.keeping import rebuild
 from judge.standing.records import record_of
+from judge.registry.models import RegisteredAddress, RegisteredPlayer
 from judge.store.models_mail import SENT, OutboxMessage
 from judge.store.models_standing import RatingEntry, TurnRecord
 from tests.judge.services.conftest import MASTER, create_game
@@ -107,6 +108,22 @@ def test_a_solo_and_a_draw_make_records_and_ratings(judge, tmp_path, judge_runne
     refused = judge.send(france, "JOIN blind pw\n").reply.body
     assert "gunboat rating of at least 1" in refused and "you have no rating yet" in refused
     assert "has a place" not in refused
+
+    # France registers as Napoleon and links a second address (rows as the registry's
+    # confirmed REGISTER leaves them): the record and history follow the player, and the
+    # rebuild keys the ratings by the name.
+    with judge.session() as session:
+        napoleon = RegisteredPlayer(name="Napoleon", name_key="napoleon", registered_at=judge.now)
+        session.add(napoleon)
+        session.flush()
+        for address in (france, "nap@other.example"):
+            session.add(RegisteredAddress(player_id=napoleon.id, address=address, linked_at=judge.now))
+    reply = judge.send("nap@other.example", "RATINGS\n").reply.body
+    assert "Your record (Napoleon):" in reply and "1 solo, 1 draw" in reply and "solo " in reply
+    with judge.session() as session:
+        rebuild(session)
+    assert {player for _, player, *_ in entries(judge)} >= {"Napoleon"} and france not in str(entries(judge))
+    assert "Napoleon" in judge.send(austria, "RATINGS PRESS 7\n").reply.body
 
     # The master rolls the solo back: it is no longer finished, so its ratings and the
     # punctuality of the phases undone go, and the later draw is rated again without it.
