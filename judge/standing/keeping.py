@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Iterable
+from typing import Iterable, cast
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import Table, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from judge.standing.facts import Pool
@@ -124,5 +124,5 @@ def rebuild(session: Session) -> Rebuilt:
         rows[index]["latest"] = True
     connection = session.connection()  # core inserts: the ORM's bulk path costs more than the rating
     for start in range(0, len(rows), _BATCH):
-        connection.execute(insert(RatingEntry.__table__), rows[start:start + _BATCH])
+        connection.execute(insert(cast(Table, RatingEntry.__table__)), rows[start:start + _BATCH])
     return Rebuilt(len(games), len(rows), len(latest_at))

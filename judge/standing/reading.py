@@ -249,9 +249,9 @@ def latest_entries(session: Session, players: Iterable[str]) -> dict[str, tuple[
                RatingEntry.rating)
         .where(RatingEntry.player.in_(sorted(set(players))), RatingEntry.latest.is_(True))
     )
-    for pool, *entry in rows:
-        if pool not in newest or entry[0] > newest[pool][0]:
-            newest[pool] = (entry[0], entry[1], entry[2], entry[3], entry[4])
+    for pool, seq, player, mu, sigma, rating in rows:
+        if pool not in newest or seq > newest[pool][0]:
+            newest[pool] = (seq, player, mu, sigma, rating)
     return newest
 
 
