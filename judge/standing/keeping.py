@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from judge.standing.facts import Pool
 from judge.standing.rating import Change, rate_all, rate_game
-from judge.standing.reading import current_skills, finished_games
+from judge.standing.reading import address_key, current_skills, finished_games
 from judge.store.models_standing import LATE, MISSED, ON_TIME, RatingEntry, TurnRecord
 
 
@@ -39,7 +39,7 @@ def verdict_of(ordered: bool, submitted_at: datetime | None, deadline: datetime 
 
 def record_turns(session: Session, game_id: int, phase: str, verdicts: Iterable[TurnVerdict]) -> None:
     rows = [{"game_id": game_id, "phase": phase, "power": v.power, "membership_id": v.membership_id,
-             "address": v.address, "verdict": v.verdict} for v in verdicts]
+             "address": address_key(v.address), "verdict": v.verdict} for v in verdicts]
     if rows:
         session.execute(insert(TurnRecord), rows)
 

@@ -171,23 +171,20 @@ def finished_games(session: Session, game_ids: Iterable[int] | None = None) -> l
 
 
 def punctuality_of(session: Session, addresses: Iterable[str]) -> Punctuality:
-    """Turns recorded for seats held at any of ``addresses``."""
+    """Turns recorded for seats held at any of ``addresses`` (kept in lower case)."""
     counts = dict(session.execute(
-        select(TurnRecord.verdict, func.count()).where(TurnRecord.address.in_(_spellings(addresses)))
+        select(TurnRecord.verdict, func.count())
+        .where(TurnRecord.address.in_(sorted({address_key(a) for a in addresses})))
         .group_by(TurnRecord.verdict)
     ).all())
     return Punctuality(counts.get(ON_TIME, 0), counts.get(LATE, 0), counts.get(MISSED, 0))
 
 
-def _spellings(addresses: Iterable[str]) -> list[str]:
-    """The addresses as given and in lower case (the store keeps them as they were written;
-    comparing exact spellings keeps the address index usable)."""
-    return sorted({spelling for a in addresses for spelling in (a.strip(), address_key(a))})
-
-
 def member_rows(session: Session, addresses: Iterable[str]) -> list[MemberRow]:
-    """Every player seat held at any of ``addresses``."""
-    query = _members_query().where(Membership.address.in_(_spellings(addresses))).order_by(Membership.id)
+    """Every player seat held at any of ``addresses``, in any case (the store keeps an
+    address as it was written; the registry links lower case)."""
+    keys = sorted({address_key(a) for a in addresses})
+    query = _members_query().where(func.lower(Membership.address).in_(keys)).order_by(Membership.id)
     return [MemberRow(*row) for row in session.execute(query)]
 
 
