@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Iterable, Mapping
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from judge.lifecycle import ENDED
@@ -181,11 +181,20 @@ def punctuality_of(session: Session, addresses: Iterable[str]) -> Punctuality:
 
 
 def member_rows(session: Session, addresses: Iterable[str]) -> list[MemberRow]:
-    """Every player seat held at any of ``addresses``, in any case (the store keeps an
-    address as it was written; the registry links lower case)."""
+    """Every player seat held at any of ``addresses``.  The store keeps a seat's address as
+    it was written and the registry links lower case: a seat is found by the spellings
+    given and in lower case, and by the punctuality of its phases (kept in lower case), so
+    only a differently written seat that has not yet played a phase is missed.  Both by
+    index: no scan of every seat (lower() over the column would be one)."""
     keys = sorted({address_key(a) for a in addresses})
-    query = _members_query().where(func.lower(Membership.address).in_(keys)).order_by(Membership.id)
+    played = select(TurnRecord.membership_id).where(TurnRecord.address.in_(keys))
+    query = (_members_query().where(or_(Membership.address.in_(_spellings(addresses)), Membership.id.in_(played)))
+             .order_by(Membership.id))
     return [MemberRow(*row) for row in session.execute(query)]
+
+
+def _spellings(addresses: Iterable[str]) -> list[str]:
+    return sorted({spelling for a in addresses for spelling in (a.strip(), address_key(a))})
 
 
 def current_skills(session: Session, pool: Pool, players: Iterable[str]) -> dict[str, Skill]:
