@@ -16,7 +16,7 @@ Timed, each ``--repeat`` times (the median is printed with every run):
   installed command, Python's start included: wall time and the process's CPU time (on a
   loaded machine the wall time counts the other work too);
 - ``RATINGS``: one mail from a player with a full record, stored as the SMTP door stores
-  it and processed by ``judge.worker.Worker`` (parse, handler, reply built and queued), the
+  it and processed by ``judge.daemon.worker.Worker`` (parse, handler, reply built and queued), the
   time from storing to the reply committed;
 - ``record_of``: what WHOIS calls, alone.
 """
