@@ -18,7 +18,7 @@ from sqlalchemy import select, update
 from judge.cli import main
 from judge.standing.keeping import rebuild
 from judge.standing.records import record_of
-from judge.registry.models import RegisteredAddress, RegisteredPlayer
+from judge.store.models_registry import RegisteredAddress, RegisteredPlayer
 from judge.store.models_mail import SENT, OutboxMessage
 from judge.store.models_standing import RatingEntry, TurnRecord
 from tests.judge.services.conftest import MASTER, create_game
