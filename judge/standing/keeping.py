@@ -56,9 +56,22 @@ def _entry(change: Change, seq: int, latest: bool) -> dict[str, object]:
             "rated_at": change.game.ended_at, "latest": latest}
 
 
+#: PostgreSQL advisory lock key of the ratings' writers ("RATE" in ASCII).
+_RATINGS_LOCK = 0x52415445
+
+
+def _one_rater_at_a_time(session: Session) -> None:
+    """Games ending at once in two transactions must not both read a shared player's
+    current entry and both leave theirs current: on PostgreSQL the rating step takes a
+    transaction lock (released at commit); SQLite has one writer at a time anyway."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(select(func.pg_advisory_xact_lock(_RATINGS_LOCK)))
+
+
 def rate_finished_game(session: Session, game_id: int) -> int:
     """Rate a game that has just ended (in its transaction); how many players were rated.
     Rating a game twice changes nothing (a redelivered mail, a second pass)."""
+    _one_rater_at_a_time(session)
     done = session.execute(select(RatingEntry.id).where(RatingEntry.game_id == game_id).limit(1)).first()
     games = finished_games(session, [game_id])
     if done is not None or not games:
@@ -112,6 +125,7 @@ _BATCH = 5000
 
 def rebuild(session: Session) -> Rebuilt:
     """Every rating recomputed from the finished games, in the order they ended."""
+    _one_rater_at_a_time(session)
     games = finished_games(session)
     session.execute(delete(RatingEntry))
     rows: list[dict[str, object]] = []
