@@ -93,6 +93,7 @@ def rate_finished_game(session: Session, game_id: int) -> int:
 def unrate_game(session: Session, game_id: int) -> None:
     """A game rolled back from its end is no longer finished: its ratings go.  When games
     were rated after it, every rating is recomputed (they started from its results)."""
+    _one_rater_at_a_time(session)
     seqs = session.execute(select(RatingEntry.seq).where(RatingEntry.game_id == game_id).limit(1)).first()
     if seqs is None:
         return
