@@ -63,7 +63,7 @@ class Judge:
         from judge.commands import process_mail
         from judge.store.engine import Store
         from judge.store.schema import upgrade
-        from judge.worker import Worker
+        from judge.daemon.worker import Worker
 
         self.judge = JudgeSettings(address="judge@example.org", domain="example.org", name="Bench Judge",
                                    create_per_day=0)  # one master makes every game here

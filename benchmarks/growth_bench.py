@@ -40,7 +40,7 @@ class Judge:
         from judge.edge.smtp_out import OutboxSender, transport_for
         from judge.store.engine import Store
         from judge.store.schema import upgrade
-        from judge.worker import Worker
+        from judge.daemon.worker import Worker
 
         self.path = directory / "judge.db"
         self.settings = Settings(judge=JudgeSettings(address="judge@example.org", domain="example.org",

@@ -101,7 +101,7 @@ def _template(path: Path, now: datetime) -> tuple[dict[str, Any], list[dict[str,
     from judge.lifecycle import ACTIVE
     from judge.store.models_game import Game, Membership
     from judge.store.schema import upgrade
-    from judge.worker import Worker
+    from judge.daemon.worker import Worker
 
     judge = JudgeSettings(address=JUDGE_ADDRESS, domain="bench.example", name="Bench Judge",
                           data_dir=str(path.parent / "judge-data"))

@@ -56,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from judge.config import JudgeSettings
     from judge.commands import process_mail
     from judge.store.engine import Store
-    from judge.worker import Worker
+    from judge.daemon.worker import Worker
 
     with tempfile.TemporaryDirectory() as scratch:
         copy = Path(scratch) / "judge.db"

@@ -2,7 +2,7 @@
 
     python -m benchmarks.mailauth_bench [--mails 500]
 
-Signing: a typical reply (judge/outgoing.py's bytes) signed by the judge's ``Signer``,
+Signing: a typical reply (judge/mailio/outgoing.py's bytes) signed by the judge's ``Signer``,
 both signatures (rsa-sha256 2048 and ed25519-sha256), as the outbox sender does for every
 mail.  Verification: a player's mail signed the same way, checked as the SMTP intake
 does (``authentication_results``: every DKIM signature, SPF, DMARC) against a DNS server
@@ -27,7 +27,7 @@ from judge.mailauth import dkim_sign
 from judge.mailauth.dkim_keys import ED25519, RSA, new_key
 from judge.mailauth.dkim_sign import signer_for
 from judge.mailauth.verify import authentication_results, configure_resolver
-from judge.outgoing import OutgoingMail, message_bytes
+from judge.mailio.outgoing import OutgoingMail, message_bytes
 
 
 def per_mail_ms(action: Callable[[], object], count: int) -> dict[str, float]:

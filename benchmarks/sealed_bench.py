@@ -123,7 +123,7 @@ class Judge:
         from judge.publish.signing import ensure_judge_key
         from judge.store.engine import Store
         from judge.store.schema import upgrade
-        from judge.worker import Worker
+        from judge.daemon.worker import Worker
 
         self.settings = JudgeSettings(address="judge@example.org", domain="example.org", name="Bench Judge",
                                       data_dir=str(directory), gnupg_home=str(gnupg_home))

@@ -25,7 +25,7 @@ def one_run(mails: int) -> tuple[float, float]:
     """(wall ms, CPU ms) per mail of one run on a fresh database."""
     from judge.config import JudgeSettings
     from judge.store.inbound import store_inbound
-    from judge.worker import Worker
+    from judge.daemon.worker import Worker
     from tests.judge.handlers import echo
     from tests.judge.storage import make_mail, migrated_store
 

@@ -34,7 +34,7 @@ from judge.crypto.commitments import verify_reveal, verify_sha256_reveal
 from judge.crypto.gpg import Keyring, KeyImportError, scratch_home
 from judge.crypto.pgpmime import verify_message
 from judge.fair import audit as fair_audit
-from judge.mailread import leaf_bytes
+from judge.mailio.read import leaf_bytes
 from judge.record import COMMITMENTS_FORMAT, FORMAT, REVEAL_FORMAT, keys_name, orders_from_revealed
 
 __all__ = ["AuditReport", "Broadcast", "CHECKERS", "audit_archive", "audit_messages", "read_archive"]

@@ -46,6 +46,10 @@ JUDGE_RULES: tuple[RuleInfo, ...] = (
     RuleInfo("PUBLIC_PRESS", "press only as broadcasts (or to the master)"),
     RuleInfo("GREY_PRESS", "grey (anonymous) press is allowed"),
     RuleInfo("GUNBOAT", "players' identities are secret and there is no press until the game ends"),
+    RuleInfo("MIN_DEDICATION", "only players whose dedication (README \"Dedication\") is at least n may join or "
+                               "take over (RULE MIN_DEDICATION 10)", takes_value=True),
+    RuleInfo("MIN_RATING", "only players whose rating in the game's pool (press or gunboat) is at least n may join "
+                           "or take over (RULE MIN_RATING 5)", takes_value=True),
     RuleInfo("LATE_SEND", "late powers may send private press after the deadline"),
     RuleInfo("NO_LATE_RECEIVE", "no private press to late powers after the deadline"),
     # lateness and processing
@@ -67,7 +71,7 @@ JUDGE_RULES: tuple[RuleInfo, ...] = (
     RuleInfo("LOTTERY_ESCROW", "the last revealer of each lottery deposits a last-number escrow (ESCROW) with the commitment"),
     RuleInfo("BLIND_ASSIGN", "powers are assigned blindly by email with a witness (WITNESS address): each "
                              "player learns only its own power"),
-    # machine players (judge/edge/daide, judge/machines.py)
+    # machine players (judge/edge/daide, judge/edge/daide/machines.py)
     RuleInfo("MACHINES", "machine players (DAIDE bots) may take free seats: the game listens on a DAIDE port of its "
                          "own (told in the FORM reply and in LIST); press with them needs RULE PRESS_LEVEL"),
     RuleInfo("PRESS_LEVEL", "the DAIDE press level machine players and the judge's bot at a seat speak "

@@ -85,7 +85,7 @@ def _imports_names_of(package: str, imported: set[str], graph: dict[str, set[str
 
 def unit_of(name: str) -> str | None:
     """The unit owning a module: ``judge.commands.join`` -> ``judge.commands``;
-    ``judge.mail`` -> ``judge.mail``; a module outside the project -> None."""
+    ``judge.mailio.inbound`` -> ``judge.mailio.inbound``; a module outside the project -> None."""
     parts = name.split(".")
     if parts[0] not in PACKAGES:
         return None

@@ -18,11 +18,11 @@ from sqlalchemy.orm import Session
 from judge.commands.context import MailContext
 from judge.commands.dispatch import run_command, run_deferred
 from judge.commands.reply import build_reply
-from judge.loopguard import is_list_traffic
-from judge.mail import InboundMail
+from judge.mailio.loopguard import is_list_traffic
+from judge.mailio.inbound import InboundMail
 from judge.mailauth.bounces import clear_unreachable, handle_bounce, is_bounce_for_us
 from judge.phases.turnstate import outlooks
-from judge.outgoing import OutgoingMail
+from judge.mailio.outgoing import OutgoingMail
 from judge.commands.commitments import Reveal, RevealNumber
 from judge.commands.registry import parse_mail
 

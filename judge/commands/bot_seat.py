@@ -1,6 +1,6 @@
 """SEAT power BOT / SEAT BOT: the master gives a seat to the judge's own bot, which then
 plays it (judge/phases/bot_seats.py: its orders are made by a bot process,
-judge/bot_worker.py, and the phase is processed once they are in).  EJECT power takes the seat back, and
+judge/daemon/bot_worker.py, and the phase is processed once they are in).  EJECT power takes the seat back, and
 a TAKEOVER gives it to a human, as for any player."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from sqlalchemy import func, select
 
 from judge.commands.context import MailContext
 from judge.commands.start import ASSIGNERS, start_game
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.phases.bot_seats import BOT_NAME, bot_address, is_bot_seat
 from judge.phases.order_sources import request_seated_bot_moves
 from judge.phases.turnstate import after_orders, fresh_deadline_for_newcomer
 from judge.publish.broadcast import broadcast
-from judge.render import render
+from judge.mailio.render import render
 from judge.lifecycle import FORMING, in_play
 from judge.store.models_game import PLAYER, Game, Membership
 from judge.store.passwords import hash_password

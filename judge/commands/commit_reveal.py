@@ -17,7 +17,7 @@ from typing import Iterator
 from judge.commands import fair_assign, fair_lottery, sealed
 from judge.commands.context import MailContext, SignedOn
 from judge.commands.fair_players import numbered_players, numbered_reserves
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.store.queries import find_game, players
 from judge.commands.commitments import Commit, CommitSha256, Reveal, RevealNumber
 from judge.commands.handler import Handler

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Iterable, Protocol
 from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings
-from judge.mail import CommandRefused, InboundMail
-from judge.outgoing import OutgoingMail
+from judge.mailio.inbound import CommandRefused, InboundMail
+from judge.mailio.outgoing import OutgoingMail
 from judge.store.models_game import MASTER, OBSERVER, PLAYER, Game, Membership
 from mailcmds import Command, ParsedMail, SourceLine
 from mailcmds.model import quote

@@ -21,12 +21,12 @@ from sqlalchemy import select
 import maps
 from adjudicator.api import check_rules
 from adjudicator.mapdata import MapError
-from judge.render import render
+from judge.mailio.render import render
 from judge.publish.broadcast import broadcast
 from judge.commands.context import MailContext
 from judge.commands.create_limit import creator_key
 from judge.commands.daide_ports import MACHINES, daide_text, give_port, machine_game_refusal
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.store.queries import as_utc, deadline_text, players, timing_of, variant_named
 from judge.rules import ENGINE_RULES, known_rules, rule_info
 from judge.lifecycle import ENDED, PREPARATION, before_start, in_play

@@ -1,4 +1,4 @@
-"""CREATE's daily limit: one sender (judge.senders.sender_of) creates at most ``[judge]
+"""CREATE's daily limit: one sender (judge.mailio.senders.sender_of) creates at most ``[judge]
 create_per_day`` games in any 24 hours, so one address cannot flood the judge with games."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from datetime import timedelta
 from sqlalchemy import bindparam, func, select
 
 from judge.commands.context import MailContext
-from judge.mail import CommandRefused
-from judge.senders import sender_of
+from judge.mailio.inbound import CommandRefused
+from judge.mailio.senders import sender_of
 from judge.store.models_game import Game
 from judge.store.queries import as_utc
 from judge.turns import format_deadline

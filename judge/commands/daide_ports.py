@@ -2,14 +2,14 @@
 the configured ``[daide] port_range`` to a game that can use it -- from FORM on (RULE
 MACHINES in a forming or running game, or FORM of a game that has the rule), so the RULE
 and FORM replies and LIST tell it at once.  A port stays the game's until the DAIDE edge
-has closed its listener (judge.machines.free_ports): an ended game's, a game's that lost
+has closed its listener (judge.edge.daide.machines.free_ports): an ended game's, a game's that lost
 the rule, and a forming game's that nobody joined for ``[daide] forming_idle_hours`` (its
 row kept without a port, so the edge does not give it one again; RULE MACHINES asks
 anew).  One master address may have ``[daide] forming_games_per_address`` machine games
 that have not started (``machine_game_refusal``), so no mail can take every port.
 
 The range and limits are the process's configuration (``configure_ports``, called where
-the mail worker is made from the settings: judge.serve, judge.worker_process); without a
+the mail worker is made from the settings: judge.daemon.serve, judge.daemon.worker_process); without a
 call, the defaults of ``DaideSettings``.  With the DAIDE edge off (``[daide] host = ""``)
 no port is given.
 """

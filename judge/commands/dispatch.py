@@ -19,11 +19,11 @@ from mailcmds import Command, OrderLines, SourceLine
 from judge.commands import signon_throttle
 from judge.commands.context import MailContext, SignedOn
 from judge.config import JudgeSettings
-from judge.outgoing import OutgoingMail
+from judge.mailio.outgoing import OutgoingMail
 from judge.store.models_game import Game, Membership
 from judge.commands.handler import Needs
 from judge.commands.registry import handler_for
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judge.commands.context import MailContext, SignedOn
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.phases.ballots import ballot_from_json, ballot_to_json, ballots_of, vote_text
 from judge.store.queries import position_of, power_named, rules_of, variant_of
 from judge.phases.processing import CONCESSION, DRAW, end_game

@@ -29,11 +29,11 @@ from judge.fair.audit import FORMAT as RECORD_FORMAT, check_record, record_name
 from judge.fair.preferences import PreferenceError, PreferenceList, parse_preferences
 from judge.fair.serialize import from_data, to_data
 from judge.config import JudgeSettings
-from judge.outgoing import OutgoingMail
-from judge.render import render
+from judge.mailio.outgoing import OutgoingMail
+from judge.mailio.render import render
 from judge.publish.broadcast import broadcast
 from judge.commands.context import Ctx, MailContext, SignedOn
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.commands.fair_lottery import (
     DECIDED, SHA256, SIGNATURE, commitment_entry, numbers_of, open_lottery, record_file, signers_keys, stored_commitment,
     window,

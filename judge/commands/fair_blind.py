@@ -39,13 +39,13 @@ from judge.fair.blind_messages import (
 )
 from judge.fair.blind_protocol import GmSide, GmStage, ProtocolError, list_digest
 from judge.fair.serialize import from_data, to_data
-from judge.outgoing import OutgoingMail
-from judge.render import render
+from judge.mailio.outgoing import OutgoingMail
+from judge.mailio.render import render
 from judge.crypto.verdict import spaced
 from judge.publish.broadcast import list_headers
 from judge.publish.peer_mail import check_peer_mail, signed_peer_mail
 from judge.commands.context import Ctx, MailContext
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.store.queries import as_utc, find_game, master_of, players, variant_of
 from judge.commands.start import DEFERRERS, start_game
 from judge.store.models_fair import ROLE_GM, BlindRun, FairWitness

@@ -24,10 +24,10 @@ from judge.crypto.escrow import (
 )
 from judge.crypto.gpg import Keyring
 from judge.crypto.verdict import normalize_fingerprint
-from judge.render import render
+from judge.mailio.render import render
 from judge.publish.broadcast import broadcast, to_member
 from judge.commands.context import Ctx, MailContext
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.commands.fair_lottery import (
     _open_for,
     contest_of,

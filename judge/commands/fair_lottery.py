@@ -35,11 +35,11 @@ from judge.fair import ledger
 from judge.fair.assignment import Contest
 from judge.fair.lottery import Lottery, LotteryError, Stage
 from judge.fair.serialize import from_data, to_data
-from judge.render import render
+from judge.mailio.render import render
 from judge.publish.broadcast import broadcast, to_member
 from judge.publish.signing import FileAttachment
 from judge.commands.context import Ctx, MailContext
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.commands.fair_players import claim_game, judge_keyring, label_for, registered_key
 from judge.store.queries import as_utc, has_rule, timing_of
 from judge.store.models_fair import (

@@ -17,7 +17,7 @@ from sqlalchemy.orm.attributes import flag_modified
 
 from judge.config import JudgeSettings
 from judge.crypto.gpg import Keyring
-from judge.outgoing import OutgoingMail
+from judge.mailio.outgoing import OutgoingMail
 from judge.store.queries import numbered_players as joined_in_order
 from judge.commands.keys import effective_key
 from judge.publish.signing import home_of

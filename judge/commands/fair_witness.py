@@ -38,11 +38,11 @@ from judge.fair.blind_messages import (
 from judge.fair.blind_protocol import ProtocolError, WitnessSide
 from judge.fair.serialize import from_data, to_data
 from judge.config import JudgeSettings
-from judge.outgoing import OutgoingMail
+from judge.mailio.outgoing import OutgoingMail
 from judge.publish.peer_mail import PeerCheck, check_peer_mail, signed_peer_mail
-from judge.render import render
+from judge.mailio.render import render
 from judge.store.models_fair import ROLE_WITNESS, BlindRun
-from judge.mail import InboundMail
+from judge.mailio.inbound import InboundMail
 from judge.commands.fair import (
     BlindConfirm,
     BlindEchoes,

@@ -18,9 +18,9 @@ from adjudicator.mapdata import MapError
 from adjudicator.jsonio import position_from_json
 from adjudicator.api import initial_position
 from adjudicator.types import Phase, Position, Variant
-from judge.render import render
+from judge.mailio.render import render
 from judge.commands.context import MailContext
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.commands.create import ListStatus, MapStatus, set_map
 from judge.commands.reply_size import SMALLEST_PICTURE, admit_files, encoded_size
 from judge.phases.pictures import position_picture, record_picture

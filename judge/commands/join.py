@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from mailcmds import PowerListError, resolve_power
-from judge.render import render
+from judge.mailio.render import render
 from judge.publish.broadcast import broadcast
 from judge.commands.context import MailContext
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.store.queries import (
     find_game,
     has_rule,
@@ -31,6 +31,7 @@ from mailcmds.model import Command
 from mailcmds.syntax import CommandLine, ParseContext, Verb, expect_count
 from mailcmds.values import ValueSyntaxError, parse_game, split_power_at_game, split_signon_id
 from judge.commands.handler import Handler
+from judge.standing.restrictions import check_standing
 
 
 HELP_ORDER = 50  # where this module's rows stand in their HELP sections (judge.commands.registry)
@@ -187,6 +188,7 @@ def join(ctx: MailContext, command: Join) -> None:
         raise CommandRefused(f"game '{game.name}' has ended")
     check_privacy(game, command.privacy)
     _refuse_second_place(ctx, game)
+    check_standing(ctx.session, game.name, game.rules or (), (ctx.sender,))
     variant = variant_of(game)
     joined = players(ctx.session, game)
     if len(joined) >= len(variant.powers):
@@ -252,6 +254,7 @@ def takeover(ctx: MailContext, command: Takeover) -> None:
         )
     check_privacy(game, command.privacy)
     _refuse_second_place(ctx, game)
+    check_standing(ctx.session, game.name, game.rules or (), (ctx.sender,))
     member = _new_member(ctx, game, PLAYER, command.password, power=power, name=ctx.sender_name or None)
     ctx.sign_on(game, member, command.source.number)
     later = fresh_deadline_for_newcomer(game, ctx.now)

@@ -25,10 +25,10 @@ from sqlalchemy.orm import Session
 
 from judge.crypto.gpg import KeyImportError, Keyring
 from judge.crypto.verdict import spaced
-from judge.render import render
+from judge.mailio.render import render
 from judge.publish.broadcast import to_member
 from judge.commands.context import MailContext
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.store.queries import master_of
 from judge.publish.signing import judge_keyring
 from judge.lifecycle import before_start

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from judge.machine_press import by_mail
-from judge.render import render
+from judge.press.machine_press import by_mail
+from judge.mailio.render import render
 from judge.publish.broadcast import broadcast, to_member
 from judge.commands.context import MailContext
 from judge.lifecycle import ACTIVE, ENDED, FORMING, PAUSED, PREPARATION, GameStatus, in_play, move
@@ -19,7 +19,7 @@ from judge.phases.sealed_flow import is_sealed, preview_refusal  # RULE SEALED: 
 from judge.phases.sealed_stages import master_process
 from judge.phases.order_sources import awaiting_bot
 from judge.phases.turnstate import progress_of, turn_state
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.store.queries import (
     as_utc,
     deadline_text,

@@ -13,7 +13,7 @@ from adjudicator.adjustments import free_home_centres
 from adjudicator.api import Board, IllegalOrder, OrderSyntaxError, parse_order, prepare, requirements
 from adjudicator.types import PhaseKind
 from judge.commands.context import MailContext, ReplyLine, SignedOn
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.store.queries import as_utc, position_of, variant_of
 from judge.phases.order_sets import merge_orders, order_key
 from judge.phases.turnstate import after_orders, stored_order_set

@@ -18,13 +18,13 @@ import re
 from sqlalchemy.orm import Session
 
 from daide.messages import to_text
-from judge import machine_press
+from judge.press import machine_press
 from judge.commands.daide_ports import MACHINES
-from judge.press_english import ACCEPTED_FORMS, UnreadablePress, is_press_line, read_line
-from judge.render import render
+from judge.press.english import ACCEPTED_FORMS, UnreadablePress, is_press_line, read_line
+from judge.mailio.render import render
 from judge.publish.broadcast import broadcast, to_member
 from judge.commands.context import MailContext, SignedOn
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.store.queries import (
     as_utc,
     has_rule,

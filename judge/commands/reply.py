@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Mapping
 
-from judge.outgoing import OutgoingMail
-from judge.render import render
+from judge.mailio.outgoing import OutgoingMail
+from judge.mailio.render import render
 from judge.commands.context import MailContext, ReplyLine
 from judge.commands.reply_size import MAX_REPLY_CHARS, bounded  # noqa: F401  (MAX_REPLY_CHARS: the tests' name for it)
 from judge.phases.views import session_view

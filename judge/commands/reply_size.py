@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.publish.signing import FileAttachment
 
 MAX_REPLY_BYTES = 1_000_000

@@ -16,7 +16,7 @@ from judge.crypto.commitments import Committed, check_commitment, check_reveal
 from judge.crypto.gpg import Keyring
 from judge.record import orders_from_revealed
 from judge.commands.context import MailContext, SignedOn
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.store.queries import as_utc, position_of, variant_of
 from judge.commands.keys import effective_key, ensure_imported
 from judge.crypto.verdict import spaced

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, time
 
 from judge.commands.context import MailContext
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.phases.turnstate import orders_changed
 from judge.store.queries import as_utc, timing_of, zone_for
 from judge.lifecycle import ENDED, in_play

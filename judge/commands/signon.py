@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from mailcmds import PowerListError, resolve_power
 from judge.commands.context import MailContext
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.commands.fair_players import player_by_number
 from judge.store.queries import find_game, former_players, master_of, observers, player_label, player_of, variant_of
 from judge.lifecycle import before_start

@@ -5,7 +5,7 @@ refusals in the last day waits 2^(n-3) minutes after the last one (at most a day
 its next SIGNON is read; the same for an account over every sender but its owner.  A
 sign-on that must wait is refused unread, and the reply says until when.
 
-The sender is judge.senders.sender_of's: the envelope sender and the connecting address
+The sender is judge.mailio.senders.sender_of's: the envelope sender and the connecting address
 (or a verified identity), never the From or Reply-To a stranger can write, so forging the
 owner's From holds the forger, not the owner.  The account is the game and the power
 (``F``, ``FRANCE`` and ``Fgame`` are one), ``MASTER`` (``M`` too) or an observer's name,
@@ -25,8 +25,8 @@ from mailcmds import PowerListError, resolve_power
 
 from judge.commands.context import MailContext
 from judge.commands.signon import MASTER_TOKENS, member_for
-from judge.mail import CommandRefused
-from judge.senders import sender_of
+from judge.mailio.inbound import CommandRefused
+from judge.mailio.senders import sender_of
 from judge.store.models_game import Game
 from judge.store.models_signon import SignonFailure
 from judge.store.queries import as_utc, find_game, variant_of

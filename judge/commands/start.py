@@ -14,7 +14,7 @@ from adjudicator.api import initial_position
 from adjudicator.jsonio import position_to_json
 from adjudicator.types import Variant
 from judge.lifecycle import GameStatus, move
-from judge.render import render
+from judge.mailio.render import render
 from judge.publish.broadcast import broadcast, to_member
 from judge.commands.context import Ctx
 from judge.store.queries import as_utc, deadline_text, has_rule, players, timing_of, variant_of

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from judge.commands.context import MailContext
 from judge.commands.handler import Handler
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.mailauth.keystore import token_key_in
 from judge.mailauth.tokens import read_token
 from judge.store.models_game import MASTER, MEMBER_ACTIVE, OBSERVER, RESIGNED, Game, Membership

@@ -23,7 +23,7 @@ from judge.crypto.armor import dearmor
 from judge.crypto.gpg import GpgError, Keyring
 from judge.crypto.packets import detached_signatures, micalg_for
 from judge.crypto.verdict import Verdict, normalize_fingerprint
-from judge.mailread import leaf_bytes
+from judge.mailio.read import leaf_bytes
 
 SIGNATURE_TYPE = "application/pgp-signature"
 

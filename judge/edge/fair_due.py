@@ -23,7 +23,7 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings, Settings
-from judge.outgoing import OutgoingMail, queue_all
+from judge.mailio.outgoing import OutgoingMail, queue_all
 from judge.commands.fair_escrow import peeling_due, start_peeling_if_due
 from judge.commands.fair_lottery import OPEN_STAGES, decide, maybe_publish
 from judge.store.core import rows_changed

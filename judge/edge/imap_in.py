@@ -24,7 +24,7 @@ from judge.config import ImapSettings
 from judge.store.engine import Store
 from judge.mailauth.intake import Vetted, Vetting
 from judge.store.inbound import store_inbound
-from judge.mail import Clock, utc_now
+from judge.mailio.inbound import Clock, utc_now
 
 log = logging.getLogger("judge.imap_in")
 

@@ -34,7 +34,7 @@ from judge.store.models_game import Game
 
 if TYPE_CHECKING:
     from judge.config import JudgeSettings, Settings
-    from judge.outgoing import OutgoingMail
+    from judge.mailio.outgoing import OutgoingMail
     from judge.store.engine import Store
 
 from judge.phases.outcomes import FAILED, NOTIFIED, PREVIEWED, PROCESSED, SKIPPED, WAITED  # noqa: F401
@@ -211,7 +211,7 @@ def _draw_ahead(store: "Store", game_id: int, now: datetime) -> None:
 
 def _pass_games(store: "Store", settings: "Settings", now: datetime, due: list[tuple[int, int]],
                 report: PassReport) -> None:
-    from judge.outgoing import queue_all
+    from judge.mailio.outgoing import queue_all
 
     for game_id, version in due:
         _draw_ahead(store, game_id, now)

@@ -19,7 +19,7 @@ from judge.config import SmtpSettings
 from judge.store.engine import Store
 from judge.mailauth.intake import Vetted, Vetting
 from judge.store.inbound import GroupedIntake, Stored
-from judge.mail import Clock, utc_now
+from judge.mailio.inbound import Clock, utc_now
 
 log = logging.getLogger("judge.smtp_in")
 

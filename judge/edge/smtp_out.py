@@ -35,7 +35,7 @@ from judge.mailauth.dkim_sign import Signer, SigningError
 from judge.mailauth.unsubscribe import UnsubscribeLinks
 from judge.mailauth.verp import ReturnPaths
 from judge.store.models_mailauth import UnreachableAddress
-from judge.mail import Clock, utc_now
+from judge.mailio.inbound import Clock, utc_now
 from judge.store import leases
 from judge.store.core import table_of
 from judge.store.engine import Store

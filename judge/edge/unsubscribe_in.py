@@ -30,7 +30,7 @@ from typing import Any, Callable
 from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings, UnsubscribeSettings
-from judge.mail import Clock, utc_now
+from judge.mailio.inbound import Clock, utc_now
 from judge.mailauth.keystore import token_key_in
 from judge.mailauth.tokens import read_token
 from judge.mailauth.unsubscribe import ONE_CLICK

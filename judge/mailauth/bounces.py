@@ -17,10 +17,10 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from judge.config import MailSettings
-from judge.mail import InboundMail
+from judge.mailio.inbound import InboundMail
 from judge.mailauth.keystore import token_key_in
 from judge.mailauth.verp import ReturnPaths
-from judge.outgoing import OutgoingMail
+from judge.mailio.outgoing import OutgoingMail
 from judge.store.models_game import MASTER, MEMBER_ACTIVE, Game, Membership
 from judge.store.models_mail import OutboxMessage
 from judge.store.models_mailauth import MailBounce, UnreachableAddress

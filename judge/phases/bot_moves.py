@@ -15,7 +15,7 @@ and a rollback to a position already played finds its moves made.  The moves are
 stand-in's (bot/stand_in.py): deterministic for the position, the power and the game's
 seed, so a job done twice (a process presumed dead that was only slow) gives the same lines.
 
-A seat's answer to press (judge.machine_press.bot_hears) is a job of the same table, so it is
+A seat's answer to press (judge.press.machine_press.bot_hears) is a job of the same table, so it is
 claimed, leased, retried and given up the same way; its ``digest`` is ``press <row id>`` (the
 PressLog row to answer; never a position digest, so a phase never waits for it) and its
 ``lines`` the DAIDE texts it sent.

@@ -1,7 +1,7 @@
 """Seats the master gave to the judge's own bot (``SEAT power BOT``, ``SEAT BOT``).
 
 Such a seat is a player membership whose address is ``judge-bot<n>.<game>@machines.invalid``
-(the reserved domain: judge.outgoing sends it nothing; no password is ever told, so nobody
+(the reserved domain: judge.mailio.outgoing sends it nothing; no password is ever told, so nobody
 signs on as it).  Its power counts as having ordered (no reminder, no late notice, never in
 civil disorder); its orders are the bot's, made by a bot process from the moment the phase
 begins (judge/phases/bot_moves.py) and stored as the power's orders, and the phase is
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from judge.outgoing import MACHINE_DOMAIN
+from judge.mailio.outgoing import MACHINE_DOMAIN
 from judge.store.models_game import Membership
 
 BOT_NAME = "the judge's bot"

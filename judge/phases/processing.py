@@ -28,8 +28,8 @@ from adjudicator.orders import Order
 from adjudicator.results import Adjudication, OrderResult
 from adjudicator.types import Phase, Position, Variant
 from judge.config import JudgeSettings
-from judge.outgoing import OutgoingMail
-from judge.render import render
+from judge.mailio.outgoing import OutgoingMail
+from judge.mailio.render import render
 from judge.publish.broadcast import broadcast, to_member
 from judge.lifecycle import ACTIVE, ENDED, GameStatus, move
 from judge.refusal import CommandRefused
@@ -53,7 +53,9 @@ from judge.phases.order_sources import (
     with_bot_orders,
     with_seated_bot_orders,
 )
+from judge.phases.punctuality import record_punctuality
 from judge.phases.records import results_extras
+from judge.standing.keeping import forget_turns, rate_finished_game, unrate_game
 from judge.phases.views import position_rows
 from judge.store.models_daide import MachineSeat
 from judge.store.models_game import PLAYER, Game, Membership, OrderSet, PhaseRecord
@@ -191,6 +193,7 @@ def process_phase(session: Session, game: Game, judge: JudgeSettings, now: datet
         digest=position_digest(after),
         processed_at=now,
     ))
+    record_punctuality(session, game, done.variant, done.before, done.ordered)
     _clear_phase_state(session, game, votes=False)
     game.position = after_doc
     game.phase = str(after.phase)
@@ -317,6 +320,8 @@ def end_game(session: Session, game: Game, judge: JudgeSettings, now: datetime, 
     move(game, GameStatus.ENDED)
     game.ended_at = now
     game.outcome = {"result": kind, "powers": list(winners), "phase": game.phase}
+    session.flush()
+    rate_finished_game(session, game.id)  # judge/standing: the ratings move at each game's end
     body = render(
         "turn_game_end.j2", game=game.name, kind=kind, powers=winners, phase=game.phase,
         phase_name=phase_name(game.phase) if game.phase else "", table=table,
@@ -353,6 +358,7 @@ def rollback_to(session: Session, game: Game, judge: JudgeSettings, now: datetim
     for record in records:
         if record.id >= target.id:
             session.delete(record)
+    forget_turns(session, game.id, [record.phase for record in records if record.id >= target.id])
     _clear_phase_state(session, game, votes=True)
     variant = variant_of(game)
     position = position_from_json(variant, target.position_before)
@@ -363,6 +369,7 @@ def rollback_to(session: Session, game: Game, judge: JudgeSettings, now: datetim
         move(game, GameStatus.ACTIVE)
         game.outcome = None
         game.ended_at = None
+        unrate_game(session, game.id)
     game.deadline = phase_deadline(session, game, position, now)
     reschedule(session, game, now)
     request_seated_bot_moves(session, game, now)

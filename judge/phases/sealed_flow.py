@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session
 from adjudicator.types import Position, Variant
 from judge.config import JudgeSettings
 from judge.crypto.armor import enarmor
-from judge.outgoing import OutgoingMail
+from judge.mailio.outgoing import OutgoingMail
 from judge.record import (
     reveal_document,
     reveal_record_name,
@@ -45,7 +45,7 @@ from judge.record import (
     revealed_name,
     sealed_entry,
 )
-from judge.render import render
+from judge.mailio.render import render
 from judge.publish.broadcast import broadcast
 from judge.store.queries import as_utc, has_rule, position_of, timing_of, variant_of
 from judge.crypto.verdict import spaced

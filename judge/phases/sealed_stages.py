@@ -10,7 +10,7 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings
-from judge.outgoing import OutgoingMail
+from judge.mailio.outgoing import OutgoingMail
 from judge.phases.outcomes import NOTIFIED, PROCESSED as PASS_PROCESSED, WAITED
 from judge.phases.order_sources import awaiting_bot
 from judge.phases.processing import process_phase

@@ -21,8 +21,8 @@ from sqlalchemy.orm import Session
 
 from adjudicator.types import PhaseKind
 from judge.config import JudgeSettings
-from judge.outgoing import OutgoingMail
-from judge.render import render
+from judge.mailio.outgoing import OutgoingMail
+from judge.mailio.render import render
 from judge.publish.broadcast import broadcast, to_member
 from judge.store.queries import as_utc, deadline_text, master_of, position_of, rules_of, timing_of, variant_of
 from judge.phases.processing import preview_phase, process_phase

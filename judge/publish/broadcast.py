@@ -17,7 +17,7 @@ from urllib.parse import quote as url_quote
 from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings
-from judge.outgoing import OutgoingMail, message_bytes
+from judge.mailio.outgoing import OutgoingMail, message_bytes
 from judge.store.queries import addresses, members
 from judge.store.models_game import Game, Membership
 from judge.store.models_web import ListMail
@@ -35,7 +35,7 @@ def list_id(game: Game, judge: JudgeSettings) -> str:
 
 def list_headers(game: Game, judge: JudgeSettings) -> tuple[tuple[str, str], ...]:
     """List-Id (RFC 2919), List-Unsubscribe and List-Post (RFC 2369) for one game's
-    broadcasts, written as plain ``<mailto:...>`` values (judge/outgoing.py never encodes them).
+    broadcasts, written as plain ``<mailto:...>`` values (judge/mailio/outgoing.py never encodes them).
 
     This List-Unsubscribe (a mail with the commands to fill in) is the game's; as each
     copy leaves, the sender replaces it with that recipient's own one-click links

@@ -18,8 +18,8 @@ from email.message import Message
 from judge.config import JudgeSettings
 from judge.crypto.gpg import KeyImportError, Keyring, scratch_home
 from judge.crypto.pgpmime import sign_message, verify_message
-from judge.mailread import leaf_bytes
-from judge.outgoing import OutgoingMail
+from judge.mailio.read import leaf_bytes
+from judge.mailio.outgoing import OutgoingMail
 from judge.publish.signing import FileAttachment, compose, judge_keyring
 
 KEY_FILE = "judge-key.asc"

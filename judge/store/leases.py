@@ -1,7 +1,7 @@
 """Who holds a lease, and releasing the leases of processes that are gone.
 
 A process that leases outbox rows (``judge serve``'s sender) or claims the bot's jobs (a
-bot process, judge/bot_worker.py) registers as a ``LeaseOwner`` and writes its id into
+bot process, judge/daemon/bot_worker.py) registers as a ``LeaseOwner`` and writes its id into
 every row it leases.  Any judge process may then
 release the rows of an owner that is gone, instead of letting them wait out the lease:
 

@@ -22,6 +22,8 @@ MODEL_MODULES: tuple[str, ...] = (
     "judge.store.models_mailauth",
     "judge.store.models_bots",
     "judge.store.models_web",
+    "judge.registry.models",
+    "judge.store.models_standing",
 )
 
 

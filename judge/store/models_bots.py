@@ -3,7 +3,7 @@ bot's moves (a seat the master gave it with ``SEAT power BOT``, or a power in ci
 disorder under RULE CD_BOT).
 
 A job is stored by the transaction that finds the moves missing (the phase is then left
-for later), claimed by a bot process (judge/bot_worker.py) like an outbox lease
+for later), claimed by a bot process (judge/daemon/bot_worker.py) like an outbox lease
 (``claimed_by`` names a ``LeaseOwner``; the leases of a process that is gone are given
 back), and finished once: ``done_at`` is set by a guarded update in the transaction that
 stores its lines, which also makes the game due so the phase is processed.

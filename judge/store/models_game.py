@@ -67,7 +67,7 @@ class Game(Base):
     next_due_at: Mapped[datetime | None] = mapped_column(index=True)
     outcome: Mapped[dict[str, Any] | None]
     created_at: Mapped[datetime]
-    # Who sent the CREATE, as judge.senders.sender_of names it: [judge] create_per_day
+    # Who sent the CREATE, as judge.mailio.senders.sender_of names it: [judge] create_per_day
     # counts a sender's games of the last day by it (None for games older than the limit).
     created_by: Mapped[str | None] = mapped_column(String(400))
     ended_at: Mapped[datetime | None]

@@ -52,7 +52,7 @@ class InboundMessage(Base):
     # start: a mail that kills the worker (out of memory, SIGKILL) is counted all the same,
     # and shunted after [worker] max_attempts starts instead of stopping the judge forever.
     attempts: Mapped[int] = mapped_column(default=0, server_default="0")
-    # PostgreSQL: the database's time of the last counted start (see judge.worker).
+    # PostgreSQL: the database's time of the last counted start (see judge.daemon.worker).
     started_at: Mapped[datetime | None]
 
     # Who wrote it: the judge's own Authentication-Results value (RFC 8601; the header it

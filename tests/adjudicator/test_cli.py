@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from judge.adjudicate_cli import Adjudicator, run_single
+from judge.cli.adjudicate import Adjudicator, run_single
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -256,13 +256,13 @@ def test_batch_stops_quietly_when_its_reader_goes_away(tmp_path):
 
 
 def test_a_broken_pipe_that_is_not_standard_output_is_still_reported(monkeypatch):
-    import judge.adjudicate_cli
+    import judge.cli.adjudicate
     from judge import cli
 
     def lost_socket(args: Any) -> int:
         raise BrokenPipeError(32, "a peer closed its socket")
 
-    monkeypatch.setattr(judge.adjudicate_cli, "run", lost_socket)
+    monkeypatch.setattr(judge.cli.adjudicate, "run", lost_socket)
     with pytest.raises(BrokenPipeError):
         cli.main(["adjudicate"])
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.clockfile import set_clock
+from judge.daemon.clockfile import set_clock
 from judge.crypto.gpg import agent_pids
 from tests.fixtures.gpg import remove_home, short_home
 from tests.fixtures.judge_process import judge_environment

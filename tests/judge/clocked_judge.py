@@ -8,12 +8,12 @@ from datetime import datetime, timedelta
 from typing import Generic, Protocol, TypeVar
 
 from judge.config import JudgeSettings, Settings
-from judge.hooks import after_commit_hook
+from judge.daemon.hooks import after_commit_hook
 from judge.commands import process_mail
 from judge.store.engine import Store
 from judge.store.inbound import store_inbound
-from judge.worker import Worker
-from judge.mail import ProcessHook
+from judge.daemon.worker import Worker
+from judge.mailio.inbound import ProcessHook
 from tests.judge.storage import newest_outbox_id
 
 

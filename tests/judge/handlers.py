@@ -11,8 +11,8 @@ from typing import Sequence
 
 from sqlalchemy.orm import Session
 
-from judge.outgoing import OutgoingMail
-from judge.mail import InboundMail
+from judge.mailio.outgoing import OutgoingMail
+from judge.mailio.inbound import InboundMail
 
 
 class DeliberateFailure(RuntimeError):

@@ -25,7 +25,7 @@ from sqlalchemy import func, select
 from judge.config import (DaideSettings, JudgeSettings, MailSettings, OutboundSettings, SchedulerSettings, Settings,
                           SmtpSettings)
 from judge.edge.scheduler import run_pass
-from judge.serve import Daemon, open_store
+from judge.daemon.serve import Daemon, open_store
 from judge.store.models_mail import PROCESSED, InboundMessage, OutboxMessage, Shunt
 from tests.fixtures.ports import free_port
 from tests.judge.services.harness import START

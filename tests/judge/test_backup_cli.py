@@ -14,9 +14,9 @@ import pytest
 
 from judge.cli import main
 from judge.config import JudgeSettings, load_settings
-from judge.keyrecord import recorded_key, settle_judge_key
+from judge.daemon.keyrecord import recorded_key, settle_judge_key
 from judge.store.inbound import store_inbound
-from judge.worker import Worker
+from judge.daemon.worker import Worker
 from tests.fixtures.gpg import remove_home, short_home
 from tests.judge.handlers import echo
 from tests.judge.storage import make_mail, migrated_store

@@ -69,7 +69,7 @@ def test_a_mail_past_the_read_limit_is_read_up_to_it_and_the_reply_says_so(judge
     """Issue 12.1, memory per mail: a 10 MB flood of HELP lines took the worker to 430 MB
     (the email parser and the extractor hold every line); only the first MB is read now.
     The peak itself is measured in tests/reliability/test_hostile_mail.py."""
-    from judge.mailread import READ_LIMIT_BYTES
+    from judge.mailio.read import READ_LIMIT_BYTES
 
     reply = judge.send("flood@example.net", "LIST\n" + "HELP\n" * (2 * READ_LIMIT_BYTES // 5)).reply.body
     assert "it is longer than the 1,024 KB of a mail the judge reads, so what follows them was not read" in reply

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import func, select
 
 from judge.config import load_settings
-from judge.serve import Daemon, open_store
+from judge.daemon.serve import Daemon, open_store
 from judge.store.models_mail import InboundMessage, OutboxMessage
 from tests.fixtures.ports import free_port
 from tests.judge.handlers import echo
@@ -142,7 +142,7 @@ def test_non_ascii_8bit_mail_is_stored_byte_for_byte(daemon):
 def test_scheduler_tick_runs_and_its_mail_is_sent(tmp_path):
     from datetime import datetime
 
-    from judge.outgoing import OutgoingMail, queue_outgoing
+    from judge.mailio.outgoing import OutgoingMail, queue_outgoing
 
     settings = load_settings(None, environ={
         "JUDGE_JUDGE_DATA_DIR": str(tmp_path), "JUDGE_SMTP_PORT": str(free_port()),

@@ -49,7 +49,7 @@ def test_a_from_without_a_domain_is_never_a_recipient(judge):
     from judge.store.inbound import store_inbound
     store_inbound(judge.store, raw_mail("From: nobody\nTo: judge@example.org\nSubject: hi\nMessage-ID: <h4@example.net>\n"),
                   mail_from="nobody", rcpt_to=["judge@example.org"], source="smtp", now=judge.now)
-    assert judge.worker.process_pending() == 1
+    assert judge.daemon.worker.process_pending() == 1
     assert judge.last_outbox_id() == last  # nobody to answer
     with judge.session() as session:
         inbound = session.execute(select(InboundMessage).order_by(InboundMessage.id.desc())).scalars().first()
@@ -97,7 +97,7 @@ def test_mime_nested_too_deep_is_answered_with_a_reason(judge, depth):
 
 
 def test_the_shunt_listing_works_with_a_deep_mail_in_it(tmp_path, capsys):
-    from judge.shunt_cli import run_list
+    from judge.cli.shunt import run_list
     from judge.store.inbound import store_inbound
 
     harness = JudgeHarness(tmp_path)

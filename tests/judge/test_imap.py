@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from judge.config import ImapSettings, load_settings
 from judge.edge.imap_in import ImapPoller
-from judge.serve import Daemon, open_store
+from judge.daemon.serve import Daemon, open_store
 from judge.store.models_mail import InboundMessage, OutboxMessage
 from tests.fixtures.ports import free_port
 from tests.judge.handlers import echo

@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from judge.cli import main
 from judge.config import load_settings
-from judge.keyrecord import JudgeKeyRefused, recorded_key, settle_judge_key
+from judge.daemon.keyrecord import JudgeKeyRefused, recorded_key, settle_judge_key
 from judge.store.models_hosts import JudgeKeyRecord
 from tests.fixtures.gpg import remove_home, short_home
 from tests.judge.storage import migrated_store

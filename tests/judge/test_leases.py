@@ -11,7 +11,7 @@ from sqlalchemy import select, update
 
 from judge.config import JudgeSettings
 from judge.edge.smtp_out import OutboxSender
-from judge.outgoing import OutgoingMail, queue_outgoing
+from judge.mailio.outgoing import OutgoingMail, queue_outgoing
 from judge.store import leases
 from judge.store.models_hosts import LeaseOwner
 from judge.store.models_mail import OutboxMessage

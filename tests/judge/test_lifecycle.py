@@ -22,7 +22,7 @@ from judge.lifecycle import (
     status_text,
     statuses_where,
 )
-from judge.mail import CommandRefused
+from judge.mailio.inbound import CommandRefused
 from judge.store.models_game import Game, Membership
 from tests.judge.services.conftest import MASTER, cheap_scrypt, create_game, fill_game  # noqa: F401
 from tests.judge.services.harness import JudgeHarness

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import logging
 
-from judge.logthrottle import RepeatFilter
+from judge.daemon.logthrottle import RepeatFilter
 
 
 def test_a_repeated_warning_is_cut_to_the_burst_and_the_next_window_counts_what_was_left_out() -> None:

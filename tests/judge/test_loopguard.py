@@ -3,7 +3,7 @@ from email.policy import default
 
 import pytest
 
-from judge.loopguard import no_reply_reason
+from judge.mailio.loopguard import no_reply_reason
 
 JUDGE = ("judge@example.org",)
 

@@ -1,4 +1,4 @@
-"""judge.mailpolicy: the default policy's behaviour, with header classes built once."""
+"""judge.mailio.policy: the default policy's behaviour, with header classes built once."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import email
 from email.message import EmailMessage
 from email.policy import default
 
-from judge.mailpolicy import POLICY
+from judge.mailio.policy import POLICY
 
 RAW = (
     "From: =?utf-8?q?J=C3=BCrgen?= <juergen@example.net>\r\n"
@@ -67,7 +67,7 @@ def test_a_header_value_is_parsed_once_and_reads_the_same() -> None:
 def test_the_memo_is_bounded_and_parses_non_string_values_anew() -> None:
     from email.headerregistry import Address
 
-    from judge.mailpolicy import MEMO_LIMIT, CachingHeaderRegistry
+    from judge.mailio.policy import MEMO_LIMIT, CachingHeaderRegistry
 
     registry = CachingHeaderRegistry()
     for number in range(MEMO_LIMIT + 10):

@@ -1,8 +1,8 @@
-"""judge.mailread: what of a stored mail is parsed (issue 12.1: bounded work per mail)."""
+"""judge.mailio.read: what of a stored mail is parsed (issue 12.1: bounded work per mail)."""
 
 from __future__ import annotations
 
-from judge.mailread import MAX_BOUNDARIES, READ_LIMIT_BYTES, read_message
+from judge.mailio.read import MAX_BOUNDARIES, READ_LIMIT_BYTES, read_message
 from tests.judge.test_hostile_headers import deep_mail
 
 

@@ -7,7 +7,7 @@ from sqlalchemy import select
 from judge.config import JudgeSettings
 from judge.store.inbound import store_inbound
 from judge.store.models_mail import InboundMessage, OutboxMessage
-from judge.worker import Worker
+from judge.daemon.worker import Worker
 from tests.judge.handlers import echo
 
 NOW = datetime(2026, 5, 1, 10, 0, tzinfo=timezone.utc)

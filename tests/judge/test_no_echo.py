@@ -69,7 +69,7 @@ def test_text_that_carries_no_password_is_left_as_written():
 
 
 def test_the_shunt_listing_masks_the_subject():
-    from judge.shunt_cli import _summary
+    from judge.cli.shunt import _summary
     from tests.judge.storage import make_mail
 
     raw = make_mail(subject=f"Re: SIGNON france@g1 {SECRET}", body="x\n", sender="a@example.net")

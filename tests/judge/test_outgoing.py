@@ -5,7 +5,7 @@ from email.policy import default
 import pytest
 
 from judge.config import JudgeSettings
-from judge.outgoing import OutgoingMail, build_message
+from judge.mailio.outgoing import OutgoingMail, build_message
 
 JUDGE = JudgeSettings(address="judge@example.org", name="Test Judge", domain="example.org")
 NOW = datetime(2026, 3, 1, 12, 30, tzinfo=timezone.utc)

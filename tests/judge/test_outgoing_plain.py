@@ -1,4 +1,4 @@
-"""judge.outgoing.message_bytes: the plain case written directly is byte for byte what the
+"""judge.mailio.outgoing.message_bytes: the plain case written directly is byte for byte what the
 email package builds, and everything else is built by the email package."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge import outgoing
+from judge.mailio import outgoing
 from judge.config import JudgeSettings
-from judge.outgoing import OutgoingMail, _plain_bytes, build_message, message_bytes
+from judge.mailio.outgoing import OutgoingMail, _plain_bytes, build_message, message_bytes
 
 FIXED_ID = "<17.42.99@example.org>"
 

@@ -19,7 +19,7 @@ from judge.store.inbound import store_inbound
 from judge.store.models_game import Game
 from judge.store.models_mail import InboundMessage, OutboxMessage
 from judge.store.schema import upgrade
-from judge.worker import Worker
+from judge.daemon.worker import Worker
 from tests.fixtures.judge_process import run_judge
 from tests.judge.handlers import echo
 from tests.judge.storage import make_mail

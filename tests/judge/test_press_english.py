@@ -1,4 +1,4 @@
-"""The plain-English press forms both ways (judge/press_english.py), pure: a player's press
+"""The plain-English press forms both ways (judge/press/english.py), pure: a player's press
 lines read into DAIDE at the game's level, and DAIDE press written for players."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from adjudicator import api
 from daide.messages import from_text, to_text
 from daide.press import Grammar
 from daide.tokens import TokenTable
-from judge.press_english import Conversation, UnreadablePress, in_english, is_press_line, read_line
+from judge.press.english import Conversation, UnreadablePress, in_english, is_press_line, read_line
 
 VARIANT = maps.load("standard")
 TABLE = TokenTable.for_variant(VARIANT)

@@ -1,4 +1,4 @@
-"""judge.senders.sender_of: who sent a mail, by what a stranger cannot simply write."""
+"""judge.mailio.senders.sender_of: who sent a mail, by what a stranger cannot simply write."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from email import message_from_bytes
 from email.policy import default
 
 from judge.config import JudgeSettings
-from judge.mail import InboundMail
-from judge.senders import sender_of
+from judge.mailio.inbound import InboundMail
+from judge.mailio.senders import sender_of
 from tests.judge.storage import make_mail
 
 

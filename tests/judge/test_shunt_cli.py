@@ -6,7 +6,7 @@ from judge.cli import main
 from judge.config import JudgeSettings
 from judge.store.inbound import store_inbound
 from judge.store.models_mail import InboundMessage, Shunt
-from judge.worker import Worker
+from judge.daemon.worker import Worker
 from tests.judge.handlers import echo
 from tests.judge.storage import make_mail, migrated_store
 
@@ -140,7 +140,7 @@ def test_shunt_list_masks_passwords_quoted_in_the_error(tmp_path, monkeypatch, c
     listing = capsys.readouterr().out
     assert "cannot read" in listing and "france@g1" in listing
     assert "hunter2" not in listing and "subjsecret" not in listing
-    logged = "\n".join(record.getMessage() for record in caplog.records if record.name == "judge.worker")
+    logged = "\n".join(record.getMessage() for record in caplog.records if record.name == "judge.daemon.worker")
     assert "shunted" in logged and "cannot read" in logged
     assert "hunter2" not in logged and "subjsecret" not in logged
     store.dispose()

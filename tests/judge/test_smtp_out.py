@@ -7,7 +7,7 @@ from sqlalchemy import select
 
 from judge.config import JudgeSettings, OutboundSettings
 from judge.edge.smtp_out import MaildirTransport, OutboxSender, RelayTransport, backoff_seconds, transport_for
-from judge.outgoing import OutgoingMail, queue_outgoing
+from judge.mailio.outgoing import OutgoingMail, queue_outgoing
 from judge.store.models_mail import OutboxMessage
 
 START = datetime(2026, 5, 1, 10, 0, tzinfo=timezone.utc)

@@ -116,7 +116,7 @@ def test_on_postgres_a_start_another_worker_just_counted_is_not_counted_again(po
     from judge.config import JudgeSettings
     from judge.store.inbound import store_inbound
     from judge.store.schema import upgrade
-    from judge.worker import STARTING_SECONDS, Worker
+    from judge.daemon.worker import STARTING_SECONDS, Worker
     from tests.judge.handlers import echo
 
     store = Store(postgres_url)

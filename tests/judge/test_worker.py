@@ -6,7 +6,7 @@ from sqlalchemy import select
 from judge.config import JudgeSettings
 from judge.store.inbound import store_inbound
 from judge.store.models_mail import InboundMessage, OutboxMessage, Shunt
-from judge.worker import Worker
+from judge.daemon.worker import Worker
 from tests.judge.handlers import echo
 from tests.judge.storage import make_mail
 
@@ -93,8 +93,8 @@ def test_robot_mail_is_processed_but_not_answered(store, mail_from, extra):
 
 def test_a_processing_hook_that_is_not_installed_is_refused_at_start():
     from judge.config import load_settings
-    from judge.hooks import HookError
-    from judge.hooks import default_process_hook
+    from judge.daemon.hooks import HookError
+    from judge.daemon.hooks import default_process_hook
 
     settings = load_settings(None, environ={"JUDGE_WORKER_HANDLER": "judge.nowhere:process_mail"})
     with pytest.raises(HookError, match="judge.nowhere:process_mail"):

@@ -16,7 +16,7 @@ from judge.config import JudgeSettings
 from judge.store.inbound import store_inbound
 from judge.store.models_game import Game
 from judge.store.models_mail import InboundMessage, OutboxMessage, Shunt
-from judge.worker import Worker
+from judge.daemon.worker import Worker
 from tests.judge.handlers import DeliberateFailure, echo
 from tests.judge.storage import make_mail
 

@@ -17,9 +17,9 @@ from typing import Sequence
 
 from sqlalchemy.orm import Session
 
-from judge.outgoing import OutgoingMail
+from judge.mailio.outgoing import OutgoingMail
 from judge.store.engine import Store
-from judge.mail import InboundMail
+from judge.mailio.inbound import InboundMail
 from tests.judge.storage import make_mail
 from tests.judge.test_serve_process import db_rows, eml_files, send, wait_for
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from judge.adjudicate_cli import Adjudicator
+from judge.cli.adjudicate import Adjudicator
 from judge.cli import main
 from tests.pictures.scenes import MOVEMENT
 

@@ -6,7 +6,7 @@ import pytest
 
 import maps
 from adjudicator.jsonio import ContractError
-from judge.adjudicate_cli import Adjudicator
+from judge.cli.adjudicate import Adjudicator
 from pictures.scene import scene_from_document
 from tests.pictures.scenes import ADJUSTMENT, MOVEMENT, RETREAT, adjudicated
 

@@ -25,7 +25,7 @@ from aiosmtpd.controller import Controller
 from sqlalchemy import select
 
 from judge.config import JudgeSettings
-from judge.outgoing import OutgoingMail, queue_all
+from judge.mailio.outgoing import OutgoingMail, queue_all
 from judge.store.models_mail import OutboxMessage
 from tests.fixtures.ports import free_port
 from tests.judge.storage import migrated_store

@@ -101,7 +101,7 @@ def has_long_line(raw: bytes) -> bool:
 def check_replies(database: Path) -> None:
     """Every queued mail: one deliverable recipient, headers of printable ASCII with no
     recipient smuggled in (Bcc, Cc), and no password of the corpus in it (items 3, 6)."""
-    from judge.mail import usable_address
+    from judge.mailio.inbound import usable_address
 
     for recipients, raw in read(database, "SELECT recipients, raw FROM outbox"):
         [recipient] = json.loads(recipients)
@@ -163,7 +163,7 @@ def test_what_smtp_refuses_is_answered_when_it_comes_by_imap(tmp_path, monkeypat
     from judge.config import JudgeSettings
     from judge.store import passwords
     from judge.store.inbound import store_inbound
-    from judge.worker import Worker
+    from judge.daemon.worker import Worker
     from tests.judge.storage import migrated_store
 
     monkeypatch.setattr(passwords, "_N", 2**8)  # real scrypt at a low cost
@@ -193,7 +193,7 @@ from datetime import datetime, timezone
 from judge.commands import process_mail
 from judge.config import JudgeSettings
 from judge.store.inbound import store_inbound
-from judge.worker import Worker
+from judge.daemon.worker import Worker
 from tests.judge.storage import migrated_store
 from tests.reliability.test_hostile_mail import worst_mails
 from pathlib import Path

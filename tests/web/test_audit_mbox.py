@@ -14,7 +14,7 @@ import pytest
 
 from judge.audit import audit_archive
 from judge.config import Settings
-from judge.key_cli import export_judge_key
+from judge.cli.key import export_judge_key
 from judge.store import passwords
 from judge.web.build import Archive
 from tests.fixtures.gpg import remove_home, short_home

@@ -7,7 +7,7 @@ every game's ``StoreHost`` to ``refresh`` (phases processed by the scheduler or 
 the start, the end).  After a game has ended and its SMR went out, or ended before it
 started, or lost the rule, or formed with nobody joining for ``[daide] forming_idle_hours``,
 its listener closes at the next look, and the look after gives its port back
-(judge.machines.free_ports): a port is free for another game only once nothing listens
+(judge.edge.daide.machines.free_ports): a port is free for another game only once nothing listens
 on it.  A port that cannot be bound is logged and tried again at the next look; one
 game's failure (a refresh, a bind, a close) is logged and never stops the others.
 
@@ -36,8 +36,8 @@ from judge.commands.daide_ports import parse_port_range
 from judge.commands.fair_players import PassContext
 from judge.config import Settings
 from judge.edge.daide.host import StoreHost
-from judge import machines
-from judge.outgoing import queue_all
+from judge.edge.daide import machines
+from judge.mailio.outgoing import queue_all
 from judge.store.engine import Store
 
 log = logging.getLogger("judge.edge.daide")

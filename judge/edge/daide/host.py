@@ -2,7 +2,7 @@
 a transaction.  A player's commands -- SUB, GOF / NOT (GOF), DRW / NOT (DRW) -- become the
 command values a mail makes (order lines, SET NOWAIT / SET WAIT, SET DRAW / SET NO DRAW)
 and run through the mail's dispatcher (judge.commands.dispatch.run_at_seat): the same
-checks, effects and records; seats are judge.machines'.  What the scheduler or a mail
+checks, effects and records; seats are judge.edge.daide.machines'.  What the scheduler or a mail
 changes reaches the bots through ``refresh``, which the edge calls every ``[daide]
 poll_seconds`` and after each change of its own."""
 
@@ -24,8 +24,9 @@ from daide.host import Ending, Listener, PlayedPhase, Seat
 from daide.render import PlayerSummary, Timing
 from daide.tokens import TokenTable
 from judge.config import Settings
-from judge.outgoing import queue_all
-from judge import machine_press, machines
+from judge.mailio.outgoing import queue_all
+from judge.edge.daide import machines
+from judge.press import machine_press
 from judge.commands.dispatch import run_at_seat
 from judge.commands.draw import SetDraw, SetNoDraw
 from judge.commands.fair_players import PassContext

@@ -139,7 +139,7 @@ def test_signed_body_survives_the_outbox(judge_keyring) -> None:
     from datetime import datetime, timezone
 
     from judge.config import JudgeSettings
-    from judge.outgoing import OutgoingMail, build_message
+    from judge.mailio.outgoing import OutgoingMail, build_message
 
     content = EmailMessage()
     content.set_content("Spring 1901 results\nF Bre - MAO: moves\n")

@@ -1,4 +1,4 @@
-"""``judge serve``'s parts in process (judge.serve.Daemon): its real aiosmtpd listener, the
+"""``judge serve``'s parts in process (judge.daemon.serve.Daemon): its real aiosmtpd listener, the
 worker, the outbox written as .eml files, and the DAIDE edge, on free ports; the clock
 stands still (``now``) and the test runs the scheduler passes itself."""
 
@@ -16,7 +16,7 @@ from sqlalchemy import select
 from judge.commands.daide_ports import configure_ports
 from judge.config import DaideSettings, JudgeSettings, OutboundSettings, SchedulerSettings, Settings, SmtpSettings
 from judge.edge.scheduler import run_pass
-from judge.serve import Daemon, open_store
+from judge.daemon.serve import Daemon, open_store
 from judge.store.models_game import Game
 from tests.fixtures.ports import free_port, free_ports_in_a_row
 from tests.judge.daide_edge.machines import Bot, launch_bot, wait_until

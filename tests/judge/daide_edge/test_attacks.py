@@ -1,4 +1,4 @@
-"""Attacks on the DAIDE doors of a running judge (judge.serve.Daemon: its real SMTP
+"""Attacks on the DAIDE doors of a running judge (judge.daemon.serve.Daemon: its real SMTP
 listener and DAIDE edge), each sent over the real listeners: IAM guessing for a seated
 bot's passcode, one mail of CREATEs taking every port, a terminated forming game, a game
 that fails at every look.  Each must fail while mail is answered as ever and nothing is

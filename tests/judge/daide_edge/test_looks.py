@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judge import machines
+from judge.edge.daide import machines
 from judge.commands.daide_ports import configure_ports
 from judge.config import DaideSettings, Settings
 from judge.edge.daide import DaideEdge

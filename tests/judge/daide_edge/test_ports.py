@@ -12,7 +12,7 @@ import pytest
 
 from datetime import timedelta
 
-from judge import machines
+from judge.edge.daide import machines
 from judge.commands.daide_ports import configure_ports
 from judge.commands.fair_players import PassContext
 from judge.config import DaideSettings

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterator, Mapping
 
 from judge.config import load_settings
-from judge.serve import Daemon, open_store
+from judge.daemon.serve import Daemon, open_store
 from tests.fixtures.ports import free_port
 
 JUDGE = "judge@example.org"

@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 import pytest
 from sqlalchemy import select
 
-from judge.outgoing import OutgoingMail, queue_outgoing
+from judge.mailio.outgoing import OutgoingMail, queue_outgoing
 from judge.store.models_mail import OutboxMessage
 from judge.store.models_mailauth import MailBounce, UnreachableAddress
 from tests.judge.mailauth.daemon_game import JUDGE, running_daemon, send

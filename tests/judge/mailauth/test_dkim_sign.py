@@ -13,7 +13,7 @@ from judge.config import JudgeSettings
 from judge.mailauth import dkim_sign
 from judge.mailauth.dkim_keys import ED25519, RSA, DkimKey, new_key
 from judge.mailauth.dkim_sign import SigningError, signer_for
-from judge.outgoing import OutgoingMail, message_bytes
+from judge.mailio.outgoing import OutgoingMail, message_bytes
 from tests.judge.mailauth.dkim_checks import dkimpy_verdicts, only_signature, opendkim_passes
 
 DOMAIN = "example.org"

@@ -19,7 +19,7 @@ from judge.config import JudgeSettings, OutboundSettings
 from judge.edge.smtp_out import OutboxSender, queue_id_of, transport_for
 from judge.mailauth.dkim_keys import ED25519, RSA, new_key
 from judge.mailauth.dkim_sign import signer_for
-from judge.outgoing import OutgoingMail, queue_outgoing
+from judge.mailio.outgoing import OutgoingMail, queue_outgoing
 from judge.store.models_mail import OutboxMessage
 from tests.fixtures.ports import free_port
 from tests.fixtures.smtp_sink import SmtpSink

@@ -7,7 +7,7 @@ from sqlalchemy import select
 
 from judge.config import Settings
 from judge.store.models_game import Game
-from judge.bot_worker import run_waiting_jobs
+from judge.daemon.bot_worker import run_waiting_jobs
 from judge.edge.scheduler import PassReport, run_pass
 from tests.judge.services.harness import JUDGE, JudgeHarness, Outcome
 

@@ -1,4 +1,4 @@
-"""The judge's bot as stored jobs (judge/phases/bot_moves.py, judge/bot_worker.py) on a real
+"""The judge's bot as stored jobs (judge/phases/bot_moves.py, judge/daemon/bot_worker.py) on a real
 SQLite store: a pass never thinks, it stores the jobs and waits; a job is claimed by one
 process, finished once, given back when its process is gone, given up when it keeps
 killing its process; the phase is processed once the moves are in."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sqlalchemy import func, select, update
 
-from judge.bot_worker import BotWorker
+from judge.daemon.bot_worker import BotWorker
 from judge.edge.scheduler import run_pass
 from judge.phases.bot_moves import claim_job, finish_job
 from judge.store.leases import Owner, register

@@ -9,7 +9,7 @@ import threading
 import pytest
 from sqlalchemy import func, select
 
-from judge.bot_worker import BotWorker
+from judge.daemon.bot_worker import BotWorker
 from judge.edge.scheduler import run_pass
 from judge.phases.bot_moves import claim_job
 from judge.store.leases import Owner, register

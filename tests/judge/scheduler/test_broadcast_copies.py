@@ -1,4 +1,4 @@
-"""The copies of a broadcast are built once and readdressed (judge.outgoing.queue_all)."""
+"""The copies of a broadcast are built once and readdressed (judge.mailio.outgoing.queue_all)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from email.policy import default as default_policy
 from sqlalchemy import select
 
 from judge.config import JudgeSettings
-from judge.outgoing import OutgoingMail, build_message, queue_all
+from judge.mailio.outgoing import OutgoingMail, build_message, queue_all
 from judge.publish.signing import compose
 from judge.store.models_mail import OutboxMessage
 from tests.judge.storage import migrated_store

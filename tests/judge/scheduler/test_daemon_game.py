@@ -22,7 +22,7 @@ import pytest
 from sqlalchemy import select
 
 from adjudicator.jsonio import position_from_json
-from judge.clockfile import set_clock
+from judge.daemon.clockfile import set_clock
 from judge.store.queries import variant_named
 from judge.store.engine import Store
 from judge.store.models_game import Game, PhaseRecord

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from judge.clockfile import set_clock
+from judge.daemon.clockfile import set_clock
 from tests.judge.scheduler.test_daemon_game import MASTER, PLAYERS, S1901, START, Table
 
 pytestmark = pytest.mark.slow

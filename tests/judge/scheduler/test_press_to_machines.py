@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import select
 
 from daide.messages import to_text
-from judge.machine_press import for_machines
+from judge.press.machine_press import for_machines
 from judge.store.models_game import Game, OrderSet, PressLog
 from tests.judge.scheduler.conftest import create_game, fill_game
 from tests.judge.services.conftest import MASTER

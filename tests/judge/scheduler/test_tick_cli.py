@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from sqlalchemy import select
 
-from judge.clockfile import ClockFileError, FileClock, set_clock
+from judge.daemon.clockfile import ClockFileError, FileClock, set_clock
 from judge.store.engine import Store
 from judge.store.models_game import Game
 from judge.store.schema import upgrade

@@ -5,7 +5,7 @@
     out.reply.body, out.to("bob@example.net")
 
 Mail goes through the real path: stored inbound row, Worker, process_mail, outbox rows
-built by judge.outgoing; the harness reads the outbox rows back as parsed messages.
+built by judge.mailio.outgoing; the harness reads the outbox rows back as parsed messages.
 """
 
 from __future__ import annotations

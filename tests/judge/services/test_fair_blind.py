@@ -26,7 +26,7 @@ from judge.edge.fair_due import due_game_ids, fair_due_work, run_fair_pass
 from judge.commands.fair_witness import process_witness_mail
 from judge.store.models_fair import BlindRun
 from judge.store.models_game import Game, Membership
-from judge.outgoing import message_bytes
+from judge.mailio.outgoing import message_bytes
 from judge.publish.peer_mail import signed_peer_mail
 from judge.store.models_mail import OutboxMessage
 from tests.fixtures.gpg import remove_home, short_home

@@ -26,7 +26,7 @@ from judge.edge.fair_due import fair_due_work
 from judge.store.models_fair import FairEscrow, FairLottery
 from judge.store.models_game import Game, Membership
 from judge.store.models_mail import OutboxMessage
-from judge.worker import Worker
+from judge.daemon.worker import Worker
 from tests.fixtures.gpg import PlayerKey, remove_home, short_home
 from tests.judge.services.conftest import MASTER
 from tests.judge.services.harness import JudgeHarness, Outcome, Sent
@@ -52,7 +52,7 @@ class KeyedJudge(JudgeHarness):
 
     def due(self) -> None:
         with self.store.unit_of_work() as session:
-            from judge.outgoing import queue_all
+            from judge.mailio.outgoing import queue_all
 
             queue_all(session, fair_due_work(session, self.judge, self.now), self.judge, self.now)
 

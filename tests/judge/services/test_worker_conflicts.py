@@ -24,7 +24,7 @@ from judge.store.conflicts import is_conflict
 from judge.store.inbound import store_inbound
 from judge.store.models_game import Game, OrderSet
 from judge.store.models_mail import InboundMessage, OutboxMessage, Shunt
-from judge.worker import Worker
+from judge.daemon.worker import Worker
 from tests.judge.handlers import echo
 from tests.judge.scheduler.driver import HOLDS
 from tests.judge.services.conftest import Seat, create_game, fill_game
@@ -56,7 +56,7 @@ def bump_from_another_connection(judge: JudgeHarness, session: Session, game_id:
 
 def colliding_first_attempt(judge: JudgeHarness, bump: Bump) -> list[int]:
     """Make the worker's first attempt read the game, then have it changed under it."""
-    real = judge.worker.process
+    real = judge.daemon.worker.process
     calls: list[int] = []
 
     def process(session, inbound, now):
@@ -66,8 +66,8 @@ def colliding_first_attempt(judge: JudgeHarness, bump: Bump) -> list[int]:
             bump(judge, session, game.id)
         return real(session, inbound, now)
 
-    judge.worker.process = process
-    judge.worker.conflict_backoff = lambda attempt: 0.001
+    judge.daemon.worker.process = process
+    judge.daemon.worker.conflict_backoff = lambda attempt: 0.001
     return calls
 
 
@@ -106,7 +106,7 @@ def send_last_orders(judge: JudgeHarness, seat: Seat) -> str:
 def test_sqlite_mail_colliding_with_a_game_change_is_retried_and_applied_once(judge, started, caplog):
     version = all_but_the_last_ordered(judge)
     calls = colliding_first_attempt(judge, bump_on_the_same_connection)
-    with caplog.at_level(logging.WARNING, logger="judge.worker"):
+    with caplog.at_level(logging.WARNING, logger="judge.daemon.worker"):
         reply = send_last_orders(judge, started[LAST])
     assert "ERROR" not in reply, reply
     assert "concurrency conflict on attempt 1 (StaleDataError" in caplog.text
@@ -121,7 +121,7 @@ def test_postgresql_mail_colliding_with_a_game_change_is_retried_and_applied_onc
         seats = fill_game(judge)
         version = all_but_the_last_ordered(judge)
         calls = colliding_first_attempt(judge, bump_from_another_connection)
-        with caplog.at_level(logging.WARNING, logger="judge.worker"):
+        with caplog.at_level(logging.WARNING, logger="judge.daemon.worker"):
             reply = send_last_orders(judge, seats[LAST])
         assert "ERROR" not in reply, reply
         assert "concurrency conflict on attempt 1 (StaleDataError" in caplog.text

@@ -1,0 +1,7 @@
+"""`python -m judge.cli`: the `judge` command."""
+
+import sys
+
+from judge.cli import main
+
+sys.exit(main())

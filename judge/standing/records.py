@@ -1,0 +1,36 @@
+"""``record_of``: a player's record read from the store (WHOIS shows it)."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from judge.lifecycle import in_play
+from judge.standing.reading import (LEFT, address_key, finished_games, latest_ratings, member_rows,
+                                    punctuality_of)
+from judge.standing.tally import Part, PlayerRecord, tally
+from judge.store.models_game import Game
+
+
+def record_of(session: Session, addresses: Iterable[str]) -> PlayerRecord:
+    """The record of the player who uses ``addresses`` (all of one player's linked
+    addresses): every seat held at any of them, counted from the stored games.  A few
+    indexed queries whatever the number of players."""
+    addresses = tuple(addresses)
+    keys = sorted({address_key(a) for a in addresses})
+    members = member_rows(session, addresses)
+    game_ids = sorted({m.game_id for m in members})
+    statuses = dict(session.execute(select(Game.id, Game.status).where(Game.id.in_(game_ids))).all()) if game_ids else {}
+    finished = {game.game_id: game for game in finished_games(session, game_ids)} if game_ids else {}
+    parts = []
+    for member in members:
+        game = finished.get(member.game_id)
+        seat = None
+        if game is not None:
+            seat = next((s for s in game.seats if s.power == member.power and s.player in keys), None)
+        parts.append(Part(member.game_id, member.power, in_play(statuses.get(member.game_id, "")),
+                          LEFT.get(member.status), seat))
+    ratings = sorted(latest_ratings(session, keys).items())
+    return tally(keys[0] if keys else "", parts, punctuality_of(session, addresses), ratings)

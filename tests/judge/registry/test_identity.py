@@ -1,0 +1,28 @@
+"""judge.registry.identity on a migrated SQLite file: only confirmed links count."""
+
+from datetime import datetime, timezone
+
+from judge.registry.identity import addresses_of, player_of
+from judge.registry.models import AddressRequest, RegisteredAddress, RegisteredPlayer
+from tests.judge.storage import migrated_store
+
+NOW = datetime(2026, 11, 28, 22, 0, tzinfo=timezone.utc)
+
+
+def test_links_answer_both_ways_and_requests_do_not_count(tmp_path):
+    store = migrated_store(tmp_path)
+    with store.unit_of_work(now=NOW) as session:
+        anna = RegisteredPlayer(name="Anna", name_key="anna", registered_at=NOW)
+        session.add(anna)
+        session.flush()
+        session.add_all([RegisteredAddress(player_id=anna.id, address="anna@example.net", linked_at=NOW),
+                         RegisteredAddress(player_id=anna.id, address="a2@example.org", linked_at=NOW),
+                         AddressRequest(player_id=anna.id, address="pending@example.net", token_hash="x" * 64,
+                                        requested_at=NOW)])
+    with store.unit_of_work(now=NOW) as session:
+        assert player_of(session, "Anna@Example.NET") == "Anna"
+        assert player_of(session, "pending@example.net") is None
+        assert player_of(session, "nobody@example.net") is None
+        assert addresses_of(session, "ANNA") == ("anna@example.net", "a2@example.org")
+        assert addresses_of(session, "bob") == ()
+    store.dispose()
