@@ -131,7 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.combine:
         parts = [json.load(open(path, encoding="utf-8")) for path in args.combine]
-        games = [g for part in parts for g in part["games"]]
+        unique = {(g["seed"], g["talking"]): g for part in reversed(parts) for g in part["games"]}
+        games = sorted(unique.values(), key=lambda g: (g["seed"], not g["talking"]))  # parts may overlap
         talked = {g["seed"] for g in games if g["talking"]} & {g["seed"] for g in games if not g["talking"]}
         games = [g for g in games if g["seed"] in talked]  # games played both ways only
         print(json.dumps(report_of([g for g in games if g["talking"]], [g for g in games if not g["talking"]],
