@@ -48,6 +48,7 @@ from benchmarks.intake_mail import BenchMail, compose, mail_stream, one_per_seat
 from benchmarks.intake_population import JUDGE_ADDRESS, Population, load_or_build
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+Address = tuple[str, int] | int  # where senders connect; a port alone: on 127.0.0.1
 _STORED_AS = re.compile(r"stored as #(\d+)")
 
 
@@ -63,13 +64,15 @@ class Daemon:
     """``judge serve`` on the population's database; stderr goes to ``serve.log``."""
 
     def __init__(self, workdir: Path, database: Path, extra_env: dict[str, str] | None = None,
-                 worker_processes: int = 0) -> None:
+                 worker_processes: int = 0, host: str = "127.0.0.1") -> None:
+        self.host = host
         self.port = _free_port()
         self.worker_processes = worker_processes
         env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
         env.update({
             "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")])),
             "JUDGE_STORE_URL": f"sqlite:///{database}",
+            "JUDGE_SMTP_HOST": host,
             "JUDGE_SMTP_PORT": str(self.port),
             "JUDGE_JUDGE_ADDRESS": JUDGE_ADDRESS,
             "JUDGE_JUDGE_DOMAIN": "bench.example",
@@ -88,11 +91,15 @@ class Daemon:
             if self.process.poll() is not None:
                 raise RuntimeError(f"judge serve exited with {self.process.returncode}; see {self.log_path}")
             try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                with socket.create_connection(self.address, timeout=1):
                     return
             except OSError:
                 time.sleep(0.1)
         raise TimeoutError(f"judge serve not listening after {timeout} s; see {self.log_path}")
+
+    @property
+    def address(self) -> tuple[str, int]:
+        return (self.host, self.port)
 
     def memory_kib(self) -> dict[str, int]:
         """VmRSS and VmHWM (peak RSS) of the daemon, in KiB; with worker processes, also the
@@ -235,8 +242,10 @@ class Sent:
 class Sender:
     """One SMTP connection, reused for every mail it sends."""
 
-    def __init__(self, port: int) -> None:
-        self.smtp = smtplib.SMTP("127.0.0.1", port, local_hostname="bench.example", timeout=120)
+    def __init__(self, address: tuple[str, int]) -> None:
+        host, port = address  # from that address too: a judge checks SPF of a non-loopback client
+        self.smtp = smtplib.SMTP(host, port, local_hostname="bench.example", timeout=120,
+                                 source_address=None if host.startswith("127.") else (host, 0))
         self.smtp.ehlo()
 
     def send(self, mail: BenchMail) -> Sent:
@@ -261,29 +270,29 @@ class Sender:
             self.smtp.close()
 
 
-def send_closed_loop(port: int, mails: Sequence[BenchMail], senders: int) -> list[Sent]:
+def send_closed_loop(address: Address, mails: Sequence[BenchMail], senders: int) -> list[Sent]:
     """``senders`` connections, each sending its next mail as soon as the last one is acked."""
     work: queue.SimpleQueue[tuple[float | None, BenchMail] | None] = queue.SimpleQueue()
     for mail in mails:
         work.put((None, mail))
-    return run_senders([port], work, senders, "sender")
+    return run_senders([address], work, senders, "sender")
 
 
-def send_at_rate(port: int, mails: Iterator[BenchMail], rate: float, seconds: float,
+def send_at_rate(address: Address, mails: Iterator[BenchMail], rate: float, seconds: float,
                  connections: int = 16) -> list[Sent]:
     """Open load: mail i is due at start + i / rate, whoever is free sends it."""
-    total = int(rate * seconds)
+    due = [next(mails) for _ in range(int(rate * seconds))]  # made (and signed) before the clock starts
     start = time.monotonic() + 0.5
     work: queue.SimpleQueue[tuple[float | None, BenchMail] | None] = queue.SimpleQueue()
-    for index in range(total):
-        work.put((start + index / rate, next(mails)))
-    return run_senders([port], work, connections, "paced")
+    for index, mail in enumerate(due):
+        work.put((start + index / rate, mail))
+    return run_senders([address], work, connections, "paced")
 
 
-def run_senders(ports: Sequence[int], work: "queue.SimpleQueue[tuple[float | None, BenchMail] | None]",
+def run_senders(addresses: Sequence[Address], work: "queue.SimpleQueue[tuple[float | None, BenchMail] | None]",
                 connections: int, name: str) -> list[Sent]:
-    """``connections`` threads, thread ``i`` holding one SMTP connection to ``ports[i mod
-    len(ports)]``, sending the queued mails (each at its due time when it has one) until the
+    """``connections`` threads, thread ``i`` holding one SMTP connection to ``addresses[i mod
+    len(addresses)]``, sending the queued mails (each at its due time when it has one) until the
     queue runs dry."""
     for _ in range(connections):
         work.put(None)  # one end marker per thread
@@ -291,8 +300,8 @@ def run_senders(ports: Sequence[int], work: "queue.SimpleQueue[tuple[float | Non
     errors: list[BaseException] = []
     lock = threading.Lock()
 
-    def run(port: int) -> None:
-        sender = Sender(port)
+    def run(address: Address) -> None:
+        sender = Sender(("127.0.0.1", address) if isinstance(address, int) else address)  # a port: on loopback
         try:
             while (item := work.get()) is not None:
                 due, mail = item
@@ -308,7 +317,7 @@ def run_senders(ports: Sequence[int], work: "queue.SimpleQueue[tuple[float | Non
         finally:
             sender.close()
 
-    threads = [threading.Thread(target=run, args=(ports[n % len(ports)],), name=f"{name}{n}")
+    threads = [threading.Thread(target=run, args=(addresses[n % len(addresses)],), name=f"{name}{n}")
                for n in range(connections)]
     for thread in threads:
         thread.start()
@@ -349,6 +358,11 @@ class PhaseFigures:
     def commands_per_second(self) -> float:
         return self.commands / self.seconds
 
+    @property
+    def cpu_ms_per_command(self) -> float | None:
+        """The daemon's CPU per command: what the load of other work on the machine does not change."""
+        return None if self.cpu_ms_per_mail is None else self.cpu_ms_per_mail * self.mails / self.commands
+
     def line(self) -> str:
         text = (f"{self.name:<11} {self.mails:>6} mails {self.mails_per_second:7.1f} mails/s "
                 f"{self.commands_per_second:7.1f} cmds/s | 250 after DATA p50 {self.ack_ms['p50']:7.1f} ms "
@@ -357,14 +371,16 @@ class PhaseFigures:
         if self.lateness_ms is not None:
             text += f" | senders late p99 {self.lateness_ms:.1f} ms"
         if self.cpu_ms_per_mail is not None:
-            text += f" | daemon CPU {self.cpu_ms_per_mail:.2f} ms/mail, load {self.load_average:.1f}"
+            text += (f" | daemon CPU {self.cpu_ms_per_mail:.2f} ms/mail {self.cpu_ms_per_command:.2f} ms/cmd, "
+                     f"load {self.load_average:.1f}")
         return text
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "mails": self.mails, "commands": self.commands, "seconds": self.seconds,
                 "mails_per_second": self.mails_per_second, "commands_per_second": self.commands_per_second,
                 "ack_ms": self.ack_ms, "reply_ms": self.reply_ms, "lateness_ms": self.lateness_ms,
-                "cpu_ms_per_mail": self.cpu_ms_per_mail, "load_average": self.load_average}
+                "cpu_ms_per_mail": self.cpu_ms_per_mail, "cpu_ms_per_command": self.cpu_ms_per_command,
+                "load_average": self.load_average}
 
 
 def _spread(values_ms: Sequence[float]) -> dict[str, float]:
@@ -400,7 +416,10 @@ def machine() -> dict[str, str]:
 
 # -- the run ---------------------------------------------------------------------------------
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
+def run(args: argparse.Namespace, settings: dict[str, str] | None = None, host: str = "127.0.0.1",
+        prepare: Callable[[BenchMail], BenchMail] = lambda mail: mail) -> dict[str, Any]:
+    """One daemon, the phases ``args`` asks for; ``settings`` (else ``--env``) for the daemon,
+    which listens on ``host``; ``prepare`` makes each mail what is sent (e.g. DKIM-signed)."""
     workdir: Path = args.workdir
     workdir.mkdir(parents=True, exist_ok=True)
     database = workdir / f"intake-{args.games}.db"
@@ -418,10 +437,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     report: dict[str, Any] = {"machine": machine(), "games": population.games, "seats": len(population.seats),
                               "phases": [], "memory_kib": {}}
     print("machine: " + ", ".join(f"{k} {v}" for k, v in report["machine"].items()), flush=True)
-    settings = dict(item.split("=", 1) for item in args.env)
+    if settings is None:
+        settings = dict(item.split("=", 1) for item in args.env)
     report["settings"] = settings
     daemon = Daemon(workdir, database, {"JUDGE_WORKER_PROCESSES": str(args.worker_processes), **settings},
-                    worker_processes=args.worker_processes)
+                    worker_processes=args.worker_processes, host=host)
     observer = ReplyObserver(database, args.poll_ms / 1000)
     try:
         daemon.wait_ready()
@@ -441,23 +461,23 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             phases.append(result)
             print(result.line(), flush=True)
 
-        measured("warm-up", lambda: send_closed_loop(
-            daemon.port, one_per_seat(population.seats, args.seed, run_id + "w"), args.senders))
-        stream = mail_stream(population.seats, args.seed, run_id)
+        warm_up = [prepare(mail) for mail in one_per_seat(population.seats, args.seed, run_id + "w")]
+        measured("warm-up", lambda: send_closed_loop(daemon.address, warm_up, args.senders))
+        stream = map(prepare, mail_stream(population.seats, args.seed, run_id))
         if args.mails:
             mails = [next(stream) for _ in range(args.mails)]
-            measured("saturation", lambda: send_closed_loop(daemon.port, mails, args.senders))
+            measured("saturation", lambda: send_closed_loop(daemon.address, mails, args.senders))
         if args.rate_seconds:
-            measured(f"{args.rate:g}/s", lambda: send_at_rate(daemon.port, stream, args.rate, args.rate_seconds))
+            measured(f"{args.rate:g}/s", lambda: send_at_rate(daemon.address, stream, args.rate, args.rate_seconds))
         if args.light_seconds:
             measured(f"light {args.light_rate:g}/s",
-                     lambda: send_at_rate(daemon.port, stream, args.light_rate, args.light_seconds, connections=4))
+                     lambda: send_at_rate(daemon.address, stream, args.light_rate, args.light_seconds, connections=4))
         report["memory_kib"]["after traffic"] = daemon.memory_kib()
         if args.list_all:
             rng = random.Random(args.seed)
-            mails = [compose(population.seats[n], "list-all", rng, f"{run_id}.all{n}@bench.example")
+            mails = [prepare(compose(population.seats[n], "list-all", rng, f"{run_id}.all{n}@bench.example"))
                      for n in range(args.list_all)]
-            measured("LIST (all)", lambda: send_closed_loop(daemon.port, mails, 1))
+            measured("LIST (all)", lambda: send_closed_loop(daemon.address, mails, 1))
             report["memory_kib"]["after LIST of all games"] = daemon.memory_kib()
         report["phases"] = [p.to_json() for p in phases]
         report["observer_polls"] = observer.polls
@@ -498,11 +518,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                         help="a setting for the daemon, e.g. JUDGE_MAIL_VERIFY=false (repeatable): "
                              "runs side by side that differ in one setting")
+    parser.add_argument("--mailauth-rounds", type=int, default=0, metavar="N",
+                        help="N rounds of runs side by side, mail authentication off, on, and on in the daemon's threads: players' "
+                             "mails DKIM-signed, verified by the judge, replies signed "
+                             "(benchmarks/intake_mailauth.py)")
     args = parser.parse_args(argv)
-    report = run(args)
+    if args.mailauth_rounds:
+        from benchmarks.intake_mailauth import side_by_side
+
+        report = side_by_side(args, run)
+        ok = all(r.get("exit_code") == 0 for r in report["runs"])
+    else:
+        report = run(args)
+        ok = report.get("exit_code") == 0
     if args.json:
         args.json.write_text(json.dumps(report, indent=2), encoding="utf-8")
-    return 0 if report.get("exit_code") == 0 else 1
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

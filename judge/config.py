@@ -207,6 +207,8 @@ class MailSettings:
     IMAP server's or a Postfix with OpenDMARC in front; ``trust``: ``dmarc`` refuses the
     sign-ons of mail failing a DMARC policy of reject or quarantine, ``any`` refuses
     nothing.  ``dns_server``: "host" or "host:port" (empty: the system's resolver).
+    ``verify_processes``: processes the checks run in (judge.mailauth.verifier_pool; 0:
+    in the intake's own threads).
     ``bounce_limit`` bounces in ``bounce_window_days`` make an address unreachable
     (judge.mailauth.bounces)."""
 
@@ -216,6 +218,7 @@ class MailSettings:
     trust: str = "dmarc"
     dns_server: str = ""
     dns_timeout_seconds: float = 5.0
+    verify_processes: int = 1
     bounce_limit: int = 3
     bounce_window_days: int = 14
 

@@ -30,16 +30,16 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from adjudicator.api import position_digest
+from judge.press import machine_press
 from judge.daemon.hooks import after_commit_hook
-from judge.mailio.outgoing import queue_all
 from judge.negotiator import Outgoing, Talk
+from judge.mailio.outgoing import queue_all
 from judge.phases.bot_moves import Claim, Job, claim_job, finish_job, finish_press_job, store_power_orders, unfinished
 from judge.phases.bot_seats import is_bot_seat
-from judge.press import machine_press
 from judge.store.models_game import Game
 from judge.store.queries import player_of, position_of
 from judge.store.conflicts import is_conflict
-from judge.store.leases import HEARTBEAT_SECONDS, Owner, heartbeat, register, release_gone, unregister
+from judge.store.leases import HEARTBEAT_SECONDS, Owner, free_jobs_of_gone, heartbeat, register, unregister
 from judge.daemon.worker import jittered_backoff
 
 if TYPE_CHECKING:
@@ -129,7 +129,7 @@ class BotWorker:
         (the ones a crashed run left claimed are waiting again at once)."""
         register(self.store, self.owner)
         self._registered = True
-        release_gone(self.store, self.clock())
+        free_jobs_of_gone(self.store)
 
     def stop(self) -> None:
         """Give back what this process holds (a job in hand is then waiting again)."""

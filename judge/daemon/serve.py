@@ -28,6 +28,7 @@ from judge.edge.smtp_out import OutboxSender, transport_for
 from judge.edge.unsubscribe_in import UnsubscribeListener
 from judge.mailauth.bounces import configure_bounces
 from judge.mailauth.intake import Vetting
+from judge.mailauth.verifier_pool import VerifierPool
 from judge.mailauth.verify import configure_resolver
 from judge.daemon.hooks import after_commit_hook, default_process_hook, resolve_hook
 from judge.store.leases import HEARTBEAT_SECONDS
@@ -90,10 +91,13 @@ class Daemon:
             WorkerProcesses(worker_command, count, on_processed=self._mail_processed)
             if worker_command is not None and count > 0 else None
         )
-        vetting = Vetting(settings.mail, settings.judge)
         configure_bounces(settings.mail)  # how many bounces make an address unreachable
         if settings.mail.verify:
             configure_resolver(settings.mail.dns_server, settings.mail.dns_timeout_seconds)
+        self.verifiers = (VerifierPool(settings.mail.verify_processes, settings.mail.dns_timeout_seconds)
+                          if settings.mail.verify and settings.mail.verify_processes > 0 else None)
+        vetting = (Vetting(settings.mail, settings.judge, self.verifiers.verify) if self.verifiers is not None
+                   else Vetting(settings.mail, settings.judge))
         self.handler = IntakeHandler(store, on_stored=self._mail_stored, clock=clock, vetting=vetting)
         # The judge's bot thinks in processes of its own (judge.daemon.bot_worker); a store no other
         # process can open gets it as a thread.
@@ -298,6 +302,8 @@ class Daemon:
             self.web.stop()
         if self._worker_thread is not None and self._worker_thread.ident is not None:
             self._worker_thread.join()
+        if self.verifiers is not None:
+            self.verifiers.close()
         if self.worker_processes is not None:
             self.worker_processes.stop()
         if self.bot_processes is not None:

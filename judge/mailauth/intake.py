@@ -3,21 +3,22 @@
 ``Vetting.over_smtp``: the judge verifies the mail itself (judge.mailauth.verify) and
 records the result as an ``Authentication-Results`` header, its authserv-id ``[mail]
 authserv_id`` (else ``[judge] domain``), kept beside the stored bytes (which stay as
-received) as if on top of them; ``Vetting.over_imap``:
-the receiving server's own header is read instead (its authserv-id among
-``[mail] trusted_authserv_ids``).  Either way judge.mailauth.trust says what the topmost
+received) as if on top of them; ``Vetting.over_imap``: the receiving server's own header
+is read instead (its authserv-id among ``[mail] trusted_authserv_ids``; the judge's own
+id counts for nothing there).  Either way judge.mailauth.trust says what the topmost
 trusted header means.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from email.utils import getaddresses
+from typing import Protocol
 
 from judge.config import JudgeSettings, MailSettings
-from judge.mailauth.trust import trust_of
-from judge.mailauth.verify import authentication_results
+from judge.mailauth.trust import trust_from, trust_of
+from judge.mailauth.verify import verified
 from judge.store.inbound import Vetted
 
 __all__ = ["Vetted", "Vetting", "from_address"]
@@ -42,23 +43,36 @@ def from_address(raw: bytes) -> str:
     return found[0].lower() if len(found) == 1 else ""
 
 
+class Verifier(Protocol):
+    def __call__(self, raw: bytes, *, authserv_id: str, ip: str | None, mail_from: str, helo: str,
+                 timeout: float) -> tuple[str, tuple[str, str]]: ...
+
+
 @dataclass(frozen=True)
 class Vetting:
+    """``verifier``: judge.mailauth.verify.verified, here or in a process of its own
+    (judge.mailauth.verifier_pool)."""
+
     mail: MailSettings
     judge: JudgeSettings
+    verifier: Verifier = verified
 
-    def _verdict(self, raw: bytes, own: str | None = None) -> Vetted:
-        values = ([own] if own else []) + [v for n, v in _head_fields(raw) if n == "authentication-results"]
-        trust = trust_of(values, self.mail.authserv_ids(self.judge), from_address(raw), self.mail.trust)
-        return Vetted(own, trust.authenticated, trust.distrust)
+    def _verdict(self, raw: bytes, trusted: tuple[str, ...]) -> Vetted:
+        values = [v for n, v in _head_fields(raw) if n == "authentication-results"]
+        trust = trust_of(values, trusted, from_address(raw), self.mail.trust)
+        return Vetted(None, trust.authenticated, trust.distrust)
 
     def over_smtp(self, raw: bytes, *, mail_from: str, peer: str | None, helo: str) -> Vetted:
         """``raw`` verified; the verdict reads the judge's own header first."""
         if not self.mail.verify:
-            return self._verdict(raw)
-        value = authentication_results(raw, authserv_id=self.mail.authserv_id or self.judge.domain, ip=peer,
-                                       mail_from=mail_from, helo=helo, timeout=self.mail.dns_timeout_seconds)
-        return self._verdict(raw, value)
+            return self._verdict(raw, self.mail.authserv_ids(self.judge))
+        value, dmarc = self.verifier(raw, authserv_id=self.mail.authserv_id or self.judge.domain, ip=peer,
+                                      mail_from=mail_from, helo=helo, timeout=self.mail.dns_timeout_seconds)
+        # The judge's own header is on top and its id trusted: it decides (as _verdict would find).
+        trust = trust_from(dmarc, from_address(raw), self.mail.trust, value)
+        return Vetted(value, trust.authenticated, trust.distrust)
 
     def over_imap(self, raw: bytes) -> Vetted:
-        return self._verdict(raw)
+        """Only ``trusted_authserv_ids`` count: the judge verified nothing on this path, so a
+        header under its own authserv-id in a fetched mail was written by someone else."""
+        return self._verdict(raw, replace(self.mail, verify=False).authserv_ids(self.judge))

@@ -10,7 +10,9 @@ its own) makes the mail untrusted under ``[mail] trust = "dmarc"``: its SIGNON, 
 OBSERVE, TAKEOVER, CREATE and RESIGN are refused with this reason, so orders and press
 (which need a sign-on) are not read.  ``temperror`` (DNS did not answer) refuses
 nothing: a name server's trouble must not cost a player a turn.  ``p=none`` is the
-domain saying it does not know its own mail yet: such mail is treated as unverified.
+domain saying it does not know its own mail yet: such mail is treated as unverified, and
+so is mail of a domain with SPF but no DMARC policy, whatever SPF says (SPF speaks of the
+envelope sender, not of From).
 """
 
 from __future__ import annotations
@@ -57,21 +59,29 @@ def trust_of(values: Iterable[str], trusted: Sequence[str], from_address: str, m
     except Exception:  # a header we cannot read decides nothing
         return Trust(results=value)
     dmarc = next((r for r in parsed.results if r.method == "dmarc"), None)
-    if dmarc is None:
-        return Trust(results=value)
+    return trust_from(dmarc_outcome(dmarc), from_address, mode, value)
+
+
+def dmarc_outcome(dmarc: object | None) -> tuple[str, str]:
+    """The result and the From domain's policy of an authres DMARC result (None: ``("", "")``)."""
+    return ("", "") if dmarc is None else (str(getattr(dmarc, "result", "")), _policy(dmarc))
+
+
+def trust_from(dmarc: tuple[str, str], from_address: str, mode: str, results: str) -> Trust:
+    """The verdict of the deciding header ``results`` whose DMARC result and policy are
+    ``dmarc`` (``("", "")``: no DMARC result): what trust_of makes of it, for a caller
+    that holds them already (the SMTP intake, which has just made the header)."""
+    outcome, policy = dmarc
     domain = from_address.rpartition("@")[2].lower()
-    if dmarc.result == "pass":
-        return Trust(authenticated=from_address.lower(), results=value)
-    if dmarc.result != "fail" or mode != TRUST_DMARC:
-        return Trust(results=value)
-    policy = _policy(dmarc)
-    if policy not in _REFUSING_POLICIES:
-        return Trust(results=value)
+    if outcome == "pass":
+        return Trust(authenticated=from_address.lower(), results=results)
+    if outcome != "fail" or mode != TRUST_DMARC or policy not in _REFUSING_POLICIES:
+        return Trust(results=results)
     return Trust(distrust=(f"this mail fails DMARC: it is not signed by {domain or 'its From domain'} nor sent "
                            f"from a server {domain or 'that domain'} names, and {domain or 'that domain'} asks "
                            f"receivers to {policy} such mail; so it may not come from {from_address or 'its From'}, "
                            f"and sign-ons in it are not read (write from your own mail server, without a "
-                           f"forwarding service that changes the mail)"), results=value)
+                           f"forwarding service that changes the mail)"), results=results)
 
 
 def _policy(dmarc: object) -> str:

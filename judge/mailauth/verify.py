@@ -23,6 +23,9 @@ import dns.exception
 import dns.rdatatype
 import dns.resolver
 
+from judge.mailauth.trust import dmarc_outcome
+
+
 def _org_domain_memo() -> None:
     """authheaders reads and parses the whole public suffix list at every DMARC check
     (about a second); the list is read once here and each domain's answer remembered."""
@@ -52,6 +55,25 @@ def _org_domain_memo() -> None:
 
 _org_domain_memo()
 
+_DOMAIN_PART = re.compile(r"@([a-z0-9.-]+)", re.I)
+
+
+def _domain_part(address: str | bytes) -> str:
+    """authheaders' own reads ``[a-z0-9.]`` after the @, so eve@t-online.de is of domain
+    "t" (whose _dmarc.t has no policy): no DMARC verdict at all for hyphenated domains, a
+    forged From of one never refused.  IndexError when there is none, as authheaders expects."""
+    text = address.decode("utf-8", "replace") if isinstance(address, bytes) else str(address)
+    return _DOMAIN_PART.findall(text)[0].lower().rstrip(".")
+
+
+def _fix_domain_part() -> None:
+    import authheaders
+
+    authheaders.get_domain_part = _domain_part  # check_dmarc and dmarc_per_from read it from there
+
+
+_fix_domain_part()
+
 MAX_SIGNATURES = 4
 MAX_SIGNATURE_BYTES = 4096
 _FIELD = re.compile(rb"\n(?![ \t])")
@@ -62,12 +84,18 @@ def configure_resolver(server: str, timeout: float) -> None:
     dnspython's default, the system's resolv.conf), with a cache, each lookup given up
     after ``timeout`` s."""
     if server:
-        resolver = dns.resolver.Resolver(configure=False)
         host, _, port = server.rpartition(":") if server.count(":") == 1 else (server, "", "")
-        resolver.nameservers = [host or server]
-        resolver.port = int(port) if port else 53
+        use_nameservers([host or server], int(port) if port else 53, timeout)
     else:
-        resolver = dns.resolver.get_default_resolver()
+        default = dns.resolver.get_default_resolver()
+        use_nameservers([str(n) for n in default.nameservers], int(default.port), timeout)
+
+
+def use_nameservers(nameservers: list[str], port: int, timeout: float) -> None:
+    """Every DNS lookup of this process through ``nameservers`` on ``port``, with a cache."""
+    resolver = dns.resolver.Resolver(configure=False)
+    resolver.nameservers = list(nameservers)
+    resolver.port = port
     resolver.lifetime = timeout
     resolver.timeout = timeout
     resolver.cache = dns.resolver.Cache()
@@ -184,11 +212,19 @@ def _from_domain(raw: bytes) -> str:
     return addresses[0].rsplit("@", 1)[1].lower() if len(addresses) == 1 else ""
 
 
-def authentication_results(raw: bytes, *, authserv_id: str, ip: str | None, mail_from: str, helo: str,
-                           timeout: float) -> str:
-    """The Authentication-Results value (without the field name) of ``raw``."""
+def verified(raw: bytes, *, authserv_id: str, ip: str | None, mail_from: str, helo: str,
+             timeout: float) -> tuple[str, tuple[str, str]]:
+    """The Authentication-Results value (without the field name) of ``raw``, and the result
+    and policy of its DMARC check (judge.mailauth.trust.trust_from reads them without
+    parsing the value again).  Plain strings: this runs in a verifier process too."""
     spf = spf_result(ip, mail_from, helo, timeout)
     dkims = dkim_results(raw, timeout)
     dmarc = dmarc_result(raw, spf, dkims)
     header = str(authres.AuthenticationResultsHeader(authserv_id=authserv_id, results=[spf, *dkims, dmarc]))
-    return header.split(":", 1)[1].strip()
+    return header.split(":", 1)[1].strip(), dmarc_outcome(dmarc)
+
+
+def authentication_results(raw: bytes, *, authserv_id: str, ip: str | None, mail_from: str, helo: str,
+                           timeout: float) -> str:
+    """The Authentication-Results value (without the field name) of ``raw``."""
+    return verified(raw, authserv_id=authserv_id, ip=ip, mail_from=mail_from, helo=helo, timeout=timeout)[0]

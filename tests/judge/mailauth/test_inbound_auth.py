@@ -15,10 +15,8 @@ from datetime import datetime, timezone
 import pytest
 from sqlalchemy import select
 
-from judge.config import JudgeSettings, MailSettings
 from judge.mailauth.dkim_keys import ED25519, RSA, new_key
 from judge.mailauth.dkim_sign import signer_for
-from judge.mailauth.intake import Vetting
 from judge.store.models_mail import InboundMessage
 from judge.store.models_signon import SignonFailure
 from tests.judge.mailauth.daemon_game import JUDGE, files, header, running_daemon
@@ -127,15 +125,45 @@ def test_dns_trouble_and_bad_signatures_cost_nothing(daemon):
     assert "ERROR" not in reply_to(daemon, garbage).split("\n\n", 1)[1][:200]
 
 
-def test_imap_reads_the_receiving_servers_verdict():
-    vetting = Vetting(MailSettings(verify=False, trusted_authserv_ids="mx.judge.test"),
-                      JudgeSettings(address=JUDGE, domain="example.org"))
-    body = b"From: anna@players.test\nTo: judge@example.org\nSubject: x\n\nLIST\n"
-    trusted_fail = (b"Authentication-Results: mx.judge.test; dkim=none; dmarc=fail header.from=players.test "
-                    b"policy.dmarc=reject\n")
-    forged_pass = b"Authentication-Results: mx.judge.test; dmarc=pass header.from=players.test\n"
-    assert vetting.over_imap(trusted_fail + forged_pass + body).distrust  # the topmost trusted one decides
-    passed = vetting.over_imap(forged_pass + body)
-    assert (passed.authenticated, passed.distrust) == ("anna@players.test", None)
-    stranger = vetting.over_imap(b"Authentication-Results: evil.test; dmarc=pass\n" + body)
-    assert (stranger.authenticated, stranger.distrust) == (None, None)  # nobody we trust said anything
+@pytest.fixture
+def imap_daemon(tmp_path, dovecot_server, imap_account):
+    yield from running_daemon(tmp_path, {
+        "JUDGE_IMAP_HOST": imap_account.host, "JUDGE_IMAP_PORT": str(imap_account.port),
+        "JUDGE_IMAP_USERNAME": imap_account.username, "JUDGE_IMAP_PASSWORD": imap_account.password,
+        "JUDGE_IMAP_POLL_SECONDS": "0.2", "JUDGE_MAIL_TRUSTED_AUTHSERV_IDS": "mx.judge.test"})
+
+
+def test_imap_reads_the_receiving_servers_verdict(imap_daemon, dovecot_server, imap_account):
+    """Through Dovecot: the receiving server (authserv-id mx.judge.test, trusted) found the
+    mail failing DMARC of a p=reject domain: refused as over SMTP.  Headers of any other
+    authserv-id, the judge's own included (it verified nothing on this path), and trusted
+    ones below the topmost, are believed by nobody."""
+    def fetched(headers: bytes, body: str) -> tuple[InboundMessage, str]:
+        raw = headers + mail(PLAYER, body)
+        dovecot_server.deliver(imap_account, raw, sender="mallory@evil.test")
+        answer = reply_to(imap_daemon, raw)
+        with imap_daemon.store.unit_of_work() as session:
+            row = session.execute(select(InboundMessage).order_by(InboundMessage.id.desc())).scalars().first()
+            session.expunge(row)
+        assert row.source == "imap" and row.raw.replace(b"\r\n", b"\n").endswith(raw.replace(b"\r\n", b"\n"))
+        return row, answer
+
+    trusted_fail = (b"Authentication-Results: mx.judge.test; spf=fail smtp.mailfrom=evil.test; dkim=none;\n"
+                    b" dmarc=fail (p=reject) header.from=players.test policy.dmarc=reject\n")
+    forged_pass = (b"Authentication-Results: mx.judge.test; dmarc=pass header.from=players.test\n"
+                   b"Authentication-Results: example.org; dmarc=pass header.from=players.test\n")
+    row, answer = fetched(trusted_fail + forged_pass, "SIGNON master@im1 wrong\nPAUSE\n")
+    assert row.distrust and row.authenticated is None
+    assert "not read: this mail fails DMARC" in answer and "asks receivers to reject" in answer
+    with imap_daemon.store.unit_of_work() as session:  # as over SMTP: the forgery costs the player nothing
+        assert session.execute(select(SignonFailure)).all() == []
+
+    for stranger in (b"Authentication-Results: evil.test; dmarc=pass header.from=players.test\n",
+                     b"Authentication-Results: example.org; dmarc=pass header.from=players.test\n"):
+        row, answer = fetched(stranger, "LIST\n")
+        assert (row.authenticated, row.distrust) == (None, None)  # nobody we trust said anything
+
+    trusted_pass = b"Authentication-Results: mx.judge.test; dkim=pass header.d=players.test; dmarc=pass header.from=players.test\n"
+    row, answer = fetched(trusted_pass, "CREATE im1 masterpw\nFORM\n")
+    assert (row.authenticated, row.distrust) == (PLAYER, None)
+    assert "created with you as its master" in answer

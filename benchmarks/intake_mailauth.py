@@ -1,0 +1,96 @@
+"""The intake benchmark with mail authentication off and on, side by side in one run
+(issue 27): ``python -m benchmarks.intake_bench --mailauth-rounds N ...``.
+
+What users run with it on: every player's mail DKIM-signed by the players' domain (one
+rsa-sha256 2048-bit signature, as the large providers sign), sent from this host's
+non-loopback address (so the judge checks SPF too: mail from loopback is a local
+relay's), the domain's key, SPF record and ``p=reject`` DMARC policy served by a DNS
+server on loopback in this process; the judge verifies each mail (DKIM, SPF, DMARC: every
+one passes) and signs each reply twice (rsa-sha256 and ed25519-sha256) before writing it.
+Off: the same signed mails, ``[mail] verify = false`` and ``[dkim] sign = false``.  And
+"on0": on, but with ``[mail] verify_processes = 0`` (the checks in the daemon's own
+threads, under its interpreter lock).  The three alternate, each on a fresh copy of the
+same population, ``N`` rounds.
+
+After each run the database and the outbox folder are read back, so the figures are
+known to be of mail that really was verified (dmarc=pass recorded) and signed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from contextlib import closing
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable
+
+from benchmarks.intake_mail import BenchMail
+
+DOMAIN = "bench.example"  # the players' domain (benchmarks/intake_population.py), and the judge's
+OFF = {"JUDGE_MAIL_VERIFY": "false", "JUDGE_DKIM_SIGN": "false"}
+
+
+def signing_players(zone: Any, host: str) -> Callable[[BenchMail], BenchMail]:
+    """Publish the players' domain in ``zone`` (key, SPF for ``host``, DMARC p=reject) and
+    return what signs each of their mails."""
+    from judge.mailauth.dkim_keys import RSA, new_key
+    from judge.mailauth.dkim_sign import signer_for
+
+    key = new_key("players2026", RSA)
+    zone.txt[f"{key.selector}._domainkey.{DOMAIN}"] = [key.txt_value()]
+    zone.txt[DOMAIN] = [f"v=spf1 ip4:{host} -all"]
+    zone.txt[f"_dmarc.{DOMAIN}"] = ["v=DMARC1; p=reject"]
+    signer = signer_for(DOMAIN, (key,))
+    return lambda mail: replace(mail, raw=signer.sign(mail.raw))
+
+
+def evidence(workdir: Path) -> dict[str, int]:
+    """What the run just finished left: inbound mails, those recorded as passing DKIM and
+    DMARC, reply files written and those carrying both signatures."""
+    with closing(sqlite3.connect(workdir / "run.db")) as db:
+        inbound = db.execute("SELECT count(*) FROM inbound_message").fetchone()[0]
+        passed = db.execute("SELECT count(*) FROM inbound_message WHERE auth_results LIKE '%dkim=pass%' "
+                            "AND auth_results LIKE '%dmarc=pass%'").fetchone()[0]
+    files = list((workdir / "outbox" / "new").glob("*.eml"))
+    signed = sum(1 for f in files if f.read_bytes().count(b"DKIM-Signature:") >= 2)
+    return {"inbound": inbound, "inbound_dkim_and_dmarc_pass": passed, "replies": len(files),
+            "replies_signed_twice": signed}
+
+
+def side_by_side(args: Any, run: Callable[..., dict[str, Any]]) -> dict[str, Any]:
+    """``args.mailauth_rounds`` rounds of ``run`` (benchmarks.intake_bench.run): off, on, on0."""
+    from tests.fixtures.dns_server import start_zone
+    from tests.fixtures.ports import own_address
+
+    host = own_address()
+    zone = start_zone()
+    prepare = signing_players(zone, host)
+    on = {"JUDGE_MAIL_DNS_SERVER": zone.server, "JUDGE_MAIL_DNS_TIMEOUT_SECONDS": "2"}
+    configurations = {"off": OFF, "on": on, "on0": {**on, "JUDGE_MAIL_VERIFY_PROCESSES": "0"}}
+    runs = []
+    for round_number in range(1, args.mailauth_rounds + 1):
+        for name, settings in configurations.items():
+            shutil.rmtree(args.workdir / "outbox", ignore_errors=True)
+            print(f"-- round {round_number}, verification and signing {name}", flush=True)
+            report = run(args, {**dict(item.split("=", 1) for item in args.env), **settings}, host, prepare)
+            report.update(round=round_number, mailauth=name, evidence=evidence(args.workdir))
+            print(f"   {report['evidence']}", flush=True)
+            runs.append(report)
+    print(summary(runs), flush=True)
+    return {"runs": runs, "dns_queries": len(zone.asked)}
+
+
+def summary(runs: list[dict[str, Any]]) -> str:
+    """A table of each run's saturation phase: throughput, and the daemon's CPU per command
+    with the rate one and two cores would give at that cost."""
+    lines = ["round  auth   mails/s  cmds/s  CPU ms/cmd  cmds per CPU-s (1 core)  x2 cores  load"]
+    for report in runs:
+        phase = next((p for p in report["phases"] if p["name"] == "saturation"), None)
+        if phase is None or not phase.get("cpu_ms_per_command"):
+            continue
+        per_cpu_second = 1000 / phase["cpu_ms_per_command"]
+        lines.append(f"{report['round']:>5}  {report['mailauth']:>5}  {phase['mails_per_second']:7.1f}  "
+                     f"{phase['commands_per_second']:6.1f}  {phase['cpu_ms_per_command']:10.2f}  "
+                     f"{per_cpu_second:23.0f}  {2 * per_cpu_second:8.0f}  {phase['load_average']:4.1f}")
+    return "\n".join(lines)

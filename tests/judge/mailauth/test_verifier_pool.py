@@ -1,0 +1,36 @@
+"""Verification in a process of its own (judge.mailauth.verifier_pool): the same verdict
+as in the daemon's process, through the daemon's name servers (the loopback DNS server
+here, handed to the process at its start); a verifier process that dies costs no mail."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+from judge.mailauth.dkim_keys import RSA, new_key
+from judge.mailauth.dkim_sign import signer_for
+from judge.mailauth.verifier_pool import VerifierPool
+from judge.mailauth.verify import verified
+
+KEY = new_key("s1", RSA)
+MAIL = signer_for("players.test", (KEY,)).sign(
+    b"From: anna@players.test\r\nTo: judge@example.org\r\nSubject: x\r\nMessage-ID: <a@players.test>\r\n\r\nLIST\r\n")
+ARGS = dict(authserv_id="example.org", ip="127.0.0.1", mail_from="anna@players.test", helo="mx.players.test",
+            timeout=1.0)
+
+
+def test_a_verifier_process_gives_the_same_verdict_and_may_die(dns_zone):
+    dns_zone.txt["s1._domainkey.players.test"] = [KEY.txt_value()]
+    dns_zone.txt["_dmarc.players.test"] = ["v=DMARC1; p=reject"]
+    here = verified(MAIL, **ARGS)
+    assert "dkim=pass" in here[0] and here[1] == ("pass", "reject")
+    pool = VerifierPool(1, 1.0)
+    try:
+        assert pool.verify(MAIL, **ARGS) == here
+        [pid] = list(pool._pool()._processes)  # the process the pool started, not this one
+        assert pid != os.getpid()
+        os.kill(pid, signal.SIGKILL)
+        assert pool.verify(MAIL, **ARGS) == here  # checked here while a new process starts
+        assert pool.verify(MAIL, **ARGS) == here and list(pool._pool()._processes) != [pid]
+    finally:
+        pool.close()
