@@ -111,8 +111,9 @@ class Daemon:
         return found
 
     def cpu_seconds(self) -> float:
-        """CPU time (user and system) the daemon, and its worker processes, have used so far."""
-        pids = [self.process.pid, *(_children(self.process.pid) if self.worker_processes else [])]
+        """CPU time (user and system) the daemon and every process below it (worker and
+        verifier processes) have used so far."""
+        pids = [self.process.pid, *_descendants(self.process.pid)]
         return sum(_cpu_seconds_of(pid) for pid in pids)
 
     def stop(self) -> int:
@@ -141,6 +142,25 @@ def _cpu_seconds_of(pid: int) -> float:
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid``: children of any of its threads (a verifier pool's
+    forkserver is started by an intake thread), and theirs."""
+    found = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as listed:
+                children = [int(child) for child in listed.read().split()]
+        except OSError:
+            continue
+        for child in children:
+            found += [child, *_descendants(child)]
+    return found
 
 
 def _children(pid: int) -> list[int]:
@@ -403,6 +423,16 @@ def figures(name: str, sent: Sequence[Sent], observer: ReplyObserver) -> PhaseFi
     return result
 
 
+def _wait_until_sent(database: Path, timeout: float = 600.0) -> None:
+    """Until no outgoing mail is queued (the sender has signed and written every reply)."""
+    deadline = time.monotonic() + timeout
+    with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=30)) as db:
+        while db.execute("SELECT count(*) FROM outbox WHERE status = 'queued'").fetchone()[0]:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"replies still queued after {timeout} s")
+            time.sleep(0.05)
+
+
 def machine() -> dict[str, str]:
     model = "unknown"
     with open("/proc/cpuinfo", encoding="utf-8") as info:
@@ -417,9 +447,11 @@ def machine() -> dict[str, str]:
 # -- the run ---------------------------------------------------------------------------------
 
 def run(args: argparse.Namespace, settings: dict[str, str] | None = None, host: str = "127.0.0.1",
-        prepare: Callable[[BenchMail], BenchMail] = lambda mail: mail) -> dict[str, Any]:
+        prepare: Callable[[BenchMail], BenchMail] = lambda mail: mail, drain: bool = False) -> dict[str, Any]:
     """One daemon, the phases ``args`` asks for; ``settings`` (else ``--env``) for the daemon,
-    which listens on ``host``; ``prepare`` makes each mail what is sent (e.g. DKIM-signed)."""
+    which listens on ``host``; ``prepare`` makes each mail what is sent (e.g. DKIM-signed);
+    ``drain``: a phase's CPU time also counts sending its replies (signing them, writing
+    the files), read once the outbox has nothing queued."""
     workdir: Path = args.workdir
     workdir.mkdir(parents=True, exist_ok=True)
     database = workdir / f"intake-{args.games}.db"
@@ -456,6 +488,8 @@ def run(args: argparse.Namespace, settings: dict[str, str] | None = None, host: 
             load = os.getloadavg()[0]
             cpu_before = daemon.cpu_seconds()
             result = figures(name, send(), observer)
+            if drain:
+                _wait_until_sent(database)
             result.cpu_ms_per_mail = (daemon.cpu_seconds() - cpu_before) * 1000 / result.mails
             result.load_average = load
             phases.append(result)

@@ -73,7 +73,8 @@ def side_by_side(args: Any, run: Callable[..., dict[str, Any]]) -> dict[str, Any
         for name, settings in configurations.items():
             shutil.rmtree(args.workdir / "outbox", ignore_errors=True)
             print(f"-- round {round_number}, verification and signing {name}", flush=True)
-            report = run(args, {**dict(item.split("=", 1) for item in args.env), **settings}, host, prepare)
+            report = run(args, {**dict(item.split("=", 1) for item in args.env), **settings}, host, prepare,
+                         drain=True)
             report.update(round=round_number, mailauth=name, evidence=evidence(args.workdir))
             print(f"   {report['evidence']}", flush=True)
             runs.append(report)
