@@ -116,6 +116,10 @@ class Daemon:
         pids = [self.process.pid, *_descendants(self.process.pid)]
         return sum(_cpu_seconds_of(pid) for pid in pids)
 
+    def own_cpu_seconds(self) -> float:
+        """CPU time of the daemon's own process (one interpreter lock: what one core must carry)."""
+        return _cpu_seconds_of(self.process.pid)
+
     def stop(self) -> int:
         if self.process.poll() is None:
             self.process.terminate()
@@ -368,6 +372,7 @@ class PhaseFigures:
     reply_ms: dict[str, float] = field(default_factory=dict)  # 250 to reply committed
     lateness_ms: float | None = None  # how far behind schedule the paced senders started (p99)
     cpu_ms_per_mail: float | None = None  # the daemon's CPU time in the phase, per mail
+    own_cpu_ms_per_mail: float | None = None  # of that, its own process's (not its worker or verifier processes')
     load_average: float | None = None  # the machine's (1 minute) when the phase started
 
     @property
@@ -377,6 +382,10 @@ class PhaseFigures:
     @property
     def commands_per_second(self) -> float:
         return self.commands / self.seconds
+
+    @property
+    def own_cpu_ms_per_command(self) -> float | None:
+        return None if self.own_cpu_ms_per_mail is None else self.own_cpu_ms_per_mail * self.mails / self.commands
 
     @property
     def cpu_ms_per_command(self) -> float | None:
@@ -391,8 +400,8 @@ class PhaseFigures:
         if self.lateness_ms is not None:
             text += f" | senders late p99 {self.lateness_ms:.1f} ms"
         if self.cpu_ms_per_mail is not None:
-            text += (f" | daemon CPU {self.cpu_ms_per_mail:.2f} ms/mail {self.cpu_ms_per_command:.2f} ms/cmd, "
-                     f"load {self.load_average:.1f}")
+            text += (f" | daemon CPU {self.cpu_ms_per_mail:.2f} ms/mail {self.cpu_ms_per_command:.2f} ms/cmd "
+                     f"(its own process {self.own_cpu_ms_per_command:.2f}), load {self.load_average:.1f}")
         return text
 
     def to_json(self) -> dict[str, Any]:
@@ -400,6 +409,7 @@ class PhaseFigures:
                 "mails_per_second": self.mails_per_second, "commands_per_second": self.commands_per_second,
                 "ack_ms": self.ack_ms, "reply_ms": self.reply_ms, "lateness_ms": self.lateness_ms,
                 "cpu_ms_per_mail": self.cpu_ms_per_mail, "cpu_ms_per_command": self.cpu_ms_per_command,
+                "own_cpu_ms_per_command": self.own_cpu_ms_per_command,
                 "load_average": self.load_average}
 
 
@@ -486,11 +496,12 @@ def run(args: argparse.Namespace, settings: dict[str, str] | None = None, host: 
             """Send a phase's mails, wait for every reply, and record the figures with the
             daemon's CPU time meanwhile (the steadier measure on a shared machine)."""
             load = os.getloadavg()[0]
-            cpu_before = daemon.cpu_seconds()
+            cpu_before, own_before = daemon.cpu_seconds(), daemon.own_cpu_seconds()
             result = figures(name, send(), observer)
             if drain:
                 _wait_until_sent(database)
             result.cpu_ms_per_mail = (daemon.cpu_seconds() - cpu_before) * 1000 / result.mails
+            result.own_cpu_ms_per_mail = (daemon.own_cpu_seconds() - own_before) * 1000 / result.mails
             result.load_average = load
             phases.append(result)
             print(result.line(), flush=True)
