@@ -567,6 +567,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="N rounds of runs side by side, mail authentication off, on, and on in the daemon's threads: players' "
                              "mails DKIM-signed, verified by the judge, replies signed "
                              "(benchmarks/intake_mailauth.py)")
+    parser.add_argument("--mailauth-configurations", default="off,on,on0", metavar="NAMES",
+                        help="with --mailauth-rounds: which, of off, on, on0, sign (replies signed only), "
+                             "verify (mail verified only)")
     args = parser.parse_args(argv)
     if args.mailauth_rounds:
         from benchmarks.intake_mailauth import side_by_side

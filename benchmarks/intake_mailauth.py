@@ -10,7 +10,8 @@ one passes) and signs each reply twice (rsa-sha256 and ed25519-sha256) before wr
 Off: the same signed mails, ``[mail] verify = false`` and ``[dkim] sign = false``.  And
 "on0": on, but with ``[mail] verify_processes = 0`` (the checks in the daemon's own
 threads, under its interpreter lock).  The three alternate, each on a fresh copy of the
-same population, ``N`` rounds.
+same population, ``N`` rounds.  ``--mailauth-configurations`` picks others: "sign" (only
+the replies signed) and "verify" (only the mail verified) tell the two costs apart.
 
 After each run the database and the outbox folder are read back, so the figures are
 known to be of mail that really was verified (dmarc=pass recorded) and signed.
@@ -59,7 +60,8 @@ def evidence(workdir: Path) -> dict[str, int]:
 
 
 def side_by_side(args: Any, run: Callable[..., dict[str, Any]]) -> dict[str, Any]:
-    """``args.mailauth_rounds`` rounds of ``run`` (benchmarks.intake_bench.run): off, on, on0."""
+    """``args.mailauth_rounds`` rounds of ``run`` (benchmarks.intake_bench.run), one run of
+    each of ``args.mailauth_configurations`` a round."""
     from tests.fixtures.dns_server import start_zone
     from tests.fixtures.ports import own_address
 
@@ -67,7 +69,9 @@ def side_by_side(args: Any, run: Callable[..., dict[str, Any]]) -> dict[str, Any
     zone = start_zone()
     prepare = signing_players(zone, host)
     on = {"JUDGE_MAIL_DNS_SERVER": zone.server, "JUDGE_MAIL_DNS_TIMEOUT_SECONDS": "2"}
-    configurations = {"off": OFF, "on": on, "on0": {**on, "JUDGE_MAIL_VERIFY_PROCESSES": "0"}}
+    known = {"off": OFF, "on": on, "on0": {**on, "JUDGE_MAIL_VERIFY_PROCESSES": "0"},
+             "sign": {**OFF, "JUDGE_DKIM_SIGN": "true"}, "verify": {**on, "JUDGE_DKIM_SIGN": "false"}}
+    configurations = {name: known[name] for name in args.mailauth_configurations.split(",")}
     runs = []
     for round_number in range(1, args.mailauth_rounds + 1):
         for name, settings in configurations.items():
