@@ -147,8 +147,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"  godip  {peer_ms:7.3f} ms/phase  rounds {', '.join(f'{r * 1000 / n:.3f}' for r in peer_times)}"
           f"  ratio {peer_ms / ours_ms:.1f}x")
     print(f"  positions after the movement: {n - len(differ)} of {n} phases the same")
-    for phase, mine, theirs in differ[:10]:
-        print(f"    {phase}: ours {mine}  godip {theirs}")
+    for phase, mine, peer_outcome in differ[:10]:
+        print(f"    {phase}: ours {mine}  godip {peer_outcome}")
     return 0
 
 

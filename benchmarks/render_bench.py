@@ -99,12 +99,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _every_map(repeat: int) -> int:
+    import io
     import json
+    import math
 
     import maps
     from adjudicator import api
     from adjudicator.jsonio import position_to_json
-    from judge.phases.pictures import _drawing
+    from PIL import Image
+
+    from judge.phases.pictures import MAIL_PNG_PIXELS, _drawing
+    from pictures.svg import picture_size
 
     print(f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores, repeat {repeat}, "
           f"load average {os.getloadavg()[0]:.1f}")
@@ -125,7 +130,13 @@ def _every_map(repeat: int) -> int:
         draw = _drawing.__wrapped__
         svg, png = draw(name, f"bench {position.phase}", str(position.phase), after, results)
         median, best, cpu = _timed(lambda: draw(name, f"bench {position.phase}", str(position.phase), after, results), repeat)
+        # the width the mail's pixel cap allows, against the width drawn: below 100 %, the
+        # picture was drawn smaller to fit the byte cap
+        width, height = picture_size(variant, maps.load_geometry(name))
+        allowed = width * min(1.0, math.sqrt(MAIL_PNG_PIXELS / (width * height)))
+        drawn = Image.open(io.BytesIO(png)).width
         print(f"{name:24s} {len(variant.provinces):3d} provinces  SVG {len(svg) / 1000:5.1f} kB  PNG {len(png) / 1000:5.1f} kB  "
+              f"{drawn:4d} px wide ({100 * drawn / allowed:3.0f} % of the cap's)  "
               f"wall median {median:6.1f} ms, best {best:6.1f} ms; CPU median {cpu:6.1f} ms")
     return 0
 

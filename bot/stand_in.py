@@ -12,6 +12,7 @@ import hashlib
 
 from adjudicator import api
 from adjudicator.types import Position, Variant
+from bot.agreements import NO_AGREEMENTS, Agreements
 from bot.player import Budget
 from bot.search import StrategicBot
 
@@ -24,10 +25,11 @@ def game_seed(name: str) -> int:
 
 
 def stand_in_lines(variant: Variant, position: Position, power: str, seed: int,
-                   budget: Budget = STAND_IN_BUDGET) -> list[str]:
-    """``power``'s orders in ``position`` by the strategic bot, as canonical lines (none when
-    it has nothing to order)."""
+                   budget: Budget = STAND_IN_BUDGET, agreements: Agreements = NO_AGREEMENTS) -> list[str]:
+    """``power``'s orders in ``position`` by the strategic bot, within what a negotiator
+    agreed (``agreements``: a seat that talks), as canonical lines (none when it has nothing
+    to order)."""
     board = api.prepare(variant, position)
     if power not in api.requirements(board):
         return []
-    return [order.canonical() for order in StrategicBot(seed, budget).orders(board, power)]
+    return [order.canonical() for order in StrategicBot(seed, budget).orders(board, power, agreements)]

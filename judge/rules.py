@@ -19,6 +19,16 @@ class RuleInfo:
     values: tuple[int, ...] = ()  # the values it may take, when only some are meaningful
 
 
+#: Rules under which who plays which power is secret until the game ends: the web archive,
+#: WHOGAME and whatever else names a game's players read this one list.
+SECRET_IDENTITY_RULES = ("GUNBOAT", "BLIND_ASSIGN")
+
+
+def identities_secret(rule_names: frozenset[str], ended: bool) -> bool:
+    """Whether a game with these rules (names only) keeps its players' identities secret now."""
+    return not ended and any(rule in rule_names for rule in SECRET_IDENTITY_RULES)
+
+
 # What each engine rule does (docs/adjudication.md has the detail); at most one PARADOX_ rule.
 ENGINE_MEANINGS: dict[str, str] = {
     "PARADOX_SZYKMAN": "convoy paradoxes (the default): the convoys caught in the paradox fail and their "
@@ -46,6 +56,8 @@ JUDGE_RULES: tuple[RuleInfo, ...] = (
     RuleInfo("PUBLIC_PRESS", "press only as broadcasts (or to the master)"),
     RuleInfo("GREY_PRESS", "grey (anonymous) press is allowed"),
     RuleInfo("GUNBOAT", "players' identities are secret and there is no press until the game ends"),
+    RuleInfo("REGISTERED", "only registered players (REGISTER, with the address they write from confirmed) may join "
+                           "or take over"),
     RuleInfo("MIN_DEDICATION", "only players whose dedication (README \"Dedication\") is at least n may join or "
                                "take over (RULE MIN_DEDICATION 10)", takes_value=True),
     RuleInfo("MIN_RATING", "only players whose rating in the game's pool (press or gunboat) is at least n may join "
@@ -74,9 +86,9 @@ JUDGE_RULES: tuple[RuleInfo, ...] = (
     # machine players (judge/edge/daide, judge/edge/daide/machines.py)
     RuleInfo("MACHINES", "machine players (DAIDE bots) may take free seats: the game listens on a DAIDE port of its "
                          "own (told in the FORM reply and in LIST); press with them needs RULE PRESS_LEVEL"),
-    RuleInfo("PRESS_LEVEL", "the DAIDE press level machine players speak (RULE PRESS_LEVEL 30): 10 peace and "
-                            "alliances, 20 order proposals and DMZs, 30 offers in several parts; 0 (the default) "
-                            "no press with machines", takes_value=True, values=(0, 10, 20, 30)),
+    RuleInfo("PRESS_LEVEL", "the DAIDE press level machine players and the judge's bot at a seat speak "
+                            "(RULE PRESS_LEVEL 30): 10 peace and alliances, 20 order proposals and DMZs, 30 offers "
+                            "in several parts; 0 (the default) no press with machines", takes_value=True, values=(0, 10, 20, 30)),
 )
 
 _KNOWN: dict[str, RuleInfo] = {

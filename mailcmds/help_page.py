@@ -54,6 +54,8 @@ SECTIONS: tuple[Section, ...] = (
             note="A phase takes only its own kind of order; an adjustment's missing builds are\nwaived and missing removals are made by the judge (units farthest from home) at the\ndeadline.  Orders sent only in part count as late, as no orders do.",
             forms=tuple((order.form, order.meaning) for order in ORDER_FORMS)),
     Section("press", "PRESS (messages to other players)"),
+    Section("registry", "REGISTERED PLAYERS (one name across games)",
+            note="Addresses are linked only by answering the mail the judge sends to each one.  WHOIS and\nWHOGAME show the name and what its player made PUBLIC; never an address unless he chose\nto, never who plays a gunboat game before it ends."),
     Section("sealed", "SEALED ORDERS (games with RULE SEALED)",
             note="The judge publishes all commitments in one signed mail once every power has committed\n(or at the deadline); REVEAL only after that.  A missing reveal, or one that does not\nmatch the commitment, means all that power's units hold.  SET KEY without SIGNON\nregisters the key for your address; after a game starts a new key needs the master,\nwho approves it by sending SET KEY with that key.  RULE SEALED_SHA256 also accepts\nCOMMIT SHA256.  Every broadcast is signed by the judge (GET KEY for its key); check a\nsaved game archive with: judge audit ARCHIVE --judge-key judge.asc"),
     Section("fair", "FAIR POWER ASSIGNMENT (games with RULE PREFERENCES or BLIND_ASSIGN)",

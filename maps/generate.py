@@ -10,13 +10,15 @@ place every province of the map (chaos, fleet_rome), else none (a graph layout).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from adjudicator.types import Variant
 from maps import _DIRECTORY, available, load
+from pictures import generate as pictures_generate
 from pictures.generate import generate
 
 
@@ -31,10 +33,36 @@ def anchors_for(variant: Variant, directory: Path = _DIRECTORY) -> dict[str, Any
     return None
 
 
+#: The generator's own code: a change to any of these may change every picture.
+GENERATOR = ("generate.py", "layout.py", "outline.py", "palette.py", "vision.py", "voronoi.py")
+
+
+def inputs_digest(variant: Variant, anchors: Mapping[str, Any] | None) -> str:
+    """A digest of everything a map's geometry is made from: what the generator reads of
+    the map (provinces, terrain, coasts, centres, moves, powers), its anchors, and the
+    generator's code.  Stored in the document, it tells a stale geometry without
+    generating it again (tests/pictures/test_geometry.py)."""
+    facts = {
+        "map": variant.name,
+        "provinces": {a: [p.terrain.value, p.supply_center, list(p.coasts)] for a, p in sorted(variant.provinces.items())},
+        "army": {a: sorted(t) for a, t in sorted(variant.army_moves.items())},
+        "fleet": {a: sorted(t) for a, t in sorted(variant.fleet_moves.items())},
+        "powers": [p.name for p in variant.powers],
+        "anchors": anchors,
+    }
+    digest = hashlib.sha256(json.dumps(facts, sort_keys=True).encode("utf-8"))
+    code = Path(pictures_generate.__file__).resolve().parent
+    for filename in GENERATOR:
+        digest.update((code / filename).read_bytes())
+    return digest.hexdigest()
+
+
 def geometry_document(name: str) -> dict[str, Any]:
-    """The geometry document the generator makes for the shipped map ``name`` today."""
+    """The geometry document the generator makes for the shipped map ``name`` today,
+    with the digest of its inputs (``inputs``)."""
     variant = load(name)
-    return generate(variant, anchors_for(variant))
+    anchors = anchors_for(variant)
+    return {**generate(variant, anchors), "inputs": inputs_digest(variant, anchors)}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

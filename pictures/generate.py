@@ -18,7 +18,7 @@ import math
 from typing import Any, Mapping, Sequence
 
 from adjudicator.types import Terrain, Variant, province_of
-from pictures import layout, palette, voronoi
+from pictures import layout, outline, palette, voronoi
 
 Point = tuple[float, float]
 
@@ -283,14 +283,19 @@ def _ring(origin: Point, radii: Sequence[float], directions: int = 12, start: fl
 def _spot(parts: Sequence[Sequence[Point]], candidates: Sequence[Point], radius: float,
           taken: Sequence[tuple[Point, float]]) -> Point | None:
     """The first candidate inside the province whose disc of ``radius`` keeps off ``taken``."""
-    for point in candidates:
-        if _inside(parts, point) and all(math.dist(point, p) >= radius + r for p, r in taken):
-            return point
-    return None
+    return _clear([p for p in candidates if _inside(parts, p)], radius, taken)
+
+
+def _clear(candidates: Sequence[Point], radius: float, taken: Sequence[tuple[Point, float]]) -> Point | None:
+    """The first candidate whose disc of ``radius`` keeps off ``taken``, inside or not."""
+    return next((p for p in candidates if all(math.dist(p, q) >= radius + r for q, r in taken)), None)
 
 
 def _label_half(text: str, size: float) -> Point:
-    return (0.43 * size * len(text) + 1.0, 0.5 * size)  # DejaVu Sans capitals are at most 0.86 em wide
+    # DejaVu Sans capitals are at most 0.86 em wide; the box is centred on the point, the
+    # ink is not: capitals rise 0.73 em above the baseline and J and Q hang 0.2 em below
+    # it, so the box reaches 0.6 em either way to hold both.
+    return (0.43 * size * len(text) + 1.0, 0.6 * size)
 
 
 def _place_label(text: str, size: float, parts: Sequence[Sequence[Point]], candidates: Sequence[Point],
@@ -338,7 +343,9 @@ def _marks(variant: Variant, names: Sequence[str], found: _Cells, sites: Mapping
         parts: list[tuple[Point, ...]] = [c.outline for c in found.of(index) if c.outline]
         every_parts.append(parts)
         unit = voronoi.centroid(max(parts, key=_area))  # the largest part holds the unit and its marks
-        shape: dict[str, Any] = {"parts": [[_rounded(p) for p in part] for part in parts], "unit": _rounded(unit)}
+        drawn = sorted(outline.union(found.cells, found.owners, index, found.facing),
+                       key=lambda ring: not voronoi.contains(ring, unit))  # the unit's outline first
+        shape: dict[str, Any] = {"parts": [[_rounded(p) for p in ring] for ring in drawn], "unit": _rounded(unit)}
         taken: list[tuple[Point, float]] = [(unit, GLYPH)]
         province = variant.provinces[abbrev]
         if province.coasts:
@@ -347,8 +354,11 @@ def _marks(variant: Variant, names: Sequence[str], found: _Cells, sites: Mapping
                 point = _coast_point(variant, abbrev, coast, parts, unit, sites, [(p, 6.0) for p, _ in taken[1:]])
                 shape["coasts"][coast] = _rounded(point)
                 taken.append((point, GLYPH))
-        ring = _ring(unit, (2 * GLYPH + 2, 2 * GLYPH + 6, 2 * GLYPH - 2), 8, -math.pi / 4)
-        dislodged = _spot(parts, ring, GLYPH, taken) or ring[0]
+        ring = _ring(unit, (2 * GLYPH + 2, 2 * GLYPH + 6, 2 * GLYPH - 2, *(2 * GLYPH + 12 + 8 * k for k in range(4))),
+                     8, -math.pi / 4)
+        # a province too small for a second glyph: the dislodged unit stands just outside
+        # it, clear of its own unit and coasts and of the marks placed so far
+        dislodged = _spot(parts, ring, GLYPH, taken) or _clear(ring, GLYPH, taken + circles) or ring[0]
         shape["dislodged"] = _rounded(dislodged)
         taken.append((dislodged, GLYPH))
         if province.supply_center:
@@ -370,40 +380,27 @@ def _marks(variant: Variant, names: Sequence[str], found: _Cells, sites: Mapping
     return shapes
 
 
-def _lines(variant: Variant, names: Sequence[str], found: _Cells, gaps: frozenset[tuple[int, int]]) -> tuple[list[Any], list[Any]]:
-    """(borders, shore) as segments ``[x0, y0, x1, y1]``: every edge of a province's cells
-    but those inside the province and on the frame, each shared stretch once; the shore
-    is where land meets a sea it is adjacent to."""
+def _shore(variant: Variant, names: Sequence[str], found: _Cells, gaps: frozenset[tuple[int, int]]) -> list[Any]:
+    """Where land meets a sea it is adjacent to, as segments ``[x0, y0, x1, y1]``, each
+    shared stretch once.  (The other borders are the provinces' own outlines, stroked.)"""
     count = len(names)
     sea = {i for i, n in enumerate(names) if variant.provinces[n].terrain is Terrain.SEA}
-    borders: list[Any] = []
     shore: list[Any] = []
-
-    def piece(start: Point, end: Point, low: float, high: float) -> list[float]:
-        return [*_rounded((start[0] + low * (end[0] - start[0]), start[1] + low * (end[1] - start[1]))),
-                *_rounded((start[0] + high * (end[0] - start[0]), start[1] + high * (end[1] - start[1])))]
-
     for cell, owner in enumerate(found.owners):
-        if owner >= count:
-            continue  # impassable land: drawn with its own outline
+        if owner >= count or owner not in sea:
+            continue  # drawn once, from the sea's side; impassable land has no shore
         for index, side in enumerate(found.cells[cell].sides):
             if side == voronoi.FRAME:
                 continue
-            start, end = found.edge(cell, index)
             other = found.owners[side]
+            if other >= count or other in sea or (owner, other) in gaps or (other, owner) in gaps:
+                continue
+            start, end = found.edge(cell, index)
             low, high = found.facing(cell, index)
-            if high - low < 1e-9:
-                low = high = 0.0
-            # the stretches that face no cell (a gap beyond) are this province's edge alone
-            for a, b in ((0.0, low), (high, 1.0)):
-                if (b - a) * math.dist(start, end) >= SHORTEST:
-                    borders.append(piece(start, end, a, b))
-            together = other < count and (min(owner, other), max(owner, other)) not in gaps
-            if (high - low) * math.dist(start, end) < SHORTEST or other == owner or (together and other < owner):
-                continue  # nothing met, inside the province, or drawn from the other side
-            land_sea = together and (owner in sea) != (other in sea)
-            (shore if land_sea else borders).append(piece(start, end, low, high))
-    return borders, shore
+            if (high - low) * math.dist(start, end) >= SHORTEST:
+                shore.append([*_rounded((start[0] + low * (end[0] - start[0]), start[1] + low * (end[1] - start[1]))),
+                              *_rounded((start[0] + high * (end[0] - start[0]), start[1] + high * (end[1] - start[1])))])
+    return shore
 
 
 def generate(variant: Variant, anchors: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -430,7 +427,6 @@ def generate(variant: Variant, anchors: Mapping[str, Any] | None) -> dict[str, A
     for _ in range(MENDS):  # bridge again from the pieces kept, and keep only what holds together
         found = _whole(_touching(found.sites, adjacent, gaps, width, height, found.owners), gaps, width, height)
     links = [[names[a], names[b]] for a, b in adjacent if found.shared(a, b) < MIN_BORDER]
-    borders, shore = _lines(variant, names, found, gaps)
     named_colors = {k.upper(): v for k, v in (anchors or {}).get("colors", {}).items()}
     powers = [p.name for p in variant.powers]
     impassable = [c.outline for c, owner in zip(found.cells, found.owners) if owner >= len(names) and c.outline]
@@ -443,7 +439,6 @@ def generate(variant: Variant, anchors: Mapping[str, Any] | None) -> dict[str, A
         "colors": palette.power_colors(powers, named_colors),
         "provinces": _marks(variant, names, found, {n: placed[n] for n in names}),
         "links": links,
-        "borders": borders,
-        "shore": shore,
+        "shore": _shore(variant, names, found, gaps),
         "impassable": [[_rounded(p) for p in outline] for outline in impassable],
     }

@@ -5,18 +5,20 @@ The document (``maps/<name>.geo.json``, made by ``pictures.generate``, written b
     {"map": "standard", "width": 1000, "height": 900,
      "licence": "...", "provenance": "...",
      "colors": {"ENGLAND": "#1f3a93", ...},                 # optional; else a palette
-     "provinces": {"SPA": {"parts": [[[x, y], ...], ...],   # convex pieces, the first holds the unit
+     "provinces": {"SPA": {"parts": [[[x, y], ...], ...],   # outlines: pieces, the first holding the unit, then holes
                            "unit": [x, y], "label": [x, y],
                            "dislodged": [x, y],              # where a dislodged unit stands
                            "supply": [x, y],                 # supply centres only
                            "coasts": {"NC": [x, y], "SC": [x, y]},
                            "coast_labels": {"NC": [x, y], "SC": [x, y]}}, ...},
      "links": [["BUR", "MUN"], ...],                         # adjacent provinces that do not touch
-     "borders": [[x0, y0, x1, y1], ...],                     # edges between provinces, drawn once
+     "borders": [[x0, y0, x1, y1], ...],                     # optional: lines beside the outlines
      "shore": [[x0, y0, x1, y1], ...],                       # where land meets a sea it borders
      "impassable": [[[x, y], ...], ...]}                     # optional outlines
 
-Coordinates are SVG user units, origin top left.  Two provinces' parts share an edge
+Coordinates are SVG user units, origin top left.  A province's rings are filled by the
+non-zero rule (a hole is wound against its pieces) and stroked: the outlines are the
+borders.  Two provinces' parts share an edge
 if and only if the map makes them adjacent, unless the pair is in ``links``.  ``check_against`` says whether a
 geometry covers a variant (every province drawn, every split coast placed).
 """
@@ -49,8 +51,9 @@ class ProvinceShape:
     coast_labels: Mapping[str, Point] = field(default_factory=lambda: MappingProxyType({}))
 
     def contains(self, point: Point) -> bool:
-        """Whether ``point`` lies inside the province (in one of its parts)."""
-        return any(contains(part, point) for part in self.parts)
+        """Whether ``point`` lies inside the province: within an odd number of its rings
+        (in one of its pieces and in none of its holes)."""
+        return sum(contains(part, point) for part in self.parts) % 2 == 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +69,9 @@ class Geometry:
     colors: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     licence: str = ""
     provenance: str = ""
+    #: Where each of ``links`` between drawn provinces is drawn: from the corner of the
+    #: first nearest the second's unit to the corner of the second nearest the first's.
+    link_lines: Mapping[tuple[str, str], tuple[Point, Point]] = field(default_factory=lambda: MappingProxyType({}))
 
     def point(self, location: str) -> Point:
         """Where a unit at ``location`` (``"SPA/NC"`` or ``"PAR"``) is drawn."""
@@ -138,6 +144,21 @@ def _shape(abbrev: str, doc: Any) -> ProvinceShape:
     )
 
 
+def _facing(provinces: Mapping[str, ProvinceShape], province: str, other: str) -> Point:
+    """The corner of ``province`` nearest ``other``'s unit: where a link leaves it."""
+    goal = provinces[other].unit
+    return min((p for part in provinces[province].parts for p in part),
+               key=lambda p: (p[0] - goal[0]) ** 2 + (p[1] - goal[1]) ** 2)
+
+
+def link_ends(provinces: Mapping[str, ProvinceShape],
+              links: tuple[tuple[str, str], ...]) -> Mapping[tuple[str, str], tuple[Point, Point]]:
+    """Each link's line, as ``Geometry.link_lines`` holds it (found once, when loaded);
+    a link naming a province not drawn has none (``check_against`` reports it)."""
+    return MappingProxyType({(a, b): (_facing(provinces, a, b), _facing(provinces, b, a)) for a, b in links
+                             if a in provinces and b in provinces})
+
+
 def geometry_from_json(doc: Mapping[str, Any]) -> Geometry:
     """The Geometry of a decoded ``.geo.json`` document; raises GeometryError."""
     if not isinstance(doc, Mapping):
@@ -151,13 +172,16 @@ def geometry_from_json(doc: Mapping[str, Any]) -> Geometry:
     colors = doc.get("colors", {})
     if not isinstance(colors, Mapping):
         raise GeometryError("'colors' must be an object of power -> '#rrggbb'")
+    shapes = MappingProxyType({a.upper(): _shape(a.upper(), s) for a, s in provinces.items()})
+    links = _links(doc.get("links", []))
     return Geometry(
         map_name=str(doc["map"]),
         width=float(doc["width"]),
         height=float(doc["height"]),
-        provinces=MappingProxyType({a.upper(): _shape(a.upper(), s) for a, s in provinces.items()}),
+        provinces=shapes,
         impassable=tuple(_outline(o, "an impassable outline") for o in doc.get("impassable", [])),
-        links=_links(doc.get("links", [])),
+        links=links,
+        link_lines=link_ends(shapes, links),
         borders=_segments(doc.get("borders", []), "'borders'"),
         shore=_segments(doc.get("shore", []), "'shore'"),
         colors=MappingProxyType({p.upper(): str(c) for p, c in colors.items()}),

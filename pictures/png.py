@@ -19,6 +19,8 @@ import math
 import re
 from typing import TYPE_CHECKING
 
+from pictures import lettering
+
 if TYPE_CHECKING:
     from PIL.Image import Image
 
@@ -61,6 +63,7 @@ def svg_to_png(svg: str, scale: float = 1.0, max_bytes: int | None = None, max_p
     return png
 
 
+_TITLE = re.compile(r"<title>[^<]*</title>")
 _SIZE = re.compile(r'<svg\b[^>]*?\bwidth="([0-9.]+)"[^>]*?\bheight="([0-9.]+)"')
 
 
@@ -70,10 +73,15 @@ def _draw(svg: str, scale: float) -> "Image":
     from cairosvg.surface import PNGSurface  # type: ignore[import-untyped]
     from PIL import Image
 
-    surface = PNGSurface(Tree(bytestring=svg.encode("utf-8")), None, 96, scale=scale).cairo
+    # Hover titles are for SVG viewers; CairoSVG would parse (and copy) each one for nothing.
+    # The texts are written by FreeType (pictures.lettering): CairoSVG sets them slowly.
+    board, letterings = lettering.split(_TITLE.sub("", svg))
+    surface = PNGSurface(Tree(bytestring=board.encode("utf-8")), None, 96, scale=scale).cairo
     surface.flush()
-    return Image.frombuffer("RGB", (surface.get_width(), surface.get_height()), surface.get_data(),
-                            "raw", "BGRX", surface.get_stride(), 1)
+    image = Image.frombuffer("RGB", (surface.get_width(), surface.get_height()), surface.get_data(),
+                             "raw", "BGRX", surface.get_stride(), 1).copy()
+    lettering.write(image, letterings, scale)
+    return image
 
 
 def _encode(image: "Image") -> bytes:

@@ -49,7 +49,16 @@ def _points(points: Sequence[Point]) -> str:
 
 
 def _segments(segments: Sequence[Segment]) -> str:
-    return "".join(f"M{_f(x0)},{_f(y0)}L{_f(x1)},{_f(y1)}" for x0, y0, x1, y1 in segments)
+    """Path data of the segments; one that starts where the last ended goes on from it
+    (fewer points for the SVG reader: the shore comes mostly in runs)."""
+    data: list[str] = []
+    end: tuple[float, float] | None = None
+    for x0, y0, x1, y1 in segments:
+        if end != (x0, y0):
+            data.append(f"M{_f(x0)},{_f(y0)}")
+        data.append(f"L{_f(x1)},{_f(y1)}")
+        end = (x1, y1)
+    return "".join(data)
 
 
 def _el(parent: ET.Element, tag: str, **attributes: str) -> ET.Element:
@@ -64,12 +73,6 @@ def initials(names: Sequence[str]) -> dict[str, str]:
         if sum(1 for m in marks.values() if m == marks[name]) > 1:
             marks[name] = name[:2] + name[-1]
     return marks
-
-
-def _facing(geometry: Geometry, province: str, other: str) -> Point:
-    """The corner of ``province`` nearest ``other``'s unit: where a link leaves it."""
-    goal = geometry.provinces[other].unit
-    return min((p for part in geometry.provinces[province].parts for p in part), key=lambda p: math.dist(p, goal))
 
 
 class _Drawing:
@@ -101,7 +104,12 @@ class _Drawing:
         owner = {centre: power for power, owned in centers.items() for centre in owned}
         geometry = self.geometry
         _el(self.root, "rect", x="0", y="0", width=_f(geometry.width), height=_f(geometry.height), fill=palette.IMPASSABLE)
+        # Flat fills with hard edges: the PNG keeps few colours and stays small at full
+        # size; the units, orders and labels above stay smooth.
         cells = self.layer("provinces")
+        cells.set("shape-rendering", "crispEdges")
+        cells.set("stroke", palette.BORDER)
+        cells.set("stroke-width", "1")
         for outline in geometry.impassable:
             _el(cells, "polygon", class_="impassable", points=_points(outline), fill=palette.IMPASSABLE,
                 stroke=palette.BORDER, stroke_width="1")
@@ -117,13 +125,13 @@ class _Drawing:
             cell = _el(cells, "path", class_="province", data_province=abbrev,
                        d="".join(f"M{_points(part)}Z" for part in shape.parts), fill=fill)
             ET.SubElement(cell, "title").text = province.name
-        _el(self.root, "path", class_="border", d=_segments(geometry.borders), fill="none", stroke=palette.BORDER,
-            stroke_width="1")
+        if geometry.borders:  # a hand-made geometry may draw borders apart from the outlines
+            _el(self.root, "path", class_="border", d=_segments(geometry.borders), fill="none", stroke=palette.BORDER,
+                stroke_width="1", shape_rendering="crispEdges")
         _el(self.root, "path", class_="shore", d=_segments(geometry.shore), fill="none", stroke=palette.INK,
-            stroke_width="2", stroke_linecap="round")
+            stroke_width="2", stroke_linecap="round", stroke_linejoin="round", shape_rendering="crispEdges")
         links = self.layer("links")
-        for first, second in geometry.links:
-            a, b = _facing(geometry, first, second), _facing(geometry, second, first)
+        for (first, second), (a, b) in geometry.link_lines.items():
             link = _el(links, "line", class_="link", data_provinces=f"{first} {second}", x1=_f(a[0]), y1=_f(a[1]),
                        x2=_f(b[0]), y2=_f(b[1]), stroke=palette.INK, stroke_width="2", stroke_dasharray="1 3",
                        stroke_linecap="round")

@@ -71,11 +71,43 @@ def import_graph() -> dict[str, set[str]]:
             graph[name] = _imports(ast.parse(path.read_text(encoding="utf-8")), name, path.name == "__init__.py")
     # The command registry imports the command modules by name (importlib): those edges count.
     graph["judge.commands.registry"] |= set(command_module_names())
+    for name, path in _sources().items():
+        graph[name] |= {literal for _, literal in dynamic_imports(path) if literal is not None}
     for name, imported in graph.items():
         packages_of_submodules = {n.rsplit(".", 1)[0] for n in imported if n in graph and "." in n}
         graph[name] = {n for n in imported
                        if not (n in packages_of_submodules and not _imports_names_of(n, imported, graph))}
     return graph
+
+
+@lru_cache(maxsize=1)
+def _sources() -> dict[str, Path]:
+    """The project's modules by name (migrations aside)."""
+    return {_module_name(path): path for package in PACKAGES for path in (ROOT / package).rglob("*.py")
+            if "migrations" not in path.parts}
+
+
+_IMPORTERS = frozenset({"import_module", "__import__"})
+
+
+def _dynamic_imports_in(tree: ast.AST) -> list[tuple[int, str | None]]:
+    """The calls that import a module by name (``importlib.import_module(x)``,
+    ``import_module(x)``, ``__import__(x)``): line and the name when it is a literal, None
+    when it is computed."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args:
+            called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+            if called in _IMPORTERS:
+                first = node.args[0]
+                literal = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+                found.append((node.lineno, literal))
+    return found
+
+
+@lru_cache(maxsize=None)
+def dynamic_imports(path: Path) -> list[tuple[int, str | None]]:
+    return _dynamic_imports_in(ast.parse(path.read_text(encoding="utf-8")))
 
 
 def _imports_names_of(package: str, imported: set[str], graph: dict[str, set[str]]) -> bool:
@@ -147,6 +179,33 @@ def test_no_import_cycle_among_the_projects_modules():
     assert cycle is None, " -> ".join(cycle or ())
 
 
+#: The only modules that import by a computed name, and why the import rules still see
+#: every edge of the project.
+NAMED_IMPORTS = {
+    # finds the command modules by reading its package's sources; import_graph counts them
+    "judge.commands.registry",
+    # loads an operator's hook from a module outside the project; refuses a module of the
+    # project that is not one of its explicitly imported BUILT_IN hooks
+    "judge.daemon.hooks",
+}
+
+
+def test_no_edge_hides_behind_an_import_by_name():
+    """An import by a computed name is an edge the import rules cannot see: wire modules by
+    import statements or tables of imported modules instead (literal names are counted)."""
+    hidden = [f"{path.relative_to(ROOT)}:{line}" for name, path in _sources().items() if name not in NAMED_IMPORTS
+              for line, literal in dynamic_imports(path) if literal is None]
+    assert not hidden, f"modules imported by a computed name: {hidden}"
+    for name in NAMED_IMPORTS:
+        assert any(literal is None for _, literal in dynamic_imports(_sources()[name])), f"{name} needs no exception"
+
+
+def test_the_named_import_finder_finds_them():
+    source = ("import importlib\nfrom importlib import import_module\n"
+              "importlib.import_module(name)\nimport_module(f'judge.{x}')\n__import__('judge.mail')\nimport_module('x', 'y')\n")
+    assert _dynamic_imports_in(ast.parse(source)) == [(3, None), (4, None), (5, "judge.mail"), (6, "x")]
+
+
 def test_the_cycle_finder_finds_a_cycle():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
@@ -206,14 +265,17 @@ def test_an_edge_never_imports_another_edge():
             assert not others, f"{module} imports {sorted(others)}"
 
 
-def test_commands_phases_and_publishing_are_layered():
-    """edge -> commands -> phases -> publish -> store: nothing reaches back up."""
-    below = {"judge.phases": ("judge.commands", "judge.edge"),
-             "judge.publish": ("judge.commands", "judge.edge", "judge.phases"),
-             "judge.store": ("judge.commands", "judge.edge", "judge.phases", "judge.publish")}
+#: judge/'s layers, top first: a layer imports none above it.
+LAYERS = ("judge.cli", "judge.daemon", "judge.edge", "judge.commands", "judge.press", "judge.phases", "judge.publish",
+          "judge.mailio", "judge.store")
+
+
+def test_judges_packages_are_layered():
+    """cli -> daemon -> edge -> commands -> press -> phases -> publish -> mailio -> store:
+    nothing reaches back up."""
     graph = unit_graph()
-    for unit, forbidden in below.items():
-        wrong = {t for t in graph.get(unit, ()) if t in forbidden}
+    for depth, unit in enumerate(LAYERS):
+        wrong = {t for t in graph.get(unit, ()) if t in LAYERS[:depth]}
         assert not wrong, f"{unit} imports {sorted(wrong)}"
 
 

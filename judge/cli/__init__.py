@@ -1,36 +1,43 @@
 """The `judge` command: one sub-command per module, each registering itself.
 
 A command module exposes ``register(subparsers) -> None``; it adds its parser and sets
-``func=`` to a callable taking the parsed namespace and returning an exit code.  New
-commands are added to ``COMMAND_MODULES`` and nowhere else.
+``func=`` to a callable taking the parsed namespace and returning an exit code.  A new
+command is a module of this package, imported and listed in ``command_modules`` and
+nowhere else.  The modules are imported when the parser is built, not with this package:
+they are light (each imports the store and the rest when its command runs), and
+``judge.cli.options``, which they share, must not build the parser.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import select
 import sys
+from types import ModuleType
 from typing import Sequence
 
-COMMAND_MODULES: tuple[str, ...] = (
-    "judge.cli.adjudicate",  # judge adjudicate
-    "judge.cli.serve",  # judge serve
-    "judge.cli.tick",  # judge tick
-    "judge.cli.db",  # judge db upgrade|status
-    "judge.cli.shunt",  # judge shunt list|retry
-    "judge.cli.outbox",  # judge outbox list|retry
-    "judge.cli.backup",  # judge backup FILE
-    "judge.cli.key",  # judge key export|import
-    "judge.cli.dns",  # judge dns
-    "judge.player.cli",  # judge player escrow|blind
-    "judge.cli.audit",  # judge audit ARCHIVE
-    "judge.cli.bot",  # judge bot --host H --port P
-    "judge.cli.picture",  # judge render
-    "judge.cli.web",  # judge web build
-    "judge.cli.ratings",  # judge ratings rebuild
-)
+
+def command_modules() -> tuple[ModuleType, ...]:
+    """The sub-command modules, in the order ``judge --help`` lists them."""
+    from judge.cli import adjudicate, audit, backup, bot, db, dns, key, outbox, picture, ratings, serve, shunt, tick, web
+    from judge.player import cli as player
+
+    return (adjudicate,  # judge adjudicate
+            serve,  # judge serve
+            tick,  # judge tick
+            db,  # judge db upgrade|status
+            shunt,  # judge shunt list|retry
+            outbox,  # judge outbox list|retry
+            backup,  # judge backup FILE
+            key,  # judge key export|import
+            dns,  # judge dns
+            player,  # judge player escrow|blind
+            audit,  # judge audit ARCHIVE
+            bot,  # judge bot --host H --port P
+            picture,  # judge render
+            web,  # judge web build
+            ratings)  # judge ratings rebuild
 
 
 def installed_version() -> str:
@@ -50,8 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"judge (dipjudge) {installed_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in COMMAND_MODULES:
-        importlib.import_module(module_name).register(subparsers)
+    for module in command_modules():
+        module.register(subparsers)
     return parser
 
 

@@ -13,7 +13,6 @@ from sqlalchemy.orm import Session
 
 from judge.commands.create import Create
 from judge.commands.join import Resign
-from judge.commands.signon import Signon
 from judge.commands.press import Press
 from mailcmds import Command, OrderLines, SourceLine
 from judge.commands import signon_throttle
@@ -59,16 +58,16 @@ def run_command(ctx: MailContext, command: Command) -> None:
     if isinstance(command, Resign):
         ctx.deferred.append((command, ctx.signed_on))
         return
-    # A password-checked sign-on: the account it tries, before it is tried.
-    tried = signon_throttle.attempt(ctx, command) if isinstance(command, Signon) else None
+    # A password-checked command (SIGNON, REGISTER): the account it tries, before it is tried.
+    tried = signon_throttle.attempt(ctx, command) if ctx.inbound is not None else None
     if tried is not None:
-        game_name, account = tried.key
-        unread = (f"not tried: one sign-on attempt for {account} in game '{game_name}' per mail, and the one "
+        unread = (f"not tried: one sign-on attempt for {signon_throttle.account_text(tried.key)} per mail, and the one "
                   "above was refused; send the right password in a new mail"
                   if tried.key in ctx.refused_signons else signon_throttle.throttled(ctx, tried))
         if unread is not None:
             ctx.failed(command.source, unread)
-            ctx.signed_on, ctx.failed_signon = None, command.source
+            if opens:
+                ctx.signed_on, ctx.failed_signon = None, command.source
             return
     handler = handler_for(type(command))
     marks = (len(ctx.outgoing), len(ctx.blocks), len(ctx.entries), len(ctx.sessions))

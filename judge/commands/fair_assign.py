@@ -348,19 +348,6 @@ def lists_revealed(ctx: Ctx, game: Game, assignment: FairAssignment) -> None:
         start_game(ctx, game)
 
 
-def due_list_reveals(ctx: Ctx, game_id: int | None = None) -> None:
-    """The scheduler pass: list reveals whose deadline has passed."""
-    query = select(FairAssignment).where(FairAssignment.status == REVEALING_LISTS,
-                                         FairAssignment.reveal_deadline <= ctx.now)
-    if game_id is not None:
-        query = query.where(FairAssignment.game_id == game_id)
-    due = ctx.session.execute(query).scalars().all()
-    for assignment in due:
-        game = ctx.session.get(Game, assignment.game_id)
-        if game is not None:
-            lists_revealed(ctx, game, assignment)
-
-
 def _decisions(game: Game, state: AssignmentState, start: int = 0) -> list[str]:
     names = power_by_letter(game)
     lines = []

@@ -11,13 +11,13 @@ Mail between the two judges carries ``Auto-Submitted: no``: it is protocol mail 
 judge must act on (their replies are auto-replied and never acted on, so nothing loops).
 It is signed PGP/MIME with each judge's key and checked on receipt
 (judge/publish/peer_mail.py): the witness's key is pinned from its first signed mail.
-A witness silent for a day is reported to the master; the game waits and keeps its state.
+A witness silent for a day is reported to the master (judge/edge/fair_due.py, the
+scheduler's deadline work); the game waits and keeps its state.
 """
 
 from __future__ import annotations
 
 import secrets
-from datetime import timedelta
 from typing import Sequence
 
 from sqlalchemy import select
@@ -37,7 +37,7 @@ from judge.fair.blind_messages import (
     ShuffledList,
     ShuffleRequest,
 )
-from judge.fair.blind_protocol import GmSide, GmStage, ProtocolError, list_digest
+from judge.fair.blind_protocol import GmSide, GmStage, ProtocolError
 from judge.fair.serialize import from_data, to_data
 from judge.mailio.outgoing import OutgoingMail
 from judge.mailio.render import render
@@ -46,7 +46,7 @@ from judge.publish.broadcast import list_headers
 from judge.publish.peer_mail import check_peer_mail, signed_peer_mail
 from judge.commands.context import Ctx, MailContext
 from judge.mailio.inbound import CommandRefused
-from judge.store.queries import as_utc, find_game, master_of, players, variant_of
+from judge.store.queries import find_game, master_of, players, variant_of
 from judge.commands.start import DEFERRERS, start_game
 from judge.store.models_fair import ROLE_GM, BlindRun, FairWitness
 from judge.lifecycle import FORMING
@@ -56,9 +56,6 @@ from judge.commands.fair import BlindCollected, BlindEchoes, BlindList, Shuffled
 from mailcmds import Command
 from judge.commands.handler import Handler, Needs
 from judge.commands.fair import BlindConfirm, BlindFactor, BlindFormat, BlindReceipt, BlindShuffle, BlindedMessage
-
-
-SILENCE = timedelta(days=1)
 
 
 def witness_of(ctx: Ctx, game: Game) -> str | None:
@@ -99,7 +96,7 @@ def begin(ctx: Ctx, game: Game) -> bool:
         return run.finished_at is None
     witness = witness_of(ctx, game)
     if witness is None:
-        _tell_master(ctx, game, "the game is full, but it has no witness: send WITNESS address (a judge "
+        tell_master(ctx, game, "the game is full, but it has no witness: send WITNESS address (a judge "
                                 "run with judge serve --role witness, or a person) and the blinded "
                                 "assignment begins; the game waits until then")
         return True
@@ -111,11 +108,11 @@ def begin(ctx: Ctx, game: Game) -> bool:
                    started_at=ctx.now, waiting_since=ctx.now)
     ctx.session.add(run)
     ctx.session.flush()
-    _send(ctx, game, run, step.outgoing)
+    send_blind(ctx, game, run, step.outgoing)
     return True
 
 
-def _tell_master(ctx: Ctx, game: Game, text: str) -> None:
+def tell_master(ctx: Ctx, game: Game, text: str) -> None:
     master = master_of(ctx.session, game)
     if master is not None:
         ctx.send([OutgoingMail(recipients=(master.address,), subject=f"{game.name}: blinded assignment",
@@ -137,7 +134,7 @@ def _require_witness_signature(ctx: MailContext, game: Game, run: BlindRun) -> N
         raise CommandRefused(f"mail for the blinded assignment of '{game.name}' refused: {checked.reason}")
     if run.peer_key is None:
         run.peer_key, run.peer_fingerprint = checked.key, checked.fingerprint
-        _tell_master(ctx, game, f"the witness {run.witness_address} signs its mail with the key "
+        tell_master(ctx, game, f"the witness {run.witness_address} signs its mail with the key "
                                 f"{spaced(checked.fingerprint or '')}; from now on only mail signed by that key "
                                 "is taken as the witness's")
 
@@ -147,7 +144,7 @@ def _to_player(ctx: Ctx, game: Game, address: str, subject: str, body: str) -> O
                         kind="fair_blind_player", game_id=game.id, headers=list_headers(game, ctx.judge))
 
 
-def _send(ctx: Ctx, game: Game, run: BlindRun, messages: Sequence[BlindMessage]) -> None:
+def send_blind(ctx: Ctx, game: Game, run: BlindRun, messages: Sequence[BlindMessage]) -> None:
     """Each protocol message as the email that carries it."""
     mails: list[OutgoingMail] = []
     witness = run.witness_address
@@ -197,7 +194,7 @@ def _receive(ctx: MailContext, game_name: str, message: BlindMessage, command) -
     run.log = [*run.log, type(message).__name__]
     run.waiting_since = ctx.now
     run.told_master_at = None
-    _send(ctx, game, run, step.outgoing)
+    send_blind(ctx, game, run, step.outgoing)
     ctx.done(command, f"blinded assignment of '{game.name}': {step.state.stage.value}")
     if step.state.stage is GmStage.DONE and run.finished_at is None:
         _finish(ctx, game, run, step.state)
@@ -207,7 +204,7 @@ def _finish(ctx: MailContext, game: Game, run: BlindRun, state: GmSide) -> None:
     record = state.record
     assert record is not None
     if record.problems:
-        _tell_master(ctx, game, "the blinded assignment went wrong: " + "; ".join(record.problems)
+        tell_master(ctx, game, "the blinded assignment went wrong: " + "; ".join(record.problems)
                      + ". The game waits; the run's record is kept.")
         return
     run.finished_at = ctx.now
@@ -234,39 +231,6 @@ def confirmed(ctx: MailContext, command: BlindEchoes) -> None:
 
 def blinds_published(ctx: MailContext, command: BlindList) -> None:
     _receive(ctx, command.game, BlindsPublished((), tuple(command.values)), command)
-
-
-def blind_due_work(ctx: Ctx, game_id: int | None = None) -> None:
-    """Tell the master about a witness silent for a day (again each further day)."""
-    query = select(BlindRun).where(BlindRun.role == ROLE_GM, BlindRun.finished_at.is_(None))
-    if game_id is not None:
-        query = query.where(BlindRun.game_id == game_id)
-    for run in ctx.session.execute(query).scalars().all():
-        quiet_since = run.told_master_at or run.waiting_since
-        if ctx.now - as_utc(quiet_since) < SILENCE:
-            continue
-        game = ctx.session.get(Game, run.game_id)
-        state: GmSide = from_data(run.state)
-        if game is None or WITNESS not in state.awaiting:
-            continue
-        run.told_master_at = ctx.now
-        _tell_master(ctx, game, f"the witness {run.witness_address} has not answered since "
-                                f"{as_utc(run.waiting_since):%Y-%m-%d %H:%M} UTC ({state.stage.value}). "
-                                "The game waits; nothing is lost: the judge has sent the witness its last "
-                                "message again, and the assignment goes on when the witness answers.")
-        _send(ctx, game, run, _last_to_witness(state))
-
-
-def _last_to_witness(state: GmSide) -> tuple[BlindMessage, ...]:
-    """The GM's last message to the witness, rebuilt from the state (sending it twice is
-    harmless: the witness takes a repeated message as a repeat)."""
-    if state.stage is GmStage.AWAITING_LIST:
-        return (ShuffleRequest(state.players, state.format.length),)
-    if state.stage is GmStage.AWAITING_BLINDS_COLLECTED:
-        return (ListReceipt(list_digest(state.shuffled), len(state.shuffled)),)
-    if state.stage is GmStage.AWAITING_BLINDS:
-        return (FormatPublished((WITNESS,), state.format),)
-    return ()  # waiting for players' receipts, which go to the witness directly
 
 
 DEFERRERS["BLIND_ASSIGN"] = begin

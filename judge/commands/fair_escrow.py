@@ -32,7 +32,6 @@ from judge.commands.fair_lottery import (
     _open_for,
     contest_of,
     count_number,
-    decide,
     numbers_of,
     maybe_publish,
     window,
@@ -51,7 +50,7 @@ def _published(command: EscrowDeposit | EscrowPeel) -> bytes:
     return (command.message or "").encode("utf-8")
 
 
-def _ring(ctx: Ctx, game: Game) -> Keyring:
+def escrow_ring(ctx: Ctx, game: Game) -> Keyring:
     return judge_keyring(ctx.session, ctx.judge, [m for _, m in numbered_players(ctx.session, game)])
 
 
@@ -70,7 +69,7 @@ def deposit(ctx: MailContext, command: EscrowDeposit) -> None:
         raise CommandRefused("send your signed COMMIT first (in the same mail, above ESCROW): the escrow "
                              "is checked against it")
     data = _published(command)
-    with _ring(ctx, game) as ring:
+    with escrow_ring(ctx, game) as ring:
         try:
             peeling = start_peeling(ring, data, number.fingerprint or "", number.signature)
         except EscrowError as problem:
@@ -108,21 +107,8 @@ def _members_by_fingerprint(ctx: Ctx, game: Game) -> dict[str, Membership]:
     return found
 
 
-def start_peeling_if_due(ctx: Ctx, game: Game, row: FairLottery) -> bool:
-    """At the reveal deadline: if the escrowing player has not revealed, start peeling."""
-    escrow = ctx.session.get(FairEscrow, row.id)
-    if escrow is None:
-        return False
-    number = numbers_of(ctx, row).get(escrow.label)
-    if number is None or number.number is not None or number.signature is None:
-        return False
-    row.stage = LOTTERY_PEELING
-    _ask(ctx, game, row, escrow, number.signature, number.fingerprint or "")
-    return True
-
-
-def _ask(ctx: Ctx, game: Game, row: FairLottery, escrow: FairEscrow, signature: bytes, fingerprint: str) -> None:
-    with _ring(ctx, game) as ring:
+def ask_for_layer(ctx: Ctx, game: Game, row: FairLottery, escrow: FairEscrow, signature: bytes, fingerprint: str) -> None:
+    with escrow_ring(ctx, game) as ring:
         peeling = replay_peeling(ring, escrow, signature, fingerprint)
     layer_number = peeling.stage + 1
     asked = list(whom_to_ask(peeling))
@@ -161,7 +147,7 @@ def peel(ctx: MailContext, command: EscrowPeel) -> None:
         raise CommandRefused(f"this escrow layer is for {', '.join(escrow.asked)}, not for your key {mine or '(none)'}")
     escrower = numbers_of(ctx, row)[escrow.label]
     data = _published(command)
-    with _ring(ctx, game) as ring:
+    with escrow_ring(ctx, game) as ring:
         peeling = replay_peeling(ring, escrow, escrower.signature or b"", escrower.fingerprint or "")
         peeling, answer = accept_peeled(ring, peeling, data, mine)
     if not answer.accepted:
@@ -169,7 +155,7 @@ def peel(ctx: MailContext, command: EscrowPeel) -> None:
     escrow.peels = [*escrow.peels, [data.decode("utf-8", "replace"), mine]]
     if peeling.number_file is None:
         ctx.done(command, f"{answer.reason}; the next layer is asked for")
-        _ask(ctx, game, row, escrow, escrower.signature or b"", escrower.fingerprint or "")
+        ask_for_layer(ctx, game, row, escrow, escrower.signature or b"", escrower.fingerprint or "")
         return
     try:
         value = read_number(peeling.number_file, contest_of(row).outcomes)
@@ -181,24 +167,6 @@ def peel(ctx: MailContext, command: EscrowPeel) -> None:
     ctx.done(command, f"{answer.reason}: {escrow.label}'s number is {value}")
     row.stage = LOTTERY_REVEALING
     count_number(ctx, game, row, escrow.label, value, peeling.number_file, escrow.result)
-
-
-def peeling_due(ctx: Ctx, game: Game, row: FairLottery) -> None:
-    """Nobody who could open the current layer answered in time."""
-    escrow = ctx.session.get(FairEscrow, row.id)
-    assert escrow is not None
-    escrower = numbers_of(ctx, row)[escrow.label]
-    with _ring(ctx, game) as ring:
-        peeling = replay_peeling(ring, escrow, escrower.signature or b"", escrower.fingerprint or "")
-        for fingerprint in escrow.asked:
-            peeling = mark_vanished(peeling, fingerprint)
-    escrow.vanished = sorted(set(escrow.vanished) | set(escrow.asked))
-    if peeling.failure is not None or not whom_to_ask(peeling):
-        escrow.result = f"the peeling broke down ({peeling.failure}); {escrow.label}'s number counts as 0"
-        row.stage = LOTTERY_REVEALING
-        decide(ctx, game, row)
-        return
-    _ask(ctx, game, row, escrow, escrower.signature or b"", escrower.fingerprint or "")
 
 
 #: Which function carries out each command of this module, and who may give it.

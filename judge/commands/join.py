@@ -19,6 +19,7 @@ from judge.store.queries import (
     player_of,
     players,
     power_named,
+    rule_names,
     variant_of,
 )
 from judge.commands.signon import MASTER_TOKENS, check_password
@@ -31,6 +32,7 @@ from mailcmds.model import Command
 from mailcmds.syntax import CommandLine, ParseContext, Verb, expect_count
 from mailcmds.values import ValueSyntaxError, parse_game, split_power_at_game, split_signon_id
 from judge.commands.handler import Handler
+from judge.registry.admission import check_registered
 from judge.standing.restrictions import check_standing
 
 
@@ -188,6 +190,7 @@ def join(ctx: MailContext, command: Join) -> None:
         raise CommandRefused(f"game '{game.name}' has ended")
     check_privacy(game, command.privacy)
     _refuse_second_place(ctx, game)
+    check_registered(ctx.session, game.name, rule_names(game), ctx.sender)
     check_standing(ctx.session, game.name, game.rules or (), (ctx.sender,))
     variant = variant_of(game)
     joined = players(ctx.session, game)
@@ -254,6 +257,7 @@ def takeover(ctx: MailContext, command: Takeover) -> None:
         )
     check_privacy(game, command.privacy)
     _refuse_second_place(ctx, game)
+    check_registered(ctx.session, game.name, rule_names(game), ctx.sender)
     check_standing(ctx.session, game.name, game.rules or (), (ctx.sender,))
     member = _new_member(ctx, game, PLAYER, command.password, power=power, name=ctx.sender_name or None)
     ctx.sign_on(game, member, command.source.number)

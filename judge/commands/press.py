@@ -5,8 +5,9 @@ Rules: NO_PRESS and GUNBOAT (until the game ends) allow press to the master only
 PUBLIC_PRESS allows broadcasts and press to the master; grey (anonymous) press needs
 RULE GREY_PRESS; after the deadline the late-press limits of judge.turns.press apply.
 Observers may write to the master only.  The master may always press anyone.  Machine
-players (DAIDE bots) never get mail: the press lines they can read go to them as DAIDE
-(``PressLog.daide``, relayed by the DAIDE edge), and the reply names them as it names anyone.
+players (DAIDE bots, the judge's bot at a seat) never get mail: the press lines they can read
+go to them as DAIDE (``PressLog.daide``, relayed by the DAIDE edge, answered by a bot process
+for the judge's bot), and the reply names them as it names anyone.
 """
 
 from __future__ import annotations
@@ -291,12 +292,14 @@ def press(ctx: MailContext, command: Press) -> None:
                 seen.add(member.address.lower())
                 mails.append(to_member(game, ctx.judge, member, subject=subject, body=body, kind="press"))
     ctx.send(mails)
-    ctx.session.add(PressLog(
+    row = PressLog(
         game_id=game.id, phase=game.phase, sender=who.label, membership_id=who.membership.id,
         recipients=list(recipients), grey=command.grey, broadcast=command.broadcast,
         subject=subject[:998], body=command.body, sent_at=ctx.now,
         daide=_for_machines(ctx, game, who, command, recipients) or None,
-    ))
+    )
+    ctx.session.add(row)
+    machine_press.bot_hears(ctx.session, game, row, ctx.now)  # the judge's bot answers in a bot process
     to = "everyone in the game" if command.broadcast else ", ".join(r for r in recipients if r not in undelivered)
     message = f"press sent to {to or 'nobody'}" + (" (grey)" if command.grey else "")
     if undelivered:
@@ -308,10 +311,13 @@ def press(ctx: MailContext, command: Press) -> None:
 
 def _for_machines(ctx: MailContext, game: Game, who: SignedOn, command: Press, recipients: tuple[str, ...]) -> list[str]:
     """The press lines of a player's press read into DAIDE (text form) for the machine players
-    among its recipients, in a game where machines talk (RULE MACHINES and PRESS_LEVEL); each
+    among its recipients, in a game where machines talk (RULE PRESS_LEVEL, and RULE MACHINES
+    or a seat of the judge's bot); each
     press line that cannot be read is quoted with the accepted forms, the others still count.
     Read whoever the recipients are, so the reply never tells which powers are machines."""
-    if not who.power or command.grey or not has_rule(game, MACHINES) or machine_press.press_level(game) < 10:
+    if not who.power or command.grey or machine_press.press_level(game) < 10:
+        return []
+    if not (has_rule(game, MACHINES) or machine_press.has_bot_seat(ctx.session, game)):
         return []
     powers = tuple(p.name for p in variant_of(game).powers if p.name != who.power) if command.broadcast else \
         tuple(r for r in recipients if r not in (MASTER, OBSERVERS))

@@ -9,8 +9,10 @@ The sender is judge.mailio.senders.sender_of's: the envelope sender and the conn
 (or a verified identity), never the From or Reply-To a stranger can write, so forging the
 owner's From holds the forger, not the owner.  The account is the game and the power
 (``F``, ``FRANCE`` and ``Fgame`` are one), ``MASTER`` (``M`` too) or an observer's name,
-so spelling a power another way gains no guesses.  An attacker's best rate is about 14
-guesses a day per sender and per account.
+so spelling a power another way gains no guesses.  A registration's password (REGISTER,
+REGISTER DELETE) is an account too, its player name in the space ``*registry``, and a
+sender's refusals count across both.  An attacker's best rate is about 14 guesses a day
+per sender and per account.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from datetime import datetime, timedelta
 from sqlalchemy import bindparam, or_, select
 
 from judge.commands.signon import Signon
-from mailcmds import PowerListError, resolve_power
+from mailcmds import Command, PowerListError, resolve_power
 
 from judge.commands.context import MailContext
+from judge.commands.register import THROTTLE_SPACE, Register, RegisterDelete
+from judge.registry.identity import addresses_of
 from judge.commands.signon import MASTER_TOKENS, member_for
 from judge.mailio.inbound import CommandRefused
 from judge.mailio.senders import sender_of
@@ -73,10 +77,21 @@ class Attempt:
     token: str
 
 
-def attempt(ctx: MailContext, command: Signon) -> Attempt:
-    """The account ``command`` tries (one read of the game's row)."""
-    game = _game(ctx, command)
-    return Attempt((command.game.lower(), account_of(game, command.power)), game, command.power)
+def attempt(ctx: MailContext, command: Command) -> Attempt | None:
+    """The account a password-checked command tries (a SIGNON: one read of the game's
+    row; REGISTER, REGISTER DELETE: the player name), None for any other command."""
+    if isinstance(command, Signon):
+        game = _game(ctx, command)
+        return Attempt((command.game.lower(), account_of(game, command.power)), game, command.power)
+    if isinstance(command, (Register, RegisterDelete)):
+        return Attempt((THROTTLE_SPACE, command.name.upper()), None, command.name)
+    return None
+
+
+def account_text(key: tuple[str, str]) -> str:
+    """An account as a reply names it."""
+    space, who = key
+    return f"player name {who}" if space == THROTTLE_SPACE else f"{who} in game '{space}'"
 
 
 # Built once, with bound parameters: every SIGNON asks (building the select cost more than running it).
@@ -106,9 +121,9 @@ def throttled(ctx: MailContext, tried: Attempt) -> str | None:
     others = [as_utc(row.failed_at) for row in rows
               if row.address != sender.key and row.game == game_name and row.who == who]
     until = wait_until(len(others), max(others)) if others else None
-    if until is None or until <= ctx.now or (sender.address and sender.address == _owner_address(ctx, tried)):
+    if until is None or until <= ctx.now or (sender.address and sender.address in _owner_addresses(ctx, tried)):
         return None
-    return (f"not tried: {len(others)} sign-ons for {who} in game '{game_name}' were refused in the last day; the "
+    return (f"not tried: {len(others)} sign-ons for {account_text(tried.key)} were refused in the last day; the "
             f"next one from an address other than its player's is read from {format_deadline(until)}")
 
 
@@ -125,11 +140,15 @@ def _game(ctx: MailContext, command: Signon) -> Game | None:
         return None
 
 
-def _owner_address(ctx: MailContext, tried: Attempt) -> str | None:
-    """The address on file for the membership the sign-on names (None when it names none)."""
+def _owner_addresses(ctx: MailContext, tried: Attempt) -> tuple[str, ...]:
+    """The addresses on file for the account tried: the membership's the sign-on names, or
+    those linked to the player name; () when it names none."""
+    if tried.key[0] == THROTTLE_SPACE:
+        return addresses_of(ctx.session, tried.token)
     if tried.game is None:
-        return None
+        return ()
     try:
-        return (member_for(ctx, tried.game, tried.token).address or "").lower() or None
+        address = (member_for(ctx, tried.game, tried.token).address or "").lower()
     except CommandRefused:
-        return None
+        return ()
+    return (address,) if address else ()

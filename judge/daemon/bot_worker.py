@@ -25,16 +25,26 @@ import logging
 import os
 import threading
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Callable, TypeVar
 
+from adjudicator.api import position_digest
+from judge.press import machine_press
 from judge.daemon.hooks import after_commit_hook
-from judge.phases.bot_moves import Claim, Job, claim_job, finish_job, unfinished
+from judge.negotiator import Outgoing, Talk
+from judge.mailio.outgoing import queue_all
+from judge.phases.bot_moves import Claim, Job, claim_job, finish_job, finish_press_job, store_power_orders, unfinished
+from judge.phases.bot_seats import is_bot_seat
+from judge.store.models_game import Game
+from judge.store.queries import player_of, position_of
 from judge.store.conflicts import is_conflict
-from judge.store.leases import HEARTBEAT_SECONDS, Owner, heartbeat, register, release_gone, unregister
+from judge.store.leases import HEARTBEAT_SECONDS, Owner, free_jobs_of_gone, heartbeat, register, unregister
 from judge.daemon.worker import jittered_backoff
 
 if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
     from judge.config import Settings
     from judge.store.engine import Store
 
@@ -48,16 +58,56 @@ READY = "ready"
 CONFLICT_ATTEMPTS = 5
 
 
-def think(job: Job, iterations: int) -> list[str]:
-    """The job's moves: the stand-in's canonical lines for the power in the position."""
+@dataclass(frozen=True)
+class Thought:
+    """What the bot decided for a job: its orders (None: none to store, a press job whose
+    answers change no agreement) and its press (recipients, message)."""
+
+    lines: tuple[str, ...] | None
+    press: tuple[Outgoing, ...] = ()
+
+
+def think(job: Job, iterations: int, talk: Talk | None = None) -> Thought:
+    """A moves job: the stand-in's canonical lines for the power in the position, within
+    what its seat agreed, and (a movement phase's opening) its proposals.  A press job: the
+    answers to the press, and the phase's orders again when an answer changed what it agreed.
+    ``talk``: the seat's conversation (None: the bot has no voice; a press job then says
+    nothing)."""
+    from adjudicator import api
     from adjudicator.jsonio import position_from_json
     from bot.player import Budget
     from bot.stand_in import stand_in_lines
+    from daide.messages import from_text
+    from daide.tokens import TokenTable
+    from judge.negotiator import rebuilt
     from judge.store.queries import variant_named
 
     variant = variant_named(job.map_name)
-    return stand_in_lines(variant, position_from_json(variant, dict(job.position)), job.power, job.seed,
-                          Budget(iterations=iterations, seconds=None))
+    position = position_from_json(variant, dict(job.position))
+    budget = Budget(iterations=iterations, seconds=None)
+    if talk is None:
+        if job.press_id is not None:
+            return Thought(None)
+        return Thought(tuple(stand_in_lines(variant, position, job.power, job.seed, budget)))
+    negotiator = rebuilt(job.power, TokenTable.for_variant(variant), talk)
+    board = api.prepare(variant, position)
+    movement = position.phase.kind.name == "MOVEMENT"
+    if job.press_id is None:
+        press = negotiator.proposals(board) if movement else []
+        return Thought(tuple(stand_in_lines(variant, position, job.power, job.seed, budget,
+                                            negotiator.agreements())), tuple(press))
+    before = negotiator.agreements()
+    answers: list[Outgoing] = []
+    for said in talk.heard:
+        try:
+            message = from_text(said.text)
+        except ValueError:
+            continue
+        answers.extend(negotiator.heard(said.sender, said.recipients, message, board))
+    after = negotiator.agreements()
+    lines = stand_in_lines(variant, position, job.power, job.seed, budget, after) \
+        if movement and after != before else None
+    return Thought(None if lines is None else tuple(lines), tuple(answers))
 
 
 class BotWorker:
@@ -79,7 +129,7 @@ class BotWorker:
         (the ones a crashed run left claimed are waiting again at once)."""
         register(self.store, self.owner)
         self._registered = True
-        release_gone(self.store, self.clock())
+        free_jobs_of_gone(self.store)
 
     def stop(self) -> None:
         """Give back what this process holds (a job in hand is then waiting again)."""
@@ -113,16 +163,51 @@ class BotWorker:
 
         return self._transaction(attempt)
 
-    def _finish(self, job: Job, lines: list[str]) -> tuple[int | None, bool]:
-        """(the game made due, whether its position has no unfinished job left)."""
+    def _talk(self, job: Job) -> Talk | None:
+        """The conversation of the job's seat (None: no voice, or not a seat of the bot)."""
+        with self.store.sessions() as session:
+            game = session.get(Game, job.game_id)
+            member = player_of(session, game, job.power) if game is not None else None
+            if game is None or member is None or not is_bot_seat(member):
+                return None
+            return machine_press.talk_of(session, game, job.power, job.press_id)
+
+    def _finish(self, job: Job, thought: Thought) -> tuple[int | None, bool]:
+        """(the game made due, whether its position has no unfinished job left); the
+        opening's press is said by the transaction that stores the moves, once."""
         def attempt() -> tuple[int | None, bool]:
             now = self.clock()
             with self.store.unit_of_work(now=now) as session:
-                game_id = finish_job(session, job.id, lines, now)
+                game_id = finish_job(session, job.id, list(thought.lines or ()), now)
+                if game_id is not None and thought.press:
+                    self._say(session, game_id, job.power, thought.press, now)
                 left = unfinished(session, job.game_id, job.digest)
             return game_id, left == 0
 
         return self._transaction(attempt)
+
+    def _answer(self, job: Job, thought: Thought) -> None:
+        """A press job done once: its answers said, and the phase's orders replaced when the
+        agreements changed (only in the position the bot thought about)."""
+        def attempt() -> None:
+            now = self.clock()
+            with self.store.unit_of_work(now=now) as session:
+                game = finish_press_job(session, job.id, _texts(thought.press), now)
+                if game is None:
+                    return
+                self._say(session, game.id, job.power, thought.press, now)
+                if thought.lines is not None and game.position is not None and \
+                        position_digest(position_of(game)) == _job_digest(job):
+                    store_power_orders(session, game, job.power, thought.lines, now)
+
+        self._transaction(attempt)
+
+    def _say(self, session: "Session", game_id: int, power: str, press: tuple[Outgoing, ...], now: datetime) -> None:
+        """The bot's press recorded and delivered under the game's press rules."""
+        game = session.get(Game, game_id)
+        if game is not None:
+            mails = machine_press.bot_said(session, game, self.settings.judge, now, power, press)
+            queue_all(session, mails, self.settings.judge, now)
 
     def work_one(self) -> bool:
         """Do one waiting job (or settle one given up or stale); False when none waits."""
@@ -134,10 +219,15 @@ class BotWorker:
             return False
         job = claim.job
         started = time.perf_counter()
-        lines = think(job, self.settings.bots.iterations)
-        game_id, last = self._finish(job, lines)
-        log.info("bot job %d (game #%d, %s): %d order(s) in %.2f s", job.id, job.game_id, job.power, len(lines),
-                 time.perf_counter() - started)
+        thought = think(job, self.settings.bots.iterations, self._talk(job))
+        if job.press_id is not None:
+            self._answer(job, thought)
+            log.info("bot job %d (game #%d, %s): %d answer(s) to press #%d in %.2f s", job.id, job.game_id,
+                     job.power, len(thought.press), job.press_id, time.perf_counter() - started)
+            return True
+        game_id, last = self._finish(job, thought)
+        log.info("bot job %d (game #%d, %s): %d order(s), %d proposal(s) in %.2f s", job.id, job.game_id, job.power,
+                 len(thought.lines or ()), len(thought.press), time.perf_counter() - started)
         if game_id is not None and last:
             self._process(game_id)
         return True
@@ -182,6 +272,19 @@ class BotWorker:
             self.start()
         except Exception:
             log.exception("bot process: cannot give its jobs back; they wait for its lease to lapse")
+
+
+def _texts(press: tuple[Outgoing, ...]) -> list[str]:
+    from daide.messages import to_text
+
+    return [to_text(message) for _, message in press]
+
+
+def _job_digest(job: Job) -> str:
+    from adjudicator.jsonio import position_from_json
+    from judge.store.queries import variant_named
+
+    return position_digest(position_from_json(variant_named(job.map_name), dict(job.position)))
 
 
 def run_waiting_jobs(store: "Store", settings: "Settings", clock: Callable[[], datetime]) -> int:

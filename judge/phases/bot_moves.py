@@ -2,8 +2,10 @@
 
     bot_moves(session, game, powers) -> BotMoves           # read only: finished lines, powers pending
     request_bot_moves(session, game, powers, now) -> int    # store the missing jobs (the caller commits)
+    request_press_answer(session, game, power, press_id, now) -> int  # a seat's answer to press, as a job
     claim_job(session, owner, now, max_attempts) -> Claim   # a bot process takes the oldest waiting job
     finish_job(session, job_id, lines, now) -> int | None   # its lines stored once; the game made due
+    finish_press_job(session, job_id, answered, now) -> Game | None  # done once; the game to speak in
 
 Thinking never happens here or in any transaction: the turn path (judge/phases/order_sources.py
 ``awaiting_bot``) stores a job per power and position, leaves the phase unprocessed and is
@@ -12,6 +14,11 @@ digest and power, so asking again, a redelivered pass or a second judge finds th
 and a rollback to a position already played finds its moves made.  The moves are the
 stand-in's (bot/stand_in.py): deterministic for the position, the power and the game's
 seed, so a job done twice (a process presumed dead that was only slow) gives the same lines.
+
+A seat's answer to press (judge.press.machine_press.bot_hears) is a job of the same table, so it is
+claimed, leased, retried and given up the same way; its ``digest`` is ``press <row id>`` (the
+PressLog row to answer; never a position digest, so a phase never waits for it) and its
+``lines`` the DAIDE texts it sent.
 """
 
 from __future__ import annotations
@@ -42,8 +49,11 @@ log = logging.getLogger("judge.bots")
 #: they are made again, the same).
 KEEP_FINISHED = timedelta(days=7)
 
-__all__ = ["BotMoves", "BotMovesPending", "Claim", "Job", "bot_moves", "claim_job", "finish_job", "purge_finished", "request_bot_moves",
-           "unfinished"]
+__all__ = ["BotMoves", "BotMovesPending", "Claim", "Job", "bot_moves", "claim_job", "finish_job", "finish_press_job",
+           "purge_finished", "request_bot_moves", "request_press_answer", "unfinished"]
+
+#: A press job's digest: this and the PressLog row's id.
+PRESS_JOB = "press "
 
 
 class BotMovesPending(RuntimeError):
@@ -75,6 +85,11 @@ class Job:
     map_name: str
     position: Mapping[str, Any]
     seed: int
+
+    @property
+    def press_id(self) -> int | None:
+        """The PressLog row a press job answers (None: a moves job)."""
+        return int(self.digest[len(PRESS_JOB):]) if self.digest.startswith(PRESS_JOB) else None
 
 
 @dataclass(frozen=True)
@@ -119,6 +134,19 @@ def request_bot_moves(session: Session, game: Game, powers: Collection[str], now
     session.execute(_insert_new(session), rows)
     log.info("game %s %s: the bot is asked for the moves of %s", game.name, game.phase, ", ".join(missing))
     return len(missing)
+
+
+def request_press_answer(session: Session, game: Game, power: str, press_id: int, now: datetime) -> int:
+    """Store the job of ``power``'s answer to the press of row ``press_id`` (once: a
+    redelivered mail asks again and finds it); the number of new jobs."""
+    digest = f"{PRESS_JOB}{press_id}"
+    if session.scalar(select(BotJob.id).where(BotJob.game_id == game.id, BotJob.digest == digest,
+                                              BotJob.power == power)) is not None:
+        return 0
+    row = {"game_id": game.id, "phase": game.phase, "power": power, "digest": digest, "map_name": game.map_name,
+           "position": dict(game.position or {}), "seed": game_seed(game.name), "created_at": now, "attempts": 0}
+    session.execute(_insert_new(session), [row])
+    return 1
 
 
 def _insert_new(session: Session) -> Any:
@@ -201,6 +229,20 @@ def finish_job(session: Session, job_id: int, lines: Sequence[str] | None, now: 
         store_power_orders(session, game, power, lines, now)
     touch_schedule(game, now)
     return int(game_id)
+
+
+def finish_press_job(session: Session, job_id: int, answered: Sequence[str], now: datetime) -> Game | None:
+    """Mark a press job done once, keeping what it said; the game when this call finished it
+    and the game is still in the job's phase (then the caller records the answers)."""
+    changed = rows_changed(session, update(BotJob)
+                           .where(BotJob.id == job_id, BotJob.done_at.is_(None))
+                           .values(done_at=now, lines=list(answered), claimed_by=None)
+                           .execution_options(synchronize_session=False))
+    if changed != 1:
+        return None
+    game_id, phase = session.execute(select(BotJob.game_id, BotJob.phase).where(BotJob.id == job_id)).one()
+    game = session.get(Game, game_id)
+    return game if game is not None and in_play(game.status) and game.phase == phase else None
 
 
 def store_power_orders(session: Session, game: Game, power: str, canonical: Sequence[str], now: datetime) -> None:

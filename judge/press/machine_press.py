@@ -3,9 +3,13 @@ rules as mail press, the record of every press a machine sends (``PressLog``, li
 press) with the mail that brings it to human recipients in English, and the press players
 write to machines (read at PRESS time into ``PressLog.daide``) for the DAIDE edge to relay.
 
-A machine's press is relayed by the DAIDE server straight to the machines connected; the
-judge's own bot (RULE CD_BOT, SEAT ... BOT) reads no press: what is sent to it is recorded
-only.  Nothing here says which powers are machines to a player.
+A machine's press is relayed by the DAIDE server straight to the machines connected.  The
+judge's own bot at a seat the master gave it (SEAT ... BOT) negotiates: press to it is a job
+for a bot process (``bot_hears``; judge/phases/bot_moves.py), which reads the seat's
+conversation (``talk_of``), thinks outside every transaction (judge/negotiator.py) and
+speaks through ``bot_said``: recorded as a machine's press is, under the same press rules,
+mailed to humans, relayed to DAIDE machines.  A power in civil disorder under RULE CD_BOT
+does not talk.  Nothing here says which powers are machines to a player.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from daide.press import Grammar
 from daide.tokens import TokenTable
 from judge.config import JudgeSettings
 from judge.mailio.outgoing import MACHINE_DOMAIN, OutgoingMail
+from judge.negotiator import Said, Talk
+from judge.phases.bot_moves import request_press_answer
 from judge.phases.bot_seats import is_bot_seat
 from judge.phases.turnstate import late_powers
 from judge.press.english import Conversation, in_english
@@ -55,6 +61,11 @@ def partial_draws(game: Game) -> bool:
 
 def grammar_of(game: Game) -> Grammar:
     return Grammar(TokenTable.for_variant(variant_of(game)), press_level(game), partial_draws(game))
+
+
+def has_bot_seat(session: Session, game: Game) -> bool:
+    """The judge's bot plays a seat of the game (SEAT ... BOT): it reads press."""
+    return any(is_bot_seat(m) for m in players(session, game))
 
 
 def reads_press(member: Membership) -> bool:
@@ -110,9 +121,11 @@ def record(session: Session, game: Game, judge: JudgeSettings, now: datetime, se
     body_text = f"{english}\n\nDAIDE: {text}" + (f"\n\n{hint}" if hint else "")
     subject = f"{game.name}: press from {sender}"
     member = player_of(session, game, sender)
-    session.add(PressLog(game_id=game.id, phase=game.phase, sender=sender,
-                         membership_id=member.id if member else None, recipients=list(recipients), grey=False,
-                         broadcast=False, subject=subject, body=body_text, sent_at=now, daide=[text]))
+    row = PressLog(game_id=game.id, phase=game.phase, sender=sender, membership_id=member.id if member else None,
+                   recipients=list(recipients), grey=False, broadcast=False, subject=subject, body=body_text,
+                   sent_at=now, daide=[text])
+    session.add(row)
+    bot_hears(session, game, row, now)
     body = render("press.j2", game=game.name, sender=sender, recipients=list(recipients), broadcast=False,
                   body=body_text, phase=game.phase, reply_to=sender)
     mails = []
@@ -133,8 +146,8 @@ def for_machines(session: Session, game: Game, after: int) -> list[tuple[int, st
         if not row.daide:  # press between players only (a JSON null reads as None too)
             continue
         member = session.get(Membership, row.membership_id) if row.membership_id else None
-        if member is None or not by_mail(member):
-            continue  # a machine's own press went out through the server already
+        if member is None or not (by_mail(member) or is_bot_seat(member)):
+            continue  # a DAIDE machine's own press went out through the server already
         recipients = tuple(p.name for p in variant_of(game).powers if p.name != row.sender) if row.broadcast \
             else tuple(row.recipients)
         for text in row.daide or ():
@@ -161,3 +174,61 @@ def conversation(session: Session, game: Game, sender: str, recipients: Sequence
     variant = variant_of(game)
     board = prepare(variant, position_of(game))
     return Conversation(grammar_of(game), board, sender, tuple(recipients), received, proposed)
+
+
+# -- the judge's bot at a seat (SEAT ... BOT) at the table
+
+def _powers_of(game: Game, row: PressLog) -> tuple[str, ...]:
+    """The powers a press row went to (a broadcast: every other power)."""
+    if row.broadcast:
+        return tuple(p.name for p in variant_of(game).powers if p.name != row.sender)
+    return tuple(str(r) for r in row.recipients)
+
+
+def bot_hears(session: Session, game: Game, row: PressLog, now: datetime) -> int:
+    """A job for each seat of the judge's bot among a press row's recipients, to answer its
+    DAIDE press in a bot process (never here, in the sender's transaction); how many."""
+    if not row.daide or row.grey or press_level(game) < 10:
+        return 0
+    asked = 0
+    for power in _powers_of(game, row):
+        member = player_of(session, game, power)
+        if member is not None and is_bot_seat(member):
+            if row.id is None:
+                session.flush()  # the job names the row
+            asked += request_press_answer(session, game, power, row.id, now)
+    return asked
+
+
+def talk_of(session: Session, game: Game, power: str, press_id: int | None) -> Talk | None:
+    """What the bot at ``power``'s seat needs to negotiate: its conversation before row
+    ``press_id`` and that row's press (None: a phase's opening, the whole record); None when
+    the game's press rules give it no voice now."""
+    level = press_level(game)
+    if level < 10:
+        return None
+    query = select(PressLog).where(PressLog.game_id == game.id, PressLog.daide.is_not(None),
+                                   PressLog.grey.is_(False)).order_by(PressLog.id)
+    if press_id is not None:
+        query = query.where(PressLog.id <= press_id)
+    record: list[Said] = []
+    heard: list[Said] = []
+    for row in session.scalars(query):
+        recipients = _powers_of(game, row)
+        if row.sender != power and power not in recipients:
+            continue
+        said = [Said(row.sender, recipients, str(text)) for text in row.daide or ()]
+        (heard if row.id == press_id else record).extend(said)
+    return Talk(level, tuple(record), tuple(heard))
+
+
+def bot_said(session: Session, game: Game, judge: JudgeSettings, now: datetime, power: str,
+             outgoing: Sequence[tuple[tuple[str, ...], Message]]) -> list[OutgoingMail]:
+    """The bot's press from ``power``'s seat, each message recorded and delivered as a
+    machine's is (``record``) where the game's press rules allow it now; the mails to send."""
+    mails: list[OutgoingMail] = []
+    for recipients, press in outgoing:
+        if refusal(session, game, power, frozenset(recipients), now) is not None:
+            continue
+        mails.extend(record(session, game, judge, now, power, recipients, press))
+    return mails

@@ -82,12 +82,9 @@ class MemberRow:
     status: str
 
 
-def _alive(position: Mapping[str, Any] | None) -> frozenset[str]:
+def _alive(centres: Mapping[str, Any] | None, units: Mapping[str, Any] | None) -> frozenset[str]:
     """Powers with a centre or a unit in a stored position (the contract's JSON)."""
-    if not position:
-        return frozenset()
-    centres = position.get("centers") or {}
-    units = position.get("units") or {}
+    centres, units = centres or {}, units or {}
     return frozenset(p for p in set(centres) | set(units) if centres.get(p) or units.get(p))
 
 
@@ -106,7 +103,7 @@ def finished_game(row: Any, members: Iterable[MemberRow], machines: Mapping[int,
     if kind not in RATED_RESULTS or row.ended_at is None:
         return None
     winners = frozenset(str(p) for p in outcome.get("powers") or ())
-    alive = _alive(row.position)
+    alive = _alive(row.centers, row.units)
     seats = tuple(
         Seat(seat_key(m.id, m.address, machines), m.power, result,
              len(winners) if result is Result.DRAW else 0)
@@ -116,7 +113,10 @@ def finished_game(row: Any, members: Iterable[MemberRow], machines: Mapping[int,
     return FinishedGame(row.id, row.name, row.ended_at, pool_of(row.rules or ()), seats)
 
 
-_GAME_COLUMNS = (Game.id, Game.name, Game.ended_at, Game.rules, Game.outcome, Game.position)
+# The final position's centres and units only: the database extracts them (a whole
+# position is the largest thing a game row holds).
+_GAME_COLUMNS = (Game.id, Game.name, Game.ended_at, Game.rules, Game.outcome,
+                 Game.position["centers"].label("centers"), Game.position["units"].label("units"))
 
 
 def _members_query() -> Any:

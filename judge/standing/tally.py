@@ -64,8 +64,9 @@ class PlayerRecord:
 
 @dataclass(frozen=True, slots=True)
 class Part:
-    """One game of the player's: the power(s) held, whether the game is running, and how
-    the player's seat ended (None while it runs or when it ended unrated)."""
+    """One game of the player's: the power(s) held ("" while a running game keeps who plays
+    what secret: RULE GUNBOAT), whether the game is running, and how the player's seat
+    ended (None while it runs or when it ended unrated)."""
 
     game_id: int
     power: str
@@ -81,7 +82,7 @@ def tally(player: str, parts: Iterable[Part], punctuality: Punctuality,
     running = {part.game_id for part in parts if part.running}
     seats = {part.game_id: part.seat for part in parts if part.seat is not None}
     results = Counter(seat.result for seat in seats.values())
-    powers = Counter(power for _, power in {(part.game_id, part.power) for part in parts})
+    powers = Counter(power for _, power in {(part.game_id, part.power) for part in parts} if power)
     left = Counter(part.left for part in parts if part.left)
     return PlayerRecord(
         player=player, games=len(games), playing=len(running), finished=len(seats),

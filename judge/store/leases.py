@@ -145,10 +145,7 @@ def unregister(store: Store, owner: Owner, release_queued: bool = True) -> None:
 def _release(connection: Connection, owners: list[str], due: datetime) -> int:
     """Give back the owners' outbox rows (due again) and their unfinished bot jobs (waiting
     again); the number of outbox rows."""
-    connection.execute(
-        update(_BOT_JOBS).where(_BOT_JOBS.c.claimed_by.in_(owners), _BOT_JOBS.c.done_at.is_(None))
-        .values(claimed_by=None, claimed_at=None)
-    )
+    _free_jobs(connection, owners)
     return connection.execute(
         update(_OUTBOX)
         .where(_OUTBOX.c.leased_by.in_(owners), _OUTBOX.c.status == QUEUED)
@@ -156,14 +153,27 @@ def _release(connection: Connection, owners: list[str], due: datetime) -> int:
     ).rowcount
 
 
+def _free_jobs(connection: Connection, owners: list[str]) -> int:
+    return connection.execute(
+        update(_BOT_JOBS).where(_BOT_JOBS.c.claimed_by.in_(owners), _BOT_JOBS.c.done_at.is_(None))
+        .values(claimed_by=None, claimed_at=None)
+    ).rowcount
+
+
+def _gone(connection: Connection, now: datetime) -> list[str]:
+    return [row.id for row in connection.execute(select(_OWNERS)).all() if not is_alive(
+        Owner(row.id, row.host, row.process_table, row.pid, row.pid_started), row.heartbeat_at, now)]
+
+
 def release_gone(store: Store, due: datetime, now: datetime | None = None) -> int:
-    """Release the outbox leases of every owner that is gone (its rows become due at
-    ``due``, the sender's clock) and forget those owners; the number of rows released."""
+    """Release the outbox leases and bot jobs of every owner that is gone (its rows become
+    due at ``due``, the sender's clock) and forget those owners; the number of outbox rows
+    released.  Only a process with a sender calls it: the caller must send what it
+    released (the judge's lease keeper wakes its sender when this is not 0), since no other
+    process learns that the rows are free."""
     now = now or wall_clock()
     with store.core_unit_of_work() as connection:
-        rows = connection.execute(select(_OWNERS)).all()
-        gone = [row.id for row in rows if not is_alive(
-            Owner(row.id, row.host, row.process_table, row.pid, row.pid_started), row.heartbeat_at, now)]
+        gone = _gone(connection, now)
         if not gone:
             return 0
         released = _release(connection, gone, due)
@@ -171,3 +181,15 @@ def release_gone(store: Store, due: datetime, now: datetime | None = None) -> in
     if released:
         log.warning("released %d outbox row(s) leased by %d judge process(es) that are gone", released, len(gone))
     return released
+
+
+def free_jobs_of_gone(store: Store, now: datetime | None = None) -> int:
+    """Give back the bot jobs claimed by owners that are gone (waiting again); the number
+    freed.  A bot process calls this, not ``release_gone``: it leaves the owners and their
+    outbox leases to a judge's lease keeper.  (When a bot process released a dead judge's
+    outbox rows and forgot the owner, no sender was woken for them, and they waited for a
+    sender's next poll: tests/integration/test_two_judges.py.)"""
+    now = now or wall_clock()
+    with store.core_unit_of_work() as connection:
+        gone = _gone(connection, now)
+        return _free_jobs(connection, gone) if gone else 0

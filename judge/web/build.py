@@ -21,18 +21,18 @@ from functools import lru_cache
 from datetime import datetime, timezone
 from email import message_from_bytes, policy
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from adjudicator.jsonio import position_from_json
-from judge.lifecycle import ENDED, PREPARATION, before_start
 from judge.store.engine import Store
 from judge.store.models_game import Game, Membership, PhaseRecord
+from judge.store.models_hosts import JudgeKeyRecord
 from judge.store.models_web import ListMail
 from judge.web import pages
 from judge.web.files import ArchiveFiles
+from judge.web.index import write_index
 from judge.web.static_files import STATIC_FILES
 from judge.web.views import GameView, PhaseView, game_view, variant
 from pictures import draw_svg
@@ -41,6 +41,10 @@ from pictures.scene import scene_after
 log = logging.getLogger(__name__)
 
 GAMES = "games"
+#: The judge's public key in the archive's root (README "Web archive").
+KEY_FILE = "judge-key.asc"
+#: In a game's folder: the keys of its phase pages as last written.
+PAGE_KEYS = ".pages.json"
 _FROM_LINE = re.compile(rb"^From ", re.MULTILINE)
 
 
@@ -48,7 +52,7 @@ _FROM_LINE = re.compile(rb"^From ", re.MULTILINE)
 class BuildReport:
     games: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
-    index: bool = False
+    index: list[str] = field(default_factory=list)  # the index pages written
 
 
 def board_svg(game: GameView, phase: PhaseView) -> bytes:
@@ -93,18 +97,21 @@ def mbox_bytes(mails: list[tuple[datetime, bytes]]) -> bytes:
     return b"".join(out)
 
 
-def write_game(session: Session, files: ArchiveFiles, game: Game, domain: str,
-               written: dict[str, str]) -> dict[str, str] | None:
-    """Write (or remove) one game's files; the keys of its phase pages (None: not shown).
+def write_game(session: Session, files: ArchiveFiles, game: Game, domain: str, key: str | None = None,
+               *, everything: bool = False) -> bool:
+    """Write (or remove) one game's files; whether the archive shows the game.
 
-    ``written``: the keys of the phase pages as last written (phase -> digest and
-    neighbours); a page whose key is unchanged and whose file exists is not written again,
-    so a new phase costs its own page and its predecessor's (which gains a next link)."""
+    The keys of its phase pages as last written (phase -> digest and neighbours) are kept
+    in the game's folder (``.pages.json``); a page whose key is unchanged and whose file
+    exists is not written again (unless ``everything``), so a new phase costs its own page
+    and its predecessor's (which gains a next link).  ``key``: the judge key's
+    fingerprint, shown on the game page (None: none recorded)."""
     folder = f"{GAMES}/{pages.file_name(game.name)}"
     view = game_view(session, game)
     if view is None:
         files.remove_tree(folder)
-        return None
+        return False
+    written = {} if everything else files.read_state(f"{folder}/{PAGE_KEYS}")
     entries = list_entries(session, game.id)
     shown_entries = [entry for entry, _ in entries]
     pictures = {pages.picture_name(phase) for phase in view.phases}
@@ -122,7 +129,7 @@ def write_game(session: Session, files: ArchiveFiles, game: Game, domain: str,
     files.write(f"{folder}/list.mbox", mbox_bytes([(entry.sent_at, raw) for entry, raw in entries]))
     files.write(f"{folder}/list.html", pages.list_page(view, shown_entries))
     files.write(f"{folder}/feed.atom", pages.atom_feed(view, shown_entries, domain))
-    files.write(f"{folder}/index.html", pages.game_page(view, shown_entries))
+    files.write(f"{folder}/index.html", pages.game_page(view, shown_entries, key))
     # What a rollback left behind, now that nothing links it.
     pages_now = {pages.phase_page_name(phase).removeprefix("phase/") for phase in view.phases}
     for name in files.listing(f"{folder}/phase"):
@@ -131,22 +138,8 @@ def write_game(session: Session, files: ArchiveFiles, game: Game, domain: str,
     for name in files.listing(f"{folder}/img"):
         if f"img/{name}" not in pictures:
             files.path(f"{folder}/img/{name}").unlink(missing_ok=True)
-    return keys
-
-
-def _group(status: str) -> str:
-    if status == ENDED:
-        return "finished"
-    return "forming" if before_start(status) else "running"
-
-
-def write_index(session: Session, files: ArchiveFiles, now: datetime) -> None:
-    # The columns alone: loading whole rows would read every game's position too.
-    listed = session.execute(select(Game.name, Game.status, Game.map_name, Game.phase, Game.deadline)
-                             .where(Game.private.is_(False), Game.status != PREPARATION).order_by(Game.name))
-    rows = [pages.IndexRow(name, status, map_name, phase or "", deadline, status == ENDED,
-                           _group(status)) for name, status, map_name, phase, deadline in listed]
-    files.write("index.html", pages.index_page(rows, now))
+    files.write_state(keys, f"{folder}/{PAGE_KEYS}")
+    return True
 
 
 def write_static(files: ArchiveFiles) -> None:
@@ -156,36 +149,55 @@ def write_static(files: ArchiveFiles) -> None:
             files.write(target, data)
 
 
-def signatures(session: Session) -> dict[str, list[Any]]:
-    """game id -> what its pages are built from, in a few grouped reads of the whole store."""
-    phases = dict(session.execute(select(PhaseRecord.game_id, func.count(PhaseRecord.id))
-                                  .group_by(PhaseRecord.game_id)).all())
-    mails = dict(session.execute(select(ListMail.game_id, func.max(ListMail.id))
-                                 .group_by(ListMail.game_id)).all())
-    members = {game_id: (count, newest) for game_id, count, newest in session.execute(
+@dataclass(frozen=True)
+class JudgeKey:
+    fingerprint: str
+    public_key: str  # ASCII-armoured
+
+
+def judge_key(session: Session) -> JudgeKey | None:
+    """The judge's key as the database records it (judge/daemon/keyrecord.py writes the one
+    row), or None before the first ``judge serve``."""
+    row = session.execute(select(JudgeKeyRecord.fingerprint, JudgeKeyRecord.public_key)
+                          .order_by(JudgeKeyRecord.id).limit(1)).first()
+    return None if row is None else JudgeKey(row.fingerprint, row.public_key)
+
+
+def write_judge_key(files: ArchiveFiles, key: JudgeKey | None) -> bool:
+    """Publish the judge's public key as ``judge-key.asc`` (what ``judge audit
+    --judge-key`` takes); whether it changed, so every page naming its fingerprint is
+    written again.  Without a recorded key (no ``judge serve`` has run on the database yet)
+    nothing is published and the pages name no key."""
+    if key is None:
+        return False
+    if files.exists(KEY_FILE) and files.path(KEY_FILE).read_text("ascii", "replace") == key.public_key:
+        return False
+    files.write(KEY_FILE, key.public_key)
+    return True
+
+
+def signatures(session: Session) -> dict[str, str]:
+    """game id -> what its pages are built from (the row's version, its phases, newest list
+    mail, members and newest member), in a few grouped reads of the whole store."""
+    connection = session.connection()  # plain rows: no ORM work per game
+    phases = dict(connection.execute(select(PhaseRecord.game_id, func.count(PhaseRecord.id))
+                                     .group_by(PhaseRecord.game_id)).all())
+    mails = dict(connection.execute(select(ListMail.game_id, func.max(ListMail.id))
+                                    .group_by(ListMail.game_id)).all())
+    members = {game_id: f"{count}.{newest}" for game_id, count, newest in connection.execute(
         select(Membership.game_id, func.count(Membership.id), func.max(Membership.id))
         .group_by(Membership.game_id))}
-    return {str(game_id): [version, phases.get(game_id, 0), mails.get(game_id, 0), list(members.get(game_id, (0, 0)))]
-            for game_id, version in session.execute(select(Game.id, Game.version))}
-
-
-#: Marks an index that a refresh left for later (judge/web/files.py hides dot files).
-INDEX_PENDING = ".index-pending"
+    return {str(game_id): f"{version}.{phases.get(game_id, 0)}.{mails.get(game_id, 0)}.{members.get(game_id, '0.0')}"
+            for game_id, version in connection.execute(select(Game.id, Game.version))}
 
 
 class Archive:
-    """The web archive of one store, written under ``root``.
+    """The web archive of one store, written under ``root``."""
 
-    The index lists every game, so with thousands of games it costs more than a phase's
-    own pages: a refresh rewrites it at most every ``index_seconds`` (a change in between
-    leaves it pending, written by the first refresh after that time; the keeper of
-    ``judge serve`` refreshes every ``[web] poll_seconds``)."""
-
-    def __init__(self, store: Store, root: Path, domain: str, *, index_seconds: float = 10.0) -> None:
+    def __init__(self, store: Store, root: Path, domain: str) -> None:
         self.store = store
         self.files = ArchiveFiles(root)
         self.domain = domain
-        self.index_seconds = index_seconds
 
     def refresh(self, now: datetime | None = None) -> BuildReport:
         """Rebuild the games that changed since the archive was last written, and the index."""
@@ -195,19 +207,17 @@ class Archive:
         """Write every game's files and the index again (``judge web build``)."""
         return self._build(now, everything=True)
 
-    def _index_due(self) -> bool:
-        index = self.files.path("index.html")
-        return not index.exists() or time.time() - index.stat().st_mtime >= self.index_seconds
-
     def _build(self, now: datetime | None, *, everything: bool) -> BuildReport:
         now = now or datetime.now(timezone.utc)
         report = BuildReport()
         with self.files.locked():
-            state = {} if everything else self.files.read_state()
             with self.store.sessions() as session, session.begin():
+                key = judge_key(session)
+                fingerprint = key.fingerprint if key is not None else None
+                everything = write_judge_key(self.files, key) or everything
+                state = {} if everything else self.files.read_state()  # game id -> signature
                 current = signatures(session)
-                changed = [game_id for game_id, sign in current.items()
-                           if (state.get(game_id) or {}).get("sign") != sign]
+                changed = [game_id for game_id, sign in current.items() if state.get(game_id) != sign]
                 gone = [game_id for game_id in state if game_id not in current]
                 write_static(self.files)
                 new_state = {game_id: state[game_id] for game_id in current if game_id in state}
@@ -215,16 +225,12 @@ class Archive:
                     game = session.get(Game, int(game_id))
                     if game is None:
                         continue
-                    keys = write_game(session, self.files, game, self.domain,
-                                      (state.get(game_id) or {}).get("pages", {}))
-                    (report.games if keys is not None else report.removed).append(game.name)
-                    new_state[game_id] = {"sign": current[game_id], "pages": keys or {}}
-                if changed or gone or everything or self.files.exists(INDEX_PENDING):
-                    if everything or self._index_due():
-                        write_index(session, self.files, now)
-                        self.files.path(INDEX_PENDING).unlink(missing_ok=True)
-                        report.index = True
-                    else:
-                        self.files.write(INDEX_PENDING, "")
+                    shown = write_game(session, self.files, game, self.domain, fingerprint, everything=everything)
+                    (report.games if shown else report.removed).append(game.name)
+                    new_state[game_id] = current[game_id]
+                if changed or gone or everything:
+                    report.index = write_index(session, self.files, now,
+                                               None if everything else {int(i) for i in changed + gone},
+                                               fingerprint)
             self.files.write_state(new_state)
         return report

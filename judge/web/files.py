@@ -77,14 +77,16 @@ class ArchiveFiles:
         folder = self.path(relative)
         return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
 
-    def read_state(self) -> dict[str, Any]:
-        """What the last writer built: game id -> {"sign": the signature it was built from,
-        "pages": the keys of its phase pages} (judge/web/build.py)."""
+    def read_state(self, name: str = STATE_NAME) -> dict[str, Any]:
+        """What the last writer built: in ``.built.json``, game id -> the signature its
+        pages were built from; in a game's ``.pages.json``, phase -> its page's key
+        (judge/web/build.py); in ``.index.json``, the index's rows and its pages' keys
+        (judge/web/index.py).  A file unreadable or of another form reads as nothing built."""
         try:
-            state = json.loads(self.path(STATE_NAME).read_text("utf-8"))
+            state = json.loads(self.path(name).read_text("utf-8"))
         except (OSError, ValueError):
             return {}
         return state if isinstance(state, dict) else {}
 
-    def write_state(self, state: dict[str, Any]) -> None:
-        self.write(STATE_NAME, json.dumps(state, sort_keys=True))
+    def write_state(self, state: dict[str, Any], name: str = STATE_NAME) -> None:
+        self.write(name, json.dumps(state, sort_keys=True))

@@ -121,13 +121,36 @@ class ListEntry:
     text: str
 
 
-def index_page(rows: Sequence[IndexRow], built_at: datetime) -> str:
-    groups = {group: [row for row in rows if row.group == group] for group in ("running", "forming", "finished")}
-    return _render("index.html.j2", base="", groups=groups, built_at=built_at)
+@dataclass(frozen=True)
+class IndexSection:
+    """One group's games on one page of the index, with the links to the group's pages."""
+
+    group: str  # "running", "forming", "finished"
+    heading: str
+    count: int  # the group's games on every page
+    rows: tuple[IndexRow, ...]
+    number: int  # this page's number within the group
+    pages: tuple[tuple[int, str], ...]  # (number, path from the archive's root)
 
 
-def game_page(game: GameView, entries: Sequence[ListEntry]) -> str:
-    return _render("game.html.j2", base="../../", game=game, chart=supply_chart(game),
+@dataclass(frozen=True)
+class IndexPage:
+    base: str  # the path from this page to the archive's root
+    sections: tuple[IndexSection, ...]
+
+
+def index_page(page: IndexPage, written_at: datetime, key: str | None = None) -> str:
+    return _render("index.html.j2", base=page.base, sections=page.sections, built_at=written_at,
+                   judge_key=fingerprint_text(key))
+
+
+def fingerprint_text(fingerprint: str | None) -> str:
+    """A key's fingerprint as people compare it: groups of four, as gpg prints them."""
+    return " ".join(fingerprint[i:i + 4] for i in range(0, len(fingerprint), 4)) if fingerprint else ""
+
+
+def game_page(game: GameView, entries: Sequence[ListEntry], key: str | None = None) -> str:
+    return _render("game.html.j2", base="../../", game=game, chart=supply_chart(game), judge_key=fingerprint_text(key),
                    phases=[(p, phase_page_name(p)) for p in game.phases],
                    latest=(picture_name(game.phases[-1]) if game.phases else None),
                    latest_phase=(game.phases[-1] if game.phases else None), mail_count=len(entries))

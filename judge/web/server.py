@@ -38,6 +38,7 @@ TYPES = {
     ".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
     ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml", ".atom": "application/atom+xml",
     ".mbox": "application/mbox", ".png": "image/png", ".json": "application/json",
+    ".asc": "application/pgp-keys",
 }
 #: A picture is named by its phase record's digest, so it never changes under its name.
 _IMMUTABLE = (".svg", ".png")

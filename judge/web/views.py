@@ -19,12 +19,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from judge.lifecycle import ENDED, PREPARATION, status_text
+from judge.rules import identities_secret
 from judge.store.models_game import MEMBER_ACTIVE, PLAYER, Game, Membership, PhaseRecord
-from judge.store.queries import has_rule, variant_named
+from judge.store.queries import rule_names, variant_named
 from adjudicator.types import Variant
 
-#: Rules under which who plays which power is secret until the game ends.
-SECRET_IDENTITY_RULES = ("GUNBOAT", "BLIND_ASSIGN")
 #: A name shown on a page is cut to this many characters (the store allows 64).
 NAME_CHARS = 40
 _YEAR = re.compile(r"\d+")
@@ -119,7 +118,7 @@ def game_view(session: Session, game: Game) -> GameView | None:
     if not shown(game):
         return None
     ended = game.status == ENDED
-    hidden = not ended and any(has_rule(game, rule) for rule in SECRET_IDENTITY_RULES)
+    hidden = identities_secret(rule_names(game), ended)
     records = session.scalars(select(PhaseRecord).where(PhaseRecord.game_id == game.id)
                               .order_by(PhaseRecord.processed_at, PhaseRecord.id)).all()
     phases = tuple(_phase_view(record) for record in records)

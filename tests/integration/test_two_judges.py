@@ -261,10 +261,6 @@ def judge_pair_env(postgres_url, tmp_path, smtp_sink):
         "JUDGE_WORKER_HANDLER": "tests.judge.handlers:echo",
         "JUDGE_OUTBOUND_RELAY_HOST": smtp_sink.host, "JUDGE_OUTBOUND_RELAY_PORT": str(smtp_sink.port),
         "JUDGE_OUTBOUND_POLL_SECONDS": "0.1", "JUDGE_WORKER_POLL_SECONDS": "0.1",
-        # No bot processes: these judges play no games.  With one beside each judge the
-        # killed judge's replies were not taken over within 40 s (cause not found yet:
-        # see the session 8 closing note); bot processes have crash tests of their own.
-        "JUDGE_BOTS_PROCESSES": "0",
     }
     assert run_judge(["db", "upgrade"], tmp_path, env).returncode == 0
     for name in ("a", "b"):

@@ -49,7 +49,7 @@ def test_a_from_without_a_domain_is_never_a_recipient(judge):
     from judge.store.inbound import store_inbound
     store_inbound(judge.store, raw_mail("From: nobody\nTo: judge@example.org\nSubject: hi\nMessage-ID: <h4@example.net>\n"),
                   mail_from="nobody", rcpt_to=["judge@example.org"], source="smtp", now=judge.now)
-    assert judge.daemon.worker.process_pending() == 1
+    assert judge.worker.process_pending() == 1
     assert judge.last_outbox_id() == last  # nobody to answer
     with judge.session() as session:
         inbound = session.execute(select(InboundMessage).order_by(InboundMessage.id.desc())).scalars().first()

@@ -100,3 +100,35 @@ def test_a_restarted_sender_takes_up_what_its_dead_run_leased(store, tmp_path):
     finally:
         sender.stop()
     assert owners(store) == set()
+
+
+def test_a_bot_process_frees_a_dead_judges_jobs_but_leaves_its_outbox_to_a_sender(store):
+    """A bot process starting beside a killed judge gives back the judge's bot jobs only:
+    had it released the outbox rows too (and forgotten the owner), the live judge's lease
+    keeper would find nothing gone and never wake its sender for them."""
+    from judge.daemon.bot_worker import BotWorker
+    from judge.config import Settings
+    from judge.store.models_bots import BotJob
+    from judge.lifecycle import ACTIVE
+    from judge.store.models_game import Game
+
+    queue(store, 2)
+    dead = a_finished_process()
+    lease_all(store, dead)
+    with store.unit_of_work() as session:
+        game = Game(name="g1", master_password_hash="x", status=ACTIVE, created_at=START)
+        session.add(game)
+        session.flush()
+        session.add(BotJob(game_id=game.id, phase="S1901M", power="FRANCE", digest="d", map_name="standard",
+                           position={}, seed=1, created_at=START, claimed_by=dead.id, claimed_at=START))
+    worker = BotWorker(store, Settings(), clock=lambda: START, process_ready=None)
+    worker.start()
+    try:
+        with store.unit_of_work() as session:
+            assert session.scalar(select(BotJob.claimed_by)) is None
+        assert all(owner == dead.id for owner, _ in rows(store))
+        assert dead.id in owners(store)
+        assert leases.release_gone(store, START) == 2  # the judge's keeper: it wakes its sender
+        assert rows(store) == [(None, START)] * 2
+    finally:
+        worker.stop()

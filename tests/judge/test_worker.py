@@ -96,8 +96,8 @@ def test_a_processing_hook_that_is_not_installed_is_refused_at_start():
     from judge.daemon.hooks import HookError
     from judge.daemon.hooks import default_process_hook
 
-    settings = load_settings(None, environ={"JUDGE_WORKER_HANDLER": "judge.nowhere:process_mail"})
-    with pytest.raises(HookError, match="judge.nowhere:process_mail"):
+    settings = load_settings(None, environ={"JUDGE_WORKER_HANDLER": "tests.nowhere:process_mail"})
+    with pytest.raises(HookError, match="tests.nowhere:process_mail"):
         default_process_hook(settings)
 
 @pytest.mark.parametrize("error, words", [
@@ -135,3 +135,13 @@ def test_a_mail_found_started_too_often_is_shunted_unread_and_a_robot_is_not_tol
     assert [(m.status, m.attempts) for m in rows(store, InboundMessage)] == [("shunted", 4), ("processed", 1)]
     assert "UnfinishedProcessing: started 3 times" in rows(store, Shunt)[0].traceback
     assert [o.inbound_id for o in rows(store, OutboxMessage)] == [2]  # no notice to a robot
+
+
+def test_a_hook_in_the_judges_own_packages_must_be_a_built_in_one():
+    from judge.daemon.hooks import HookError, resolve_hook
+
+    assert resolve_hook("judge.commands:process_mail").__name__ == "process_mail"
+    assert resolve_hook("judge.edge.scheduler:run_pass").__name__ == "run_pass"
+    with pytest.raises(HookError, match="judge.edge.scheduler:process_games.*the judge's own hooks are"):
+        resolve_hook("judge.edge.scheduler:process_games")
+    assert resolve_hook("tests.judge.handlers:echo").__name__ == "echo"

@@ -15,7 +15,7 @@ from adjudicator.types import Terrain
 from pictures import draw_svg, palette, svg_to_png, voronoi
 from pictures.geometry import Geometry
 from pictures.scene import scene_of_position
-from pictures.svg import UNIT_RADIUS, _facing, picture_size
+from pictures.svg import UNIT_RADIUS, picture_size
 from tests.pictures.scenes import ADJUSTMENT, MOVEMENT, RETREAT, adjudicated
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -34,7 +34,7 @@ def _clear_point(geometry: Geometry, abbrev: str) -> tuple[int, int] | None:
     shape = geometry.provinces[abbrev]
     marks = [p for s in geometry.provinces.values() for p in (s.unit, s.label, s.dislodged, *([s.supply] if s.supply else []),
                                                               *s.coasts.values(), *s.coast_labels.values())]
-    links = [(_facing(geometry, a, b), _facing(geometry, b, a)) for a, b in geometry.links]
+    links = list(geometry.link_lines.values())
     for part in sorted(shape.parts, key=lambda p: -len(p)):
         xs, ys = [p[0] for p in part], [p[1] for p in part]
         for x in range(int(min(xs)), int(max(xs)) + 1, 2):

@@ -37,12 +37,7 @@ def _hits_box(a: tuple[float, float, float, float], b: tuple[float, float, float
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def _known(name: str, broken: str, why: str) -> object:
-    return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=why)) if name == broken else name
-
-
-@pytest.mark.parametrize("name", [_known(n, "youngstown_redux", "JVS: no clear place found for its label yet")
-                                  for n in maps.available()])
+@pytest.mark.parametrize("name", maps.available())
 def test_no_label_is_covered_by_a_unit_a_mark_or_another_label(name: str) -> None:
     geometry = maps.load_geometry(name)
     regular = ImageFont.truetype(FONTS + "DejaVuSans.ttf", 10)
@@ -60,8 +55,7 @@ def test_no_label_is_covered_by_a_unit_a_mark_or_another_label(name: str) -> Non
     assert not crossing, f"labels over labels: {crossing[:10]}"
 
 
-@pytest.mark.parametrize("name", [_known(n, "twenty_twenty", "BOD: its shape is too small for a second glyph yet")
-                                  for n in maps.available()])
+@pytest.mark.parametrize("name", maps.available())
 def test_a_dislodged_unit_has_a_place_of_its_own(name: str) -> None:
     for abbrev, shape in maps.load_geometry(name).provinces.items():
         for place in (shape.unit, *shape.coasts.values()):

@@ -27,6 +27,12 @@ def _edges(geometry: Geometry, abbrev: str) -> list[Edge]:
     return [(part[i], part[(i + 1) % len(part)]) for part in geometry.provinces[abbrev].parts for i in range(len(part))]
 
 
+def _box(edges: list[Edge]) -> tuple[float, float, float, float]:
+    """(left, top, right, bottom) around the edges."""
+    return (min(min(p[0], q[0]) for p, q in edges), min(min(p[1], q[1]) for p, q in edges),
+            max(max(p[0], q[0]) for p, q in edges), max(max(p[1], q[1]) for p, q in edges))
+
+
 def _overlap(first: Edge, second: Edge) -> float:
     """How long two segments run together (collinear within the files' rounding)."""
     (x0, y0), (x1, y1) = first
@@ -46,8 +52,7 @@ def _shared(name: str) -> dict[frozenset[str], float]:
     """Length of the boundary each pair of provinces shares, measured on the outlines."""
     geometry = maps.load_geometry(name)
     edges = {a: _edges(geometry, a) for a in geometry.provinces}
-    boxes = {a: (min(min(p[0], q[0]) for p, q in e), min(min(p[1], q[1]) for p, q in e),
-                 max(max(p[0], q[0]) for p, q in e), max(max(p[1], q[1]) for p, q in e)) for a, e in edges.items()}
+    boxes = {a: _box(e) for a, e in edges.items()}
     shared: dict[frozenset[str], float] = {}
     for a, b in combinations(sorted(edges), 2):
         (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = boxes[a], boxes[b]
@@ -104,11 +109,14 @@ def test_the_shore_is_drawn_where_land_meets_a_sea_it_borders_and_split_coasts_a
     seas = {a for a, p in variant.provinces.items() if p.terrain is Terrain.SEA}
     graph = province_graph(variant)
     edges = {a: _edges(geometry, a) for a in geometry.provinces}
+    boxes = {a: _box(e) for a, e in edges.items()}
     for x0, y0, x1, y1 in geometry.shore:
         segment = ((x0, y0), (x1, y1))
         if math.dist(*segment) < 3:
             continue  # too short to tell its two sides apart at the files' rounding
-        touching = [a for a, e in edges.items() if any(_overlap(segment, f) > 0.5 for f in e)]
+        near = [a for a, (left, top, right, bottom) in boxes.items()
+                if left - 1 <= min(x0, x1) and max(x0, x1) <= right + 1 and top - 1 <= min(y0, y1) and max(y0, y1) <= bottom + 1]
+        touching = [a for a in near if any(_overlap(segment, f) > 0.5 for f in edges[a])]
         assert len(touching) == 2 and len(seas & set(touching)) == 1, (segment, touching)
         assert touching[1] in graph[touching[0]]
     coastal = {a for a in variant.provinces if a not in seas and graph[a] & seas}

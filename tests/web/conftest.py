@@ -7,17 +7,14 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from sqlalchemy import select
 
 from judge.config import WebSettings
 from judge.store import passwords
-from judge.store.models_game import PLAYER, Game, Membership
 from judge.web.build import Archive
 from judge.web.server import ArchiveServer
+from tests.judge.scheduler.conftest import judge  # noqa: F401  (the services harness with scheduler passes)
 from tests.judge.scheduler.driver import HOLDS, TurnHarness
-from tests.judge.services.conftest import cheap_scrypt, create_game  # noqa: F401
-from tests.judge.services.harness import player
-from tests.judge.storage import make_mail
+from tests.judge.services.conftest import cheap_scrypt, create_game, fill_game  # noqa: F401
 
 # Retreat-free, build-free moves for the first year, then holds.
 OPENING = {**HOLDS, "FRANCE": ["A PAR - BUR", "A MAR - SPA", "F BRE - MAO"],
@@ -25,6 +22,7 @@ OPENING = {**HOLDS, "FRANCE": ["A PAR - BUR", "A MAR - SPA", "F BRE - MAO"],
 
 
 def password(index: int) -> str:
+    """Players' passwords long enough that finding one in a file is no accident."""
     return f"Zq{index}secretword"
 
 
@@ -34,34 +32,17 @@ def play(judge: TurnHarness, name: str, *, rules: tuple[str, ...] = (), phases: 
     their From lines), and play ``phases`` phases by mail, each processed by the scheduler's
     pass."""
     create_game(judge, *(f"RULE {rule}" for rule in rules), name=name)
-    for index in range(7):
-        shown = f'"{names[index]}" <{player(index)}>' if index < len(names) else player(index)
-        judge.deliver(make_mail(subject="join", body=f"JOIN {name} {password(index)}\n", sender=shown,
-                                to=judge.settings.address), player(index))
-    with judge.session() as session:
-        game = session.execute(select(Game).where(Game.name == name)).scalar_one()
-        seats = {m.power: m.address for m in session.scalars(
-            select(Membership).where(Membership.game_id == game.id, Membership.role == PLAYER))}
+    seats = fill_game(judge, name, names=names, password=password)
     for number in range(phases):
-        with judge.session() as session:
-            game = session.execute(select(Game).where(Game.name == name)).scalar_one()
-            units = game.position["units"]
-        for power, address in seats.items():
-            lines = [f"{unit} H" for unit in units.get(power, [])] if number else OPENING[power]
-            secret = password(int(address[len("player")]))
-            judge.send(address, f"SIGNON {power.lower()}@{name} {secret}\n" + "\n".join(lines) + "\n")
+        before = judge.game(name)
+        for power, seat in seats.items():
+            lines = [f"{unit} H" for unit in before["position"]["units"].get(power, [])] if number else OPENING[power]
+            judge.orders(seat, lines)
         for _ in range(3):  # the settle window, then the processing pass
             judge.advance(days=2)
             judge.tick()
-            if judge.game(name)["phase"] != game.phase:
+            if judge.game(name)["phase"] != before["phase"]:
                 break
-
-
-@pytest.fixture
-def judge(tmp_path) -> Iterator[TurnHarness]:
-    harness = TurnHarness(tmp_path)
-    yield harness
-    harness.close()
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import pytest
 from judge.audit import audit_archive
 from judge.config import Settings
 from judge.cli.key import export_judge_key
+from judge.daemon.keyrecord import record_key
 from judge.store import passwords
 from judge.web.build import Archive
 from tests.fixtures.gpg import remove_home, short_home
@@ -40,17 +41,25 @@ def built(tmp_path_factory, seven_players):
             assert "ERROR" not in game.commit("FRANCE", orders_file("FRANCE", "F1901M", SECRET_FALL)).reply.body
             root = directory / "web"
             Archive(judge.store, root, "example.org").rebuild()
-            _, key = export_judge_key(Settings(judge=judge.settings), judge.store, secret=False)
-            key_file = directory / "judge.asc"
-            key_file.write_text(key)
-            yield root, key_file
+            assert not (root / "judge-key.asc").exists()  # no key recorded yet: none published
+            # What the first `judge serve` on the database does; the next refresh publishes it.
+            fingerprint, key = export_judge_key(Settings(judge=judge.settings), judge.store, secret=False)
+            record_key(judge.store, fingerprint, key)
+            Archive(judge.store, root, "example.org").refresh()
+            yield root, fingerprint
     finally:
         judge.close()
         remove_home(home)
 
 
-def test_the_mbox_replays_the_game_in_judge_audit(built) -> None:
-    root, key_file = built
+def test_the_mbox_replays_the_game_in_judge_audit_with_the_published_key(built) -> None:
+    root, fingerprint = built
+    key_file = root / "judge-key.asc"
+    assert key_file.read_text().startswith("-----BEGIN PGP PUBLIC KEY BLOCK-----")
+    shown = " ".join(fingerprint[i:i + 4] for i in range(0, len(fingerprint), 4))
+    for page in (root / "index.html", root / "games" / "g1" / "index.html"):  # written again for the key
+        text = page.read_text()
+        assert shown in text and 'judge-key.asc"' in text, page
     mbox = root / "games" / "g1" / "list.mbox"
     box = mailbox.mbox(str(mbox), create=False)
     subjects = [str(message["Subject"]) for message in box]

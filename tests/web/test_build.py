@@ -9,9 +9,11 @@ from pathlib import Path
 from sqlalchemy import select
 
 from judge.config import Settings
+from judge.lifecycle import ACTIVE, FORMING
 from judge.store.engine import Store
 from judge.store.models_game import Game, OrderSet, PhaseRecord
 from judge.web.build import Archive
+from judge.web import index
 from judge.web.files import ArchiveFiles
 from tests.web.conftest import play
 
@@ -23,7 +25,7 @@ def _game(judge, name: str) -> Game:
 
 def test_a_refresh_writes_only_what_changed(judge, tmp_path: Path) -> None:
     play(judge, "g1", phases=1)
-    archive = Archive(judge.store, tmp_path / "web", "example.org", index_seconds=3600)
+    archive = Archive(judge.store, tmp_path / "web", "example.org")
     assert archive.rebuild().games == ["g1"]
     page = tmp_path / "web" / "games" / "g1" / "phase" / "S1901M.html"
     assert "Next" in page.read_text() and 'rel="next"' not in page.read_text()
@@ -40,12 +42,9 @@ def test_a_refresh_writes_only_what_changed(judge, tmp_path: Path) -> None:
         judge.tick()
     assert _game(judge, "g1").phase != "F1901M"
     report = archive.refresh()
-    assert report.games == ["g1"] and not report.index  # the index was written less than an hour ago
+    assert report.games == ["g1"] and report.index == ["index.html"]
     assert 'rel="next" href="F1901M.html"' in page.read_text()  # the predecessor gained its next link
     index = tmp_path / "web" / "index.html"
-    assert "F1901M" in index.read_text() or "S1901M" in index.read_text()
-    archive.index_seconds = 0
-    assert archive.refresh().index  # the pending index, written at the first refresh once due
     assert "S1901M" not in index.read_text() and "F1901M" not in index.read_text()
     assert page.stat().st_mtime_ns != written
     assert (tmp_path / "web" / "games" / "g1" / "phase" / "F1901M.html").exists()
@@ -53,7 +52,7 @@ def test_a_refresh_writes_only_what_changed(judge, tmp_path: Path) -> None:
 
 def test_a_rolled_back_phase_leaves_no_page_and_a_private_game_no_folder(judge, tmp_path: Path) -> None:
     play(judge, "g1", phases=2)
-    archive = Archive(judge.store, tmp_path / "web", "example.org", index_seconds=0)
+    archive = Archive(judge.store, tmp_path / "web", "example.org")
     archive.rebuild()
     folder = tmp_path / "web" / "games" / "g1"
     assert sorted(p.name for p in (folder / "phase").iterdir()) == ["F1901M.html", "S1901M.html"]
@@ -72,6 +71,31 @@ def test_a_rolled_back_phase_leaves_no_page_and_a_private_game_no_folder(judge, 
     assert "g1" not in (tmp_path / "web" / "index.html").read_text()
 
 
+def test_the_index_in_pages_rewrites_only_the_page_of_a_changed_game(judge, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(index, "PAGE_ROWS", 2)
+    with judge.store.unit_of_work(now=judge.now) as session:
+        for number in range(5):
+            session.add(Game(name=f"r{number}", master_password_hash="x", status=ACTIVE, phase="S1901M",
+                             created_at=judge.now))
+        session.add(Game(name="f0", master_password_hash="x", status=FORMING, created_at=judge.now))
+    root = tmp_path / "web"
+    archive = Archive(judge.store, root, "example.org")
+    assert archive.rebuild().index == ["index.html", "index/running-2.html", "index/running-3.html"]
+    first, second = (root / "index.html").read_text(), (root / "index" / "running-2.html").read_text()
+    assert "Running (5), page 1 of 3" in first and "f0" in first and "r2" not in first
+    assert 'href="../games/r2/index.html"' in second and 'href="../index.html#h-running"' in second
+    with judge.store.unit_of_work(now=judge.now) as session:
+        session.execute(select(Game).where(Game.name == "r3")).scalar_one().phase = "F1901M"
+    report = archive.refresh()
+    assert report.games == ["r3"] and report.index == ["index/running-2.html"]
+    assert "F1901M" in (root / "index" / "running-2.html").read_text()
+    with judge.store.unit_of_work(now=judge.now) as session:
+        for game in session.scalars(select(Game).where(Game.name.in_(["r0", "r1"]))):
+            game.private = True
+    archive.refresh()
+    assert sorted(p.name for p in (root / "index").iterdir()) == ["running-2.html"]
+
+
 def _write_again(url: str, root: str, rounds: int) -> None:
     store = Store(url)
     try:
@@ -87,7 +111,7 @@ def test_two_judges_write_one_archive_without_tearing_it(judge, tmp_path: Path) 
     root = tmp_path / "web"
     Archive(judge.store, root, "example.org").rebuild()
     expected = {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()
-                and p.name not in (".lock", ".built.json", "index.html")}
+                and p.name not in (".lock", ".built.json", ".index.json", "index.html")}
     context = multiprocessing.get_context("spawn")
     writers = [context.Process(target=_write_again, args=(judge.store.url, str(root), 4)) for _ in range(2)]
     for writer in writers:

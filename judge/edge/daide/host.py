@@ -26,6 +26,7 @@ from daide.tokens import TokenTable
 from judge.config import Settings
 from judge.mailio.outgoing import queue_all
 from judge.edge.daide import machines
+from judge.phases import played as played_phases
 from judge.press import machine_press
 from judge.commands.dispatch import run_at_seat
 from judge.commands.draw import SetDraw, SetNoDraw
@@ -72,7 +73,7 @@ class StoreHost:
             game = self._game(session)
             self.variant = variant_of(game)
             self.name = game.name
-            self._seen_record = machines.last_record_id(session, game)
+            self._seen_record = played_phases.last_record_id(session, game)
             self._seen_press = machine_press.last_press_id(session, game)
             self._load(game)
         self.table = TokenTable.for_variant(self.variant)
@@ -256,7 +257,7 @@ class StoreHost:
 
     def history(self, phase: Phase) -> PlayedPhase | None:
         with self.store.sessions() as session:
-            played = machines.record_of(session, self._game(session), str(phase))
+            played = played_phases.record_of(session, self._game(session), str(phase))
         return _played(played) if played is not None else None
 
     # -- press
@@ -301,7 +302,7 @@ class StoreHost:
             game = self._game(session)
             was_started = self.started()
             self._load(game)
-            played = machines.phases_since(session, game, self._seen_record)
+            played = played_phases.phases_since(session, game, self._seen_record)
             # a game ended before it started (TERMINATE while forming) has no position to
             # sum up: no SMR, the edge closes its listener (it never started)
             ending = self._ending_of(session, game) if game.status == ENDED and game.position is not None else None
@@ -359,5 +360,5 @@ class StoreHost:
                       tuple(winners) if kind == "draw" else ())
 
 
-def _played(played: machines.Played) -> PlayedPhase:
+def _played(played: played_phases.Played) -> PlayedPhase:
     return PlayedPhase(played.before, Adjudication(played.results, played.after, played.after.dislodged))

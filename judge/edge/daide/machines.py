@@ -1,5 +1,5 @@
 """Machine players (DAIDE bots) in the store: their seats, the games open to them (and
-their ports), and what the DAIDE edge reads of the phases played.  What a machine *does* --
+their ports); the phases played it replays are read by judge/phases/played.py.  What a machine *does* --
 SUB, GOF, DRW -- is a mail's command run through the mail's dispatcher
 (judge/edge/daide/host.py, judge.commands.dispatch.run_at_seat), so readiness,
 deadlines, grace, late notices and civil disorder treat a bot's power like any other.
@@ -20,9 +20,6 @@ from datetime import datetime, timedelta
 from sqlalchemy import Text, cast, func, select
 from sqlalchemy.orm import Session
 
-from adjudicator.jsonio import position_from_json
-from adjudicator.results import OrderResult
-from adjudicator.types import Position
 from judge.mailio.outgoing import MACHINE_DOMAIN
 from judge.commands.daide_ports import MACHINES, give_port, is_machine_game, released_for_idling
 from judge.commands.fair_players import PassContext
@@ -34,7 +31,7 @@ from judge.store.queries import has_rule, latest_of_power, master_of, player_of,
 from judge.store.models_daide import DaidePort, MachineSeat
 from judge.store.times import as_utc
 from judge.lifecycle import FORMING, is_live, seats_players, statuses_where
-from judge.store.models_game import DUMMY, PLAYER, Game, Membership, PhaseRecord
+from judge.store.models_game import DUMMY, PLAYER, Game, Membership
 from judge.store.passwords import hash_password
 
 # Games that may have the rule: their stored rules' JSON text names it (a superset; the
@@ -209,37 +206,6 @@ def release_seat(session: Session, game_id: int, membership_id: int) -> None:
     session.delete(member)
 
 
-@dataclass(frozen=True)
-class Played:
-    phase: str
-    before: Position
-    after: Position
-    results: tuple[OrderResult, ...]
-
-
-def phases_since(session: Session, game: Game, seen: int) -> list[tuple[int, Played]]:
-    """Processed phases with a record id above ``seen``, oldest first."""
-    rows = session.scalars(select(PhaseRecord).where(PhaseRecord.game_id == game.id, PhaseRecord.id > seen)
-                           .order_by(PhaseRecord.id)).all()
-    return [(row.id, _played(game, row)) for row in rows]
-
-
-def _played(game: Game, row: PhaseRecord) -> Played:
-    variant = variant_of(game)
-    results = tuple(OrderResult(r["power"], r["order"], r["result"], r.get("reason")) for r in row.results)
-    return Played(row.phase, position_from_json(variant, row.position_before),
-                  position_from_json(variant, row.position_after), results)
-
-
-def last_record_id(session: Session, game: Game) -> int:
-    return int(session.scalar(select(func.max(PhaseRecord.id)).where(PhaseRecord.game_id == game.id)) or 0)
-
-
-def record_of(session: Session, game: Game, phase: str) -> Played | None:
-    row = session.scalar(select(PhaseRecord).where(PhaseRecord.game_id == game.id, PhaseRecord.phase == phase))
-    return _played(game, row) if row is not None else None
-
-
 def machine_names(session: Session, game: Game) -> dict[str, tuple[str, str]]:
     """power -> (NME name, version) of the machines; for SMR and the end-of-game record only."""
     names = {}
@@ -250,6 +216,6 @@ def machine_names(session: Session, game: Game) -> dict[str, tuple[str, str]]:
     return names
 
 
-__all__ = ["MACHINES", "MachineGame", "Played", "Seated", "free_ports", "last_record_id", "machine_games",
-           "machine_names", "phases_since", "record_of", "release_seat", "seat_by_passcode", "seat_taken_back",
+__all__ = ["MACHINES", "MachineGame", "Seated", "free_ports", "machine_games",
+           "machine_names", "release_seat", "seat_by_passcode", "seat_taken_back",
            "seat_of", "take_seat", "tell_master"]

@@ -16,7 +16,7 @@ from daide.messages import from_text, to_text
 from daide.server import GameServer
 from daide.tokens import TokenTable
 from judge.edge.daide_player import DaideBot
-from judge.negotiator import Negotiator
+from judge.negotiator import Negotiator, Said, Talk, rebuilt
 
 STANDARD = maps.load("standard")
 TABLE = TokenTable.for_variant(STANDARD)
@@ -113,3 +113,32 @@ def test_judge_bot_negotiates_over_daide_and_keeps_the_dmz_it_agreed() -> None:
     assert spring is not None
     english = [r.order for r in spring.adjudication.results if r.power == "ENGLAND"]
     assert len(english) == 3 and not [o for o in english if " - " in o and o.split()[-1] in ("NTH", "ENG")], english
+
+
+def test_a_scripted_human_fair_peace_is_accepted_and_a_one_sided_one_refused() -> None:
+    """Issue 26 item 5 (b): offers in several parts are judged part by part."""
+    france = Negotiator("FRANCE", TABLE, 30)
+    fair = "PRP (AND (PCE (ENG FRA)) (DMZ (ENG FRA) (ECH)))"
+    assert _answer(france, "ENGLAND", fair, ("FRANCE",)) == [f"ENGLAND: YES ({fair})"]
+    assert france.agreements().allies == {"ENGLAND"} and france.agreements().dmz == {"ENG"}
+    germany = Negotiator("GERMANY", TABLE, 30)
+    for one_sided in ("PRP (AND (PCE (FRA GER)) (DMZ (GER) (MUN)))",            # our centre given up
+                      "PRP (AND (PCE (FRA GER)) (XDO ((GER AMY MUN) HLD)))",   # our orders taken
+                      "PRP (AND (PCE (FRA GER)) (DMZ (GER) (BUR)))"):          # a DMZ binding us alone
+        assert _answer(germany, "FRANCE", one_sided, ("GERMANY",)) == [f"FRANCE: REJ ({one_sided})"]
+    assert not germany.agreements()
+    # Their promise is fine: peace with an order for the proposer's own unit.
+    promise = "PRP (AND (PCE (FRA GER)) (XDO ((FRA AMY PAR) HLD)))"
+    assert _answer(germany, "FRANCE", promise, ("GERMANY",)) == [f"FRANCE: YES ({promise})"]
+
+
+def test_a_negotiator_rebuilt_from_the_record_is_the_one_that_talked() -> None:
+    live = Negotiator("AUSTRIA", TABLE, 20)
+    record = [Said("AUSTRIA", to, to_text(press)) for to, press in live.proposals(BOARD)]
+    record.append(Said("ITALY", ("AUSTRIA",), "YES (PRP (PCE (AUS ITA)))"))
+    live.heard("ITALY", ("AUSTRIA",), from_text(record[-1].text), BOARD)
+    heard = from_text("PRP (DMZ (RUS AUS) (GAL))")
+    record.extend(Said("AUSTRIA", to, to_text(press)) for to, press in live.heard("RUSSIA", ("AUSTRIA",), heard, BOARD))
+    again = rebuilt("AUSTRIA", TABLE, Talk(20, tuple(record)))
+    assert again.agreements() == live.agreements() and again.agreements().dmz == {"GAL"}
+    assert again.agreements().allies == {"ITALY"} and again.proposals(BOARD) == []  # proposed once, ever

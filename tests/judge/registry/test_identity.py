@@ -2,8 +2,8 @@
 
 from datetime import datetime, timezone
 
-from judge.registry.identity import addresses_of, player_of
-from judge.registry.models import AddressRequest, RegisteredAddress, RegisteredPlayer
+from judge.registry.identity import addresses_of, addresses_with, player_of
+from judge.store.models_registry import AddressRequest, RegisteredAddress, RegisteredPlayer
 from tests.judge.storage import migrated_store
 
 NOW = datetime(2026, 11, 28, 22, 0, tzinfo=timezone.utc)
@@ -25,4 +25,6 @@ def test_links_answer_both_ways_and_requests_do_not_count(tmp_path):
         assert player_of(session, "nobody@example.net") is None
         assert addresses_of(session, "ANNA") == ("anna@example.net", "a2@example.org")
         assert addresses_of(session, "bob") == ()
+        assert addresses_with(session, "A2@example.org") == ("anna@example.net", "a2@example.org")
+        assert addresses_with(session, "Stranger@Example.net") == ("stranger@example.net",)
     store.dispose()

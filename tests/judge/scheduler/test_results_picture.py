@@ -8,6 +8,7 @@ broadcast shares one body), and MAP draws the same picture from the phase's reco
 from __future__ import annotations
 
 import io
+import math
 import threading
 import xml.etree.ElementTree as ET
 
@@ -113,11 +114,14 @@ def test_map_before_any_phase_shows_the_start_and_owners(judge):
     assert "at the start (S1901M) is attached" in reply.body
     png = _files(reply.message)["g1-S1901M.png"][2]
     shape = maps.load_geometry("standard").provinces["PAR"]
-    corner = max(next(p for p in shape.parts if voronoi.contains(p, shape.unit)), key=lambda p: p[1])  # the lowest vertex: away from the marks
+    marks = [shape.unit, shape.label, shape.dislodged, *([shape.supply] if shape.supply else [])]
+    # a point 70 % of the way from the unit to a corner, away from every mark and label
+    outline = next(p for p in shape.parts if voronoi.contains(p, shape.unit))
+    clear = next(q for q in ((shape.unit[0] + 0.7 * (c[0] - shape.unit[0]), shape.unit[1] + 0.7 * (c[1] - shape.unit[1]))
+                             for c in outline) if all(math.dist(q, m) > 16 for m in marks))
     image = Image.open(io.BytesIO(png))
     scale = image.width / maps.load_geometry("standard").width  # a mail's picture may be drawn a little smaller
-    point = (round(scale * (shape.unit[0] + 0.7 * (corner[0] - shape.unit[0]))),
-             round(scale * (shape.unit[1] + 0.7 * (corner[1] - shape.unit[1]))))
+    point = (round(scale * clear[0]), round(scale * clear[1]))
     colours = palette.power_colors([p.name for p in maps.load("standard").powers], maps.load_geometry("standard").colors)
     expected = palette.to_rgb(palette.tint(colours["FRANCE"]))
     assert all(abs(a - b) <= 3 for a, b in zip(image.convert("RGB").getpixel(point), expected))

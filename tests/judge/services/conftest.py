@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator, Sequence
 
 import pytest
 from sqlalchemy import select
 
 from judge.store import passwords
-from judge.store.models_game import Membership
+from judge.store.models_game import Game, Membership
 from tests.judge.services.harness import JudgeHarness, player
+from tests.judge.storage import make_mail
 
 MASTER = "gm@example.net"
 
@@ -33,10 +34,11 @@ class Seat:
     power: str
     address: str
     password: str
+    game: str = "g1"
 
     @property
     def signon(self) -> str:
-        return f"SIGNON {self.power.lower()}@g1 {self.password}"
+        return f"SIGNON {self.power.lower()}@{self.game} {self.password}"
 
 
 def create_game(judge: JudgeHarness, *status: str, name: str = "g1", form: bool = True) -> None:
@@ -47,13 +49,19 @@ def create_game(judge: JudgeHarness, *status: str, name: str = "g1", form: bool 
     assert "ERROR" not in reply.body, reply.body
 
 
-def fill_game(judge: JudgeHarness, name: str = "g1") -> dict[str, Seat]:
-    """Seven players join; returns power -> seat."""
+def fill_game(judge: JudgeHarness, name: str = "g1", *, names: Sequence[str] = (),
+              password: Callable[[int], str] = lambda index: f"pw{index}") -> dict[str, Seat]:
+    """Seven players join (``player(index)``, whose From lines carry ``names`` as display
+    names where given, with ``password(index)``); returns power -> seat."""
     for index in range(7):
-        judge.send(player(index), f"JOIN {name} pw{index}\n")
+        shown = f'"{names[index]}" <{player(index)}>' if index < len(names) else player(index)
+        judge.deliver(make_mail(subject="join", body=f"JOIN {name} {password(index)}\n", sender=shown,
+                                to=judge.settings.address), player(index))
     with judge.session() as session:
-        rows = session.execute(select(Membership).where(Membership.role == "player")).scalars().all()
-        return {m.power: Seat(m.power, m.address, "pw" + m.address[len("player")]) for m in rows}
+        game_id = session.execute(select(Game.id).where(Game.name == name)).scalar_one()
+        rows = session.execute(select(Membership).where(Membership.role == "player",
+                                                        Membership.game_id == game_id)).scalars().all()
+        return {m.power: Seat(m.power, m.address, password(int(m.address[len("player")])), name) for m in rows}
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.postgres
 
 def test_a_reveal_racing_the_deadline_pass_never_decides_the_lottery_twice(tmp_path, postgres_url, monkeypatch):
     judge = JudgeHarness(tmp_path, url=postgres_url)
-    judge.daemon.worker.conflict_backoff = lambda attempt: 0.0
+    judge.worker.conflict_backoff = lambda attempt: 0.0
     try:
         start_first_lottery(judge)  # seven players want France: one lottery, N = 7
         commit_all(judge, [1, 2, 3, 4, 5, 6, 6])

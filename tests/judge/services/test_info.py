@@ -70,7 +70,7 @@ def test_robot_mail_changes_nothing_and_gets_no_reply(judge):
     from judge.store.inbound import store_inbound
     store_inbound(judge.store, raw, mail_from="away@example.net", rcpt_to=["judge@example.org"],
                   source="smtp", now=judge.now)
-    judge.daemon.worker.process_pending()
+    judge.worker.process_pending()
     with judge.session() as session:
         assert session.execute(select(Game)).first() is None
         assert session.execute(select(Membership)).first() is None

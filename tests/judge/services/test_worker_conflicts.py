@@ -56,7 +56,7 @@ def bump_from_another_connection(judge: JudgeHarness, session: Session, game_id:
 
 def colliding_first_attempt(judge: JudgeHarness, bump: Bump) -> list[int]:
     """Make the worker's first attempt read the game, then have it changed under it."""
-    real = judge.daemon.worker.process
+    real = judge.worker.process
     calls: list[int] = []
 
     def process(session, inbound, now):
@@ -66,8 +66,8 @@ def colliding_first_attempt(judge: JudgeHarness, bump: Bump) -> list[int]:
             bump(judge, session, game.id)
         return real(session, inbound, now)
 
-    judge.daemon.worker.process = process
-    judge.daemon.worker.conflict_backoff = lambda attempt: 0.001
+    judge.worker.process = process
+    judge.worker.conflict_backoff = lambda attempt: 0.001
     return calls
 
 

@@ -1,14 +1,28 @@
 """Records, dedication and ratings from games played by mail to a solo and a draw, the
-rebuild, RATINGS, and the masters' minimum dedication and rating at JOIN."""
+rebuild, RATINGS, and the masters' minimum dedication and rating at JOIN; then the same
+database under `judge ratings rebuild` and `judge serve`, RATINGS asked over real SMTP.
+
+One test, so the games are played once (the suite's time)."""
 
 from __future__ import annotations
 
-from sqlalchemy import select
+import email
+import smtplib
+import time
+from email.message import EmailMessage
+from email.policy import default as default_policy
 
+import pytest
+from sqlalchemy import select, update
+
+from judge.cli import main
 from judge.standing.keeping import rebuild
 from judge.standing.records import record_of
+from judge.store.models_mail import SENT, OutboxMessage
 from judge.store.models_standing import RatingEntry, TurnRecord
 from tests.judge.services.conftest import MASTER, create_game
+from tests.judge.services.harness import JUDGE
+from tests.judge.storage import make_mail
 from tests.judge.standing.pure_games import draw_of_all, solo_for_france, start
 
 
@@ -18,7 +32,24 @@ def entries(judge) -> list[tuple[str, str, str, float, bool]]:
         return [(r.game_name, r.player, r.result, round(r.rating, 6), r.latest) for r in rows]
 
 
-def test_a_solo_and_a_draw_make_records_and_ratings(judge):
+pytestmark = pytest.mark.slow  # a `judge serve` daemon, like the other whole-game SMTP tests
+
+
+def reply_in(sink, address: str, subject: str, timeout: float = 60.0) -> EmailMessage:
+    """The message to ``address`` with ``subject`` once the daemon has relayed it (the
+    games' own mail, queued by the harness, goes out first)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for sunk in list(sink.messages):
+            message = email.message_from_bytes(sunk.raw, policy=default_policy)
+            if address in sunk.rcpt_tos and message["Subject"] == subject:
+                return message
+        time.sleep(0.1)
+    subjects = sorted({(tuple(m.rcpt_tos), email.message_from_bytes(m.raw, policy=default_policy)["Subject"]) for m in sink.messages})
+    raise AssertionError(f"no {subject!r} to {address} among {len(sink.messages)} relayed mails: {subjects[-20:]} {[m.raw[-600:] for m in sink.messages if address in m.rcpt_tos][-2:]}")
+
+
+def test_a_solo_and_a_draw_make_records_and_ratings(judge, tmp_path, judge_runner, smtp_sink, monkeypatch, capsys):
     seats = start(judge, "solo")
     solo_for_france(judge, "solo", seats)
     with judge.session() as session:
@@ -86,3 +117,25 @@ def test_a_solo_and_a_draw_make_records_and_ratings(judge):
     with judge.session() as session:
         assert record_of(session, [france]).solos == 0
         assert not session.execute(select(TurnRecord).where(TurnRecord.phase == "F1902M")).first()
+
+    # The same database: `judge ratings rebuild` as an operator runs it, then `judge serve`
+    # answering RATINGS over SMTP.
+    monkeypatch.setenv("JUDGE_JUDGE_DATA_DIR", str(tmp_path))
+    assert main(["ratings", "rebuild"]) == 0
+    assert "judge ratings rebuild: 1 games rated, 7 entries for 7 players and pools" in capsys.readouterr().out
+    env = {"JUDGE_OUTBOUND_RELAY_HOST": smtp_sink.host, "JUDGE_OUTBOUND_RELAY_PORT": str(smtp_sink.port),
+           "JUDGE_OUTBOUND_POLL_SECONDS": "0.1", "JUDGE_WORKER_POLL_SECONDS": "0.1",
+           "JUDGE_JUDGE_ADDRESS": JUDGE.address}
+    with judge.session() as session:  # the games' own mail was delivered by the harness's reading
+        session.execute(update(OutboxMessage).values(status=SENT, sent_at=judge.now))
+    daemon = judge_runner.start(tmp_path, env)
+    asker = seats2["ITALY"].address
+    raw = make_mail(subject="ratings please", body="RATINGS\n", sender=asker, to=JUDGE.address)
+    with smtplib.SMTP("127.0.0.1", daemon.smtp_port, timeout=10) as client:
+        client.sendmail(asker, [JUDGE.address], raw)
+    message = reply_in(smtp_sink, asker, "Re: ratings please")
+    body = message.get_body(("plain",)).get_content()
+    assert message["Subject"] == "Re: ratings please"
+    assert "Press games: the top 20" in body and "Gunboat games" in body and "no rated game yet" in body
+    assert f"Your record ({asker})" in body and "1 draw (share 0.14)" in body and "drawn " in body
+    assert daemon.terminate() == 0

@@ -76,8 +76,8 @@ def test_stored_rows_become_seats():
     class Row:
         id, name, ended_at, rules = 7, "g7", T0, ["GUNBOAT"]
         outcome = {"result": "draw", "powers": ["ENGLAND", "FRANCE"]}
-        position = {"units": {"ENGLAND": ["F LON"], "GERMANY": ["A BER"]},
-                    "centers": {"ENGLAND": ["LON"], "FRANCE": ["PAR"], "GERMANY": ["BER"], "ITALY": []}}
+        units = {"ENGLAND": ["F LON"], "GERMANY": ["A BER"]}
+        centers = {"ENGLAND": ["LON"], "FRANCE": ["PAR"], "GERMANY": ["BER"], "ITALY": []}
     members = [MemberRow(1, 7, "ENGLAND", "Anna@Example.net", "active"),
                MemberRow(2, 7, "FRANCE", "bob@example.net", "active"),
                MemberRow(3, 7, "GERMANY", "machine1.g7@machines.invalid", "active"),
