@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import dkim
 
@@ -70,6 +70,12 @@ def _register_openssl_key(key: DkimKey) -> None:
         _OPENSSL_KEYS[loaded.private_numbers().public_numbers.n] = loaded
 
 
+class MailSigner(Protocol):
+    """What signs leaving mail: a Signer, here or in a process of its own."""
+
+    def sign(self, raw: bytes) -> bytes: ...
+
+
 @dataclass(frozen=True)
 class Signer:
     """Signs as ``domain`` (``d=``) with each of ``keys``, in order (the first on top)."""
@@ -81,6 +87,10 @@ class Signer:
         for key in self.keys:
             if key.algorithm == RSA:
                 _register_openssl_key(key)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Made anew where it is unpickled (a verifier process), so its keys are OpenSSL's there too."""
+        return (Signer, (self.domain, self.keys))
 
     def sign(self, raw: bytes) -> bytes:
         """``raw`` with the signatures prepended, in ``raw``'s line ends."""
