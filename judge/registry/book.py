@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from typing import Iterable
 
 from sqlalchemy import delete, func, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from judge.refusal import CommandRefused
@@ -72,9 +73,18 @@ def forget(session: Session, player: RegisteredPlayer) -> None:
 def new_player(session: Session, name: str, password: str, now: datetime) -> RegisteredPlayer:
     player = RegisteredPlayer(name=name, name_key=name.lower(), password_hash=hash_password(password),
                               public=" ".join(DEFAULT_PUBLIC), registered_at=now)
-    session.add(player)
-    session.flush()
+    _insert(session, player, f"the player name {name} was registered by another mail a moment ago; choose another")
     return player
+
+
+def _insert(session: Session, row: RegisteredPlayer | RegisteredAddress, taken: str) -> None:
+    """Store a row whose unique key another transaction (another worker, another judge on
+    the same database) may have just stored: that is a refusal saying so, not a crash."""
+    try:
+        with session.begin_nested():
+            session.add(row)
+    except IntegrityError:
+        raise CommandRefused(taken) from None
 
 
 def apply(player: RegisteredPlayer, change: FieldChange) -> None:
@@ -153,7 +163,8 @@ def confirm(session: Session, token: str, sender: str, now: datetime) -> tuple[R
     if owner is not None:
         raise CommandRefused(f"{request.address} is linked to player {owner.name} already, and an address belongs "
                              f"to one player (REGISTER {owner.name} password, then UNLINK {request.address}, frees it)")
-    session.add(RegisteredAddress(player_id=player.id, address=request.address, linked_at=now))
+    _insert(session, RegisteredAddress(player_id=player.id, address=request.address, linked_at=now),
+            f"{request.address} was linked by another mail a moment ago; send WHOIS {request.address} to see it")
     session.execute(delete(AddressRequest).where(AddressRequest.address == request.address,
                                                  AddressRequest.player_id != player.id))
     return player, True
