@@ -24,10 +24,10 @@ from adjudicator.legality import IllegalOrder, illegality
 from adjudicator.notation import OrderSyntaxError
 from adjudicator.notation import parse_order as _understand
 from adjudicator.orders import Disband, Order, Retreat
-from adjudicator.resolve import HOLD, MovementResolution, order_shape, resolve_movement
+from adjudicator.resolve import HOLD, MovementResolution, Note, order_shape, resolve_movement
 from adjudicator.rulesets import CD_REMOVE_2023, RULES
 from adjudicator.rulesets import check_rules as _check_rules
-from adjudicator.results import Adjudication, OrderResult, ParsedOrders, Requirement
+from adjudicator.results import Adjudication, IllegalLine, OrderResult, ParsedOrders, Requirement
 from adjudicator.retreats import dislodged_units, resolve_retreats
 from adjudicator.tables import Tables
 from adjudicator.types import NEUTRAL, Phase, PhaseKind, Position, Season, Unit, UnitKind, Variant, province_of
@@ -44,6 +44,7 @@ __all__ = [
     "parse_order",
     "parse_orders",
     "read_orders",
+    "check_orders",
     "adjudicate",
     "requirements",
     "position_digest",
@@ -100,6 +101,30 @@ def read_orders(board: Board, power: str, lines: Sequence[str]) -> ParsedOrders:
     the same unit counts, as always); in ``.errors``, ``(line, reason)`` for each line not
     understood, blank ones included."""
     return parse_lines(board, power, lines, _parse_in, every_line=True)
+
+
+def check_orders(board: Board, power: str, orders: Iterable[Order]) -> ParsedOrders:
+    """``power``'s orders given as values, checked once, as ``read_orders`` would give them:
+    ``adjudicate(board, {power: checked})`` then need not check them again, and adjudicates
+    exactly as it would the plain orders (for a caller that adjudicates the same orders many
+    times, such as a bot's search).  The illegal ones go to ``.illegal`` (reported void)."""
+    tables, position, units, seas, surpluses = board.tables, board.position, board.units, board.fleet_seas, board.surpluses
+    movement = position.phase.kind is PhaseKind.MOVEMENT
+    prov_of = tables.prov_of
+    good: list[Order] = []
+    texts: list[str] = []
+    notes: list[Note] = []
+    illegal: list[IllegalLine] = []
+    for order in orders:
+        reason = illegality(tables, position, power, order, units, seas, surpluses)
+        if reason is not None:
+            illegal.append(made(IllegalLine, (len(good), order, reason)))
+            continue
+        good.append(order)
+        texts.append(order.canonical())
+        if movement:
+            notes.append(made(Note, (prov_of[order.unit.location], *order_shape(order, prov_of))))  # type: ignore[union-attr]
+    return made(ParsedOrders, (tuple(good), (), power, board, tuple(texts), tuple(notes), tuple(illegal)))
 
 
 def requirements(board: Board) -> Mapping[str, Requirement]:

@@ -35,7 +35,11 @@ class DumbBot:
     def orders(self, board: Board, power: str) -> list[Order]:
         if board.position.phase.kind is not PhaseKind.MOVEMENT:
             return orders_by_value(board, power, self.weights)
-        values = value_map(board, power, self.weights)
+        return self.movement_orders(board, power, value_map(board, power, self.weights))
+
+    def movement_orders(self, board: Board, power: str, values: ValueMap) -> list[Order]:
+        """The orders of a movement phase on ``values``, which must be ``value_map(board,
+        power, self.weights)`` (a caller that has it already saves computing it again)."""
         return self._movement(board, power, values, phase_rng(self.seed, board, power, self.name))
 
     def _movement(self, board: Board, power: str, values: ValueMap, rng: random.Random) -> list[Order]:

@@ -43,6 +43,7 @@ from typing import Mapping, Sequence
 from adjudicator import api
 from adjudicator.api import Board
 from adjudicator.orders import Order
+from adjudicator.results import ParsedOrders
 from adjudicator.types import PhaseKind
 from bot.adjust import orders_by_value
 from bot.agreements import NO_AGREEMENTS, Agreements
@@ -121,7 +122,10 @@ class StrategicBot:
         pool: deque[dict[str, list[Order]]] = deque(maxlen=self.pool)
         for _ in range(self.modelled):  # how a DumbBot would play the others
             model = DumbBot(rng.randrange(1 << 30))
-            pool.append({q: model.orders(board, q) for q in others})
+            if model.weights == self.weights:  # the value maps it would compute: ours, computed once
+                pool.append({q: model.movement_orders(board, q, values[q]) for q in others})
+            else:
+                pool.append({q: model.orders(board, q) for q in others})
         ours = self._ours(state, power, orders, pool)
         limit = self.budget.iterations
         deadline = None if self.budget.seconds is None else started + self.budget.seconds
@@ -197,18 +201,41 @@ _HOPELESS = 1.0  # a centre's worth
 
 
 class _State:
-    """Adjudicates joint order sets on one board and scores them (the board never changes)."""
+    """Adjudicates joint order sets on one board and scores them (the board never changes).
+
+    Three caches, none of which changes a worth: the worth of each joint set (the same ones
+    come back often); each power's set checked once (``api.check_orders``: a mutation
+    changes one power's set, the others' are adjudicated unchanged many times); and the
+    worth of each outcome (different sets often end in the same units standing and falling).
+    """
 
     def __init__(self, board: Board, values: Mapping[str, ValueMap], scoring: Scoring) -> None:
         self.board = board
         self.scorer = Scorer(board, values, scoring)
-        self.seen: dict[tuple, dict[str, float]] = {}  # the same joint sets come back often
+        self.seen: dict[tuple, dict[str, float]] = {}
+        self.checked: dict[tuple[str, tuple[Order, ...]], ParsedOrders] = {}
+        self.scored: dict[tuple, dict[str, float]] = {}
 
     def worth(self, orders: Mapping[str, list[Order]]) -> dict[str, float]:
-        key = tuple(tuple(orders[p]) for p in sorted(orders))
+        sets = [(p, tuple(orders[p])) for p in sorted(orders)]
+        key = tuple(s for _, s in sets)
         found = self.seen.get(key)
         if found is None:
-            found = self.seen[key] = self.scorer(api.adjudicate(self.board, orders))
+            outcome = api.adjudicate(self.board, {p: self._checked(p, s) for p, s in sets})
+            # a unit compares by its location alone: its kind and power spelled out
+            after = (tuple([(u.location, u.kind._value_, u.power) for u in outcome.position.units]),
+                     tuple([(d.unit.power, bool(d.retreats)) for d in outcome.dislodged]))
+            found = self.scored.get(after)
+            if found is None:
+                found = self.scored[after] = self.scorer(outcome)
+            self.seen[key] = found
+        return found
+
+    def _checked(self, power: str, orders: tuple[Order, ...]) -> ParsedOrders:
+        key = (power, orders)
+        found = self.checked.get(key)
+        if found is None:
+            found = self.checked[key] = api.check_orders(self.board, power, orders)
         return found
 
 
