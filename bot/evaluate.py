@@ -43,22 +43,23 @@ class Scorer:
         self.values = values
         self.scoring = scoring
         self.prov_of = tables.prov_of
-        self.reach = tables.reach
+        # reach by kind, looked up by ``is`` (an enum hashes slowly, in Python)
+        self.army_reach, self.fleet_reach = tables.reach[UnitKind.ARMY], tables.reach[UnitKind.FLEET]
         self.centres = tuple(sorted(tables.supply_centers))
         self.owner = {c: p for p, owned in board.position.centers.items() for c in owned}
         self.claim = scoring.spring_claim if board.position.phase.season is Season.SPRING else 1.0
-        # a unit's place value, per (kind, location) and power: looked up, not recomputed
-        self.place: dict[str, dict[tuple[UnitKind, str], float]] = {p: {} for p in values}
+        # a unit's place value, per (location, is an army) and power: looked up, not recomputed
+        self.place: dict[str, dict[tuple[str, bool], float]] = {p: {} for p in values}
 
     def __call__(self, outcome: Adjudication) -> dict[str, float]:
         scoring, claim, owner = self.scoring, self.claim, self.owner
         units = outcome.position.units
-        prov_of, reach = self.prov_of, self.reach
+        prov_of, army_reach, fleet_reach, army = self.prov_of, self.army_reach, self.fleet_reach, UnitKind.ARMY
         occupant = {prov_of[u.location]: u.power for u in units}
         worth = dict.fromkeys(self.values, 0.0)
         near: dict[str, dict[str, int]] = {}  # province -> power -> its units that could move there
         for unit in units:
-            for province in reach[unit.kind].get(unit.location, ()):
+            for province in (army_reach if unit.kind is army else fleet_reach).get(unit.location, ()):
                 counts = near.get(province)
                 if counts is None:
                     near[province] = {unit.power: 1}
@@ -98,7 +99,7 @@ class Scorer:
             table = place.get(unit.power)
             if table is None:
                 continue
-            key = (unit.kind, unit.location)
+            key = (unit.location, unit.kind is army)
             found = table.get(key)
             if found is None:
                 found = table[key] = scoring.place * values[unit.power].relative(unit.kind, unit.location)

@@ -212,16 +212,20 @@ class _State:
     def __init__(self, board: Board, values: Mapping[str, ValueMap], scoring: Scoring) -> None:
         self.board = board
         self.scorer = Scorer(board, values, scoring)
-        self.seen: dict[tuple, dict[str, float]] = {}
-        self.checked: dict[tuple[str, tuple[Order, ...]], ParsedOrders] = {}
+        self.seen: dict[tuple[int, ...], dict[str, float]] = {}  # by the sets' numbers, in power order
+        self.checked: dict[tuple[str, tuple[Order, ...]], tuple[int, ParsedOrders]] = {}  # a set's number and checked form
+        # The same list objects come back (the others' current and pool sets): found by
+        # identity before by content, for an order hashes slowly.  The list is kept in the
+        # entry, so its id is not reused; the search never changes a list once made.
+        self.by_list: dict[int, tuple[list[Order], int, ParsedOrders]] = {}
         self.scored: dict[tuple, dict[str, float]] = {}
 
     def worth(self, orders: Mapping[str, list[Order]]) -> dict[str, float]:
-        sets = [(p, tuple(orders[p])) for p in sorted(orders)]
-        key = tuple(s for _, s in sets)
+        sets = [self._checked(p, orders[p]) for p in sorted(orders)]
+        key = tuple([number for number, _ in sets])
         found = self.seen.get(key)
         if found is None:
-            outcome = api.adjudicate(self.board, {p: self._checked(p, s) for p, s in sets})
+            outcome = api.adjudicate(self.board, {checked.power: checked for _, checked in sets})
             # a unit compares by its location alone: its kind and power spelled out
             after = (tuple([(u.location, u.kind._value_, u.power) for u in outcome.position.units]),
                      tuple([(d.unit.power, bool(d.retreats)) for d in outcome.dislodged]))
@@ -231,11 +235,15 @@ class _State:
             self.seen[key] = found
         return found
 
-    def _checked(self, power: str, orders: tuple[Order, ...]) -> ParsedOrders:
-        key = (power, orders)
+    def _checked(self, power: str, orders: list[Order]) -> tuple[int, ParsedOrders]:
+        known = self.by_list.get(id(orders))
+        if known is not None and known[0] is orders:
+            return known[1], known[2]
+        key = (power, tuple(orders))
         found = self.checked.get(key)
         if found is None:
-            found = self.checked[key] = api.check_orders(self.board, power, orders)
+            found = self.checked[key] = (len(self.checked), api.check_orders(self.board, power, orders))
+        self.by_list[id(orders)] = (orders, *found)
         return found
 
 
