@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Iterable, cast
+from typing import Iterable
 
-from sqlalchemy import Table, delete, func, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from judge.standing.facts import Pool
 from judge.standing.rating import Change, rate_all, rate_game
 from judge.standing.reading import address_key, current_skills, finished_games
+from judge.store.core import table_of
 from judge.store.models_standing import LATE, MISSED, ON_TIME, RatingEntry, TurnRecord
 
 
@@ -139,5 +140,5 @@ def rebuild(session: Session) -> Rebuilt:
         rows[index]["latest"] = True
     connection = session.connection()  # core inserts: the ORM's bulk path costs more than the rating
     for start in range(0, len(rows), _BATCH):
-        connection.execute(insert(cast(Table, RatingEntry.__table__)), rows[start:start + _BATCH])
+        connection.execute(insert(table_of(RatingEntry)), rows[start:start + _BATCH])
     return Rebuilt(len(games), len(rows), len(latest_at))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from tests.judge.scheduler.conftest import create_game, fill_game
-from tests.judge.services.conftest import Seat
+from tests.judge.commands.conftest import Seat
 
 HOLD = {p: [f"A {h} H"] for p, h in (("AUSTRIA", "VIE"), ("ENGLAND", "LON"), ("FRANCE", "PAR"),
                                       ("GERMANY", "BER"), ("ITALY", "ROM"), ("RUSSIA", "MOS"),

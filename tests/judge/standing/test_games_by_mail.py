@@ -21,8 +21,8 @@ from judge.standing.records import record_of
 from judge.store.models_registry import RegisteredAddress, RegisteredPlayer
 from judge.store.models_mail import SENT, OutboxMessage
 from judge.store.models_standing import RatingEntry, TurnRecord
-from tests.judge.services.conftest import MASTER, create_game
-from tests.judge.services.harness import JUDGE
+from tests.judge.commands.conftest import MASTER, create_game
+from tests.judge.commands.harness import JUDGE
 from tests.judge.storage import make_mail
 from tests.judge.standing.pure_games import draw_of_all, solo_for_france, start
 
