@@ -207,8 +207,8 @@ class MailSettings:
     IMAP server's or a Postfix with OpenDMARC in front; ``trust``: ``dmarc`` refuses the
     sign-ons of mail failing a DMARC policy of reject or quarantine, ``any`` refuses
     nothing.  ``dns_server``: "host" or "host:port" (empty: the system's resolver).
-    ``verify_processes``: processes the checks run in (judge.mailauth.verifier_pool; 0:
-    in the intake's own threads).
+    ``verify_processes``: processes the checks and the DKIM signing run in
+    (judge.mailauth.verifier_pool; 0: in the daemon's own threads).
     ``bounce_limit`` bounces in ``bounce_window_days`` make an address unreachable
     (judge.mailauth.bounces)."""
 
