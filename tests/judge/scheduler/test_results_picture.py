@@ -23,7 +23,7 @@ from pictures import palette, voronoi
 from pictures.svg import picture_size
 from tests.judge.scheduler.conftest import create_game, fill_game
 from tests.judge.scheduler.driver import HOLDS
-from tests.judge.services.conftest import MASTER
+from tests.judge.commands.conftest import MASTER
 
 MOVES = dict(HOLDS, FRANCE=["A PAR - BUR", "A MAR S A PAR - BUR", "F BRE - MAO"],
              GERMANY=["A MUN - BUR", "A BER - KIE", "F KIE - DEN"])
@@ -145,6 +145,7 @@ def test_a_master_writing_map_and_a_map_name_still_sets_the_map(judge):
 
 def test_results_go_out_without_a_picture_when_the_map_has_no_usable_drawing(judge, monkeypatch):
     service_pictures._drawing.cache_clear()
+    service_pictures._board.cache_clear()  # the drawing is read again, and fails
 
     def broken(name):
         raise maps.GeometryError(f"{name}.geo.json: not JSON")
