@@ -376,12 +376,14 @@ class Commands:
         if self.c.seat is not None:  # already seated: nothing to come back to, no guess either
             self.c.send(("REJ", message))
             return
+        # counted wrong before the store is asked (a right one clears it): guesses sent at
+        # once over many connections cannot all pass the check while the store answers
+        self.server.iam_wrong(self.c, power)
         seat = await self.server.call(self.host.rejoin, power, message[2][0], self.c.address) if power is not None else None
         if seat is not None and self.c.closed:  # gone while the store answered
             self.server.left(seat)
             return
         if seat is None or power is None:
-            self.server.iam_wrong(self.c, power)
             self.c.send(("REJ", message))
             return
         self.server.iam_right(self.c, power)
