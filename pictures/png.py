@@ -1,9 +1,11 @@
-"""SVG text -> PNG bytes: CairoSVG draws (needs Debian's libcairo2), Pillow encodes.
+"""SVG text -> PNG bytes: CairoSVG draws (needs Debian's libcairo2), FreeType writes the
+texts (``pictures.lettering``: CairoSVG sets text slowly, glyph by glyph in Python),
+Pillow encodes.  Hover titles are left out before CairoSVG reads the SVG.
 
 CairoSVG's own ``svg2png`` spends two thirds of its time in cairo's PNG encoder at its
 fixed compression; Pillow encodes the same pixels in a fraction of that (figures in
-docs/benchmarks.md).  A board is flat colours with anti-aliased edges, a few thousand
-colours in all: reduced to a palette of 256 (no dithering) it looks the same and its PNG
+docs/benchmarks.md).  A board is flat colours (provinces with hard edges) under
+anti-aliased units, orders and letters, a few thousand colours in all: reduced to a palette of 256 (no dithering) it looks the same and its PNG
 is about a quarter of the full-colour one's size (61 kB against 211 kB for the standard
 map).  Fewer colours would merge the tints of Chaos's 34 powers.  A picture for mail must
 fit in a results mail of 120 kB with its text and record: given ``max_bytes``, a picture

@@ -1,8 +1,9 @@
 """A Scene drawn as SVG text on a map's Geometry (xml.etree: plain elements, no scripts).
 
 Layers, bottom up: provinces (sea, land, or an owned centre's province tinted with its
-owner's colour; each a path of its parts, named on hover by a ``title``), borders
-between provinces, the shore (land against sea, heavier), links (a dotted line between
+owner's colour; each a path of its outlines, stroked: the borders; named on hover by a
+``title``; drawn with hard edges, ``crispEdges``, so that the PNG keeps few colours),
+the shore (land against sea, heavier), links (a dotted line between
 adjacent provinces that do not touch), supply-centre marks, orders, units, dislodged
 units (on their province's own spot, red outline), removed units (faded, crossed),
 then the labels, on top so that nothing covers them.  Below the map: the title, a key

@@ -27,7 +27,7 @@ from adjudicator.results import OrderResult
 from adjudicator.types import Position, Variant
 from judge.publish.signing import FileAttachment
 from judge.store.models_game import PhaseRecord
-from pictures import draw_svg, svg_to_png
+from pictures import Geometry, draw_svg, svg_to_png
 from pictures.scene import scene_after, scene_of_position
 
 __all__ = ["phase_picture", "position_picture", "record_picture"]
@@ -47,17 +47,23 @@ def _files(stem: str, svg: bytes, png: bytes) -> tuple[FileAttachment, FileAttac
             FileAttachment(f"{stem}.svg", svg, SVG_TYPE))
 
 
+@lru_cache(maxsize=32)  # a judge plays a few maps; the shipped files do not change under it
+def _board(map_name: str) -> tuple[Variant, Geometry]:
+    """The map and its drawing, read once: parsing them cost up to 30 ms a picture."""
+    return maps.load(map_name), maps.load_geometry(map_name)
+
+
 @lru_cache(maxsize=8)  # the scheduler needs one at a time (drawn ahead, then sent); about 250 kB each
 def _drawing(map_name: str, title: str, phase: str, after_doc: str, results_doc: str) -> tuple[bytes, bytes]:
     """(SVG, PNG) of the board ``after_doc`` (canonical JSON) with ``results_doc`` drawn;
     empty ``phase``: the position alone, no orders."""
-    variant = maps.load(map_name)
+    variant, geometry = _board(map_name)
     after = position_from_json(variant, json.loads(after_doc))
     if phase:
         scene = scene_after(variant, phase, after, json.loads(results_doc), title=title)
     else:
         scene = scene_of_position(variant, after, title=title)
-    svg = draw_svg(variant, maps.load_geometry(map_name), scene)
+    svg = draw_svg(variant, geometry, scene)
     return svg.encode("utf-8"), svg_to_png(svg, max_bytes=MAIL_PNG_BYTES, max_pixels=MAIL_PNG_PIXELS)
 
 

@@ -145,6 +145,7 @@ def test_a_master_writing_map_and_a_map_name_still_sets_the_map(judge):
 
 def test_results_go_out_without_a_picture_when_the_map_has_no_usable_drawing(judge, monkeypatch):
     service_pictures._drawing.cache_clear()
+    service_pictures._board.cache_clear()  # the drawing is read again, and fails
 
     def broken(name):
         raise maps.GeometryError(f"{name}.geo.json: not JSON")
