@@ -1,6 +1,7 @@
-"""Verification in a process of its own (judge.mailauth.verifier_pool): the same verdict
-as in the daemon's process, through the daemon's name servers (the loopback DNS server
-here, handed to the process at its start); a verifier process that dies costs no mail."""
+"""Verification and signing in a process of its own (judge.mailauth.verifier_pool): the
+same verdict as in the daemon's process, through the daemon's name servers (the loopback
+DNS server here, handed to the process at its start); signatures made there verify; a
+verifier process that dies costs no mail."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import signal
 
 from judge.mailauth.dkim_keys import RSA, new_key
 from judge.mailauth.dkim_sign import signer_for
-from judge.mailauth.verifier_pool import VerifierPool
+from judge.mailauth.verifier_pool import PooledSigner, VerifierPool
 from judge.mailauth.verify import verified
 
 KEY = new_key("s1", RSA)
@@ -27,6 +28,9 @@ def test_a_verifier_process_gives_the_same_verdict_and_may_die(dns_zone):
     pool = VerifierPool(1, 1.0)
     try:
         assert pool.verify(MAIL, **ARGS) == here
+        unsigned = MAIL.split(b"\r\nFrom: ", 1)[1]
+        signed = PooledSigner(signer_for("players.test", (KEY,)), pool).sign(b"From: " + unsigned)
+        assert signed.startswith(b"DKIM-Signature:") and verified(signed, **ARGS)[1] == ("pass", "reject")
         [pid] = list(pool._pool()._processes)  # the process the pool started, not this one
         assert pid != os.getpid()
         os.kill(pid, signal.SIGKILL)
