@@ -222,7 +222,7 @@ class Archive:
                 changed = [game_id for game_id, sign in current.items() if state.get(game_id) != sign]
                 gone = [game_id for game_id in state if game_id not in current]
                 write_static(self.files)
-                report.players, relinked = write_players(session, self.files, now, fingerprint, everything=everything)
+                report.players, relinked = write_players(session, self.files, fingerprint, everything=everything)
                 changed = sorted(set(changed) | {str(game_id) for game_id in relinked if str(game_id) in current})
                 new_state = {game_id: state[game_id] for game_id in current if game_id in state}
                 for game_id in sorted(changed, key=int):

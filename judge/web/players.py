@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -73,7 +72,7 @@ def signature(session: Session) -> str:
     return hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()
 
 
-def write_players(session: Session, files: ArchiveFiles, now: datetime, key: str | None = None,
+def write_players(session: Session, files: ArchiveFiles, key: str | None = None,
                   *, everything: bool = False) -> tuple[list[str], set[int]]:
     """Write the player and ratings pages when their signature changed (always with
     ``everything``); (the paths written, the ids of the games whose power lists must link
@@ -94,10 +93,9 @@ def write_players(session: Session, files: ArchiveFiles, now: datetime, key: str
                                           .where(RegisteredAddress.player_id == player.id)))
         games_of[page.name] = sorted({row.game_id for row in member_rows(session, addresses)})
     names = sorted(games_of, key=str.lower)
-    files.write(f"{FOLDER}/index.html", pages.render("players.html.j2", base="../", names=names,
-                                                     built_at=now, judge_key=fingerprint))
+    files.write(f"{FOLDER}/index.html", pages.render("players.html.j2", base="../", names=names, judge_key=fingerprint))
     files.write(RATINGS_PAGE, pages.render("ratings.html.j2", base="", pools=ratings_lists(session, set(games_of)),
-                                           count=TOP_COUNT, built_at=now, judge_key=fingerprint))
+                                           count=TOP_COUNT, judge_key=fingerprint))
     written += [f"{FOLDER}/index.html", RATINGS_PAGE]
     for name in files.listing(FOLDER):
         if name.endswith(".html") and name != "index.html" and name.removesuffix(".html") not in games_of:
