@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import threading
+import time
 from dataclasses import dataclass
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -39,8 +41,26 @@ def _sign(signer: Signer, raw: bytes) -> bytes:
     return signer.sign(raw)
 
 
-def _start_process(nameservers: list[str], port: int, timeout: float) -> None:
+#: How often a pool process looks whether the daemon that made it is still there.
+ORPHAN_CHECK_SECONDS = 1.0
+
+
+def _start_process(nameservers: list[str], port: int, timeout: float, daemon_pid: int) -> None:
     use_nameservers(nameservers, port, timeout)
+    # A daemon killed outright (SIGKILL, OOM) cannot close its pool, and a pool process holds
+    # both ends of its task queue, so it would wait for work forever: it leaves on its own.
+    threading.Thread(target=_leave_when_gone, args=(daemon_pid,), name="orphan-watch", daemon=True).start()
+
+
+def _leave_when_gone(daemon_pid: int) -> None:
+    while True:
+        time.sleep(ORPHAN_CHECK_SECONDS)
+        try:
+            os.kill(daemon_pid, 0)
+        except ProcessLookupError:
+            os._exit(0)
+        except PermissionError:  # the number was given to another user's process: ours is gone
+            os._exit(0)
 
 
 class VerifierPool:
@@ -69,7 +89,8 @@ class VerifierPool:
                 context.set_forkserver_preload(_CHECKS)
                 self._executor = ProcessPoolExecutor(
                     self.processes, mp_context=context, initializer=_start_process,
-                    initargs=([str(n) for n in resolver.nameservers], int(resolver.port), self.timeout))
+                    initargs=([str(n) for n in resolver.nameservers], int(resolver.port), self.timeout,
+                              os.getpid()))
             return self._executor
 
     def _lost(self, pool: ProcessPoolExecutor) -> None:
