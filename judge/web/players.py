@@ -6,9 +6,10 @@ judge/registry/cards.py with the record when its player made it public) and
 Privacy is the registry's: a page shows ``card_of(..., own=False)`` and nothing else, and
 ``record_of`` leaves a running gunboat game's power uncounted.  A deleted registration or
 one never confirmed has no page; its file is removed at the next build.  The pages are
-written again whenever their signature changes (registrations, links, games' versions,
-turns and ratings: one grouped read each), and the games a player came to or left the
-list in are named so that their pages link the player, or stop linking him.
+written again whenever their signature changes: a registration or link, a game's end, a
+new seat, a rating (not each phase: the turns of running games show at the next of
+those, or at ``judge web build``).  The games of a player who came to or left the list
+are named, so that their pages link him, or stop linking him.
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from judge.lifecycle import ENDED
 from judge.registry.cards import Card, card_lines, card_of
 from judge.standing.facts import Pool
 from judge.standing.reading import Standing, member_rows, shown_name, top
 from judge.standing.records import record_of
 from judge.store.models_game import Game, Membership
 from judge.store.models_registry import RegisteredAddress, RegisteredPlayer
-from judge.store.models_standing import RatingEntry, TurnRecord
+from judge.store.models_standing import RatingEntry
 from judge.web import pages
 from judge.web.files import ArchiveFiles
 
@@ -67,7 +69,9 @@ def signature(session: Session) -> str:
         .order_by(RegisteredPlayer.id)).all())
     parts += connection.execute(select(RegisteredAddress.id, RegisteredAddress.player_id)
                                 .order_by(RegisteredAddress.id)).all()
-    for table_id in (Game.version, Membership.id, TurnRecord.id, RatingEntry.id):
+    # Not every phase (turns, games' versions): a page follows a game's end, a new seat, a rating.
+    parts += connection.execute(select(func.count(Game.id), func.sum(Game.id)).where(Game.status == ENDED)).all()
+    for table_id in (Membership.id, RatingEntry.id):
         parts += connection.execute(select(func.count(table_id), func.sum(table_id))).all()
     return hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()
 

@@ -74,9 +74,12 @@ def test_player_pages_show_what_whois_shows_and_deletion_clears_them(judge, tmp_
 def test_a_rated_game_shows_on_the_ratings_page(judge, tmp_path) -> None:
     register(judge, player(0), "Anna", lines=ANNA)
     seats = start(judge, "solo")
-    solo_for_france(judge, "solo", seats)
     root = tmp_path / "web"
-    Archive(judge.store, root, "judge.example.org").rebuild()
+    archive = Archive(judge.store, root, "judge.example.org")
+    archive.rebuild()
+    assert "No rated game yet." in (root / "ratings.html").read_text().split("Gunboat games")[0]
+    solo_for_france(judge, "solo", seats)
+    assert "ratings.html" in archive.refresh().players  # the game's end rewrites the pages
     page = (root / "ratings.html").read_text()
     press = page.split("Press games")[1].split("Gunboat games")[0]
     mail = judge.send("stranger@example.net", "RATINGS PRESS 7\n").reply.body
