@@ -1,0 +1,65 @@
+"""Pictures without clutter: provinces in one piece and few links, map by map.
+
+The bounds are what the generator reaches today (``python -m maps.generate``), so that a
+change which breaks provinces up again or strews links fails here.  A map laid out from
+its adjacency graph (no anchors) is drawn from a plane embedding of that graph: every
+province is one piece, and links are only the few adjacencies no plane drawing can hold.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import maps
+from maps.generate import anchors_for
+from pictures.geometry import Point
+
+#: map -> (most pieces over all provinces, most links); islands and real straits excepted
+BOUNDS = {
+    "ancient_mediterranean": (81, 53),
+    "canton": (81, 6),
+    "chaos": (78, 19),
+    "classical_crowded": (78, 19),
+    "cold_war": (113, 67),
+    "empires_and_coalitions": (109, 27),
+    "fleet_rome": (78, 19),
+    "hundred": (41, 17),
+    "modern": (144, 43),
+    "north_sea_wars": (31, 6),
+    "pure": (7, 10),
+    "standard": (78, 19),
+    "twenty_twenty": (215, 20),
+    "western_world_901": (157, 10),
+    "year_1908": (87, 6),
+    "youngstown_redux": (194, 83),
+}
+
+
+def _signed_area(ring: tuple[Point, ...]) -> float:
+    return sum(ring[i - 1][0] * ring[i][1] - ring[i][0] * ring[i - 1][1] for i in range(len(ring))) / 2
+
+
+def _pieces(parts: tuple[tuple[Point, ...], ...]) -> int:
+    """The rings wound as the first one (the rest are holes)."""
+    first = _signed_area(parts[0])
+    return sum(1 for ring in parts if _signed_area(ring) * first > 0)
+
+
+def test_every_shipped_map_has_bounds() -> None:
+    assert sorted(BOUNDS) == sorted(maps.available())
+
+
+@pytest.mark.parametrize("name", sorted(BOUNDS))
+def test_provinces_are_few_pieces_and_links_are_few(name: str) -> None:
+    geometry = maps.load_geometry(name)
+    pieces = sum(_pieces(shape.parts) for shape in geometry.provinces.values())
+    most_pieces, most_links = BOUNDS[name]
+    assert pieces <= most_pieces, f"{name}: {pieces} pieces for {len(geometry.provinces)} provinces"
+    assert len(geometry.links) <= most_links, f"{name}: {len(geometry.links)} links"
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(BOUNDS) if anchors_for(maps.load(n)) is None and n != "pure"])
+def test_a_map_laid_out_from_its_graph_draws_every_province_in_one_piece(name: str) -> None:
+    geometry = maps.load_geometry(name)
+    broken = sorted(abbrev for abbrev, shape in geometry.provinces.items() if _pieces(shape.parts) != 1)
+    assert not broken, f"{name}: in pieces: {', '.join(broken)}"
