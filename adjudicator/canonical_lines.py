@@ -30,7 +30,7 @@ from adjudicator.board import Board
 from adjudicator.memo import per_variant
 from adjudicator.legality import IllegalOrder
 from adjudicator.notation import OrderSyntaxError, parser_for
-from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Order, Remove, Retreat, SupportHold, SupportMove, Waive
+from adjudicator.orders import MOVEMENT_ORDERS, Build, Convoy, Disband, Hold, Move, Order, Remove, Retreat, SupportHold, SupportMove, Waive
 from adjudicator.resolve import Note, order_shape
 from adjudicator.results import IllegalLine, OrderNote, ParsedOrders
 from adjudicator.tables import tables_for
@@ -286,5 +286,5 @@ def _adjustment_order(board: Board, power: str, words: list[str]) -> Order | Non
     return None
 
 
-_MOVEMENT_ORDERS = frozenset({Hold, Move, Convoy, SupportHold, SupportMove})
+_MOVEMENT_ORDERS = frozenset(MOVEMENT_ORDERS)  # a set: this check is on the fast path
 _UNIT_KINDS = {kind._value_: kind for kind in UnitKind}  # "A" -> UnitKind.ARMY: a dict lookup, not the Enum's call

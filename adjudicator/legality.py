@@ -12,6 +12,9 @@ from typing import Mapping
 
 from adjudicator.adjustments import balance
 from adjudicator.orders import (
+    ADJUSTMENT_ORDERS,
+    MOVEMENT_ORDERS,
+    RETREAT_ORDERS,
     Build,
     Convoy,
     Disband,
@@ -41,9 +44,6 @@ class IllegalOrder(ValueError):
 
 UnitsByProvince = Mapping[str, Unit]  # province -> the unit standing there (as in adjudicator.board.Board.units)
 
-_MOVEMENT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy)
-_RETREAT_ORDERS = (Retreat, Disband)
-_ADJUSTMENT_ORDERS = (Build, Remove, Waive)
 
 
 def board_of(position: Position) -> dict[str, Unit]:
@@ -69,16 +69,16 @@ def illegality(
         return "neutral armies always hold: no one orders them"
     kind = position.phase.kind
     if kind is PhaseKind.MOVEMENT:
-        if not isinstance(order, _MOVEMENT_ORDERS):
+        if not isinstance(order, MOVEMENT_ORDERS):
             return f"{_what(order)} orders are not allowed in a movement phase"
         if board is None:
             board = board_of(position)
         return _movement(tables, power, order, board, fleet_seas)
     if kind is PhaseKind.RETREAT:
-        if not isinstance(order, _RETREAT_ORDERS):
+        if not isinstance(order, RETREAT_ORDERS):
             return f"{_what(order)} orders are not allowed in a retreat phase (retreat or disband only)"
         return _retreat(power, order, position.dislodged)
-    if not isinstance(order, _ADJUSTMENT_ORDERS):
+    if not isinstance(order, ADJUSTMENT_ORDERS):
         return f"{_what(order)} orders are not allowed in an adjustment phase (build, remove or waive only)"
     if board is None:
         board = board_of(position)

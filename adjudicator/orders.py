@@ -12,7 +12,7 @@ tuples, two orders are equal only if they are of the same kind (``Hold(u)`` is n
 
 from __future__ import annotations
 
-from typing import NamedTuple, TypeVar, Union
+from typing import NamedTuple, TypeVar, Union, get_args
 
 from adjudicator.types import Unit, UnitKind
 
@@ -131,3 +131,9 @@ MovementOrder = Union[Hold, Move, SupportHold, SupportMove, Convoy]
 RetreatOrder = Union[Retreat, Disband]
 AdjustmentOrder = Union[Build, Remove, Waive]
 Order = Union[MovementOrder, RetreatOrder, AdjustmentOrder]
+
+#: The order classes of each phase kind, for ``isinstance`` and membership checks: made from
+#: the unions above, so a new order kind is added to its phase's union alone.
+MOVEMENT_ORDERS: tuple[type, ...] = get_args(MovementOrder)
+RETREAT_ORDERS: tuple[type, ...] = get_args(RetreatOrder)
+ADJUSTMENT_ORDERS: tuple[type, ...] = get_args(AdjustmentOrder)

@@ -1,6 +1,7 @@
 """Our strategic bot against the real DumbBot, over DAIDE.
 
-    python -m benchmarks.daide_arena [--games N] [--seconds T] [--iterations I] [--last-year Y] [--dumbbots-only | --reverse]
+    python -m benchmarks.daide_arena [--games N] [--first-game G] [--seconds T] [--iterations I] [--last-year Y]
+                                     [--dumbbots-only | --reverse] [--binary PATH] [--csv PATH]
 
 Each game runs our DAIDE server in process (``daide.server.GameServer`` over a
 ``daide.local.LocalGame``), our bot as a DAIDE client (``judge bot``'s
@@ -12,6 +13,9 @@ have deadlines (20 s movement, 4 s retreats and builds: a DumbBot may leave a bu
 unordered, and the deadline then processes the phase as a judge would).
 ``--dumbbots-only`` plays seven DumbBots instead: DumbBot's own figures in the same seats;
 ``--reverse`` six of our bots and one DumbBot, whose figures are reported.
+``--binary`` plays another DumbBot build (e.g. ``bin/dumbbot-2019-port``, whose sign error
+leaves a third of the board neutral: only to reproduce old figures); ``--csv`` appends every
+game's centres to a file (run, game, seat, the seven powers).
 The search budget per movement phase is ``--seconds`` (default: the bot's own, 4 s) or
 ``--iterations`` evaluations (alone: deterministic, no time limit); docs/benchmarks.md says
 which budget each recorded run used.
@@ -21,13 +25,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import csv
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import maps
 from benchmarks.arena import wilson
@@ -46,9 +51,10 @@ DEADLINES = Timing(movement=20, retreat=4, build=4)
 STALL_SECONDS = 60.0
 
 
-def dumbbot_path() -> Path | None:
+def dumbbot_path(name: str = "dumbbot") -> Path | None:
+    """The classic DumbBot of ../shared/peers (or another build of that folder by ``name``)."""
     for folder in Path(__file__).resolve().parents:
-        candidate = folder / "shared" / "peers" / "daide-client" / "bin" / "dumbbot"
+        candidate = folder / "shared" / "peers" / "daide-client" / "bin" / name
         if candidate.is_file():
             return candidate
     return None
@@ -108,31 +114,52 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--last-year", type=int, default=1910, help="stop after the winter of this year (default 1910)")
     parser.add_argument("--dumbbots-only", action="store_true", help="seven DumbBots: DumbBot's own figures")
     parser.add_argument("--reverse", action="store_true", help="six of our bots and one DumbBot in the rotating seat")
+    parser.add_argument("--binary", default="dumbbot",
+                        help="the DumbBot build of ../shared/peers/daide-client/bin to play (default dumbbot, the "
+                             "classic one; dumbbot-2019-port only to reproduce old figures)")
+    parser.add_argument("--csv", help="append every game's centres to this file (run, game, seat, the seven powers)")
     args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error(f"--games {args.games}: expected 1 or more")
     budget = budget_from(parser, args)
-    binary = dumbbot_path()
+    binary = dumbbot_path(args.binary)
     if binary is None:
-        print("skipped: the DumbBot binary (../shared/peers/daide-client/bin/dumbbot) is not on this machine")
+        print(f"skipped: the DumbBot binary (../shared/peers/daide-client/bin/{args.binary}) is not on this machine")
         return 0
     started = time.perf_counter()
-    centres: list[int] = []
-    solos = 0
+    games: list[tuple[int, str, dict[str, int]]] = []
+    run = "dumbbots_only" if args.dumbbots_only else "reverse" if args.reverse else "strategic_vs_6_dumbbots"
     for number in range(args.first_game - 1, args.first_game - 1 + args.games):
         seat = POWERS[number % 7]
         ours = (frozenset() if args.dumbbots_only else
                 frozenset(POWERS) - {seat} if args.reverse else frozenset({seat}))
         result = asyncio.run(one_game(ours, budget, number + 1, args.last_year, binary))
-        centres.append(result[seat])
-        solos += result[seat] >= VARIANT.victory_centers
+        games.append((number + 1, seat, result))
         print(f"game {number + 1} {seat}: {result[seat]} centres ({result})", file=sys.stderr, flush=True)
-    low, high = wilson(solos, len(centres))
+        if args.csv:
+            with open(args.csv, "a", newline="", encoding="utf-8") as handle:
+                csv.writer(handle).writerow([f"{run}:{args.binary}", number + 1, seat, *(result[p] for p in POWERS)])
     who = ("DumbBot (7 DumbBots)" if args.dumbbots_only else
            f"DumbBot vs 6 StrategicBots ({budget_text(budget)})" if args.reverse else
            f"StrategicBot ({budget_text(budget)}) vs 6 DumbBots")
-    print(f"{who}: {len(centres)} games to a solo or W{args.last_year}, {time.perf_counter() - started:.0f} s")
-    print(f"| {who} | {len(centres)} | {solos} | {solos / len(centres):.0%} ({low:.0%}-{high:.0%}) | "
-          f"{statistics.fmean(centres):.2f} |")
+    print(f"{who}, {binary.name}: {len(games)} games to a solo or W{args.last_year}, {time.perf_counter() - started:.0f} s")
+    print(summary(who, games))
     return 0
+
+
+def summary(who: str, games: Sequence[tuple[int, str, Mapping[str, int]]]) -> str:
+    """The watched seat's figures as two Markdown table rows: games, solos with a 95 % Wilson
+    interval, mean centres, the others' mean, survival; then its mean centres by seat."""
+    watched = [result[seat] for _, seat, result in games]
+    solos = sum(c >= VARIANT.victory_centers for c in watched)
+    others = [statistics.fmean(result[p] for p in POWERS if p != seat) for _, seat, result in games]
+    low, high = wilson(solos, len(watched))
+    by_seat = {p: [result[seat] for _, seat, result in games if seat == p] for p in POWERS}
+    seats = " | ".join(f"{statistics.fmean(c):.1f}" if c else "-" for c in by_seat.values())
+    return (f"| {who} | {len(watched)} | {solos} | {solos / len(watched):.0%} ({low:.0%}-{high:.0%}) | "
+            f"{statistics.fmean(watched):.2f} | {statistics.fmean(others):.2f} | "
+            f"{sum(c > 0 for c in watched) / len(watched):.0%} |\n"
+            f"| {who}, by seat ({' '.join(p[:3] for p in POWERS)}) | {seats} |")
 
 
 if __name__ == "__main__":

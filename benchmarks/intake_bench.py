@@ -111,9 +111,14 @@ class Daemon:
         return found
 
     def cpu_seconds(self) -> float:
-        """CPU time (user and system) the daemon, and its worker processes, have used so far."""
-        pids = [self.process.pid, *(_children(self.process.pid) if self.worker_processes else [])]
+        """CPU time (user and system) the daemon and every process below it (worker and
+        verifier processes) have used so far."""
+        pids = [self.process.pid, *_descendants(self.process.pid)]
         return sum(_cpu_seconds_of(pid) for pid in pids)
+
+    def own_cpu_seconds(self) -> float:
+        """CPU time of the daemon's own process (one interpreter lock: what one core must carry)."""
+        return _cpu_seconds_of(self.process.pid)
 
     def stop(self) -> int:
         if self.process.poll() is None:
@@ -141,6 +146,25 @@ def _cpu_seconds_of(pid: int) -> float:
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid``: children of any of its threads (a verifier pool's
+    forkserver is started by an intake thread), and theirs."""
+    found = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as listed:
+                children = [int(child) for child in listed.read().split()]
+        except OSError:
+            continue
+        for child in children:
+            found += [child, *_descendants(child)]
+    return found
 
 
 def _children(pid: int) -> list[int]:
@@ -348,6 +372,7 @@ class PhaseFigures:
     reply_ms: dict[str, float] = field(default_factory=dict)  # 250 to reply committed
     lateness_ms: float | None = None  # how far behind schedule the paced senders started (p99)
     cpu_ms_per_mail: float | None = None  # the daemon's CPU time in the phase, per mail
+    own_cpu_ms_per_mail: float | None = None  # of that, its own process's (not its worker or verifier processes')
     load_average: float | None = None  # the machine's (1 minute) when the phase started
 
     @property
@@ -357,6 +382,10 @@ class PhaseFigures:
     @property
     def commands_per_second(self) -> float:
         return self.commands / self.seconds
+
+    @property
+    def own_cpu_ms_per_command(self) -> float | None:
+        return None if self.own_cpu_ms_per_mail is None else self.own_cpu_ms_per_mail * self.mails / self.commands
 
     @property
     def cpu_ms_per_command(self) -> float | None:
@@ -371,8 +400,8 @@ class PhaseFigures:
         if self.lateness_ms is not None:
             text += f" | senders late p99 {self.lateness_ms:.1f} ms"
         if self.cpu_ms_per_mail is not None:
-            text += (f" | daemon CPU {self.cpu_ms_per_mail:.2f} ms/mail {self.cpu_ms_per_command:.2f} ms/cmd, "
-                     f"load {self.load_average:.1f}")
+            text += (f" | daemon CPU {self.cpu_ms_per_mail:.2f} ms/mail {self.cpu_ms_per_command:.2f} ms/cmd "
+                     f"(its own process {self.own_cpu_ms_per_command:.2f}), load {self.load_average:.1f}")
         return text
 
     def to_json(self) -> dict[str, Any]:
@@ -380,6 +409,7 @@ class PhaseFigures:
                 "mails_per_second": self.mails_per_second, "commands_per_second": self.commands_per_second,
                 "ack_ms": self.ack_ms, "reply_ms": self.reply_ms, "lateness_ms": self.lateness_ms,
                 "cpu_ms_per_mail": self.cpu_ms_per_mail, "cpu_ms_per_command": self.cpu_ms_per_command,
+                "own_cpu_ms_per_command": self.own_cpu_ms_per_command,
                 "load_average": self.load_average}
 
 
@@ -403,6 +433,16 @@ def figures(name: str, sent: Sequence[Sent], observer: ReplyObserver) -> PhaseFi
     return result
 
 
+def _wait_until_sent(database: Path, timeout: float = 600.0) -> None:
+    """Until no outgoing mail is queued (the sender has signed and written every reply)."""
+    deadline = time.monotonic() + timeout
+    with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=30)) as db:
+        while db.execute("SELECT count(*) FROM outbox WHERE status = 'queued'").fetchone()[0]:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"replies still queued after {timeout} s")
+            time.sleep(0.05)
+
+
 def machine() -> dict[str, str]:
     model = "unknown"
     with open("/proc/cpuinfo", encoding="utf-8") as info:
@@ -417,9 +457,11 @@ def machine() -> dict[str, str]:
 # -- the run ---------------------------------------------------------------------------------
 
 def run(args: argparse.Namespace, settings: dict[str, str] | None = None, host: str = "127.0.0.1",
-        prepare: Callable[[BenchMail], BenchMail] = lambda mail: mail) -> dict[str, Any]:
+        prepare: Callable[[BenchMail], BenchMail] = lambda mail: mail, drain: bool = False) -> dict[str, Any]:
     """One daemon, the phases ``args`` asks for; ``settings`` (else ``--env``) for the daemon,
-    which listens on ``host``; ``prepare`` makes each mail what is sent (e.g. DKIM-signed)."""
+    which listens on ``host``; ``prepare`` makes each mail what is sent (e.g. DKIM-signed);
+    ``drain``: a phase's CPU time also counts sending its replies (signing them, writing
+    the files), read once the outbox has nothing queued."""
     workdir: Path = args.workdir
     workdir.mkdir(parents=True, exist_ok=True)
     database = workdir / f"intake-{args.games}.db"
@@ -454,9 +496,12 @@ def run(args: argparse.Namespace, settings: dict[str, str] | None = None, host: 
             """Send a phase's mails, wait for every reply, and record the figures with the
             daemon's CPU time meanwhile (the steadier measure on a shared machine)."""
             load = os.getloadavg()[0]
-            cpu_before = daemon.cpu_seconds()
+            cpu_before, own_before = daemon.cpu_seconds(), daemon.own_cpu_seconds()
             result = figures(name, send(), observer)
+            if drain:
+                _wait_until_sent(database)
             result.cpu_ms_per_mail = (daemon.cpu_seconds() - cpu_before) * 1000 / result.mails
+            result.own_cpu_ms_per_mail = (daemon.own_cpu_seconds() - own_before) * 1000 / result.mails
             result.load_average = load
             phases.append(result)
             print(result.line(), flush=True)
@@ -522,6 +567,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="N rounds of runs side by side, mail authentication off, on, and on in the daemon's threads: players' "
                              "mails DKIM-signed, verified by the judge, replies signed "
                              "(benchmarks/intake_mailauth.py)")
+    parser.add_argument("--mailauth-configurations", default="off,on,on0", metavar="NAMES",
+                        help="with --mailauth-rounds: which, of off, on, on0, sign (replies signed only), "
+                             "verify (mail verified only)")
     args = parser.parse_args(argv)
     if args.mailauth_rounds:
         from benchmarks.intake_mailauth import side_by_side

@@ -1,7 +1,7 @@
 """A judge database with a realistic population, for the mail-intake benchmark.
 
 One game is played in through the real mail path (CREATE, FORM, seven JOINs, so every
-column has the form the services write); its rows are then copied with bulk inserts
+column has the form the commands write); its rows are then copied with bulk inserts
 into ``games`` games: forming ones with some players, active ones at a mid-game
 position taken from the engine corpus (benchmarks/data) with the phases before it
 stored as phase records, and ended ones.  The first ``traffic_games`` active games get
@@ -93,7 +93,7 @@ def _position_doc(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def _template(path: Path, now: datetime) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Play one game in through the real services; its game row and membership rows."""
+    """Play one game in through the real commands; its game row and membership rows."""
     from judge.config import JudgeSettings
     from judge.commands import process_mail
     from judge.store.engine import Store

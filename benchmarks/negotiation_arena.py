@@ -97,6 +97,8 @@ def interval(differences: Sequence[float]) -> tuple[float, float, float]:
 
 
 def summary(games: Sequence[dict]) -> dict[str, float | int]:
+    if not games:
+        return {"games": 0}
     both = [sum(g["centres"].values()) for g in games]
     return {"games": len(games), "mean_centres_of_the_two": statistics.fmean(both),
             "solos_by_the_two": sum(g["winner"] in g["pair"] for g in games),
@@ -110,7 +112,7 @@ def report_of(talking: Sequence[dict], silent: Sequence[dict], iterations: int, 
     by_seed = {g["seed"]: g for g in silent}
     differences = [sum(t["centres"].values()) - sum(by_seed[t["seed"]]["centres"].values())
                    for t in talking if t["seed"] in by_seed]
-    mean, low, high = interval(differences)
+    mean, low, high = interval(differences) if differences else (0.0, 0.0, 0.0)
     return {"talking": summary(talking), "silent": summary(silent),
             "difference_talking_minus_silent": {"mean": mean, "low95": low, "high95": high},
             "iterations": iterations, "last_year": last_year, "seconds": seconds}
@@ -129,7 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.combine:
         parts = [json.load(open(path, encoding="utf-8")) for path in args.combine]
-        games = [g for part in parts for g in part["games"]]
+        unique = {(g["seed"], g["talking"]): g for part in reversed(parts) for g in part["games"]}
+        games = sorted(unique.values(), key=lambda g: (g["seed"], not g["talking"]))  # parts may overlap
         talked = {g["seed"] for g in games if g["talking"]} & {g["seed"] for g in games if not g["talking"]}
         games = [g for g in games if g["seed"] in talked]  # games played both ways only
         print(json.dumps(report_of([g for g in games if g["talking"]], [g for g in games if not g["talking"]],

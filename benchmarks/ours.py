@@ -70,7 +70,7 @@ class OurPhase:
 
         position = self.position
         start = clock()
-        # One board per phase, as the judge's services do (api.prepare is inside the timed region).
+        # One board per phase, as the judge's commands and turn path do (api.prepare is inside the timed region).
         board = api.prepare(variant, position)
         typed = {power: api.parse_orders(board, power, lines) for power, lines in self.orders.items()}
         adjudication = api.adjudicate(board, typed, self.rules)

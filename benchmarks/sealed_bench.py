@@ -7,7 +7,7 @@
    keyring holding seven players' keys, for orders files revealed exactly as signed and
    for files whose line endings mail changed (LF -> CRLF: a second gpg run).  Also
    ``check_commitment`` (what COMMIT costs: packet parsing, no gpg run per signature).
-2. A phase for seven powers through the real worker (SQLite file, judge.services, the
+2. A phase for seven powers through the real worker (SQLite file, judge.commands, the
    outbox), the judge's key present so every broadcast is signed in both modes:
    * plain: seven mails of orders, then the scheduler pass that processes the phase;
    * sealed: seven COMMIT mails (the last one publishes the commitments), seven REVEAL
@@ -115,7 +115,7 @@ def reveal_throughput(players: Sequence[Player], count: int) -> dict[str, float]
 
 # -- 2. a phase through the worker ---------------------------------------------------------
 class Judge:
-    """The worker with judge.services on a SQLite file, mail in, the outbox out."""
+    """The worker with judge.commands on a SQLite file, mail in, the outbox out."""
 
     def __init__(self, directory: Path, gnupg_home: Path) -> None:
         from judge.config import JudgeSettings

@@ -13,10 +13,12 @@ Movement phase:
    current best sets.  If the power's worth (``bot.evaluate``) improves, the mutation
    becomes its best set and every power's worth is updated.  The number of units mutated
    falls as the budget is used ("refined": wide changes first, single units at the end).
-   Our own sets are judged against the others' current sets and a small pool of others:
-   what a DumbBot would play for them, then their earlier best sets (pure strategies
-   cycle; an answer to one point of a cycle is brittle).  The last quarter of the budget
-   improves our set alone.
+   Our own sets are judged against the others' current sets and a pool of others: by
+   default six samples of what a DumbBot would play for them.  The others' current sets
+   alone are pessimistic (each is the best answer to our set, as if they saw it) and make
+   the bot too cautious to take centres from players that cannot see its orders; the
+   samples stand for such players.  Optionally (``snapshot_every``) the pool also takes the
+   others' earlier best sets.  The last quarter of the budget improves our set alone.
 3. Our power's best set is the answer.
 
 With ``Agreements`` (``bot.agreements``: allies, enemies, DMZs, promised and forbidden
@@ -74,9 +76,9 @@ class StrategicBot:
     scoring: Scoring = DEFAULT_SCORING
     samples: int = 4  # sampled seed sets per power, besides the greedy one
     uniform: float = 0.3  # chance a mutated unit's new intention is drawn uniformly, not by value
-    pool: int = 4  # other sets of the others that our sets are also judged against
-    modelled: int = 2  # of which, at the start, sets a DumbBot would play for them
-    snapshot_every: int = 40  # iterations between two additions to that pool
+    pool: int = 6  # other sets of the others that our sets are also judged against
+    modelled: int = 6  # of which, at the start, sets a DumbBot would play for them
+    snapshot_every: int | None = None  # iterations between two additions of the others' best sets to the pool
     break_margin: float = 1.5  # worth (about a centre and a half) by which breaking agreements must pay
     name: str = field(default="StrategicBot")
 
@@ -112,9 +114,9 @@ class StrategicBot:
                 trial = state.worth({**orders, p: trial_orders})
                 if trial[p] > worth[p]:
                     raw[p], orders[p], worth = candidate, trial_orders, trial
-        # 2. RES.  Our sets are judged against the others' current best sets and a few
-        # earlier ones (``pool``): pure strategies cycle, and an answer to the last of a cycle
-        # alone is brittle.  The last quarter of the budget mutates our sets only.
+        # 2. RES.  Our sets are judged against the others' current best sets and the pool
+        # (DumbBot samples; optionally earlier best sets: pure strategies cycle, and an answer
+        # to the last of a cycle alone is brittle).  The last quarter mutates our sets only.
         others = [p for p in powers if p != power]
         pool: deque[dict[str, list[Order]]] = deque(maxlen=self.pool)
         for _ in range(self.modelled):  # how a DumbBot would play the others
@@ -130,7 +132,7 @@ class StrategicBot:
                 p = others[(done // 2) % len(others)]
             else:
                 p = power
-            if done and done % self.snapshot_every == 0 and others:
+            if self.snapshot_every and done and done % self.snapshot_every == 0 and others:
                 pool.append({q: orders[q] for q in others})
                 ours = self._ours(state, power, orders, pool)
             mutated = self._mutate(raw[p], options[p], values[p], rng, progress)

@@ -207,8 +207,8 @@ class MailSettings:
     IMAP server's or a Postfix with OpenDMARC in front; ``trust``: ``dmarc`` refuses the
     sign-ons of mail failing a DMARC policy of reject or quarantine, ``any`` refuses
     nothing.  ``dns_server``: "host" or "host:port" (empty: the system's resolver).
-    ``verify_processes``: processes the checks run in (judge.mailauth.verifier_pool; 0:
-    in the intake's own threads).
+    ``verify_processes``: processes the checks and the DKIM signing run in
+    (judge.mailauth.verifier_pool; 0: in the daemon's own threads).
     ``bounce_limit`` bounces in ``bounce_window_days`` make an address unreachable
     (judge.mailauth.bounces)."""
 
@@ -439,51 +439,62 @@ def load_settings(path: str | os.PathLike[str] | None = None,
     return Settings(**{s: _SECTION_CLASSES[s](**merged[s]) for s in _SECTION_CLASSES})
 
 
+#: A range and its words, for the kinds of number several settings share.
+_Range = tuple[float, float | None, str]
+_SECONDS: _Range = (0.001, None, "seconds, more than 0")
+_PORT: _Range = (1, 65535, "a TCP port, 1 to 65535")
+_PORT_OR_ANY: _Range = (0, 65535, "a TCP port, 0 to 65535 (0: any free port)")
+_DAYS_OR_FOREVER: _Range = (0, None, "a number of days, 0 (keep forever) or more")
+_PROCESSES: _Range = (0, 64, "a count of processes, 0 to 64")
+_STARTS: _Range = (1, None, "a count of starts, at least 1")
+_CONNECTIONS: _Range = (1, None, "a count of connections, at least 1")
+
 #: The numbers a setting may take: (section, key) -> (lowest, highest or None, in words).
-_RANGES: dict[tuple[str, str], tuple[float, float | None, str]] = {
-    ("store", "keep_raw_days"): (0, None, "a number of days, 0 (keep forever) or more"),
-    ("store", "keep_sent_days"): (0, None, "a number of days, 0 (keep forever) or more"),
+_RANGES: dict[tuple[str, str], _Range] = {
+    ("store", "keep_raw_days"): _DAYS_OR_FOREVER,
+    ("store", "keep_sent_days"): _DAYS_OR_FOREVER,
     ("judge", "create_per_day"): (0, None, "a count of games, 0 (no limit) or more"),
-    ("smtp", "port"): (0, 65535, "a TCP port, 0 to 65535 (0: any free port)"),
+    ("smtp", "port"): _PORT_OR_ANY,
     ("smtp", "max_message_bytes"): (1, None, "a size in bytes, at least 1"),
-    ("outbound", "relay_port"): (1, 65535, "a TCP port, 1 to 65535"),
-    ("outbound", "retry_base_seconds"): (0.001, None, "seconds, more than 0"),
-    ("outbound", "timeout_seconds"): (0.001, None, "seconds, more than 0"),
+    ("outbound", "relay_port"): _PORT,
+    ("outbound", "retry_base_seconds"): _SECONDS,
+    ("outbound", "timeout_seconds"): _SECONDS,
     ("outbound", "max_attempts"): (1, None, "a count, at least 1"),
-    ("outbound", "poll_seconds"): (0.001, None, "seconds, more than 0"),
-    ("imap", "port"): (1, 65535, "a TCP port, 1 to 65535"),
-    ("unsubscribe", "port"): (0, 65535, "a TCP port, 0 to 65535 (0: any free port)"),
+    ("outbound", "poll_seconds"): _SECONDS,
+    ("imap", "port"): _PORT,
+    ("unsubscribe", "port"): _PORT_OR_ANY,
     ("unsubscribe", "requests_per_minute"): (1, None, "a count, at least 1"),
     ("mail", "dns_timeout_seconds"): (0.1, 60, "seconds, 0.1 to 60"),
     ("mail", "bounce_limit"): (1, None, "a count of bounces, at least 1"),
     ("mail", "bounce_window_days"): (1, None, "a number of days, at least 1"),
-    ("imap", "poll_seconds"): (0.001, None, "seconds, more than 0"),
-    ("scheduler", "tick_seconds"): (0.001, None, "seconds, more than 0"),
-    ("scheduler", "touched_seconds"): (0.001, None, "seconds, more than 0"),
-    ("worker", "poll_seconds"): (0.001, None, "seconds, more than 0"),
-    ("worker", "processes"): (0, 64, "a count of processes, 0 to 64"),
+    ("imap", "poll_seconds"): _SECONDS,
+    ("scheduler", "tick_seconds"): _SECONDS,
+    ("scheduler", "touched_seconds"): _SECONDS,
+    ("worker", "poll_seconds"): _SECONDS,
+    ("worker", "processes"): _PROCESSES,
     ("worker", "pause_before_commit_seconds"): (0, None, "seconds, 0 or more"),
-    ("worker", "max_attempts"): (1, None, "a count of starts, at least 1"),
-    ("bots", "processes"): (0, 64, "a count of processes, 0 to 64"),
+    ("worker", "max_attempts"): _STARTS,
+    ("bots", "processes"): _PROCESSES,
     ("bots", "nice"): (0, 19, "a niceness, 0 to 19"),
     ("bots", "poll_seconds"): (0.01, None, "seconds, at least 0.01"),
-    ("bots", "max_attempts"): (1, None, "a count of starts, at least 1"),
+    ("bots", "max_attempts"): _STARTS,
     ("bots", "iterations"): (1, None, "a count of evaluations, at least 1"),
-    ("web", "port"): (0, 65535, "a TCP port, 0 to 65535 (0: any free port)"),
-    ("web", "poll_seconds"): (0.001, None, "seconds, more than 0"),
-    ("web", "max_connections"): (1, None, "a count of connections, at least 1"),
-    ("web", "connections_per_address"): (1, None, "a count of connections, at least 1"),
-    ("web", "request_seconds"): (0.001, None, "seconds, more than 0"),
-    ("web", "idle_seconds"): (0.001, None, "seconds, more than 0"),
+    ("web", "port"): _PORT_OR_ANY,
+    ("web", "poll_seconds"): _SECONDS,
+    ("web", "max_connections"): _CONNECTIONS,
+    ("web", "connections_per_address"): _CONNECTIONS,
+    ("web", "request_seconds"): _SECONDS,
+    ("web", "idle_seconds"): _SECONDS,
     ("web", "requests_per_minute"): (1, None, "a count of requests, at least 1"),
 }
 
 
 #: Text settings with a form: (section, key) -> (pattern, in words).
-_DNS_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\Z")
+_DNS_LABEL = (re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\Z"),
+              "a DNS label: letters, digits and inner hyphens, at most 63")
 _PATTERNS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
-    ("dkim", "rsa_selector"): (_DNS_LABEL, "a DNS label: letters, digits and inner hyphens, at most 63"),
-    ("dkim", "ed25519_selector"): (_DNS_LABEL, "a DNS label: letters, digits and inner hyphens, at most 63"),
+    ("dkim", "rsa_selector"): _DNS_LABEL,
+    ("dkim", "ed25519_selector"): _DNS_LABEL,
     ("mail", "trust"): (re.compile(r"(dmarc|any)\Z"), "dmarc or any"),
     ("unsubscribe", "base_url"): (re.compile(r"(https://[^\s?#]+[^\s?#/])?\Z"),
                                   "empty or an https:// address without ?, # or a final / "

@@ -1,4 +1,4 @@
-"""The refusal a service raises for a command it cannot do."""
+"""The refusal a command handler (or a look-up it makes) raises for a command it cannot do."""
 
 
 class CommandRefused(Exception):

@@ -35,3 +35,18 @@ def _private_data_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
     """The judge's default data folder ($XDG_DATA_HOME/dipjudge) is a temporary one: no test
     writes into the real user's ~/.local/share."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
+
+
+#: scrypt's cost in tests run in this process: real scrypt, 64 times cheaper than the judge's
+#: (hashes record their cost, so they verify either way).  Daemons started as subprocesses
+#: keep the production cost, and tests/judge/test_passwords.py checks it once.
+TEST_SCRYPT_N = 2**8
+
+
+@pytest.fixture(autouse=True)
+def _cheap_scrypt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every CREATE, JOIN and REGISTER in process hashes a password: at production strength
+    that is about 0.1 s of CPU each, which adds up to minutes over the suite."""
+    from judge.store import passwords
+
+    monkeypatch.setattr(passwords, "_N", TEST_SCRYPT_N)

@@ -20,7 +20,8 @@ from typing import Sequence
 
 def command_modules() -> tuple[ModuleType, ...]:
     """The sub-command modules, in the order ``judge --help`` lists them."""
-    from judge.cli import adjudicate, audit, backup, bot, db, dns, key, outbox, picture, ratings, serve, shunt, tick, web
+    from judge.cli import (adjudicate, audit, backup, bot, db, dns, key, outbox, picture, ratings, serve, shunt, tick,
+                           web)
     from judge.player import cli as player
 
     return (adjudicate,  # judge adjudicate

@@ -212,6 +212,18 @@ def _digits(line: CommandLine, value: str) -> str:
     return value
 
 
+def _continuation(ctx: ParseContext, accept: "re.Pattern[str]") -> list[str]:
+    """Following lines whose every word matches ``accept``."""
+    words_found: list[str] = []
+    while (raw := ctx.peek()) is not None:
+        words = strip_comment(raw.text).replace(",", " ").split()
+        if not words or not all(accept.fullmatch(w) for w in words):
+            break
+        ctx.advance()
+        words_found.extend(words)
+    return words_found
+
+
 def _blind_value(kind: Callable[..., Command]) -> Callable[[ParseContext, CommandLine], Command]:
     def parse(ctx: ParseContext, line: CommandLine) -> Command:
         args = expect_count(line, 2, 2, "the game and the number")
@@ -224,13 +236,7 @@ def _blind_list(kind: Callable[..., Command]) -> Callable[[ParseContext, Command
     def parse(ctx: ParseContext, line: CommandLine) -> Command:
         args = expect_count(line, 1, None, "the game, then the numbers")
         values = [_digits(line, v) for v in " ".join(args[1:]).replace(",", " ").split()]
-        # Further lines holding only numbers continue the list.
-        while (raw := ctx.peek()) is not None:
-            words = strip_comment(raw.text).replace(",", " ").split()
-            if not words or not all(_DIGITS_RE.fullmatch(w) for w in words):
-                break
-            ctx.advance()
-            values.extend(words)
+        values += _continuation(ctx, _DIGITS_RE)  # further lines holding only numbers continue the list
         if not values:
             raise line.fail(f"{line.verb.words[0]} needs at least one number")
         return kind(parse_game(args[0]), tuple(values), source=line.source)
@@ -244,18 +250,6 @@ def _receipt(ctx: ParseContext, line: CommandLine) -> BlindReceipt:
     if digest is not None and not re.fullmatch(r"[0-9a-f]{64}", digest):
         raise line.fail(f"'{args[1]}' is not a SHA-256 digest (64 hexadecimal digits)")
     return BlindReceipt(parse_game(args[0]), digest, source=line.source)
-
-
-def _continuation(ctx: ParseContext, accept: "re.Pattern[str]") -> list[str]:
-    """Following lines whose every word matches ``accept``."""
-    words_found: list[str] = []
-    while (raw := ctx.peek()) is not None:
-        words = strip_comment(raw.text).replace(",", " ").split()
-        if not words or not all(accept.fullmatch(w) for w in words):
-            break
-        ctx.advance()
-        words_found.extend(words)
-    return words_found
 
 
 _ADDRESS_WORD = re.compile(r"<?[^@\s<>]+@[^@\s<>]+>?")

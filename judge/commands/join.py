@@ -191,7 +191,7 @@ def join(ctx: MailContext, command: Join) -> None:
     check_privacy(game, command.privacy)
     _refuse_second_place(ctx, game)
     check_registered(ctx.session, game.name, rule_names(game), ctx.sender)
-    check_standing(ctx.session, game.name, game.rules or (), (ctx.sender,))
+    check_standing(ctx.session, game.name, game.rules or (), ctx.sender)
     variant = variant_of(game)
     joined = players(ctx.session, game)
     if len(joined) >= len(variant.powers):
@@ -258,7 +258,7 @@ def takeover(ctx: MailContext, command: Takeover) -> None:
     check_privacy(game, command.privacy)
     _refuse_second_place(ctx, game)
     check_registered(ctx.session, game.name, rule_names(game), ctx.sender)
-    check_standing(ctx.session, game.name, game.rules or (), (ctx.sender,))
+    check_standing(ctx.session, game.name, game.rules or (), ctx.sender)
     member = _new_member(ctx, game, PLAYER, command.password, power=power, name=ctx.sender_name or None)
     ctx.sign_on(game, member, command.source.number)
     later = fresh_deadline_for_newcomer(game, ctx.now)

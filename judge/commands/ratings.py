@@ -9,7 +9,7 @@ from typing import ClassVar
 from judge.commands.context import MailContext
 from judge.commands.handler import Handler
 from judge.standing.facts import Pool
-from judge.standing.reading import address_key, history, shown_name, top
+from judge.standing.reading import history, player_keys, shown_name, top
 from judge.standing.records import record_of
 from mailcmds.model import Command
 from mailcmds.syntax import CommandLine, ParseContext, Verb, expect_count
@@ -58,9 +58,10 @@ def ratings(ctx: MailContext, command: Ratings) -> None:
         if not rows:
             lines.append("      no rated game yet")
         blocks.append("\n".join(lines))
-    record = record_of(ctx.session, (ctx.sender,))
-    own = [f"Your record ({ctx.sender}):", *(f"  {line}" for line in record.lines())]
-    past = history(ctx.session, (address_key(ctx.sender),), HISTORY_ROWS)
+    addresses, keys = player_keys(ctx.session, ctx.sender)
+    record = record_of(ctx.session, addresses)
+    own = [f"Your record ({keys[0]}):", *(f"  {line}" for line in record.lines())]
+    past = history(ctx.session, keys, HISTORY_ROWS)
     if past:
         own.append(f"Your rating history (the last {HISTORY_ROWS} rated games, oldest first):")
         own += [f"  {row.rated_at:%Y-%m-%d}  {row.pool:7}  {row.game:16} {row.result:10} {row.rating:7.1f}"

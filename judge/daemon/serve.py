@@ -28,7 +28,7 @@ from judge.edge.smtp_out import OutboxSender, transport_for
 from judge.edge.unsubscribe_in import UnsubscribeListener
 from judge.mailauth.bounces import configure_bounces
 from judge.mailauth.intake import Vetting
-from judge.mailauth.verifier_pool import VerifierPool
+from judge.mailauth.verifier_pool import PooledSigner, VerifierPool
 from judge.mailauth.verify import configure_resolver
 from judge.daemon.hooks import after_commit_hook, default_process_hook, resolve_hook
 from judge.store.leases import HEARTBEAT_SECONDS
@@ -95,9 +95,10 @@ class Daemon:
         if settings.mail.verify:
             configure_resolver(settings.mail.dns_server, settings.mail.dns_timeout_seconds)
         self.verifiers = (VerifierPool(settings.mail.verify_processes, settings.mail.dns_timeout_seconds)
-                          if settings.mail.verify and settings.mail.verify_processes > 0 else None)
-        vetting = (Vetting(settings.mail, settings.judge, self.verifiers.verify) if self.verifiers is not None
-                   else Vetting(settings.mail, settings.judge))
+                          if (settings.mail.verify or settings.dkim.sign) and settings.mail.verify_processes > 0
+                          else None)
+        vetting = (Vetting(settings.mail, settings.judge, self.verifiers.verify)
+                   if self.verifiers is not None and settings.mail.verify else Vetting(settings.mail, settings.judge))
         self.handler = IntakeHandler(store, on_stored=self._mail_stored, clock=clock, vetting=vetting)
         # The judge's bot thinks in processes of its own (judge.daemon.bot_worker); a store no other
         # process can open gets it as a thread.
@@ -245,7 +246,9 @@ class Daemon:
 
         check_port_free(self.settings.smtp.host, self.settings.smtp.port)  # a busy port fails first
         settle_judge_key(self.settings, self.store)  # before listening: no mail before the key
-        self.sender.signer = judge_signer(self.store, self.settings.dkim, self.settings.judge)  # DKIM keys made once
+        signer = judge_signer(self.store, self.settings.dkim, self.settings.judge)  # DKIM keys made once
+        self.sender.signer = (PooledSigner(signer, self.verifiers) if signer is not None and self.verifiers is not None
+                              else signer)
         key = token_key(self.store)
         self.sender.links = UnsubscribeLinks(key, self.settings.judge.address, self.settings.unsubscribe.base_url)
         self.sender.return_paths = ReturnPaths(key, self.settings.judge.address)

@@ -31,7 +31,7 @@ from typing import Protocol, Sequence
 from sqlalchemy import Connection, bindparam, select, update
 
 from judge.config import OutboundSettings
-from judge.mailauth.dkim_sign import Signer, SigningError
+from judge.mailauth.dkim_sign import MailSigner, SigningError
 from judge.mailauth.unsubscribe import UnsubscribeLinks
 from judge.mailauth.verp import ReturnPaths
 from judge.store.models_mailauth import UnreachableAddress
@@ -257,7 +257,7 @@ class OutboxSender:
     ``judge tick`` or a worker process, and whichever transport takes it."""
 
     def __init__(self, store: Store, transport: Transport, *, retry_base_seconds: float = 60.0,
-                 max_attempts: int = 12, clock: Clock = utc_now, signer: Signer | None = None,
+                 max_attempts: int = 12, clock: Clock = utc_now, signer: MailSigner | None = None,
                  links: UnsubscribeLinks | None = None, return_paths: ReturnPaths | None = None) -> None:
         self.store = store
         self.transport = transport

@@ -17,8 +17,9 @@ by one that hands those keys to OpenSSL and any other to dkimpy's code
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import dkim
 
@@ -70,6 +71,12 @@ def _register_openssl_key(key: DkimKey) -> None:
         _OPENSSL_KEYS[loaded.private_numbers().public_numbers.n] = loaded
 
 
+class MailSigner(Protocol):
+    """What signs leaving mail: a Signer, here or in a process of its own."""
+
+    def sign(self, raw: bytes) -> bytes: ...
+
+
 @dataclass(frozen=True)
 class Signer:
     """Signs as ``domain`` (``d=``) with each of ``keys``, in order (the first on top)."""
@@ -81,6 +88,11 @@ class Signer:
         for key in self.keys:
             if key.algorithm == RSA:
                 _register_openssl_key(key)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Made anew where it is unpickled (a verifier process), so its keys are OpenSSL's there
+        too; once per process and keys (loading a 2048-bit key checks it: some 100 ms)."""
+        return (_signer_here, (self.domain, self.keys))
 
     def sign(self, raw: bytes) -> bytes:
         """``raw`` with the signatures prepended, in ``raw``'s line ends."""
@@ -102,6 +114,11 @@ class Signer:
             raise SigningError(f"cannot sign the message: {exc}") from exc
         signed = b"".join(signatures) + wire
         return signed if b"\r\n" in raw else signed.replace(b"\r\n", b"\n")
+
+
+@lru_cache(maxsize=8)
+def _signer_here(domain: str, keys: tuple[DkimKey, ...]) -> Signer:
+    return Signer(domain, keys)
 
 
 def signer_for(domain: str, keys: Sequence[DkimKey]) -> Signer:

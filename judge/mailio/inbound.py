@@ -1,5 +1,5 @@
 """Values the edges and the commands share: a stored mail as the commands see it, the
-clock, the processing hook's shape, and (from judge.refusal) the refusal a service raises."""
+clock, the processing hook's shape, and (from judge.refusal) the refusal a command handler raises."""
 
 from __future__ import annotations
 

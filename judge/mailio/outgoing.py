@@ -1,6 +1,6 @@
 """Outgoing mail as a frozen value, and its conversion to an outbox row.
 
-Services return ``OutgoingMail`` values; the worker (or the scheduler) turns them into
+Command handlers and the turn path return ``OutgoingMail`` values; the worker (or the scheduler) turns them into
 outbox rows in the same transaction as the state change that caused them.  Every mail
 gets From, To, Subject, Date, Message-ID and Auto-Submitted here, and In-Reply-To /
 References when it answers a mail, so no caller can forget them.

@@ -1,6 +1,6 @@
 """The picture of a phase as two files for a mail: ``<game>-<phase>.svg`` and ``.png``.
 
-One drawing serves the results broadcast (``phase_picture``, called by records.py: every
+One drawing serves the results broadcast (``phase_picture``, called by results_files.py: every
 copy of the broadcast shares the one signed body; it carries the PNG alone, so that it
 stays under 120 kB) and ``MAP game phase`` (``record_picture``, from the phase's record,
 which holds everything the broadcast's picture was drawn from, so both are the same

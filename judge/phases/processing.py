@@ -54,7 +54,7 @@ from judge.phases.order_sources import (
     with_seated_bot_orders,
 )
 from judge.phases.punctuality import record_punctuality
-from judge.phases.records import results_extras
+from judge.phases.results_files import results_extras
 from judge.standing.keeping import forget_turns, rate_finished_game, unrate_game
 from judge.phases.views import position_rows
 from judge.store.models_daide import MachineSeat
@@ -210,7 +210,7 @@ def process_phase(session: Session, game: Game, judge: JudgeSettings, now: datet
         show_next=winner is None,
     )
     body = render("turn_results.j2", view=view, preview=False, board=position_rows(done.variant, after))
-    # The verifiable record (judge/phases/records.py): <game>-<phase>.json with the position
+    # The verifiable record (judge/phases/results_files.py): <game>-<phase>.json with the position
     # before, the orders, the results and the digests; sealed games add each power's
     # commitment, revealed orders and verdict.
     extra_text, attachments = results_extras(

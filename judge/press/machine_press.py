@@ -69,7 +69,8 @@ def has_bot_seat(session: Session, game: Game) -> bool:
 
 
 def reads_press(member: Membership) -> bool:
-    """A DAIDE machine (not the judge's own bot, which reads no press)."""
+    """A DAIDE machine reading press on its connection (the judge's own bot at a seat reads it through
+    bot jobs instead: ``bot_hears``)."""
     return member.address.endswith("@" + MACHINE_DOMAIN) and not is_bot_seat(member)
 
 

@@ -13,7 +13,8 @@ from sqlalchemy.orm import Session
 
 from judge.standing.facts import Pool
 from judge.standing.rating import Change, rate_all, rate_game
-from judge.standing.reading import current_skills, finished_games
+from judge.standing.reading import address_key, current_skills, finished_games
+from judge.store.core import table_of
 from judge.store.models_standing import LATE, MISSED, ON_TIME, RatingEntry, TurnRecord
 
 
@@ -39,7 +40,7 @@ def verdict_of(ordered: bool, submitted_at: datetime | None, deadline: datetime 
 
 def record_turns(session: Session, game_id: int, phase: str, verdicts: Iterable[TurnVerdict]) -> None:
     rows = [{"game_id": game_id, "phase": phase, "power": v.power, "membership_id": v.membership_id,
-             "address": v.address, "verdict": v.verdict} for v in verdicts]
+             "address": address_key(v.address), "verdict": v.verdict} for v in verdicts]
     if rows:
         session.execute(insert(TurnRecord), rows)
 
@@ -56,9 +57,22 @@ def _entry(change: Change, seq: int, latest: bool) -> dict[str, object]:
             "rated_at": change.game.ended_at, "latest": latest}
 
 
+#: PostgreSQL advisory lock key of the ratings' writers ("RATE" in ASCII).
+_RATINGS_LOCK = 0x52415445
+
+
+def _one_rater_at_a_time(session: Session) -> None:
+    """Games ending at once in two transactions must not both read a shared player's
+    current entry and both leave theirs current: on PostgreSQL the rating step takes a
+    transaction lock (released at commit); SQLite has one writer at a time anyway."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(select(func.pg_advisory_xact_lock(_RATINGS_LOCK)))
+
+
 def rate_finished_game(session: Session, game_id: int) -> int:
     """Rate a game that has just ended (in its transaction); how many players were rated.
     Rating a game twice changes nothing (a redelivered mail, a second pass)."""
+    _one_rater_at_a_time(session)
     done = session.execute(select(RatingEntry.id).where(RatingEntry.game_id == game_id).limit(1)).first()
     games = finished_games(session, [game_id])
     if done is not None or not games:
@@ -80,6 +94,7 @@ def rate_finished_game(session: Session, game_id: int) -> int:
 def unrate_game(session: Session, game_id: int) -> None:
     """A game rolled back from its end is no longer finished: its ratings go.  When games
     were rated after it, every rating is recomputed (they started from its results)."""
+    _one_rater_at_a_time(session)
     seqs = session.execute(select(RatingEntry.seq).where(RatingEntry.game_id == game_id).limit(1)).first()
     if seqs is None:
         return
@@ -112,6 +127,7 @@ _BATCH = 5000
 
 def rebuild(session: Session) -> Rebuilt:
     """Every rating recomputed from the finished games, in the order they ended."""
+    _one_rater_at_a_time(session)
     games = finished_games(session)
     session.execute(delete(RatingEntry))
     rows: list[dict[str, object]] = []
@@ -124,5 +140,5 @@ def rebuild(session: Session) -> Rebuilt:
         rows[index]["latest"] = True
     connection = session.connection()  # core inserts: the ORM's bulk path costs more than the rating
     for start in range(0, len(rows), _BATCH):
-        connection.execute(insert(RatingEntry.__table__), rows[start:start + _BATCH])
+        connection.execute(insert(table_of(RatingEntry)), rows[start:start + _BATCH])
     return Rebuilt(len(games), len(rows), len(latest_at))

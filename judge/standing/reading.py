@@ -1,8 +1,9 @@
 """The store as the standing computations see it: player keys, finished games as frozen
 ``FinishedGame`` values, punctuality counts and current ratings.  Reads only.
 
-Players are keyed by address (lower case) until the registry links addresses to player
-names; machine players by their kind: ``machine:NAME`` (the name a DAIDE program gave)
+Players are keyed by their registered name where the registry links the address
+(``judge.registry.identity.player_of``), else by address (lower case); machine players by
+their kind: ``machine:NAME`` (the name a DAIDE program gave)
 and ``bot:JudgeBot`` (the judge's own bot), so their strength shows on the same scale.
 """
 
@@ -13,12 +14,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Iterable, Mapping
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from judge.lifecycle import ENDED
 from judge.mailio.outgoing import MACHINE_DOMAIN
 from judge.standing.facts import FinishedGame, Pool, Punctuality, Result, Seat
+from judge.registry.identity import addresses_of, player_of
 from judge.standing.rating import Skill
 from judge.store.models_daide import MachineSeat
 from judge.store.models_game import DISMISSED, DUMMY, EJECTED, PLAYER, RESIGNED, Game, Membership
@@ -49,12 +51,35 @@ def machine_names(session: Session, membership_ids: Iterable[int] | None = None)
     return {membership_id: name for membership_id, name in session.execute(query)}
 
 
-def seat_key(membership_id: int, address: str, machines: Mapping[int, str]) -> str:
-    """The player a seat belongs to (module docstring)."""
+def seat_key(membership_id: int, address: str, machines: Mapping[int, str], names: Mapping[str, str]) -> str:
+    """The player a seat belongs to (module docstring); ``names``: address key -> the
+    registered name it is linked to."""
     if is_machine_address(address):
         name = machines.get(membership_id)
         return MACHINE_PREFIX + name if name else JUDGE_BOT_KEY
-    return address_key(address)
+    key = address_key(address)
+    return names.get(key, key)
+
+
+def registered_names(session: Session, addresses: Iterable[str]) -> dict[str, str]:
+    """address key -> registered player name, for the addresses that are linked."""
+    found = {}
+    for key in {address_key(a) for a in addresses if not is_machine_address(a)}:
+        name = player_of(session, key)
+        if name is not None:
+            found[key] = name
+    return found
+
+
+def player_keys(session: Session, address: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(every address of the player who writes from ``address``, every key their ratings
+    may be under): the linked addresses and the name once registered (ratings made before
+    the registration stay under the addresses until `judge ratings rebuild`)."""
+    name = player_of(session, address_key(address))
+    addresses = tuple(addresses_of(session, name)) if name is not None else ()
+    addresses = tuple(dict.fromkeys((address, *addresses)))
+    keys = tuple(dict.fromkeys(([name] if name else []) + [address_key(a) for a in addresses]))
+    return addresses, keys
 
 
 def shown_name(key: str) -> str:
@@ -65,7 +90,7 @@ def shown_name(key: str) -> str:
     if key == JUDGE_BOT_KEY:
         return "JudgeBot (the judge's bot)"
     local, _, domain = key.partition("@")
-    return f"{local[:1]}...@{domain}" if domain else key
+    return f"{local[:1]}...@{domain}" if domain else key  # without "@": a registered name
 
 
 def pool_of(rules: Iterable[Any]) -> Pool:
@@ -96,7 +121,8 @@ def _result(member: MemberRow, winners: frozenset[str], kind: str, alive: frozen
     return Result.SURVIVED if member.power in alive else Result.ELIMINATED
 
 
-def finished_game(row: Any, members: Iterable[MemberRow], machines: Mapping[int, str]) -> FinishedGame | None:
+def finished_game(row: Any, members: Iterable[MemberRow], machines: Mapping[int, str],
+                  names: Mapping[str, str]) -> FinishedGame | None:
     """A stored game as the rating reads it; None when it ended unrated (TERMINATE)."""
     outcome = row.outcome or {}
     kind = str(outcome.get("result", ""))
@@ -105,7 +131,7 @@ def finished_game(row: Any, members: Iterable[MemberRow], machines: Mapping[int,
     winners = frozenset(str(p) for p in outcome.get("powers") or ())
     alive = _alive(row.centers, row.units)
     seats = tuple(
-        Seat(seat_key(m.id, m.address, machines), m.power, result,
+        Seat(seat_key(m.id, m.address, machines, names), m.power, result,
              len(winners) if result is Result.DRAW else 0)
         for m in members
         for result in (_result(m, winners, kind, alive),)
@@ -139,38 +165,52 @@ def finished_games(session: Session, game_ids: Iterable[int] | None = None) -> l
         by_game[member.game_id].append(MemberRow(*member))
     machine_ids = [m.id for members in by_game.values() for m in members if is_machine_address(m.address)]
     machines = machine_names(session, machine_ids if wanted is not None else None)
-    games = (finished_game(row, by_game.get(row.id, ()), machines) for row in rows)
+    names = registered_names(session, (m.address for members in by_game.values() for m in members))
+    games = (finished_game(row, by_game.get(row.id, ()), machines, names) for row in rows)
     return [game for game in games if game is not None]
 
 
 def punctuality_of(session: Session, addresses: Iterable[str]) -> Punctuality:
-    """Turns recorded for seats held at any of ``addresses``."""
+    """Turns recorded for seats held at any of ``addresses`` (kept in lower case)."""
     counts = dict(session.execute(
-        select(TurnRecord.verdict, func.count()).where(TurnRecord.address.in_(_spellings(addresses)))
+        select(TurnRecord.verdict, func.count())
+        .where(TurnRecord.address.in_(sorted({address_key(a) for a in addresses})))
         .group_by(TurnRecord.verdict)
     ).all())
     return Punctuality(counts.get(ON_TIME, 0), counts.get(LATE, 0), counts.get(MISSED, 0))
 
 
-def _spellings(addresses: Iterable[str]) -> list[str]:
-    """The addresses as given and in lower case (the store keeps them as they were written;
-    comparing exact spellings keeps the address index usable)."""
-    return sorted({spelling for a in addresses for spelling in (a.strip(), address_key(a))})
-
-
 def member_rows(session: Session, addresses: Iterable[str]) -> list[MemberRow]:
-    """Every player seat held at any of ``addresses``."""
-    query = _members_query().where(Membership.address.in_(_spellings(addresses))).order_by(Membership.id)
+    """Every player seat held at any of ``addresses``.  The store keeps a seat's address as
+    it was written and the registry links lower case: a seat is found by the spellings
+    given and in lower case, and by the punctuality of its phases (kept in lower case), so
+    only a differently written seat that has not yet played a phase is missed.  Both by
+    index: no scan of every seat (lower() over the column would be one)."""
+    keys = sorted({address_key(a) for a in addresses})
+    played = select(TurnRecord.membership_id).where(TurnRecord.address.in_(keys))
+    query = (_members_query().where(or_(Membership.address.in_(_spellings(addresses)), Membership.id.in_(played)))
+             .order_by(Membership.id))
     return [MemberRow(*row) for row in session.execute(query)]
 
 
+def _spellings(addresses: Iterable[str]) -> list[str]:
+    return sorted({spelling for a in addresses for spelling in (a.strip(), address_key(a))})
+
+
 def current_skills(session: Session, pool: Pool, players: Iterable[str]) -> dict[str, Skill]:
+    """player -> current skill in ``pool``.  A registered player never rated under the name
+    carries over the newest rating of a linked address (games before the registration)."""
+    players = sorted(set(players))
     rows = session.execute(
         select(RatingEntry.player, RatingEntry.mu, RatingEntry.sigma)
-        .where(RatingEntry.pool == pool.value, RatingEntry.latest.is_(True),
-               RatingEntry.player.in_(sorted(set(players))))
+        .where(RatingEntry.pool == pool.value, RatingEntry.latest.is_(True), RatingEntry.player.in_(players))
     )
-    return {player: Skill(mu, sigma) for player, mu, sigma in rows}
+    skills = {player: Skill(mu, sigma) for player, mu, sigma in rows}
+    for name in (p for p in players if p not in skills and "@" not in p and ":" not in p):
+        earlier = latest_entries(session, [address_key(a) for a in addresses_of(session, name)]).get(pool.value)
+        if earlier is not None:
+            skills[name] = Skill(earlier[2], earlier[3])
+    return skills
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,13 +246,21 @@ def history(session: Session, players: Iterable[str], limit: int) -> list[Standi
     return [Standing(*row) for row in reversed(rows.all())]
 
 
-def latest_ratings(session: Session, players: Iterable[str]) -> dict[str, float]:
-    """pool -> the shown rating of ``players`` (the best of them when several keys)."""
-    best: dict[str, float] = {}
+def latest_entries(session: Session, players: Iterable[str]) -> dict[str, tuple[int, str, float, float, float]]:
+    """pool -> (seq, player, mu, sigma, shown rating) of the most recent current entry among
+    ``players`` (one player's keys: its name and its addresses)."""
+    newest: dict[str, tuple[int, str, float, float, float]] = {}
     rows = session.execute(
-        select(RatingEntry.pool, RatingEntry.rating)
+        select(RatingEntry.pool, RatingEntry.seq, RatingEntry.player, RatingEntry.mu, RatingEntry.sigma,
+               RatingEntry.rating)
         .where(RatingEntry.player.in_(sorted(set(players))), RatingEntry.latest.is_(True))
     )
-    for pool, rating in rows:
-        best[pool] = max(rating, best.get(pool, rating))
-    return best
+    for pool, seq, player, mu, sigma, rating in rows:
+        if pool not in newest or seq > newest[pool][0]:
+            newest[pool] = (seq, player, mu, sigma, rating)
+    return newest
+
+
+def latest_ratings(session: Session, players: Iterable[str]) -> dict[str, float]:
+    """pool -> the current shown rating of the player whose keys are ``players``."""
+    return {pool: entry[4] for pool, entry in latest_entries(session, players).items()}

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from judge.lifecycle import in_play
 from judge.rules import identities_secret
 from judge.standing.reading import (LEFT, address_key, finished_games, latest_ratings, member_rows,
-                                    punctuality_of)
+                                    punctuality_of, registered_names)
 from judge.standing.tally import Part, PlayerRecord, tally
 from judge.store.models_game import Game
 
@@ -20,7 +20,8 @@ def record_of(session: Session, addresses: Iterable[str]) -> PlayerRecord:
     addresses): every seat held at any of them, counted from the stored games.  A few
     indexed queries whatever the number of players."""
     addresses = tuple(addresses)
-    keys = sorted({address_key(a) for a in addresses})
+    names = sorted(set(registered_names(session, addresses).values()))
+    keys = names + sorted({address_key(a) for a in addresses})
     members = member_rows(session, addresses)
     game_ids = sorted({m.game_id for m in members})
     rows = session.execute(select(Game.id, Game.status, Game.rules).where(Game.id.in_(game_ids))).all() if game_ids else []

@@ -8,7 +8,7 @@ from typing import Iterable
 from sqlalchemy.orm import Session
 
 from judge.refusal import CommandRefused
-from judge.standing.reading import pool_of
+from judge.standing.reading import player_keys, pool_of
 from judge.standing.records import record_of
 
 MIN_DEDICATION = "MIN_DEDICATION"
@@ -24,15 +24,16 @@ def minimum(rules: Iterable[object], name: str) -> int | None:
     return None
 
 
-def check_standing(session: Session, game_name: str, rules: Iterable[object], addresses: Iterable[str]) -> None:
+def check_standing(session: Session, game_name: str, rules: Iterable[object], address: str) -> None:
     """Refuse (CommandRefused, saying what is required and what the player has) when the
-    game asks for a dedication or rating the player of ``addresses`` does not reach.  A
-    player with no rated game in the game's pool has no rating, so a minimum refuses them."""
+    game asks for a dedication or rating the player writing from ``address`` (with every
+    address linked to them) does not reach.  A player with no rated game in the game's pool
+    has no rating, so a minimum refuses them."""
     rules = tuple(rules)
     least_dedication, least_rating = minimum(rules, MIN_DEDICATION), minimum(rules, MIN_RATING)
     if least_dedication is None and least_rating is None:
         return
-    record = record_of(session, addresses)
+    record = record_of(session, player_keys(session, address)[0])
     if least_dedication is not None and record.dedication < least_dedication:
         raise CommandRefused(
             f"game '{game_name}' asks for a dedication of at least {least_dedication} (RULE {MIN_DEDICATION}); "

@@ -24,7 +24,8 @@ MISSED = "missed"
 class TurnRecord(Base):
     """One power's punctuality in one processed phase that waited for its orders: on time
     (orders in by the deadline), late (in after it) or missed (civil-disorder defaults).
-    ``address`` is the seat's at the time (a later SET ADDRESS does not rewrite history)."""
+    ``address`` is the seat's at the time, in lower case (a later SET ADDRESS does not
+    rewrite history)."""
 
     __tablename__ = "turn_record"
     __table_args__ = (UniqueConstraint("game_id", "phase", "power"), Index("ix_turn_record_address", "address"))

@@ -96,7 +96,7 @@ def _check(survivors: frozenset[str], ballots: Mapping[str, Ballot], rules: froz
 def tally(survivors: frozenset[str], ballots: Mapping[str, Ballot], rules: frozenset[str] = frozenset()) -> Outcome | None:
     """The outcome the current ballots bring about, or None while the game goes on.
 
-    Raises DrawError for a ballot the game's rules do not allow (the vote service should
+    Raises DrawError for a ballot the game's rules do not allow (the draw command should
     have refused it with the same message).
     """
     _check(survivors, ballots, rules)

@@ -20,7 +20,7 @@ __all__ = ["LATE_SEND", "MASTER", "NO_LATE_RECEIVE", "late_press_refusal", "rule
 
 LATE_SEND = "LATE_SEND"
 NO_LATE_RECEIVE = "NO_LATE_RECEIVE"
-MASTER = "MASTER"  # the recipient name the press service uses for the game's master
+MASTER = "MASTER"  # the recipient name the PRESS command uses for the game's master
 
 
 def late_press_refusal(

@@ -79,7 +79,7 @@ def test_both_schedules_time_every_phase_and_agree() -> None:
         pytest.skip(unavailable)
     records = _corpus()
     known_line = min(known.KNOWN_LINES)
-    chosen = sorted(_pick(records)[:4] + [(known_line - 1, records[known_line - 1])])
+    chosen = sorted(_pick(records)[:2] + [(known_line - 1, records[known_line - 1])])  # agreeing and not
     found = {}
     for schedule in engine_bench.SCHEDULES:
         timings = engine_bench.Timings()

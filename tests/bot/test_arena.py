@@ -30,3 +30,15 @@ def test_the_command_prints_a_table(capsys):
     out = capsys.readouterr().out
     assert "| StrategicBot | 6 x dumbbot | 7 |" in out
     assert "5 evaluations per movement phase" in out
+
+
+def test_the_daide_arena_summary_counts_solos_and_seats():
+    from benchmarks.daide_arena import POWERS, summary
+
+    games = [(1, "AUSTRIA", {**dict.fromkeys(POWERS, 2), "AUSTRIA": 18}),
+             (2, "ENGLAND", {**dict.fromkeys(POWERS, 5), "ENGLAND": 0}),
+             (8, "AUSTRIA", {**dict.fromkeys(POWERS, 4), "AUSTRIA": 10})]
+    first, second = summary("ours", games).splitlines()
+    assert first.startswith("| ours | 3 | 1 | 33% (")
+    assert "| 9.33 | " in first and first.endswith("| 67% |")  # 18, 0 and 10; the seat died once
+    assert second == "| ours, by seat (AUS ENG FRA GER ITA RUS TUR) | 14.0 | 0.0 | - | - | - | - | - |"

@@ -248,7 +248,10 @@ async def _replay(rows: list[Row]) -> tuple[dict[int, list[Message]], dict[int, 
                 if server.handled > before:
                     break
                 await asyncio.sleep(0.001)
-        received = {client: await _drain(connection) for client, connection in clients.items()}
+        # All at once: each drain ends after a second of silence, so one after another
+        # would idle a second per client.
+        drained = await asyncio.gather(*(_drain(connection) for connection in clients.values()))
+        received = dict(zip(clients, drained))
     finally:
         for connection in clients.values():
             await connection.close()

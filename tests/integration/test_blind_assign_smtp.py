@@ -25,7 +25,7 @@ from judge.store.engine import Store
 from judge.store.models_game import Membership
 from tests.fixtures.gpg import remove_home, short_home
 from tests.fixtures.ports import free_port
-from tests.judge.services.test_fair_blind import Player
+from tests.judge.commands.test_fair_blind import Player
 
 pytestmark = pytest.mark.slow
 

@@ -47,7 +47,7 @@ def test_a_human_proposes_peace_to_the_bots_seat_by_mail_and_gets_its_answer_by_
     seats = _seat_the_bot(room, "g1", "RULE PRESS_LEVEL 20")
     italy, russia = seats["ITALY"], seats["RUSSIA"]
     # The opening: Italy's army in Venice can reach Trieste, so the bot proposes peace to Italy.
-    [opening] = room.wait_for(lambda m: m["To"] == italy[0] and m["Subject"] == "g1: press from AUSTRIA", 120)
+    [opening] = room.wait_for(lambda m: m["To"] == italy[0] and m["Subject"] == "g1: press from AUSTRIA", 240)
     text = opening.get_body(("plain",)).get_content()
     assert "DAIDE: PRP (PCE (AUS ITA))" in text and "ACCEPT" in text
 
@@ -56,7 +56,7 @@ def test_a_human_proposes_peace_to_the_bots_seat_by_mail_and_gets_its_answer_by_
     reply = room.reply_to(sent)
     assert "press sent to AUSTRIA" in reply and "ERROR" not in reply, reply
     room.wait_for(lambda m: m["To"] == russia[0] and m["Subject"] == "g1: press from AUSTRIA"
-                  and "REJ (PRP (DMZ" in m.get_body(("plain",)).get_content(), 120)
+                  and "REJ (PRP (DMZ" in m.get_body(("plain",)).get_content(), 240)
     answers = _press_to(room, russia[0], "g1: press from AUSTRIA")
     assert [a.split("DAIDE: ")[1].split("\n")[0] for a in answers] == [
         "YES (PRP (PCE (RUS AUS)))",          # a fair peace: accepted

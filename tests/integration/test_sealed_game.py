@@ -13,7 +13,6 @@ result changed the audit fails.
 
 from __future__ import annotations
 
-import email
 import mailbox
 import smtplib
 import subprocess
@@ -21,7 +20,6 @@ import sys
 import time
 from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
-from email.policy import default as default_policy
 from email.utils import make_msgid
 from pathlib import Path
 
@@ -63,8 +61,7 @@ class Table:
         return message
 
     def parsed(self) -> list[tuple[tuple[str, ...], EmailMessage, bytes]]:
-        return [(s.rcpt_tos, email.message_from_bytes(s.raw, policy=default_policy), s.raw)
-                for s in list(self.sink.messages)]
+        return [(sunk.rcpt_tos, message, sunk.raw) for sunk, message in self.sink.parsed()]
 
     def wait(self, predicate, count: int = 1, timeout: float = 30.0):
         deadline = time.monotonic() + timeout

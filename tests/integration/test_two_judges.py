@@ -13,7 +13,6 @@ import smtplib
 import time
 from collections import Counter, defaultdict
 from contextlib import contextmanager
-from email.policy import default as default_policy
 from email.utils import make_msgid
 
 import pytest
@@ -65,7 +64,7 @@ class Front:
         return message_id
 
     def received(self) -> list[email.message.EmailMessage]:
-        return [email.message_from_bytes(m.raw, policy=default_policy) for m in list(self.sink.messages)]
+        return [message for _, message in self.sink.parsed()]
 
     def replies(self) -> dict[str, set[str]]:
         """In-Reply-To -> the distinct Message-IDs of the replies to that mail."""

@@ -1,5 +1,5 @@
 """The part every mail-driven judge harness shares: a store, the real worker running
-judge.services at a clock the test moves, and the outbox position before each mail."""
+judge.commands at a clock the test moves, and the outbox position before each mail."""
 
 from __future__ import annotations
 

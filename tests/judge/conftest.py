@@ -8,7 +8,7 @@ from typing import Iterator
 import pytest
 
 from judge.store.engine import Store
-from tests.judge.services.harness import JudgeHarness
+from tests.judge.commands.harness import JudgeHarness
 from tests.judge.storage import migrated_store
 
 

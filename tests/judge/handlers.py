@@ -1,6 +1,6 @@
 """Processing hooks for daemon tests, named in config as ``tests.judge.handlers:<name>``.
 
-They stand in for judge.services so these tests check the daemon's frame (intake,
+They stand in for judge.commands so these tests check the daemon's frame (intake,
 exactly-once, shunting, outbox) independently of what the commands do.
 """
 

@@ -28,7 +28,7 @@ from judge.edge.scheduler import run_pass
 from judge.daemon.serve import Daemon, open_store
 from judge.store.models_mail import PROCESSED, InboundMessage, OutboxMessage, Shunt
 from tests.fixtures.ports import free_port
-from tests.judge.services.harness import START
+from tests.judge.commands.harness import START
 from tests.judge.storage import make_mail
 
 JUDGE_ADDRESS = "judge@example.org"

@@ -1,5 +1,5 @@
 """`judge --help` (and every command's parser) must not import the store: the commands
-import SQLAlchemy, Alembic and the services when they run, so `judge adjudicate` and
+import SQLAlchemy, Alembic and the command handlers when they run, so `judge adjudicate` and
 `judge --help` start fast."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-HEAVY = ("sqlalchemy", "alembic", "aiosmtpd", "jinja2", "judge.store", "judge.services")
+HEAVY = ("sqlalchemy", "alembic", "aiosmtpd", "jinja2", "judge.store", "judge.commands")
 
 
 def test_building_the_command_line_imports_no_heavy_package() -> None:

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from judge.store.models_mail import InboundMessage, OutboxMessage, Shunt
-from tests.judge.services.harness import JudgeHarness
+from tests.judge.commands.harness import JudgeHarness
 
 
 
@@ -132,7 +132,7 @@ def test_list_headers_are_plain_as_rfc_2369_and_2919_write_them(judge):
     """Issue 17.10: List-Id, List-Unsubscribe and List-Post on a real broadcast, unencoded."""
     import re
 
-    from tests.judge.services.conftest import create_game, fill_game
+    from tests.judge.commands.conftest import create_game, fill_game
 
     create_game(judge)
     seats = fill_game(judge)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import subprocess
+import sys
 
 import pytest
 
@@ -78,3 +80,13 @@ def test_the_cache_holds_no_password_and_nothing_else_changes_at_rest(scrypt_cal
     remembered = list(cache._entries.values())
     assert len(remembered) == 1 and b"geheim" not in remembered[0]
     assert not verify_password("geheim", "scrypt$broken", cache=cache)
+
+
+def test_the_judge_hashes_at_production_strength_and_such_hashes_verify() -> None:
+    """In-process tests hash cheaply (tests/conftest.py); a fresh process has the real cost."""
+    made = subprocess.run([sys.executable, "-c", "from judge.store.passwords import hash_password; "
+                           "print(hash_password('geheim'))"], capture_output=True, text=True, timeout=60, check=True)
+    stored = made.stdout.strip()
+    assert stored.startswith("scrypt$16384$8$1$")
+    cache = VerifiedPasswords()
+    assert verify_password("geheim", stored, cache=cache) and not verify_password("Geheim", stored, cache=cache)

@@ -11,7 +11,7 @@ from judge.config import Settings, StoreSettings
 from judge.edge.scheduler import run_pass
 from judge.store.inbound import store_inbound
 from judge.store.models_mail import InboundMessage
-from tests.judge.services.harness import JUDGE, JudgeHarness
+from tests.judge.commands.harness import JUDGE, JudgeHarness
 from tests.judge.storage import make_mail
 
 

@@ -75,6 +75,12 @@ BAD_LINES = {
     ("DUMMY",): "DUMMY",
     ("REVIVE",): "REVIVE F G",
     ("SEAT",): "SEAT FRANCE HUMAN",
+    ("REGISTER",): "REGISTER",
+    ("REGISTER", "DELETE"): "REGISTER DELETE",
+    ("REGISTER", "CONFIRM"): "REGISTER CONFIRM",
+    ("WHOIS",): "WHOIS",
+    ("WHOGAME",): "WHOGAME",
+    ("RATINGS",): "RATINGS PRESS 5 more",
 }
 
 

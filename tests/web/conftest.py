@@ -12,9 +12,9 @@ from judge.config import WebSettings
 from judge.store import passwords
 from judge.web.build import Archive
 from judge.web.server import ArchiveServer
-from tests.judge.scheduler.conftest import judge  # noqa: F401  (the services harness with scheduler passes)
+from tests.judge.scheduler.conftest import judge  # noqa: F401  (the commands' harness with scheduler passes)
 from tests.judge.scheduler.driver import HOLDS, TurnHarness
-from tests.judge.services.conftest import cheap_scrypt, create_game, fill_game  # noqa: F401
+from tests.judge.commands.conftest import cheap_scrypt, create_game, fill_game  # noqa: F401
 
 # Retreat-free, build-free moves for the first year, then holds.
 OPENING = {**HOLDS, "FRANCE": ["A PAR - BUR", "A MAR - SPA", "F BRE - MAO"],

@@ -13,8 +13,8 @@ from sqlalchemy import select
 from judge.lifecycle import ENDED, move
 from judge.store.models_game import PLAYER, Game, Membership
 from judge.web.build import Archive
-from tests.judge.services import test_fair_blind as blind
-from tests.judge.services.test_fair_blind import (  # noqa: F401  (judge_keys: the judges' GnuPG homes)
+from tests.judge.commands import test_fair_blind as blind
+from tests.judge.commands.test_fair_blind import (  # noqa: F401  (judge_keys: the judges' GnuPG homes)
     MASTER, PLAYERS, Network, Node, Player, judge_keys, process_mail, process_witness_mail)
 from tests.web.test_no_leaks import _texts
 

@@ -18,8 +18,8 @@ from sqlalchemy import select
 
 from judge.store.models_game import Game, Membership, OrderSet, PressLog
 from judge.web.build import Archive
-from tests.judge.services.conftest import MASTER
-from tests.judge.services.harness import player
+from tests.judge.commands.conftest import MASTER
+from tests.judge.commands.harness import player
 from tests.web.conftest import password, play
 
 HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)>\u202etxt.exe"

@@ -134,7 +134,7 @@ def test_simple_text_message_without_content_type(judge_keyring) -> None:
 
 
 def test_signed_body_survives_the_outbox(judge_keyring) -> None:
-    # The services hand the signed part to OutgoingMail(mime=...); build_message adds
+    # The command handlers hand the signed part to OutgoingMail(mime=...); build_message adds
     # From/To/Subject/Date/Message-ID outside the signature and stores as_bytes().
     from datetime import datetime, timezone
 

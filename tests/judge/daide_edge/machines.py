@@ -1,4 +1,4 @@
-"""A judge on a SQLite file (tests.judge.services.harness) with its DAIDE edge running,
+"""A judge on a SQLite file (tests.judge.commands.harness) with its DAIDE edge running,
 and real AiClient bots (../shared/peers/daide-client/bin) as machine players.
 
 The bots are test fixtures only: a test that needs them skips, saying so, when the peers
@@ -27,8 +27,8 @@ from judge.edge.daide import DaideEdge
 from judge.store.models_game import Game
 from judge.edge.scheduler import run_pass
 from tests.fixtures.ports import free_port
-from tests.judge.services.conftest import create_game
-from tests.judge.services.harness import JUDGE, JudgeHarness
+from tests.judge.commands.conftest import create_game
+from tests.judge.commands.harness import JUDGE, JudgeHarness
 
 def _bots_folder() -> Path:
     """``shared/peers/daide-client/bin`` beside the checkout (or beside a folder above it:

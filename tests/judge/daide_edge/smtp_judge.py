@@ -20,7 +20,7 @@ from judge.daemon.serve import Daemon, open_store
 from judge.store.models_game import Game
 from tests.fixtures.ports import free_port, free_ports_in_a_row
 from tests.judge.daide_edge.machines import Bot, launch_bot, wait_until
-from tests.judge.services.harness import START
+from tests.judge.commands.harness import START
 from tests.judge.storage import make_mail
 
 JUDGE_ADDRESS = "judge@example.org"

@@ -13,8 +13,8 @@ from judge.edge.daide import DaideEdge
 from judge.edge.scheduler import run_pass
 from tests.fixtures.ports import free_port
 from tests.judge.daide_edge.machines import wait_until
-from tests.judge.services.conftest import create_game
-from tests.judge.services.harness import JUDGE, JudgeHarness
+from tests.judge.commands.conftest import create_game
+from tests.judge.commands.harness import JUDGE, JudgeHarness
 
 
 def test_only_games_with_the_machines_rule_are_listed_each_with_a_port(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """Machine players in the judge's games: real AiClient bots over DAIDE, the judge's store,
-its scheduler passes and its mail path (tests.judge.services.harness)."""
+its scheduler passes and its mail path (tests.judge.commands.harness)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from judge.store.models_mail import OutboxMessage
 from judge.store.models_daide import MachineSeat
 from tests.judge.daide_edge.machines import MachineJudge, Watcher, bot_path, sent_and_thanked, wait_until
 from tests.judge.daide_edge.smtp_judge import SmtpMachineJudge
-from tests.judge.services.conftest import MASTER
+from tests.judge.commands.conftest import MASTER
 from adjudicator.types import Phase
 
 
@@ -333,7 +333,7 @@ def test_the_master_gives_a_machines_power_to_a_human_and_back_to_a_machine(tmp_
     import asyncio
 
     from daide.client import ConnectionClosed, DaideClient
-    from tests.judge.services.conftest import MASTER
+    from tests.judge.commands.conftest import MASTER
 
     machine = MachineJudge(tmp_path)
     judge = machine.judge

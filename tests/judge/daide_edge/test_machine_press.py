@@ -14,7 +14,7 @@ from daide.messages import Message, to_text
 from judge.store.models_game import Membership, PressLog
 from tests.judge.daide_edge.machines import MachineJudge, bot_path, wait_until
 from tests.judge.daide_edge.smtp_judge import SmtpMachineJudge
-from tests.judge.services.conftest import MASTER
+from tests.judge.commands.conftest import MASTER
 from tests.fixtures.ports import wait_for_port
 
 TOKENS = {"AUSTRIA": "AUS", "ENGLAND": "ENG", "FRANCE": "FRA", "GERMANY": "GER", "ITALY": "ITA",

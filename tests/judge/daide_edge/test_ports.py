@@ -16,8 +16,8 @@ from judge.edge.daide import machines
 from judge.commands.daide_ports import configure_ports
 from judge.commands.fair_players import PassContext
 from judge.config import DaideSettings
-from tests.judge.services.conftest import MASTER, create_game
-from tests.judge.services.harness import JUDGE, JudgeHarness
+from tests.judge.commands.conftest import MASTER, create_game
+from tests.judge.commands.harness import JUDGE, JudgeHarness
 
 
 @pytest.fixture

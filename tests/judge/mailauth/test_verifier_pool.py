@@ -1,6 +1,7 @@
-"""Verification in a process of its own (judge.mailauth.verifier_pool): the same verdict
-as in the daemon's process, through the daemon's name servers (the loopback DNS server
-here, handed to the process at its start); a verifier process that dies costs no mail."""
+"""Verification and signing in a process of its own (judge.mailauth.verifier_pool): the
+same verdict as in the daemon's process, through the daemon's name servers (the loopback
+DNS server here, handed to the process at its start); signatures made there verify; a
+verifier process that dies costs no mail."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import signal
 
 from judge.mailauth.dkim_keys import RSA, new_key
 from judge.mailauth.dkim_sign import signer_for
-from judge.mailauth.verifier_pool import VerifierPool
+from judge.mailauth.verifier_pool import PooledSigner, VerifierPool
 from judge.mailauth.verify import verified
 
 KEY = new_key("s1", RSA)
@@ -27,6 +28,9 @@ def test_a_verifier_process_gives_the_same_verdict_and_may_die(dns_zone):
     pool = VerifierPool(1, 1.0)
     try:
         assert pool.verify(MAIL, **ARGS) == here
+        unsigned = MAIL.split(b"\r\nFrom: ", 1)[1]
+        signed = PooledSigner(signer_for("players.test", (KEY,)), pool).sign(b"From: " + unsigned)
+        assert signed.startswith(b"DKIM-Signature:") and verified(signed, **ARGS)[1] == ("pass", "reject")
         [pid] = list(pool._pool()._processes)  # the process the pool started, not this one
         assert pid != os.getpid()
         os.kill(pid, signal.SIGKILL)
@@ -34,3 +38,56 @@ def test_a_verifier_process_gives_the_same_verdict_and_may_die(dns_zone):
         assert pool.verify(MAIL, **ARGS) == here and list(pool._pool()._processes) != [pid]
     finally:
         pool.close()
+
+
+_KILLED_DAEMON = """
+import os, sys
+from judge.mailauth.verifier_pool import VerifierPool
+pool = VerifierPool(1, 2.0)
+worker = pool._pool().submit(os.getpid).result(timeout=60)
+children = [int(p) for p in os.listdir('/proc') if p.isdigit() and _parent(int(p)) == os.getpid()]
+print(worker, *children, flush=True)
+sys.stdin.read()  # wait to be killed
+"""
+
+_PARENT = """
+def _parent(pid):
+    try:
+        with open(f'/proc/{pid}/stat') as stat:
+            return int(stat.read().rsplit(')', 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return -1
+"""
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie left for a non-reaping init counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_the_pool_processes_leave_when_the_daemon_is_killed_outright():
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    daemon = subprocess.Popen([sys.executable, "-c", _PARENT + _KILLED_DAEMON], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, env=dict(os.environ, JUDGE_MAIL_VERIFY_PROCESSES="1"))
+    try:
+        assert daemon.stdout is not None
+        pids = [int(word) for word in daemon.stdout.readline().split()]
+        assert pids and all(_alive(pid) for pid in pids), pids  # the pool process and the forkserver
+        os.kill(daemon.pid, signal.SIGKILL)
+        daemon.wait(timeout=10)
+        deadline = time.monotonic() + 15
+        while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not [pid for pid in pids if _alive(pid)], "pool processes outlived their daemon"
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()

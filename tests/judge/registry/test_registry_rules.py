@@ -9,8 +9,8 @@ from sqlalchemy import func, select
 
 from judge.registry.identity import addresses_of
 from judge.store.models_registry import AddressRequest, RegisteredPlayer
-from tests.judge.services.conftest import MASTER, create_game, fill_game
-from tests.judge.services.harness import JudgeHarness, player
+from tests.judge.commands.conftest import MASTER, create_game, fill_game
+from tests.judge.commands.harness import JudgeHarness, player
 
 
 def register(judge: JudgeHarness, address: str, name: str, password: str = "pw", lines: str = "") -> None:

@@ -1,4 +1,4 @@
-"""Fixtures for the scheduler tests: H6's services harness plus scheduler passes."""
+"""Fixtures for the scheduler tests: the commands' harness plus scheduler passes."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Iterator
 
 import pytest
 
-from tests.judge.services.conftest import Seat, cheap_scrypt, create_game, fill_game  # noqa: F401
+from tests.judge.commands.conftest import Seat, cheap_scrypt, create_game, fill_game  # noqa: F401
 from tests.judge.scheduler.driver import TurnHarness
 
 

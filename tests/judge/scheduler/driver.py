@@ -1,4 +1,4 @@
-"""The services harness with scheduler passes: ``judge.tick()`` runs one pass at the
+"""The commands' harness with scheduler passes: ``judge.tick()`` runs one pass at the
 harness clock and returns the mail it queued (same ``Outcome`` as ``judge.send``)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from judge.config import Settings
 from judge.store.models_game import Game
 from judge.daemon.bot_worker import run_waiting_jobs
 from judge.edge.scheduler import PassReport, run_pass
-from tests.judge.services.harness import JUDGE, JudgeHarness, Outcome
+from tests.judge.commands.harness import JUDGE, JudgeHarness, Outcome
 
 SETTINGS = Settings(judge=JUDGE)
 

@@ -17,7 +17,7 @@ from judge.store.models_game import OrderSet, PhaseRecord
 from judge.store.models_hosts import LeaseOwner
 from tests.judge.scheduler.conftest import create_game, fill_game
 from tests.judge.scheduler.driver import HOLDS, SETTINGS
-from tests.judge.services.conftest import MASTER
+from tests.judge.commands.conftest import MASTER
 
 MASTER_SIGNON = "SIGNON master@g1 masterpw\n"
 

@@ -11,7 +11,7 @@ from bot.stand_in import game_seed, stand_in_lines
 from judge.store.models_game import PhaseRecord
 from tests.judge.scheduler.conftest import create_game, fill_game
 from tests.judge.scheduler.driver import HOLDS
-from tests.judge.services.conftest import MASTER
+from tests.judge.commands.conftest import MASTER
 
 STANDARD = maps.load("standard")
 

@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from judge.store.models_game import Game
 from tests.judge.scheduler.conftest import create_game, fill_game
-from tests.judge.services.conftest import MASTER
+from tests.judge.commands.conftest import MASTER
 
 
 @pytest.mark.parametrize(("rules", "removed", "kept"), [

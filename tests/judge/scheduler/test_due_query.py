@@ -13,7 +13,7 @@ from judge.store.models_game import Game
 from judge.store.schema import upgrade
 from judge.edge.scheduler import PROCESSED, due_games, run_pass
 from tests.judge.scheduler.seed import seed_game
-from tests.judge.services.harness import JUDGE
+from tests.judge.commands.harness import JUDGE
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
 

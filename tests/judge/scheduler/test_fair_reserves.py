@@ -12,8 +12,8 @@ from sqlalchemy import select
 from judge.store.models_game import Membership
 from tests.judge.scheduler.conftest import create_game
 from tests.judge.scheduler.driver import HOLDS
-from tests.judge.services.conftest import MASTER, Seat
-from tests.judge.services.harness import player
+from tests.judge.commands.conftest import MASTER, Seat
+from tests.judge.commands.harness import player
 
 MASTER_SIGNON = "SIGNON master@g1 masterpw\n"
 # Reserves (observers): eight wants Russia, ten wants England, nine takes anything.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.judge.scheduler.conftest import create_game, fill_game
-from tests.judge.services.conftest import MASTER
+from tests.judge.commands.conftest import MASTER
 
 MASTER_SIGNON = "SIGNON master@g1 masterpw\n"
 

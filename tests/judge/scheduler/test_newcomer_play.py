@@ -20,7 +20,7 @@ import pytest
 from judge.store.queries import as_utc
 from tests.judge.scheduler.conftest import create_game, fill_game
 from tests.judge.scheduler.driver import HOLDS, TurnHarness
-from tests.judge.services.conftest import MASTER, Seat
+from tests.judge.commands.conftest import MASTER, Seat
 
 MASTER_SIGNON = "SIGNON master@g1 masterpw\n"
 

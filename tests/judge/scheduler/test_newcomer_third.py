@@ -13,7 +13,7 @@ from judge.store.models_game import Game, OrderSet, PressLog
 from judge.store.queries import as_utc, position_of
 from tests.judge.scheduler.conftest import create_game, fill_game
 from tests.judge.scheduler.driver import TurnHarness
-from tests.judge.services.conftest import Seat
+from tests.judge.commands.conftest import Seat
 
 
 @pytest.fixture
@@ -179,7 +179,7 @@ def test_smr_names_the_judges_bot_without_an_apostrophe(judge, started):
     from daide.render import summary
     from judge.config import Settings
     from judge.edge.daide.host import StoreHost
-    from tests.judge.services.harness import JUDGE
+    from tests.judge.commands.harness import JUDGE
 
     out = judge.send("gm@example.net", "SIGNON master@g1 masterpw\nEJECT FRANCE\nSEAT FRANCE BOT\nTERMINATE\n")
     assert "ERROR" not in out.reply.body, out.reply.body

@@ -10,7 +10,7 @@ from daide.messages import to_text
 from judge.press.machine_press import for_machines
 from judge.store.models_game import Game, OrderSet, PressLog
 from tests.judge.scheduler.conftest import create_game, fill_game
-from tests.judge.services.conftest import MASTER
+from tests.judge.commands.conftest import MASTER
 
 MASTER_SIGNON = "SIGNON master@g1 masterpw\n"
 

@@ -16,7 +16,7 @@ from judge.store.models_mail import OutboxMessage
 from judge.store.schema import upgrade
 from judge.edge import scheduler
 from tests.judge.scheduler.seed import seed_game
-from tests.judge.services.harness import JUDGE
+from tests.judge.commands.harness import JUDGE
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
 SETTINGS = Settings(judge=JUDGE)

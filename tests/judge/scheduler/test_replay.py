@@ -25,7 +25,7 @@ from judge.store.models_game import Game, OrderSet, PhaseRecord
 from judge.store.schema import upgrade
 from judge.edge.scheduler import PROCESSED, run_pass
 from tests.judge.scheduler.seed import seed_game
-from tests.judge.services.harness import JUDGE
+from tests.judge.commands.harness import JUDGE
 
 CORPUS = Path(__file__).resolve().parents[3] / "benchmarks" / "data" / "corpus-s1-g12-y10.jsonl"
 FIRST_LINE, LAST_LINE = 198, 235

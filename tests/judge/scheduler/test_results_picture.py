@@ -23,7 +23,7 @@ from pictures import palette, voronoi
 from pictures.svg import picture_size
 from tests.judge.scheduler.conftest import create_game, fill_game
 from tests.judge.scheduler.driver import HOLDS
-from tests.judge.services.conftest import MASTER
+from tests.judge.commands.conftest import MASTER
 
 MOVES = dict(HOLDS, FRANCE=["A PAR - BUR", "A MAR S A PAR - BUR", "F BRE - MAO"],
              GERMANY=["A MUN - BUR", "A BER - KIE", "F KIE - DEN"])

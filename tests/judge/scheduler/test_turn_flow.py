@@ -1,6 +1,6 @@
 """Games run by themselves: scheduler passes over a judge driven by mail (in-process).
 
-The judge is H6's services harness on a SQLite file; ``judge.tick()`` is one scheduler
+The judge is the commands' harness on a SQLite file; ``judge.tick()`` is one scheduler
 pass at the harness clock.  Default TIMING: MOVE 3D (the first phase twice as long),
 RETREAT/ADJUST 1D, WARN 4H.  The game starts on Mon 2 Mar 2026 12:00 UTC, so the first
 deadline is Sun 8 Mar 12:00 UTC.
@@ -15,7 +15,7 @@ from sqlalchemy import select
 from judge.store.models_game import Membership, PhaseRecord
 from tests.judge.scheduler.conftest import create_game, fill_game
 from tests.judge.scheduler.driver import HOLDS
-from tests.judge.services.conftest import MASTER
+from tests.judge.commands.conftest import MASTER
 
 
 def start(judge, *status):

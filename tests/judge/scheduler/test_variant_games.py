@@ -10,8 +10,8 @@ from sqlalchemy import select
 import maps
 from adjudicator.api import initial_position
 from judge.store.models_game import Membership
-from tests.judge.services.conftest import MASTER
-from tests.judge.services.harness import player
+from tests.judge.commands.conftest import MASTER
+from tests.judge.commands.harness import player
 
 VARIANTS = [name for name in maps.available() if name != "standard"]
 

@@ -1,5 +1,5 @@
 """A judge with its own key, a sealed game of seven players with real GnuPG keys, and mail
-with attachments, driven through the real worker and services (SQLite file, real gpg).
+with attachments, driven through the real worker and commands (SQLite file, real gpg).
 
     game = SealedGame.start(judge, players)       # RULE SEALED, seven players, keys set
     game.commit("FRANCE", b"A PAR - BUR\n")        # sign with France's own key, COMMIT

@@ -3,8 +3,10 @@ centres win) through the scheduler harness: quick to end in a solo or a draw."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from tests.judge.scheduler.conftest import create_game, fill_game
-from tests.judge.services.conftest import Seat
+from tests.judge.commands.conftest import Seat
 
 HOLD = {p: [f"A {h} H"] for p, h in (("AUSTRIA", "VIE"), ("ENGLAND", "LON"), ("FRANCE", "PAR"),
                                       ("GERMANY", "BER"), ("ITALY", "ROM"), ("RUSSIA", "MOS"),
@@ -35,7 +37,7 @@ def play_phase(judge, game: str, seats: dict[str, Seat], moves: dict[str, list[s
         if power not in late:
             orders(judge, game, seats[power], lines)
     if late:
-        judge.now = judge.game(game)["deadline"].replace(tzinfo=judge.now.tzinfo) + __import__("datetime").timedelta(hours=1)
+        judge.now = judge.game(game)["deadline"].replace(tzinfo=judge.now.tzinfo) + timedelta(hours=1)
         judge.tick()
         for power in late:
             orders(judge, game, seats[power], moves[power])

@@ -18,10 +18,11 @@ from sqlalchemy import select, update
 from judge.cli import main
 from judge.standing.keeping import rebuild
 from judge.standing.records import record_of
+from judge.store.models_registry import RegisteredAddress, RegisteredPlayer
 from judge.store.models_mail import SENT, OutboxMessage
 from judge.store.models_standing import RatingEntry, TurnRecord
-from tests.judge.services.conftest import MASTER, create_game
-from tests.judge.services.harness import JUDGE
+from tests.judge.commands.conftest import MASTER, create_game
+from tests.judge.commands.harness import JUDGE
 from tests.judge.storage import make_mail
 from tests.judge.standing.pure_games import draw_of_all, solo_for_france, start
 
@@ -108,28 +109,34 @@ def test_a_solo_and_a_draw_make_records_and_ratings(judge, tmp_path, judge_runne
     assert "gunboat rating of at least 1" in refused and "you have no rating yet" in refused
     assert "has a place" not in refused
 
-    # The master rolls the solo back: it is no longer finished, so its ratings and the
-    # punctuality of the phases undone go, and the later draw is rated again without it.
-    reply = judge.send(MASTER, "SIGNON master@solo masterpw\nROLLBACK F1902M\n").reply.body
-    assert "ERROR" not in reply, reply
-    after = entries(judge)
-    assert {name for name, *_ in after} == {"drawn"} and sum(1 for *_, latest in after if latest) == 7
+    # France registers as Napoleon and links a second address (rows as the registry's
+    # confirmed REGISTER leaves them): the record and history follow the player, and the
+    # rebuild keys the ratings by the name.
     with judge.session() as session:
-        assert record_of(session, [france]).solos == 0
-        assert not session.execute(select(TurnRecord).where(TurnRecord.phase == "F1902M")).first()
+        napoleon = RegisteredPlayer(name="Napoleon", name_key="napoleon", registered_at=judge.now)
+        session.add(napoleon)
+        session.flush()
+        for address in (france, "nap@other.example"):
+            session.add(RegisteredAddress(player_id=napoleon.id, address=address, linked_at=judge.now))
+    reply = judge.send("nap@other.example", "RATINGS\n").reply.body
+    assert "Your record (Napoleon):" in reply and "1 solo, 1 draw" in reply and "solo " in reply
+    with judge.session() as session:
+        rebuild(session)
+    assert {player for _, player, *_ in entries(judge)} >= {"Napoleon"} and france not in str(entries(judge))
+    assert "Napoleon" in judge.send(austria, "RATINGS PRESS 7\n").reply.body
 
     # The same database: `judge ratings rebuild` as an operator runs it, then `judge serve`
     # answering RATINGS over SMTP.
     monkeypatch.setenv("JUDGE_JUDGE_DATA_DIR", str(tmp_path))
     assert main(["ratings", "rebuild"]) == 0
-    assert "judge ratings rebuild: 1 games rated, 7 entries for 7 players and pools" in capsys.readouterr().out
+    assert "judge ratings rebuild: 2 games rated, 14 entries for 7 players and pools" in capsys.readouterr().out
     env = {"JUDGE_OUTBOUND_RELAY_HOST": smtp_sink.host, "JUDGE_OUTBOUND_RELAY_PORT": str(smtp_sink.port),
            "JUDGE_OUTBOUND_POLL_SECONDS": "0.1", "JUDGE_WORKER_POLL_SECONDS": "0.1",
            "JUDGE_JUDGE_ADDRESS": JUDGE.address}
     with judge.session() as session:  # the games' own mail was delivered by the harness's reading
         session.execute(update(OutboxMessage).values(status=SENT, sent_at=judge.now))
     daemon = judge_runner.start(tmp_path, env)
-    asker = seats2["ITALY"].address
+    asker = next(seat.address for seat in seats2.values() if seat.address != france)  # not Napoleon
     raw = make_mail(subject="ratings please", body="RATINGS\n", sender=asker, to=JUDGE.address)
     with smtplib.SMTP("127.0.0.1", daemon.smtp_port, timeout=10) as client:
         client.sendmail(asker, [JUDGE.address], raw)
@@ -139,3 +146,14 @@ def test_a_solo_and_a_draw_make_records_and_ratings(judge, tmp_path, judge_runne
     assert "Press games: the top 20" in body and "Gunboat games" in body and "no rated game yet" in body
     assert f"Your record ({asker})" in body and "1 draw (share 0.14)" in body and "drawn " in body
     assert daemon.terminate() == 0
+
+    # The master rolls the solo back (after the daemon: it would play the game on): it is no
+    # longer finished, so its ratings and the punctuality of the phases undone go, and the
+    # later draw is rated again without it.
+    reply = judge.send(MASTER, "SIGNON master@solo masterpw\nROLLBACK F1902M\n").reply.body
+    assert "ERROR" not in reply, reply
+    after = entries(judge)
+    assert {name for name, *_ in after} == {"drawn"} and sum(1 for *_, latest in after if latest) == 7
+    with judge.session() as session:
+        assert record_of(session, [france]).solos == 0
+        assert not session.execute(select(TurnRecord).where(TurnRecord.phase == "F1902M")).first()

@@ -83,14 +83,14 @@ def test_stored_rows_become_seats():
                MemberRow(3, 7, "GERMANY", "machine1.g7@machines.invalid", "active"),
                MemberRow(4, 7, "ITALY", "judge-bot1.g7@machines.invalid", "active"),
                MemberRow(5, 7, "RUSSIA", "carl@example.net", "resigned")]
-    finished = finished_game(Row, members, {3: "DumbBot"})
+    finished = finished_game(Row, members, {3: "DumbBot"}, {"bob@example.net": "Bobby"})
     assert finished is not None and finished.pool is Pool.GUNBOAT
     assert [(s.player, s.result, s.draw_size) for s in finished.seats] == [
-        ("anna@example.net", Result.DRAW, 2), ("bob@example.net", Result.DRAW, 2),
+        ("anna@example.net", Result.DRAW, 2), ("Bobby", Result.DRAW, 2),
         ("machine:DumbBot", Result.SURVIVED, 0), ("bot:JudgeBot", Result.ELIMINATED, 0),
         ("carl@example.net", Result.ABANDONED, 0)]
     Row.outcome = {}
-    assert finished_game(Row, members, {}) is None  # terminated: not rated
+    assert finished_game(Row, members, {}, {}) is None  # terminated: not rated
     assert pool_of(["NO_PRESS"]) is Pool.GUNBOAT and pool_of(["GRACE_BUDGET 2"]) is Pool.PRESS
     assert shown_name("anna@example.net") == "a...@example.net"
     assert shown_name("machine:DumbBot") == "DumbBot (machine)"

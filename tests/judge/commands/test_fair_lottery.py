@@ -21,8 +21,8 @@ from judge.edge.scheduler import run_pass
 from judge.store.models_fair import FairAssignment, FairLottery
 from judge.store.models_game import Game, Membership
 from judge.store.models_mail import OutboxMessage
-from tests.judge.services.conftest import create_game
-from tests.judge.services.harness import JUDGE, JudgeHarness, Sent, player
+from tests.judge.commands.conftest import create_game
+from tests.judge.commands.harness import JUDGE, JudgeHarness, Sent, player
 
 # The lists of the reference, players 1..7; player 8 (%REG) is a reserve (an observer here).
 LISTS = ("AE(GI)R", "FRG", "(EFG)TI(AR)", "E", "*", "FRA", "GRA")

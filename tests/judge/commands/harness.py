@@ -1,4 +1,4 @@
-"""A judge on a real SQLite file driven mail by mail: the worker with judge.services.
+"""A judge on a real SQLite file driven mail by mail: the worker with judge.commands.
 
     judge = JudgeHarness(tmp_path)
     out = judge.send("anna@example.net", "JOIN g1 secret")   # the mail this one caused

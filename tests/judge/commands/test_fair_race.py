@@ -21,8 +21,8 @@ from judge.commands import fair_lottery
 from judge.store.models_fair import FairLottery
 from judge.store.models_mail import InboundMessage, OutboxMessage
 from judge.edge.scheduler import run_pass
-from tests.judge.services.harness import JUDGE, JudgeHarness
-from tests.judge.services.test_fair_lottery import commit_all, reveal, start_first_lottery
+from tests.judge.commands.harness import JUDGE, JudgeHarness
+from tests.judge.commands.test_fair_lottery import commit_all, reveal, start_first_lottery
 
 pytestmark = pytest.mark.postgres
 

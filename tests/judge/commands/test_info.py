@@ -9,7 +9,7 @@ import inspect
 import mailcmds
 from judge.commands.registry import HANDLERS
 from judge.store.models_game import Game, Membership, PhaseRecord
-from tests.judge.services.conftest import MASTER, create_game
+from tests.judge.commands.conftest import MASTER, create_game
 from tests.judge.storage import make_mail
 
 

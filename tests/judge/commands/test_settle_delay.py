@@ -12,8 +12,8 @@ from adjudicator.jsonio import position_to_json
 from judge.store.queries import as_utc, position_of
 from judge.store.models_game import Game
 from tests.judge.scheduler.driver import HOLDS
-from tests.judge.services.conftest import Seat
-from tests.judge.services.harness import JudgeHarness
+from tests.judge.commands.conftest import Seat
+from tests.judge.commands.harness import JudgeHarness
 
 CENTRELESS = "TURKEY"  # keeps its three units, owns no supply centre: not waited for
 

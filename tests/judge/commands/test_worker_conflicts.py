@@ -27,8 +27,8 @@ from judge.store.models_mail import InboundMessage, OutboxMessage, Shunt
 from judge.daemon.worker import Worker
 from tests.judge.handlers import echo
 from tests.judge.scheduler.driver import HOLDS
-from tests.judge.services.conftest import Seat, create_game, fill_game
-from tests.judge.services.harness import JUDGE, START, JudgeHarness
+from tests.judge.commands.conftest import Seat, create_game, fill_game
+from tests.judge.commands.harness import JUDGE, START, JudgeHarness
 from tests.judge.storage import make_mail, migrated_store
 
 LAST = "TURKEY"  # the other six powers' orders are in; TURKEY's mail completes the phase

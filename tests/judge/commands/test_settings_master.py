@@ -9,7 +9,7 @@ from sqlalchemy import select
 from judge.store.queries import as_utc
 from judge.lifecycle import ACTIVE, ENDED, PAUSED
 from judge.store.models_game import DUMMY, EJECTED, RESIGNED, Game, Membership
-from tests.judge.services.conftest import MASTER, create_game
+from tests.judge.commands.conftest import MASTER, create_game
 
 MASTER_SIGNON = "SIGNON master@g1 masterpw"
 

@@ -1,4 +1,5 @@
-"""The machine-readable record attached to every results broadcast (judge/record.py).
+"""The files a results broadcast carries (and the text that names them): the verifiable
+record of judge/record.py, which this module attaches, is one of them.
 
 ``results_extras`` is called by the turns layer's ``process_phase`` just before it
 broadcasts the results: it returns the text to add to the results and the files to

@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from judge.store.queries import as_utc
 from judge.store.models_game import Game
-from tests.judge.services.conftest import MASTER, create_game, fill_game
+from tests.judge.commands.conftest import MASTER, create_game, fill_game
 
 
 def game_row(judge) -> Game:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from judge.store.models_game import PressLog
-from tests.judge.services.conftest import MASTER, create_game, fill_game
+from tests.judge.commands.conftest import MASTER, create_game, fill_game
 
 
 def start(judge, *rules: str):

@@ -22,8 +22,8 @@ from judge.fair.audit import check_record
 from judge.publish.signing import ensure_judge_key, judge_keyring
 from judge.store.models_mail import OutboxMessage
 from tests.fixtures.gpg import remove_home, short_home
-from tests.judge.services.conftest import MASTER
-from tests.judge.services.test_fair_escrow import LISTS, KeyedJudge, keyed, ok, signon  # noqa: F401  (fixture)
+from tests.judge.commands.conftest import MASTER
+from tests.judge.commands.test_fair_escrow import LISTS, KeyedJudge, keyed, ok, signon  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.gpg
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from judge.store.models_game import Game, OrderSet
-from tests.judge.services.conftest import create_game
+from tests.judge.commands.conftest import create_game
 
 
 def stored(judge, power: str) -> list[str]:
@@ -124,7 +124,7 @@ def _winter_1901(judge, power: str, *, units: list[str], centres: list[str] | No
     from sqlalchemy import select
 
     from judge.store.models_game import Game
-    from tests.judge.services.conftest import fill_game
+    from tests.judge.commands.conftest import fill_game
 
     create_game(judge)
     seats = fill_game(judge)

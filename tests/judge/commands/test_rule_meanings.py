@@ -6,8 +6,8 @@ import pytest
 
 from adjudicator.api import RULES as ENGINE_RULES
 from judge.rules import rule_info
-from tests.judge.services.conftest import MASTER
-from tests.judge.services.harness import JudgeHarness
+from tests.judge.commands.conftest import MASTER
+from tests.judge.commands.harness import JudgeHarness
 
 # A phrase of each engine rule's meaning (README's rules table, docs/adjudication.md).
 SAYS = {

@@ -8,7 +8,7 @@ from sqlalchemy import event, select, update
 from judge.store.queries import find_game, game_members, members, players, variant_of
 from judge.phases.turnstate import seats
 from judge.store.models_game import PLAYER, Membership
-from tests.judge.services.conftest import MASTER
+from tests.judge.commands.conftest import MASTER
 
 
 def _membership_selects(judge) -> list[str]:

@@ -28,14 +28,14 @@ from judge.store.models_game import Game, Membership
 from judge.store.models_mail import OutboxMessage
 from judge.daemon.worker import Worker
 from tests.fixtures.gpg import PlayerKey, remove_home, short_home
-from tests.judge.services.conftest import MASTER
-from tests.judge.services.harness import JudgeHarness, Outcome, Sent
+from tests.judge.commands.conftest import MASTER
+from tests.judge.commands.harness import JudgeHarness, Outcome, Sent
 
 LISTS = ("A", "A", "E", "F", "G", "I", "R")  # one contest: Austria between P1 and P2
 
 
 class KeyedJudge(JudgeHarness):
-    """The services harness with the judge's own GnuPG home (short, under /tmp)."""
+    """The commands' harness with the judge's own GnuPG home (short, under /tmp)."""
 
     def __init__(self, directory: Path, judge: JudgeSettings) -> None:
         super().__init__(directory)

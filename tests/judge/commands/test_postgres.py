@@ -1,4 +1,4 @@
-"""The services on PostgreSQL: row locks, savepoints and JSON columns behave as on SQLite."""
+"""The commands on PostgreSQL: row locks, savepoints and JSON columns behave as on SQLite."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from sqlalchemy import select
 
 from judge.lifecycle import ACTIVE
 from judge.store.models_game import Game, OrderSet
-from tests.judge.services.conftest import create_game, fill_game
-from tests.judge.services.harness import JudgeHarness
+from tests.judge.commands.conftest import create_game, fill_game
+from tests.judge.commands.harness import JudgeHarness
 
 pytestmark = pytest.mark.postgres
 

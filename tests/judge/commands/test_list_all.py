@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from judge.store.models_game import Membership
-from tests.judge.services.conftest import create_game
+from tests.judge.commands.conftest import create_game
 
 
 def test_list_counts_only_active_players_of_each_game(judge, started):

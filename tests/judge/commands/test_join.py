@@ -10,8 +10,8 @@ from judge.store.queries import as_utc
 from judge.lifecycle import ACTIVE, FORMING, PREPARATION
 from judge.store.models_game import Game, Membership
 from judge.store.models_mail import OutboxMessage
-from tests.judge.services.conftest import MASTER, create_game, fill_game
-from tests.judge.services.harness import POWERS, START, player
+from tests.judge.commands.conftest import MASTER, create_game, fill_game
+from tests.judge.commands.harness import POWERS, START, player
 
 
 def game_row(judge, name="g1") -> Game:

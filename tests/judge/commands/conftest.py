@@ -1,4 +1,4 @@
-"""Fixtures for the services tests: a judge on a SQLite file, and a started game."""
+"""Fixtures for the command tests: a judge on a SQLite file, and a started game."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from judge.store import passwords
 from judge.store.models_game import Game, Membership
-from tests.judge.services.harness import JudgeHarness, player
+from tests.judge.commands.harness import JudgeHarness, player
 from tests.judge.storage import make_mail
 
 MASTER = "gm@example.net"

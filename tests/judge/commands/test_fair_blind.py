@@ -1,4 +1,4 @@
-"""RULE BLIND_ASSIGN by email between two judges: the game master's (judge.services) and a
+"""RULE BLIND_ASSIGN by email between two judges: the game master's (judge.commands) and a
 witness (judge.commands.fair_witness, what ``judge serve --role witness`` runs), each on
 its own SQLite store and worker; players answer the mails they get with the sums of
 judge.fair.blind, as ``judge player blind`` does for a person."""
@@ -31,7 +31,7 @@ from judge.publish.peer_mail import signed_peer_mail
 from judge.store.models_mail import OutboxMessage
 from tests.fixtures.gpg import remove_home, short_home
 from tests.judge.clocked_judge import ClockedJudge
-from tests.judge.services.harness import START
+from tests.judge.commands.harness import START
 from tests.judge.storage import make_mail, migrated_store
 
 GM = JudgeSettings(address="judge@gm.example", domain="gm.example", name="GM Judge")
