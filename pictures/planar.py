@@ -26,6 +26,11 @@ Point = tuple[float, float]
 MOST_DROPPED = 0.1
 TUTTE_ROUNDS = 3000  # Gauss-Seidel sweeps: fewer leave near-flat faces folded on twenty_twenty
 RELAX_ROUNDS = 200
+#: The least area a province may be drawn with: room for a unit (12 across) and its label.
+SMALLEST = 400.0
+#: A face corner whose triangle with the face's middle has less area than this (twice,
+#: in square picture units) is drawn flat: neighbours across it would seem to touch.
+FLAT = 50.0
 
 
 @dataclass(frozen=True)
@@ -76,7 +81,7 @@ def _bad(face: list[str], at: Mapping[str, Point]) -> bool:
     cx, cy = sum(at[n][0] for n in face) / count, sum(at[n][1] for n in face) / count
     for i in range(count):
         (ax, ay), (bx, by) = at[face[i - 1]], at[face[i]]
-        if face[i - 1] != face[i] and (ax - cx) * (by - cy) - (ay - cy) * (bx - cx) < -1e-9:
+        if face[i - 1] != face[i] and (ax - cx) * (by - cy) - (ay - cy) * (bx - cx) < FLAT:
             return True
     return False
 
@@ -116,7 +121,15 @@ def draw(graph: Mapping[str, frozenset[str]], width: float, height: float, margi
     if any(_bad(face, at) for face in inner):
         return None  # a face drawn folded (a part hanging by two provinces collapsed): not a plane drawing
     drawing = _cells(names, inner, at, dropped)
-    return drawing if set(drawing.owners) == set(range(len(names))) else None  # a province with no corner: no room
+    room: dict[int, float] = {}
+    for cell, owner in zip(drawing.cells, drawing.owners):
+        room[owner] = room.get(owner, 0.0) + abs(_shoelace(cell.outline))
+    smallest = min(room.get(i, 0.0) for i in range(len(names)))
+    return drawing if smallest >= SMALLEST else None  # a province squashed flat: no room for its unit
+
+
+def _shoelace(ring: tuple[Point, ...]) -> float:
+    return sum(ring[i - 1][0] * ring[i][1] - ring[i][0] * ring[i - 1][1] for i in range(len(ring))) / 2
 
 
 def _along(box: tuple[float, float, float, float], share: float) -> Point:
@@ -176,14 +189,17 @@ def _relax(names: list[str], neighbours: Mapping[str, list[str]], inner: list[li
             force = math.hypot(fx, fy)
             if force < 1e-9:
                 continue
-            move = min(heat, force * length * 0.2)
-            target = (x + fx / force * move, y + fy / force * move)
-            if n in rim:  # the rim slides along the frame
-                target = _snapped((margin, margin, width - margin, height - margin), target)
             folded = [_bad(face, at) for face in faces_of[n]]
-            at[n] = target
-            if any(_bad(face, at) and not was for face, was in zip(faces_of[n], folded)):
+            move = min(heat, force * length * 0.2)
+            for _ in range(4):  # a shorter step where the full one would fold a face
+                target = (x + fx / force * move, y + fy / force * move)
+                if n in rim:  # the rim slides along the frame
+                    target = _snapped((margin, margin, width - margin, height - margin), target)
+                at[n] = target
+                if not any(_bad(face, at) and not was for face, was in zip(faces_of[n], folded)):
+                    break
                 at[n] = (x, y)
+                move /= 3
 
 
 def _cells(names: list[str], inner: list[list[str]], at: Mapping[str, Point], dropped: list[tuple[str, str]]) -> Drawing:
