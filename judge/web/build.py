@@ -8,7 +8,7 @@ archive, does not start again).  ``Archive.rebuild`` (``judge web build``) write
 everything again.  A game's files: ``games/<name>/index.html``, ``phase/<phase>.html``,
 ``img/<phase>-<digest>.svg`` (drawn once: the name changes with the record),
 ``list.html``, ``list.mbox``, ``feed.atom``; a game the archive does not show (private)
-has no folder.
+has no folder.  The registered players' pages and the ratings page: judge/web/players.py.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from judge.store.models_web import ListMail
 from judge.web import pages
 from judge.web.files import ArchiveFiles
 from judge.web.index import write_index
+from judge.web.players import write_players
 from judge.web.static_files import STATIC_FILES
 from judge.web.views import GameView, PhaseView, game_view, variant
 from pictures import draw_svg
@@ -53,6 +54,7 @@ class BuildReport:
     games: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     index: list[str] = field(default_factory=list)  # the index pages written
+    players: list[str] = field(default_factory=list)  # the player and ratings pages written
 
 
 def board_svg(game: GameView, phase: PhaseView) -> bytes:
@@ -220,6 +222,8 @@ class Archive:
                 changed = [game_id for game_id, sign in current.items() if state.get(game_id) != sign]
                 gone = [game_id for game_id in state if game_id not in current]
                 write_static(self.files)
+                report.players, relinked = write_players(session, self.files, fingerprint, everything=everything)
+                changed = sorted(set(changed) | {str(game_id) for game_id in relinked if str(game_id) in current})
                 new_state = {game_id: state[game_id] for game_id in current if game_id in state}
                 for game_id in sorted(changed, key=int):
                     game = session.get(Game, int(game_id))

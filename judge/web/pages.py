@@ -85,7 +85,7 @@ def environment() -> Environment:
     return env
 
 
-def _render(template: str, **values: Any) -> str:
+def render(template: str, **values: Any) -> str:
     return environment().get_template(template).render(**values)
 
 
@@ -140,7 +140,7 @@ class IndexPage:
 
 
 def index_page(page: IndexPage, written_at: datetime, key: str | None = None) -> str:
-    return _render("index.html.j2", base=page.base, sections=page.sections, built_at=written_at,
+    return render("index.html.j2", base=page.base, sections=page.sections, built_at=written_at,
                    judge_key=fingerprint_text(key))
 
 
@@ -150,7 +150,7 @@ def fingerprint_text(fingerprint: str | None) -> str:
 
 
 def game_page(game: GameView, entries: Sequence[ListEntry], key: str | None = None) -> str:
-    return _render("game.html.j2", base="../../", game=game, chart=supply_chart(game), judge_key=fingerprint_text(key),
+    return render("game.html.j2", base="../../", game=game, chart=supply_chart(game), judge_key=fingerprint_text(key),
                    phases=[(p, phase_page_name(p)) for p in game.phases],
                    latest=(picture_name(game.phases[-1]) if game.phases else None),
                    latest_phase=(game.phases[-1] if game.phases else None), mail_count=len(entries))
@@ -165,7 +165,7 @@ def phase_page(game: GameView, index: int) -> str:
     by_power: dict[str, list[tuple[str, str]]] = {}
     for line in phase.results:
         by_power.setdefault(line.power, []).append((line.order, line.result))
-    return _render("phase.html.j2", base="../../../", game=game, phase=phase, number=index + 1,
+    return render("phase.html.j2", base="../../../", game=game, phase=phase, number=index + 1,
                    picture=picture_name(phase).removeprefix("img/"),
                    previous=(file_name(previous.phase) + ".html") if previous else None,
                    following=(file_name(following.phase) + ".html") if following else None,
@@ -174,7 +174,7 @@ def phase_page(game: GameView, index: int) -> str:
 
 
 def list_page(game: GameView, entries: Sequence[ListEntry]) -> str:
-    return _render("list.html.j2", base="../../", game=game, entries=entries)
+    return render("list.html.j2", base="../../", game=game, entries=entries)
 
 
 def atom_feed(game: GameView, entries: Sequence[ListEntry], domain: str) -> str:
@@ -189,7 +189,7 @@ def atom_feed(game: GameView, entries: Sequence[ListEntry], domain: str) -> str:
                       "updated": entry.sent_at, "href": f"list.html#m{entry.id}",
                       "summary": clean(entry.text, 2000)})
     items.sort(key=lambda item: (iso(item["updated"]), item["id"]), reverse=True)
-    return _render("feed.atom.j2", game=game, items=items[:50], domain=domain)
+    return render("feed.atom.j2", game=game, items=items[:50], domain=domain)
 
 
 def _centre_summary(centres: Mapping[str, int]) -> str:

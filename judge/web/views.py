@@ -19,6 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from judge.lifecycle import ENDED, PREPARATION, status_text
+from judge.registry.identity import player_of
 from judge.rules import identities_secret
 from judge.store.models_game import MEMBER_ACTIVE, PLAYER, Game, Membership, PhaseRecord
 from judge.store.queries import rule_names, variant_named
@@ -35,6 +36,7 @@ class PowerRow:
     player: str  # the name the player chose; "" when hidden, vacant or unnamed
     centres: int
     units: int
+    registered: str = ""  # the registered player's name (his page's), when shown and linked
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,13 @@ def _player_name(member: Membership | None, hidden: bool) -> str:
     return member.name[:NAME_CHARS]
 
 
+def _registered(session: Session, member: Membership | None, hidden: bool) -> str:
+    """The registered name of a seat's player (only confirmed links count), unless secret."""
+    if member is None or hidden:
+        return ""
+    return player_of(session, member.address) or ""
+
+
 def game_view(session: Session, game: Game) -> GameView | None:
     """The public view of ``game``; None for a game the archive does not show."""
     if not shown(game):
@@ -131,7 +140,8 @@ def game_view(session: Session, game: Game) -> GameView | None:
     centres = centre_counts(position) if position else {}
     units = unit_counts(position) if position else {}
     powers = tuple(PowerRow(power.name, _player_name(seated.get(power.name), hidden),
-                            centres.get(power.name, 0), units.get(power.name, 0))
+                            centres.get(power.name, 0), units.get(power.name, 0),
+                            _registered(session, seated.get(power.name), hidden))
                    for power in variant(game.map_name).powers)
     return GameView(
         id=game.id, name=game.name, status=game.status, status_text=status_text(game.status).split(" (")[0],

@@ -14,6 +14,8 @@ from judge.web.build import Archive
 from judge.web.server import ArchiveServer
 from tests.judge.scheduler.conftest import judge  # noqa: F401  (the commands' harness with scheduler passes)
 from tests.judge.scheduler.driver import HOLDS, TurnHarness
+from tests.judge.commands.harness import player
+from tests.judge.registry.test_registry_rules import register
 from tests.judge.commands.conftest import cheap_scrypt, create_game, fill_game  # noqa: F401
 
 # Retreat-free, build-free moves for the first year, then holds.
@@ -56,12 +58,14 @@ class Served:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    """g1 played for three phases (a year), a forming game, a private game; archive built and served."""
+    """g1 played for three phases (a year; player0 registered as Anna), a forming game, a private
+    game; archive built and served."""
     cheap = pytest.MonkeyPatch()
     cheap.setattr(passwords, "_N", 2**8)
     directory = tmp_path_factory.mktemp("served")
     harness = TurnHarness(directory)
     try:
+        register(harness, player(0), "Anna", lines="COUNTRY Finland\nPUBLIC country record\nEND\n")
         play(harness, "g1", phases=3)
         create_game(harness, name="forming1")
         create_game(harness, "PRIVATE secretword", name="hidden1")

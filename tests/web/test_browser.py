@@ -1,5 +1,5 @@
 """The archive in a real browser: headless Chromium opens the index, a game, steps through
-the phases with the keyboard, follows the Atom feed, and finds no console error (a
+the phases with the keyboard, follows the Atom feed, a player's page and the ratings, and finds no console error (a
 Content-Security-Policy violation is one) and no serious axe-core violation.
 
 ``JUDGE_WEB_SCREENSHOTS=DIR`` saves the main pages' screenshots there (docs/web/).
@@ -97,4 +97,22 @@ def test_the_feed_leads_to_the_phases_and_the_list(served: Served, chrome: brows
     chrome.get(served.url + "/games/g1/list.html")
     assert "g1 S1901M results" in chrome.find_element(By.TAG_NAME, "main").text
     _screenshot(chrome, "list")
+    _clean_page(chrome)
+
+
+def test_a_player_page_from_a_game_and_the_ratings(served: Served, chrome: browser.webdriver.Chrome) -> None:
+    chrome.get(served.url + "/games/g1/")
+    chrome.find_element(By.LINK_TEXT, "Anna").click()
+    WebDriverWait(chrome, 10).until(expected_conditions.title_contains("Anna"))
+    card = chrome.find_element(By.CSS_SELECTOR, "pre.card").text
+    assert "Country: Finland" in card and "Games: 1 played, 1 running" in card
+    _screenshot(chrome, "player")
+    _clean_page(chrome)
+    chrome.find_element(By.LINK_TEXT, "Players").click()
+    WebDriverWait(chrome, 10).until(expected_conditions.title_contains("Registered players"))
+    assert [a.text for a in chrome.find_elements(By.CSS_SELECTOR, "ul.players a")] == ["Anna"]
+    _clean_page(chrome)
+    chrome.find_element(By.LINK_TEXT, "Ratings").click()
+    WebDriverWait(chrome, 10).until(expected_conditions.title_contains("Ratings"))
+    assert "No rated game yet." in chrome.find_element(By.TAG_NAME, "main").text
     _clean_page(chrome)

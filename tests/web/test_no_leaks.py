@@ -20,10 +20,13 @@ from judge.store.models_game import Game, Membership, OrderSet, PressLog
 from judge.web.build import Archive
 from tests.judge.commands.conftest import MASTER
 from tests.judge.commands.harness import player
+from tests.judge.registry.test_registry_rules import register
 from tests.web.conftest import password, play
 
 HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)>\u202etxt.exe"
 LONG_LINE = "A" * 100_000
+REAL_NAME = "Rhiannon Xyzzyson"
+COUNTRY = "Xyzzyland"
 GUNBOAT_NAMES = tuple(f"Gunboat Hidden {index}" for index in range(7))
 
 
@@ -52,6 +55,9 @@ def archive(tmp_path_factory, request) -> Iterator[tuple[Path, list[str]]]:
     directory = tmp_path_factory.mktemp("leaks")
     judge = TurnHarness(directory)
     try:
+        # Registered players: one shows the record only, one nothing; their private fields stay private.
+        register(judge, player(1), "Rhiannon", lines=f"REALNAME {REAL_NAME}\nCOUNTRY {COUNTRY}\nPUBLIC record\nEND\n")
+        register(judge, player(2), "Quiet", lines=f"REALNAME Quiet {REAL_NAME}\nPUBLIC NONE\nEND\n")
         play(judge, "open1", phases=1, names=("Anna Open", HOSTILE, "carl@example.net", "Dora " + LONG_LINE))
         judge.send(MASTER, f"SIGNON master@open1 masterpw\nDESC {HOSTILE} {LONG_LINE}\n")
         france = player(next(i for i in range(7) if _power_of(judge, "open1", i) == "FRANCE"))
@@ -89,13 +95,17 @@ def test_the_games_are_there(archive) -> None:
     assert (root / "games" / "open1" / "phase" / "S1901M.html").exists()
     assert (root / "games" / "gun1" / "index.html").exists()
     assert "Anna Open" in (root / "games" / "open1" / "index.html").read_text()
+    assert "Games: 2 played" in (root / "players" / "Rhiannon.html").read_text()  # the record is public
+    assert (root / "players" / "Quiet.html").exists()
+    assert "Rhiannon" not in (root / "games" / "gun1" / "index.html").read_text()  # gunboat: nobody named
 
 
 def test_no_address_password_or_secret_anywhere(archive) -> None:
     root, addresses = archive
     assert len(addresses) >= 8
     secrets = [*addresses, "masterpw", *(password(i) for i in range(7)), "private-plan-xyzzy",
-               "priv1", "private-desc-xyzzy", "keyword-xyzzy", "BUR - PIC", *GUNBOAT_NAMES]
+               "priv1", "private-desc-xyzzy", "keyword-xyzzy", "BUR - PIC", *GUNBOAT_NAMES,
+               REAL_NAME, COUNTRY]
     found = [(str(path.relative_to(root)), secret) for path, text in _texts(root)
              for secret in secrets if secret in text]
     assert found == []

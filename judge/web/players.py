@@ -1,0 +1,121 @@
+"""The archive's pages of registered players and ratings: ``players/index.html`` (the
+names), ``players/<name>.html`` (what WHOIS shows a stranger: the card of
+judge/registry/cards.py with the record when its player made it public) and
+``ratings.html`` (the top of each pool, as RATINGS by mail lists it).
+
+Privacy is the registry's: a page shows ``card_of(..., own=False)`` and nothing else, and
+``record_of`` leaves a running gunboat game's power uncounted.  A deleted registration or
+one never confirmed has no page; its file is removed at the next build.  The pages are
+written again whenever their signature changes: a registration or link, a game's end, a
+new seat, a rating (not each phase: the turns of running games show at the next of
+those, or at ``judge web build``).  The games of a player who came to or left the list
+are named, so that their pages link him, or stop linking him.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from judge.lifecycle import ENDED
+from judge.registry.cards import Card, card_lines, card_of
+from judge.standing.facts import Pool
+from judge.standing.reading import Standing, member_rows, shown_name, top
+from judge.standing.records import record_of
+from judge.store.models_game import Game, Membership
+from judge.store.models_registry import RegisteredAddress, RegisteredPlayer
+from judge.store.models_standing import RatingEntry
+from judge.web import pages
+from judge.web.files import ArchiveFiles
+
+FOLDER = "players"
+RATINGS_PAGE = "ratings.html"
+STATE_NAME = ".players.json"
+#: Players listed per pool on the ratings page (RATINGS by mail lists up to 100).
+TOP_COUNT = 100
+
+
+@dataclass(frozen=True)
+class PlayerPage:
+    """One player's page: the WHOIS text of a stranger's view, line by line."""
+
+    name: str
+    lines: tuple[str, ...]
+
+
+def listed(session: Session) -> list[RegisteredPlayer]:
+    """The registrations WHOIS answers by name: not deleted, with a confirmed address."""
+    linked = select(RegisteredAddress.player_id)
+    return list(session.scalars(select(RegisteredPlayer).where(RegisteredPlayer.deleted_at.is_(None),
+                                                               RegisteredPlayer.id.in_(linked))
+                                .order_by(RegisteredPlayer.name_key)))
+
+
+def player_page(session: Session, player: RegisteredPlayer) -> PlayerPage:
+    card: Card = card_of(session, player, own=False)
+    record = record_of(session, card.record_addresses).lines() if card.record_addresses else ()
+    return PlayerPage(player.name, tuple(card_lines(card, record)))
+
+
+def signature(session: Session) -> str:
+    """What the player and ratings pages are built from, as one digest."""
+    connection = session.connection()
+    parts: list[object] = list(connection.execute(
+        select(RegisteredPlayer.id, RegisteredPlayer.name, RegisteredPlayer.real_name, RegisteredPlayer.country,
+               RegisteredPlayer.zone, RegisteredPlayer.level, RegisteredPlayer.public, RegisteredPlayer.deleted_at)
+        .order_by(RegisteredPlayer.id)).all())
+    parts += connection.execute(select(RegisteredAddress.id, RegisteredAddress.player_id)
+                                .order_by(RegisteredAddress.id)).all()
+    # Not every phase (turns, games' versions): a page follows a game's end, a new seat, a rating.
+    parts += connection.execute(select(func.count(Game.id), func.sum(Game.id)).where(Game.status == ENDED)).all()
+    for table_id in (Membership.id, RatingEntry.id):
+        parts += connection.execute(select(func.count(table_id), func.sum(table_id))).all()
+    return hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()
+
+
+def write_players(session: Session, files: ArchiveFiles, key: str | None = None,
+                  *, everything: bool = False) -> tuple[list[str], set[int]]:
+    """Write the player and ratings pages when their signature changed (always with
+    ``everything``); (the paths written, the ids of the games whose power lists must link
+    a player newly listed or stop linking one gone)."""
+    state = files.read_state(STATE_NAME)
+    sign = signature(session)
+    if not everything and state.get("signature") == sign and files.exists(f"{FOLDER}/index.html"):
+        return [], set()
+    fingerprint = pages.fingerprint_text(key)
+    written: list[str] = []
+    games_of: dict[str, list[int]] = {}
+    for player in listed(session):
+        page = player_page(session, player)
+        path = f"{FOLDER}/{pages.file_name(page.name)}.html"
+        files.write(path, pages.render("player.html.j2", base="../", player=page, judge_key=fingerprint))
+        written.append(path)
+        addresses = tuple(session.scalars(select(RegisteredAddress.address)
+                                          .where(RegisteredAddress.player_id == player.id)))
+        games_of[page.name] = sorted({row.game_id for row in member_rows(session, addresses)})
+    names = sorted(games_of, key=str.lower)
+    files.write(f"{FOLDER}/index.html", pages.render("players.html.j2", base="../", names=names, judge_key=fingerprint))
+    files.write(RATINGS_PAGE, pages.render("ratings.html.j2", base="", pools=ratings_lists(session, set(games_of)),
+                                           count=TOP_COUNT, judge_key=fingerprint))
+    written += [f"{FOLDER}/index.html", RATINGS_PAGE]
+    for name in files.listing(FOLDER):
+        if name.endswith(".html") and name != "index.html" and name.removesuffix(".html") not in games_of:
+            files.path(f"{FOLDER}/{name}").unlink(missing_ok=True)
+    before: dict[str, list[int]] = state.get("games", {})
+    moved = set(before) ^ set(games_of)
+    games = {game_id for name in moved for game_id in (games_of.get(name) or before.get(name) or [])}
+    files.write_state({"signature": sign, "games": games_of}, STATE_NAME)
+    return written, games
+
+
+def ratings_lists(session: Session, names: set[str]) -> list[tuple[str, list[tuple[int, float, str, str]]]]:
+    """Per pool: its heading and (rank, rating, the player as shown to others, the name of
+    his page or "") of its top; ``names``: the players who have a page."""
+    def rows(found: list[Standing]) -> list[tuple[int, float, str, str]]:
+        return [(rank, row.rating, shown_name(row.player), row.player if row.player in names else "")
+                for rank, row in enumerate(found, 1)]
+
+    return [(f"{pool.value.capitalize()} games", rows(top(session, pool, TOP_COUNT))) for pool in Pool]
