@@ -34,7 +34,7 @@ def anchors_for(variant: Variant, directory: Path = _DIRECTORY) -> dict[str, Any
 
 
 #: The generator's own code: a change to any of these may change every picture.
-GENERATOR = ("generate.py", "layout.py", "outline.py", "palette.py", "vision.py", "voronoi.py")
+GENERATOR = ("generate.py", "layout.py", "outline.py", "palette.py", "planar.py", "vision.py", "voronoi.py")
 
 
 def inputs_digest(variant: Variant, anchors: Mapping[str, Any] | None) -> str:

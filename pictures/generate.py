@@ -18,7 +18,7 @@ import math
 from typing import Any, Mapping, Sequence
 
 from adjudicator.types import Terrain, Variant, province_of
-from pictures import layout, outline, palette, voronoi
+from pictures import layout, outline, palette, planar, voronoi
 
 Point = tuple[float, float]
 
@@ -416,17 +416,25 @@ def generate(variant: Variant, anchors: Mapping[str, Any] | None) -> dict[str, A
     else:
         sites, width, height = _laid_out(variant)
         source = "Voronoi cells of a force-directed layout of the map's adjacency graph"
-    placed = spread({**sites, **{f"~{name}": p for name, p in impassable_sites.items()}}, width, height)
     names = sorted(sites)
     index = {name: i for i, name in enumerate(names)}
     graph = layout.province_graph(variant)
     adjacent = sorted({(min(index[a], index[b]), max(index[a], index[b])) for a in names for b in graph[a]})
     gaps = frozenset((i, j) for i in range(len(names)) for j in range(i + 1, len(names))) - frozenset(adjacent)
-    points = [placed[n] for n in names] + [placed[f"~{name}"] for name in impassable_sites]
-    found = _whole(_touching(points, adjacent, gaps, width, height), gaps, width, height)
-    for _ in range(MENDS):  # bridge again from the pieces kept, and keep only what holds together
-        found = _whole(_touching(found.sites, adjacent, gaps, width, height, found.owners), gaps, width, height)
-    links = [[names[a], names[b]] for a, b in adjacent if found.shared(a, b) < MIN_BORDER]
+    drawing = planar.draw(graph, width, height, MARGIN) if anchors is None else None
+    dropped: set[tuple[int, int]] = set()
+    if drawing is not None:
+        source = "a plane drawing of the map's adjacency graph, each province the corners of its faces"
+        placed = drawing.points
+        found = _Cells([placed[names[o]] for o in drawing.owners], drawing.owners, drawing.cells)
+        dropped = {(index[a], index[b]) for a, b in drawing.dropped}
+    else:
+        placed = spread({**sites, **{f"~{name}": p for name, p in impassable_sites.items()}}, width, height)
+        points = [placed[n] for n in names] + [placed[f"~{name}"] for name in impassable_sites]
+        found = _whole(_touching(points, adjacent, gaps, width, height), gaps, width, height)
+        for _ in range(MENDS):  # bridge again from the pieces kept, and keep only what holds together
+            found = _whole(_touching(found.sites, adjacent, gaps, width, height, found.owners), gaps, width, height)
+    links = [[names[a], names[b]] for a, b in adjacent if (a, b) in dropped or found.shared(a, b) < MIN_BORDER]
     named_colors = {k.upper(): v for k, v in (anchors or {}).get("colors", {}).items()}
     powers = [p.name for p in variant.powers]
     impassable = [c.outline for c, owner in zip(found.cells, found.owners) if owner >= len(names) and c.outline]
