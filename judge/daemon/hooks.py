@@ -51,12 +51,21 @@ def _run_pass() -> Callable[..., Any]:
     return run_pass
 
 
+def _witness_mail() -> Callable[..., Any]:
+    from judge.commands.fair_witness import process_witness_mail
+
+    return process_witness_mail
+
+
 DEFAULT_WORKER = "judge.commands:process_mail"
 DEFAULT_SCHEDULER = "judge.edge.scheduler:run_pass"
+#: ``judge serve --role witness``'s worker (judge.commands.fair_witness.HANDLER).
+WITNESS_WORKER = "judge.commands.fair_witness:process_witness_mail"
 #: The judge's own hooks: the setting's text -> the function that imports the callable.
 BUILT_IN: Mapping[str, Callable[[], Callable[..., Any]]] = {
     DEFAULT_WORKER: _process_mail,
     DEFAULT_SCHEDULER: _run_pass,
+    WITNESS_WORKER: _witness_mail,
 }
 #: The project's top-level packages: a hook there must be one of ``BUILT_IN``.
 PROJECT_PACKAGES = frozenset({"adjudicator", "bot", "daide", "judge", "mailcmds", "maps", "pictures", "templates"})
