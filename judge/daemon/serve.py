@@ -218,8 +218,8 @@ class Daemon:
 
     def _due_outlook(self, now: datetime) -> DueOutlook | None:
         try:
-            with self.store.sessions() as session:
-                return due_outlook(session, now)
+            with self.store.reading() as connection:
+                return due_outlook(connection, now)
         except Exception:
             log.exception("scheduler: cannot read the due times; waiting a tick")
             return None
