@@ -119,11 +119,19 @@ class _Painter:
     """One picture being painted: cairo's context, called through cffi directly (the
     wrapper's status check after every call costs more than the call)."""
 
-    def __init__(self, width: int, height: int, scale: float) -> None:
+    def __init__(self, size: tuple[float, float], scale: float) -> None:
         import cairocffi
 
-        self.surface = cairocffi.ImageSurface(cairocffi.FORMAT_RGB24, width, height)
+        pixels = (int(round(size[0] * scale)), int(round(size[1] * scale)))
+        if min(pixels) <= 0:
+            raise Unsupported("a picture of no size")
+        self.pixels = pixels
+        self.surface = cairocffi.ImageSurface(cairocffi.FORMAT_RGB24, *pixels)
         self.context = cairocffi.Context(self.surface)
+        # as CairoSVG: the picture is clipped to its size (overflow hidden), which the
+        # whole pixels round
+        self.context.rectangle(0, 0, size[0] * scale, size[1] * scale)
+        self.context.clip()
         self.context.scale(scale, scale)
         self.lib: Any = cairocffi.cairo
         self.ffi: Any = cairocffi.ffi
@@ -242,13 +250,9 @@ def draw(root: ET.Element, scale: float) -> tuple["Image", tuple[Lettering, ...]
         raise Unsupported("no DejaVu faces to write the texts with")
     if root.tag not in (f"{_SVG}svg", "svg"):
         raise Unsupported("not an <svg> document")
-    width, height = picture_size(root)
-    pixels = (int(round(width * scale)), int(round(height * scale)))
-    if min(pixels) <= 0:
-        raise Unsupported("a picture of no size")
-    painter = _Painter(pixels[0], pixels[1], scale)
+    painter = _Painter(picture_size(root), scale)
     painter.element(root, {}, 1.0)
     surface = painter.surface
     surface.flush()
-    image = Image.frombuffer("RGB", pixels, surface.get_data(), "raw", "BGRX", surface.get_stride(), 1).copy()
+    image = Image.frombuffer("RGB", painter.pixels, surface.get_data(), "raw", "BGRX", surface.get_stride(), 1).copy()
     return image, tuple(painter.letterings)
