@@ -18,6 +18,7 @@ The texts are not drawn here: they are returned as ``Lettering`` values for
 from __future__ import annotations
 
 import math
+import struct
 import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -40,9 +41,11 @@ _LINE_CAPS = {"butt": 0, "round": 1, "square": 2}  # cairo_line_cap_t
 _LINE_JOINS = {"miter": 0, "round": 1, "bevel": 2}  # cairo_line_join_t
 _ANTIALIAS_DEFAULT, _ANTIALIAS_NONE = 0, 1  # cairo_antialias_t
 _MITER_LIMIT = 4.0  # SVG's default (cairo's own is 10)
-#: A path's text -> its subpaths as flat coordinate lists, each with whether it is closed.
-_PATHS: dict[str, tuple[tuple[tuple[float, ...], bool], ...]] = {}
+Subpaths = tuple[tuple[tuple[float, ...], bool], ...]  # flat coordinates, and whether closed
+#: A path's text -> its cairo path (cairo_path_t and the memory it points into).
+_PATHS: dict[str, tuple[Any, bytes]] = {}
 _PATHS_HELD = 4096  # a few maps' provinces; cleared whole when full
+_MOVE_TO, _LINE_TO, _CLOSE_PATH = 0, 1, 3  # cairo_path_data_type_t
 
 
 class Unsupported(ValueError):
@@ -56,11 +59,8 @@ def _float(value: str) -> float:
         raise Unsupported(f"not a plain number: {value!r}") from None
 
 
-def _subpaths(data: str) -> tuple[tuple[tuple[float, ...], bool], ...]:
+def _subpaths(data: str) -> Subpaths:
     """Path data of absolute M, L and Z commands (implicit line-tos after M allowed)."""
-    known = _PATHS.get(data)
-    if known is not None:
-        return known
     found: list[tuple[tuple[float, ...], bool]] = []
     head, *pieces = data.split("M")
     if head.strip():
@@ -78,14 +78,31 @@ def _subpaths(data: str) -> tuple[tuple[tuple[float, ...], bool], ...]:
         if len(numbers) < 2 or len(numbers) % 2:
             raise Unsupported(f"a path with an odd count of numbers: {data[:40]!r}")
         found.append((numbers, closed))
-    result = tuple(found)
-    if len(_PATHS) >= _PATHS_HELD:
-        _PATHS.clear()
-    _PATHS[data] = result
-    return result
+    return tuple(found)
 
 
-def _points(text: str) -> tuple[tuple[tuple[float, ...], bool], ...]:
+def _compiled(ffi: Any, subpaths: Subpaths) -> tuple[Any, bytes]:
+    """A cairo_path_t of ``subpaths``, for cairo_append_path: one call draws a province,
+    where a call per point (through cffi) cost more than cairo's filling it.  Each
+    element is 16 bytes: a header (type, length; padded) or a point (x, y)."""
+    layout: list[str] = []
+    values: list[float] = []
+    for numbers, closed in subpaths:
+        count = len(numbers) // 2
+        layout.append("ii8xdd" * count + ("ii8x" if closed else ""))
+        for index in range(count):
+            values += (_LINE_TO if index else _MOVE_TO, 2, numbers[2 * index], numbers[2 * index + 1])
+        if closed:
+            values += (_CLOSE_PATH, 1)
+    memory = struct.pack("=" + "".join(layout), *values)
+    path = ffi.new("cairo_path_t *")
+    path.status = 0
+    path.data = ffi.cast("cairo_path_data_t *", ffi.from_buffer(memory))
+    path.num_data = len(memory) // 16
+    return path, memory
+
+
+def _points(text: str) -> Subpaths:
     numbers = tuple(_float(v) for v in text.replace(",", " ").split())
     if len(numbers) < 2 or len(numbers) % 2:
         raise Unsupported(f"points with an odd count of numbers: {text[:40]!r}")
@@ -176,7 +193,13 @@ class _Painter:
             return
         lib.cairo_new_path(pointer)
         if tag == "path":
-            self.trace(_subpaths(own.get("d", "")))
+            data = own.get("d", "")
+            known = _PATHS.get(data)
+            if known is None:
+                if len(_PATHS) >= _PATHS_HELD:
+                    _PATHS.clear()
+                known = _PATHS[data] = _compiled(self.ffi, _subpaths(data))
+            lib.cairo_append_path(pointer, known[0])
         elif tag == "polygon":
             self.trace(_points(own.get("points", "")))
         elif tag == "circle":
@@ -219,7 +242,7 @@ class _Painter:
         else:
             lib.cairo_set_dash(pointer, self.ffi.NULL, 0, 0.0)
 
-    def trace(self, subpaths: tuple[tuple[tuple[float, ...], bool], ...]) -> None:
+    def trace(self, subpaths: Subpaths) -> None:
         lib, pointer = self.lib, self.pointer
         move_to: Callable[..., None] = lib.cairo_move_to
         line_to: Callable[..., None] = lib.cairo_line_to
