@@ -137,7 +137,7 @@ class _Painter:
     wrapper's status check after every call costs more than the call)."""
 
     def __init__(self, size: tuple[float, float], scale: float) -> None:
-        import cairocffi
+        import cairocffi  # type: ignore[import-untyped]
 
         pixels = (int(round(size[0] * scale)), int(round(size[1] * scale)))
         if min(pixels) <= 0:
