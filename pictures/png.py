@@ -1,17 +1,17 @@
-"""SVG text -> PNG bytes: CairoSVG draws (needs Debian's libcairo2), FreeType writes the
-texts (``pictures.lettering``: CairoSVG sets text slowly, glyph by glyph in Python),
-Pillow encodes.  Hover titles are left out before CairoSVG reads the SVG.
+"""A picture's SVG -> PNG bytes: ``pictures.raster`` draws the element tree our SVG
+writer makes with cairo directly (CairoSVG draws any other SVG, slowly: it parses each
+number in Python), FreeType writes the texts (``pictures.lettering``), Pillow encodes.
+Hover titles are for SVG viewers: no drawer reads them.
 
-CairoSVG's own ``svg2png`` spends two thirds of its time in cairo's PNG encoder at its
-fixed compression; Pillow encodes the same pixels in a fraction of that (figures in
-docs/benchmarks.md).  A board is flat colours (provinces with hard edges) under
-anti-aliased units, orders and letters, a few thousand colours in all: reduced to a palette of 256 (no dithering) it looks the same and its PNG
-is about a quarter of the full-colour one's size (61 kB against 211 kB for the standard
-map).  Fewer colours would merge the tints of Chaos's 34 powers.  A picture for mail must
-fit in a results mail of 120 kB with its text and record: given ``max_bytes``, a picture
-over it is drawn again smaller, and given ``max_pixels`` a big map (Modern, Youngstown) is
-drawn smaller at once.  Pictures are opaque
-(the board covers the frame), so the image starts as RGB.
+A board is flat colours (provinces with hard edges) under anti-aliased units, orders and
+letters, a few thousand colours in all: reduced to a palette of 256 (no dithering) it
+looks the same and its PNG is about a quarter of the full-colour one's size (61 kB
+against 211 kB for the standard map); Pillow encodes it in a fraction of cairo's own PNG
+writer's time (figures in docs/benchmarks.md).  Fewer colours would merge the tints of
+Chaos's 34 powers.  A picture for mail must fit in a results mail of 120 kB with its text
+and record: given ``max_bytes``, a picture over it is drawn again smaller, and given
+``max_pixels`` a big map (Modern, Youngstown) is drawn smaller at once.  Pictures are
+opaque (the board covers the frame), so the image starts as RGB.
 """
 
 from __future__ import annotations
