@@ -1,14 +1,16 @@
 """Our strategic bot against the real DumbBot, over DAIDE.
 
     python -m benchmarks.daide_arena [--games N] [--first-game G] [--seconds T] [--iterations I] [--last-year Y]
-                                     [--dumbbots-only | --reverse] [--binary PATH] [--csv PATH]
+                                     [--also-year Y0 ...] [--dumbbots-only | --reverse] [--binary PATH]
+                                     [--run NAME] [--csv PATH]
 
 Each game runs our DAIDE server in process (``daide.server.GameServer`` over a
 ``daide.local.LocalGame``), our bot as a DAIDE client (``judge bot``'s
 ``judge.edge.daide_player.DaideBot``) in a seat that rotates through the seven powers, and
 six real DumbBots (the AiClient binaries of ../shared/peers/daide-client/bin, test fixtures
 of the development machine: skipped, saying so, when absent) in the others; the game is
-stopped after Winter ``--last-year`` (or at a solo) and the centres are counted.  Phases
+stopped after Winter ``--last-year`` (or at a solo) and the centres are counted, and also
+after the Winter of each earlier ``--also-year`` (one long game gives both horizons).  Phases
 have deadlines (20 s movement, 4 s retreats and builds: a DumbBot may leave a build
 unordered, and the deadline then processes the phase as a judge would).
 ``--dumbbots-only`` plays seven DumbBots instead: DumbBot's own figures in the same seats;
@@ -60,9 +62,11 @@ def dumbbot_path(name: str = "dumbbot") -> Path | None:
     return None
 
 
-async def one_game(ours: frozenset[str], budget: Budget, seed: int, last_year: int, binary: Path) -> dict[str, int]:
-    """Centres of every power after Winter ``last_year`` (or the solo); our bots in the seats
-    ``ours``, DumbBots in the others."""
+async def one_game(ours: frozenset[str], budget: Budget, seed: int, last_year: int, binary: Path,
+                   checkpoints: Sequence[int] = ()) -> dict[int, dict[str, int]]:
+    """Centres of every power after Winter ``last_year`` and after the Winter of each earlier
+    year of ``checkpoints`` (a game that ended sooner, at a solo or a stall: as it ended),
+    by year; our bots in the seats ``ours``, DumbBots in the others."""
     def choose(free: list[str]) -> str:
         return next((p for p in free if p in ours), free[0])
 
@@ -83,16 +87,24 @@ async def one_game(ours: frozenset[str], budget: Budget, seed: int, last_year: i
             folders.append(folder)
             processes.append(subprocess.Popen([str(binary), "-i127.0.0.1", f"-p{port}"], cwd=folder.name,
                                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        def centres() -> dict[str, int]:
+            return {p: len(game.position().centers.get(p, ())) for p in POWERS}
+
+        found: dict[int, dict[str, int]] = {}
+        waiting = sorted(y for y in set(checkpoints) if y < last_year)
         phase, since = game.position().phase, time.monotonic()
         while game.ended() is None and game.position().phase.year <= last_year:
             await asyncio.sleep(0.05)
+            while waiting and game.position().phase.year > waiting[0]:  # that winter is over
+                found[waiting.pop(0)] = centres()
             if game.position().phase != phase:
                 phase, since = game.position().phase, time.monotonic()
             elif time.monotonic() - since > STALL_SECONDS:
                 print(f"stalled in {phase}: nobody's orders for {STALL_SECONDS} s; the game is counted as it stands",
                       file=sys.stderr, flush=True)
                 break
-        return {p: len(game.position().centers.get(p, ())) for p in POWERS}
+        final = centres()
+        return {**{year: final for year in waiting}, **found, last_year: final}
     finally:
         await server.close()
         for client in clients:
@@ -117,7 +129,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--binary", default="dumbbot",
                         help="the DumbBot build of ../shared/peers/daide-client/bin to play (default dumbbot, the "
                              "classic one; dumbbot-2019-port only to reproduce old figures)")
-    parser.add_argument("--csv", help="append every game's centres to this file (run, game, seat, the seven powers)")
+    parser.add_argument("--also-year", type=int, action="append", default=[],
+                        help="also count the centres after the winter of this earlier year (repeatable): "
+                             "a long game's figures at the usual horizon too")
+    parser.add_argument("--run", help="the run's name in --csv (default: the field's, e.g. strategic_vs_6_dumbbots)")
+    parser.add_argument("--csv", help="append every game's centres to this file (run, game, seat, the seven powers; "
+                                      "a horizon other than W1910 is named after the run, e.g. @W1915)")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error(f"--games {args.games}: expected 1 or more")
@@ -127,23 +144,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"skipped: the DumbBot binary (../shared/peers/daide-client/bin/{args.binary}) is not on this machine")
         return 0
     started = time.perf_counter()
-    games: list[tuple[int, str, dict[str, int]]] = []
-    run = "dumbbots_only" if args.dumbbots_only else "reverse" if args.reverse else "strategic_vs_6_dumbbots"
+    years = sorted({y for y in args.also_year if y < args.last_year} | {args.last_year})
+    games: dict[int, list[tuple[int, str, dict[str, int]]]] = {year: [] for year in years}
+    run = args.run or ("dumbbots_only" if args.dumbbots_only else "reverse" if args.reverse else "strategic_vs_6_dumbbots")
     for number in range(args.first_game - 1, args.first_game - 1 + args.games):
         seat = POWERS[number % 7]
         ours = (frozenset() if args.dumbbots_only else
                 frozenset(POWERS) - {seat} if args.reverse else frozenset({seat}))
-        result = asyncio.run(one_game(ours, budget, number + 1, args.last_year, binary))
-        games.append((number + 1, seat, result))
-        print(f"game {number + 1} {seat}: {result[seat]} centres ({result})", file=sys.stderr, flush=True)
-        if args.csv:
-            with open(args.csv, "a", newline="", encoding="utf-8") as handle:
-                csv.writer(handle).writerow([f"{run}:{args.binary}", number + 1, seat, *(result[p] for p in POWERS)])
+        results = asyncio.run(one_game(ours, budget, number + 1, args.last_year, binary, years))
+        for year in years:
+            result = results[year]
+            games[year].append((number + 1, seat, result))
+            print(f"game {number + 1} {seat} W{year}: {result[seat]} centres ({result})", file=sys.stderr, flush=True)
+            if args.csv:
+                horizon = "" if year == 1910 else f"@W{year}"
+                with open(args.csv, "a", newline="", encoding="utf-8") as handle:
+                    csv.writer(handle).writerow([f"{run}:{args.binary}{horizon}", number + 1, seat, *(result[p] for p in POWERS)])
     who = ("DumbBot (7 DumbBots)" if args.dumbbots_only else
            f"DumbBot vs 6 StrategicBots ({budget_text(budget)})" if args.reverse else
            f"StrategicBot ({budget_text(budget)}) vs 6 DumbBots")
-    print(f"{who}, {binary.name}: {len(games)} games to a solo or W{args.last_year}, {time.perf_counter() - started:.0f} s")
-    print(summary(who, games))
+    print(f"{who}, {binary.name}: {args.games} games to a solo or W{args.last_year}, {time.perf_counter() - started:.0f} s")
+    for year in years:
+        print(summary(f"{who}, W{year}", games[year]))
     return 0
 
 

@@ -42,3 +42,19 @@ def test_the_daide_arena_summary_counts_solos_and_seats():
     assert first.startswith("| ours | 3 | 1 | 33% (")
     assert "| 9.33 | " in first and first.endswith("| 67% |")  # 18, 0 and 10; the seat died once
     assert second == "| ours, by seat (AUS ENG FRA GER ITA RUS TUR) | 14.0 | 0.0 | - | - | - | - | - |"
+
+
+def test_a_daide_game_counts_the_centres_at_each_horizon():
+    """One game over real TCP, seven of our bots (no DumbBot needed), to Winter 1901: the
+    centres at a checkpoint before the first phase (the start) and at the end, by year."""
+    import asyncio
+    from pathlib import Path
+
+    from benchmarks.daide_arena import POWERS, one_game
+
+    found = asyncio.run(one_game(frozenset(POWERS), Budget(iterations=3, seconds=None), 1, 1901,
+                                 Path("/nonexistent"), checkpoints=[1900, 1905]))
+    assert sorted(found) == [1900, 1901]  # a checkpoint past the end is not a horizon of the game
+    assert found[1900] == {p: 3 for p in POWERS} | {"RUSSIA": 4}  # the home centres
+    assert sorted(found[1901]) == sorted(POWERS)
+    assert 22 < sum(found[1901].values()) <= 34  # neutral centres were taken in 1901
