@@ -51,6 +51,7 @@ async def run_here(work: Callable[[], T]) -> T:
     return work()
 
 IM_TIMEOUT = 30.0
+READ_BYTES = 65536  # one read; also what is kept of a connection's input while its command waits
 NAME_SECONDS = 30.0
 IDLE_SECONDS = 600.0
 ACCEPT_BACKLOG = 16
@@ -102,6 +103,15 @@ class Connection:
         self.reminded: tuple[object, set[int]] = (None, set())  # (phase, reminders sent in it)
         self._queued: list[Frame] = []
         self._recent: list[float] = []
+        #: Bytes read while a command waited for the store, answered (in order) after it.
+        self._unread = bytearray()
+        #: The peer hung up (EOF or a reset) while its commands were still being answered:
+        #: it no longer holds its power against an IAM from its successor.
+        self.peer_gone = False
+        #: The power this connection's IAM is claiming while the store checks it, and the
+        #: seat of a predecessor that left meanwhile (told left only if the claim fails).
+        self.claiming: str | None = None
+        self.inherited: Seat | None = None
 
     # -- output
     def send(self, message: Message) -> None:
@@ -140,17 +150,22 @@ class Connection:
             self.writer.write(framing.representation(self.server.host.table.representation()))
             await self._take(self._queued)
             while not self.closed:
-                left = self._time_left()
-                if left is not None and left <= 0:
-                    self.send(("OFF",))  # unnamed or silent too long: its descriptor is worth more
+                if self._unread:
+                    data, self._unread = bytes(self._unread), bytearray()
+                elif self.peer_gone:
                     break
-                try:
-                    data = await asyncio.wait_for(self.reader.read(65536), left)
-                except asyncio.TimeoutError:
-                    continue
-                if not data:
-                    break
-                self.last_heard = time.monotonic()
+                else:
+                    left = self._time_left()
+                    if left is not None and left <= 0:
+                        self.send(("OFF",))  # unnamed or silent too long: its descriptor is worth more
+                        break
+                    try:
+                        data = await asyncio.wait_for(self.reader.read(READ_BYTES), left)
+                    except asyncio.TimeoutError:
+                        continue
+                    if not data:
+                        break
+                    self.last_heard = time.monotonic()
                 await self._take(self.frames.feed(data))  # not read meanwhile: a busy store slows only its sender
                 waiting = self.frames.waiting_header()
                 if waiting is not None and waiting[0] not in Kind._value2member_map_:
@@ -184,10 +199,38 @@ class Connection:
             pending = self.handle_frame(frame)
             if pending is not None:
                 try:
-                    await pending
+                    await self._listening_while(pending)
                 except Exception:  # the server's fault, not the client's: say so in the log, keep the connection
                     log.exception("DAIDE: handling a message failed")
             self.server.handled += 1
+
+    async def _listening_while(self, pending: Awaitable[None]) -> None:
+        """Await a command's store call while the socket is still read: a peer that hangs up
+        meanwhile is known gone at once (``peer_gone``), and what it sends is kept, up to
+        ``READ_BYTES``, for its turn after this command."""
+        answer = asyncio.ensure_future(pending)
+        while not answer.done() and not self.peer_gone and len(self._unread) < READ_BYTES:
+            reading = asyncio.ensure_future(self.reader.read(READ_BYTES - len(self._unread)))
+            try:
+                await asyncio.wait({answer, reading}, return_when=asyncio.FIRST_COMPLETED)
+            except asyncio.CancelledError:  # the listener closing: the call ends as an awaited one would
+                reading.cancel()
+                answer.cancel()
+                raise
+            reading.cancel()  # no data is lost: a read takes from the buffer only when it returns
+            await asyncio.wait({reading})
+            if reading.cancelled():
+                continue
+            problem = reading.exception()
+            data = reading.result() if problem is None else b""
+            if data:
+                self._unread += data
+                self.last_heard = time.monotonic()
+            else:
+                self.peer_gone = True
+                if problem is not None and not isinstance(problem, (ConnectionError, asyncio.IncompleteReadError)):
+                    raise problem
+        await answer
 
     async def _first_frame(self) -> Frame | None:
         deadline = time.monotonic() + self.server.im_timeout
@@ -197,7 +240,7 @@ class Connection:
                 self.fail(ErrorCode.IM_TIMER_POPPED)
                 return None
             try:
-                data = await asyncio.wait_for(self.reader.read(65536), remaining)
+                data = await asyncio.wait_for(self.reader.read(READ_BYTES), remaining)
             except asyncio.TimeoutError:
                 self.fail(ErrorCode.IM_TIMER_POPPED)
                 return None
@@ -379,7 +422,14 @@ class Commands:
         # counted wrong before the store is asked (a right one clears it): guesses sent at
         # once over many connections cannot all pass the check while the store answers
         self.server.iam_wrong(self.c, power)
-        seat = await self.server.call(self.host.rejoin, power, message[2][0], self.c.address) if power is not None else None
+        self.c.claiming = power
+        try:
+            seat = await self.server.call(self.host.rejoin, power, message[2][0], self.c.address) if power is not None else None
+        finally:
+            self.c.claiming = None
+        inherited, self.c.inherited = self.c.inherited, None
+        if seat is None and inherited is not None:  # the predecessor left while this claim waited
+            self.server.left(inherited)
         if seat is not None and self.c.closed:  # gone while the store answered
             self.server.left(seat)
             return
@@ -711,7 +761,14 @@ class GameServer:
             self.connections.remove(connection)
             seat = connection.seat
             if seat is not None and not any(c.seat is not None and c.seat.key == seat.key for c in self.connections):
-                self.left(seat)
+                # a successor's IAM waiting for the store: told left only if that claim fails
+                # (else "left" would reach the host after the successor came back)
+                successor = next((c for c in self.connections
+                                  if c.claiming is not None and c.claiming == connection.power), None)
+                if successor is not None:
+                    successor.inherited = seat
+                else:
+                    self.left(seat)
 
     def left(self, seat: Seat) -> None:
         """Tell the host a machine left (in a task: the store may be busy; ``close`` awaits it)."""
@@ -737,7 +794,7 @@ class GameServer:
     def iam_refusal(self, connection: Connection, power: str | None) -> str | None:
         """Why an IAM for ``power`` is not even tried now (None: it is)."""
         if power is not None and any(other is not connection and other.power == power and not other.closed
-                                     for other in self.connections):
+                                     and not other.peer_gone for other in self.connections):
             return f"{power}'s own connection is alive: IAM is for coming back after a dropped connection"
         wait = self.address_guesses.wait(connection.address)
         if power is not None and connection.address not in self.owners.get(power, ()):
