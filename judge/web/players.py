@@ -1,15 +1,17 @@
-"""The archive's pages of registered players and ratings: ``players/index.html`` (the
-names), ``players/<name>.html`` (what WHOIS shows a stranger: the card of
+"""The archive's pages of registered players and ratings: ``players/index.html`` and
+``players/pages/<n>.html`` (the names, in pages of judge/web/paging.py's size),
+``players/<name>.html`` (what WHOIS shows a stranger: the card of
 judge/registry/cards.py with the record when its player made it public) and
 ``ratings.html`` (the top of each pool, as RATINGS by mail lists it).
 
 Privacy is the registry's: a page shows ``card_of(..., own=False)`` and nothing else, and
 ``record_of`` leaves a running gunboat game's power uncounted.  A deleted registration or
 one never confirmed has no page; its file is removed at the next build.  The pages are
-written again whenever their signature changes: a registration or link, a game's end, a
+read again whenever their signature changes: a registration or link, a game's end, a
 new seat, a rating (not each phase: the turns of running games show at the next of
-those, or at ``judge web build``).  The games of a player who came to or left the list
-are named, so that their pages link him, or stop linking him.
+those, or at ``judge web build``); of those, only the pages whose content changed are
+written (each page's key is kept in ``.players.json``).  The games of a player who came
+to or left the list are named, so that their pages link him, or stop linking him.
 """
 
 from __future__ import annotations
@@ -30,8 +32,11 @@ from judge.store.models_registry import RegisteredAddress, RegisteredPlayer
 from judge.store.models_standing import RatingEntry
 from judge.web import pages
 from judge.web.files import ArchiveFiles
+from judge.web.paging import page_count, page_key, page_rows, remove_others, write_changed
 
 FOLDER = "players"
+#: The players' index after its first page (a player's name cannot be a folder's path).
+PAGES_FOLDER = f"{FOLDER}/pages"
 RATINGS_PAGE = "ratings.html"
 STATE_NAME = ".players.json"
 #: Players listed per pool on the ratings page (RATINGS by mail lists up to 100).
@@ -76,38 +81,54 @@ def signature(session: Session) -> str:
     return hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()
 
 
+def index_path(number: int) -> str:
+    return f"{FOLDER}/index.html" if number == 1 else f"{PAGES_FOLDER}/{number}.html"
+
+
 def write_players(session: Session, files: ArchiveFiles, key: str | None = None,
                   *, everything: bool = False) -> tuple[list[str], set[int]]:
-    """Write the player and ratings pages when their signature changed (always with
-    ``everything``); (the paths written, the ids of the games whose power lists must link
-    a player newly listed or stop linking one gone)."""
+    """Bring the player and ratings pages up to date when their signature changed (always
+    with ``everything``, which writes every page again); (the paths written, the ids of the
+    games whose power lists must link a player newly listed or stop linking one gone)."""
     state = files.read_state(STATE_NAME)
     sign = signature(session)
     if not everything and state.get("signature") == sign and files.exists(f"{FOLDER}/index.html"):
         return [], set()
     fingerprint = pages.fingerprint_text(key)
-    written: list[str] = []
+    shown: dict[str, PlayerPage] = {}
     games_of: dict[str, list[int]] = {}
     for player in listed(session):
         page = player_page(session, player)
-        path = f"{FOLDER}/{pages.file_name(page.name)}.html"
-        files.write(path, pages.render("player.html.j2", base="../", player=page, judge_key=fingerprint))
-        written.append(path)
+        shown[f"{FOLDER}/{pages.file_name(page.name)}.html"] = page
         addresses = tuple(session.scalars(select(RegisteredAddress.address)
                                           .where(RegisteredAddress.player_id == player.id)))
         games_of[page.name] = sorted({row.game_id for row in member_rows(session, addresses)})
     names = sorted(games_of, key=str.lower)
-    files.write(f"{FOLDER}/index.html", pages.render("players.html.j2", base="../", names=names, judge_key=fingerprint))
-    files.write(RATINGS_PAGE, pages.render("ratings.html.j2", base="", pools=ratings_lists(session, set(games_of)),
-                                           count=TOP_COUNT, judge_key=fingerprint))
-    written += [f"{FOLDER}/index.html", RATINGS_PAGE]
-    for name in files.listing(FOLDER):
-        if name.endswith(".html") and name != "index.html" and name.removesuffix(".html") not in games_of:
-            files.path(f"{FOLDER}/{name}").unlink(missing_ok=True)
+    count = page_count(len(names))
+    listing = {index_path(n): ("../" if n == 1 else "../../", list(page_rows(names, n))) for n in range(1, count + 1)}
+    page_paths = [(n, index_path(n)) for n in range(1, count + 1)]
+    pools = ratings_lists(session, set(games_of))
+    keys = {path: page_key(fingerprint, page.lines) for path, page in shown.items()}
+    keys.update({path: page_key(fingerprint, base, rows, len(names), count) for path, (base, rows) in listing.items()})
+    keys[RATINGS_PAGE] = page_key(fingerprint, pools)
+
+    def render(path: str) -> str:
+        if path == RATINGS_PAGE:
+            return pages.render("ratings.html.j2", base="", pools=pools, count=TOP_COUNT, judge_key=fingerprint)
+        if path in listing:
+            base, rows = listing[path]
+            number = next(n for n, p in page_paths if p == path)
+            return pages.render("players.html.j2", base=base, names=rows, total=len(names), number=number,
+                                pages=page_paths, judge_key=fingerprint)
+        return pages.render("player.html.j2", base="../", player=shown[path], judge_key=fingerprint)
+
+    written = write_changed(files, keys, {} if everything else state.get("pages", {}), render)
+    remove_others(files, FOLDER, keys)
+    remove_others(files, PAGES_FOLDER, keys)
     before: dict[str, list[int]] = state.get("games", {})
     moved = set(before) ^ set(games_of)
     games = {game_id for name in moved for game_id in (games_of.get(name) or before.get(name) or [])}
-    files.write_state({"signature": sign, "games": games_of}, STATE_NAME)
+    files.write_state({"signature": sign, "games": games_of, "pages": keys}, STATE_NAME)
     return written, games
 
 
