@@ -96,12 +96,12 @@ def inputs(session: Session, players: list[RegisteredPlayer]) -> dict[int, str]:
     for player_id, address in session.execute(select(RegisteredAddress.player_id, RegisteredAddress.address)):
         addresses.setdefault(player_id, []).append(address_key(address))
     seats: dict[str, list[tuple[int, int, str, str]]] = {}
-    for row in session.execute(select(Membership.address, Membership.id, Membership.game_id, Membership.status,
-                                      Game.status).join(Game, Game.id == Membership.game_id)
-                               .where(Membership.role == PLAYER, Membership.power.is_not(None),
-                                      Membership.status != DUMMY)):
-        if row[0]:
-            seats.setdefault(address_key(row[0]), []).append(tuple(row[1:]))
+    for address, seat_id, game_id, seat_status, game_status in session.execute(
+            select(Membership.address, Membership.id, Membership.game_id, Membership.status, Game.status)
+            .join(Game, Game.id == Membership.game_id)
+            .where(Membership.role == PLAYER, Membership.power.is_not(None), Membership.status != DUMMY)):
+        if address:
+            seats.setdefault(address_key(address), []).append((seat_id, game_id, seat_status, game_status))
     ratings: dict[str, list[int]] = {}
     for entry_id, key in session.execute(select(RatingEntry.id, RatingEntry.player)):
         ratings.setdefault(key, []).append(entry_id)
