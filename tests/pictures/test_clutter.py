@@ -35,8 +35,8 @@ BOUNDS = {
     "pure": (7, 10),
     "standard": (78, 19),
     "twenty_twenty": (215, 5),  # the five edges planarity drops (wrap-around straits)
-    "western_world_901": (157, 0),
-    "year_1908": (87, 4),
+    "western_world_901": (157, 1),  # one border too short to see
+    "year_1908": (87, 1),
     "youngstown_redux": (194, 83),
 }
 
