@@ -37,7 +37,7 @@ BOUNDS = {
     "twenty_twenty": (215, 5),  # the five edges planarity drops (wrap-around straits)
     "western_world_901": (157, 1),  # one border too short to see
     "year_1908": (87, 1),
-    "youngstown_redux": (194, 83),
+    "youngstown_redux": (193, 61),
 }
 
 
