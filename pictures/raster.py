@@ -125,8 +125,9 @@ def _colour(value: str) -> tuple[float, float, float] | None:
         channels = None
     if channels is None:
         raise Unsupported(f"a colour that is not #rrggbb: {value!r}")
-    _COLOURS[value] = (channels[0], channels[1], channels[2])
-    return _COLOURS[value]
+    if len(_COLOURS) < 4096:  # a few palettes' worth
+        _COLOURS[value] = (channels[0], channels[1], channels[2])
+    return channels[0], channels[1], channels[2]
 
 
 _COLOURS: dict[str, tuple[float, float, float]] = {"black": (0.0, 0.0, 0.0), "white": (1.0, 1.0, 1.0)}
@@ -156,7 +157,7 @@ class _Painter:
         self.letterings: list[Lettering] = []
         self.lib.cairo_set_miter_limit(self.pointer, _MITER_LIMIT)
 
-    def element(self, node: ET.Element, style: dict[str, str], opacity: float) -> None:
+    def element(self, node: ET.Element, style: dict[str, str], opacity: float, outermost: bool = False) -> None:
         tag = node.tag[len(_SVG):] if node.tag.startswith(_SVG) else node.tag
         if tag == "title":
             return
@@ -172,13 +173,13 @@ class _Painter:
             self.letterings.append(lettering.of(node, style, opacity * _float(own.get("opacity", "1"))))
             return
         alpha = _float(own["opacity"]) if "opacity" in own else 1.0
-        grouped = alpha < 1.0 and tag == "g"
-        if grouped:
-            self.lib.cairo_push_group(self.pointer)
+        grouped = alpha < 1.0 and tag in ("g", "svg")
         if tag in _SHAPES:
             self.shape(tag, own, style, alpha)
-        elif tag not in ("g", "svg"):
-            raise Unsupported(f"element <{tag}>")
+        elif tag != "g" and not (tag == "svg" and outermost):
+            raise Unsupported(f"element <{tag}>")  # an <svg> inside the picture among them
+        if grouped:
+            self.lib.cairo_push_group(self.pointer)
         for child in node:
             self.element(child, style, opacity * alpha)
         if grouped:
@@ -274,7 +275,7 @@ def draw(root: ET.Element, scale: float) -> tuple["Image", tuple[Lettering, ...]
     if root.tag not in (f"{_SVG}svg", "svg"):
         raise Unsupported("not an <svg> document")
     painter = _Painter(picture_size(root), scale)
-    painter.element(root, {}, 1.0)
+    painter.element(root, {}, 1.0, outermost=True)
     surface = painter.surface
     surface.flush()
     image = Image.frombuffer("RGB", painter.pixels, surface.get_data(), "raw", "BGRX", surface.get_stride(), 1).copy()
