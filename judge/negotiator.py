@@ -30,7 +30,8 @@ Policy (deterministic: no chance in it, so a game replays for the bot's seed):
     (``PRP (DMZ (us partner) (provinces))``, level 20): the empty provinces, no supply
     centre, that units of both can reach, at most three.
 
-  It never sends a proposal it sent before (agreed, refused or unanswered), waits for the
+  It proposes again, in the same phase, as soon as an answer makes a new agreement (a new
+  friend is offered the alliance and the DMZ at once).  It never sends a proposal it sent before (agreed, refused or unanswered), waits for the
   answer to an alliance or a DMZ before offering the same power another, and never
   offers a power a province that power refused in a DMZ.  That memory (``proposed``,
   ``refused``) is part of the fold below, so a negotiator rebuilt from the record keeps
@@ -118,13 +119,18 @@ class Negotiator:
     # -- hearing press
     def heard(self, sender: str, recipients: tuple[str, ...], press: Message, board: Board) -> list[Outgoing]:
         """Our answers to ``press`` (an FRM's content) from ``sender`` to ``recipients``,
-        each already counted as sent (``replay`` of it would count it twice)."""
+        then, when it made a new agreement in a movement phase, our proposals; each already
+        counted as sent (``replay`` of it would count it twice)."""
+        before = self.agreements()
         self._received(sender, press)
-        if press[:1] != ("PRP",) or len(press) != 2:
-            return []
-        others = tuple(p for p in recipients if p != self.power)
-        answer = "YES" if self._accepts(press[1], sender, board) else "REJ"
-        return self._send([((sender, *others), (answer, press))])
+        answers: list[Outgoing] = []
+        if press[:1] == ("PRP",) and len(press) == 2:
+            others = tuple(p for p in recipients if p != self.power)
+            answer = "YES" if self._accepts(press[1], sender, board) else "REJ"
+            answers = self._send([((sender, *others), (answer, press))])
+        if self.agreements() != before and board.position.phase.kind.name == "MOVEMENT":
+            answers += self.proposals(board)  # a new friend: what we offer friends, now
+        return answers
 
     def replay(self, sender: str, recipients: tuple[str, ...], press: Message) -> None:
         """A message of the record, ours or to us, applied as when it was sent or heard."""
