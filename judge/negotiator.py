@@ -22,10 +22,11 @@ Policy (deterministic: no chance in it, so a game replays for the bot's seed):
   board for the last two):
 
   - peace, once, to every power whose units stand next to its own and with which it has
-    no peace yet (level 10);
+    no peace yet, unless we are allied against it (level 10);
   - to each power it is at peace or allied with, an alliance against their common threat
     (``PRP (ALY (us partner) VSS (threat))``, level 10): the strongest power that borders
-    both, else the board's leader if it borders one of them;
+    both, else the board's leader if it borders one of them -- never a power offered
+    peace in the same breath;
   - to each of those powers, a DMZ of the contested border
     (``PRP (DMZ (us partner) (provinces))``, level 20): the empty provinces, no supply
     centre, that units of both can reach, at most three.
@@ -224,9 +225,10 @@ class Negotiator:
             outgoing += [((power,), ("PRP", ("PCE", (me, self.table.power_names[power]))))
                          for power in self._new_neighbours(board)]
         friends = self.peace | self.allies
+        courted = {power for (_, press) in outgoing for power in self._names(press[1][1])}  # offered peace now
         for partner in sorted(friends):
             token = self.table.power_names[partner]
-            threat = common_threat(board, self.power, partner, friends) if "ALY" in self.proposing \
+            threat = common_threat(board, self.power, partner, friends | courted) if "ALY" in self.proposing \
                 and not self._awaiting(partner, "ALY") else None
             if threat is not None:
                 outgoing.append(((partner,), ("PRP", ("ALY", (me, token), "VSS", (self.table.power_names[threat],)))))
@@ -238,11 +240,12 @@ class Negotiator:
         return self._send([out for out in outgoing if to_text(out[1]) not in self.proposed])
 
     def _new_neighbours(self, board: Board) -> list[str]:
-        """Powers whose units can reach ours, never offered peace and not at peace with us."""
+        """Powers whose units can reach ours, never offered peace, neither at peace with us
+        nor our enemies."""
         ours = {u.province for u in board.position.units if u.power == self.power}
         near = set()
         for unit in board.position.units:
-            if unit.power == self.power or unit.power in self.peace | self.proposed_peace:
+            if unit.power == self.power or unit.power in self.peace | self.proposed_peace | self.enemies:
                 continue
             reach = board.tables.reach[unit.kind].get(unit.location, frozenset())
             if ours & set(reach):

@@ -30,7 +30,9 @@ def _answer(negotiator: Negotiator, sender: str, text: str, recipients: tuple[st
 
 def test_it_accepts_peace_and_a_fair_dmz_and_refuses_a_one_sided_one() -> None:
     austria = Negotiator("AUSTRIA", TABLE, 30)
-    assert _answer(austria, "ITALY", "PRP (PCE (ITA AUS))") == ["ITALY: YES (PRP (PCE (ITA AUS)))"]
+    # a new friend is offered the contested border at once (Tyrolia: both armies reach it)
+    assert _answer(austria, "ITALY", "PRP (PCE (ITA AUS))") == ["ITALY: YES (PRP (PCE (ITA AUS)))",
+                                                                "ITALY: PRP (DMZ (AUS ITA) (TYR))"]
     assert austria.peace == {"ITALY"}
     assert _answer(austria, "ITALY", "PRP (DMZ (ITA AUS) (TYR))") == ["ITALY: YES (PRP (DMZ (ITA AUS) (TYR)))"]
     assert _answer(austria, "RUSSIA", "PRP (DMZ (AUS) (GAL VIE))") == ["RUSSIA: REJ (PRP (DMZ (AUS) (GAL VIE)))"]
@@ -129,16 +131,21 @@ def test_a_scripted_human_fair_peace_is_accepted_and_a_one_sided_one_refused() -
     assert not germany.agreements()
     # Their promise is fine: peace with an order for the proposer's own unit.
     promise = "PRP (AND (PCE (FRA GER)) (XDO ((FRA AMY PAR) HLD)))"
-    assert _answer(germany, "FRANCE", promise, ("GERMANY",)) == [f"FRANCE: YES ({promise})"]
+    assert _answer(germany, "FRANCE", promise, ("GERMANY",)) == [f"FRANCE: YES ({promise})",
+                                                                 "FRANCE: PRP (DMZ (GER FRA) (BUR))"]
 
 
 def test_a_negotiator_rebuilt_from_the_record_is_the_one_that_talked() -> None:
     live = Negotiator("AUSTRIA", TABLE, 20)
     record = [Said("AUSTRIA", to, to_text(press)) for to, press in live.proposals(BOARD)]
     record.append(Said("ITALY", ("AUSTRIA",), "YES (PRP (PCE (AUS ITA)))"))
+    record.extend(Said("AUSTRIA", to, to_text(press))  # peace agreed: the DMZ of Tyrolia offered at once
+                  for to, press in live.heard("ITALY", ("AUSTRIA",), from_text(record[-1].text), BOARD))
+    record.append(Said("ITALY", ("AUSTRIA",), "REJ (PRP (DMZ (AUS ITA) (TYR)))"))
     live.heard("ITALY", ("AUSTRIA",), from_text(record[-1].text), BOARD)
     heard = from_text("PRP (DMZ (RUS AUS) (GAL))")
     record.extend(Said("AUSTRIA", to, to_text(press)) for to, press in live.heard("RUSSIA", ("AUSTRIA",), heard, BOARD))
     again = rebuilt("AUSTRIA", TABLE, Talk(20, tuple(record)))
     assert again.agreements() == live.agreements() and again.agreements().dmz == {"GAL"}
-    assert again.agreements().allies == {"ITALY"} and again.proposals(BOARD) == []  # proposed once, ever
+    assert again.agreements().allies == {"ITALY"} and again.refused == {("ITALY", "PRP (DMZ (AUS ITA) (TYR))")}
+    assert again.proposals(BOARD) == []  # proposed once, ever; Tyrolia refused
