@@ -3,6 +3,7 @@
     python -m benchmarks.intake_profile /tmp/dipjudge-intake-bench/intake-10000.db --mails 400
     python -m benchmarks.intake_profile /tmp/dipjudge-intake-bench/intake-10000.db --mails 400 --interleave
     python -m benchmarks.intake_profile /tmp/dipjudge-intake-bench/intake-10000.db --mails 400 --batch 8
+    python -m benchmarks.intake_profile /tmp/dipjudge-intake-bench/intake-10000.db --mails 400 --dump /tmp/worker.prof
 
 Works on a copy of the database.  The mails are stored first (not timed), then the worker
 processes them under cProfile; the warm-up round (one mail per seat) runs before, untimed,
@@ -45,6 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=35)
     parser.add_argument("--sort", default="cumulative", help="pstats sort key (cumulative, tottime)")
     parser.add_argument("--no-profile", action="store_true", help="time only")
+    parser.add_argument("--dump", type=Path, help="also write the profile here (pstats format)")
     parser.add_argument("--interleave", action="store_true",
                         help="store each mail just before processing it (over another connection, as "
                              "the daemon's intake does) instead of all of them first")
@@ -96,6 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"worker thread CPU {cpu / done * 1000:.2f} ms each" + ("" if args.no_profile else " (under cProfile)"))
     if not args.no_profile:
         pstats.Stats(profile).sort_stats(args.sort).print_stats(args.top)
+        if args.dump:
+            profile.dump_stats(args.dump)
     return 0
 
 

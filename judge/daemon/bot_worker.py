@@ -34,7 +34,8 @@ from judge.press import machine_press
 from judge.daemon.hooks import after_commit_hook
 from judge.negotiator import Outgoing, Talk
 from judge.mailio.outgoing import queue_all
-from judge.phases.bot_moves import Claim, Job, claim_job, finish_job, finish_press_job, store_power_orders, unfinished
+from judge.phases.bot_moves import (Claim, Job, claim_job, finish_job, finish_press_job, job_waiting, store_power_orders,
+                                    unfinished)
 from judge.phases.bot_seats import is_bot_seat
 from judge.store.models_game import Game
 from judge.store.queries import player_of, position_of
@@ -156,6 +157,10 @@ class BotWorker:
         raise AssertionError("unreachable")
 
     def _claim(self) -> Claim:
+        with self.store.reading() as connection:
+            if not job_waiting(connection):
+                return Claim(None)  # no write turn taken for nothing (a wake-up per processed mail)
+
         def attempt() -> Claim:
             now = self.clock()
             with self.store.unit_of_work(now=now) as session:

@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, bindparam, func, select
 
 from judge.store.models_game import Game
+from judge.store.times import as_utc
 
 
 @dataclass(frozen=True)
@@ -31,11 +31,17 @@ class DueOutlook:
     touched: bool
 
 
-def due_outlook(session: Session, now: datetime) -> DueOutlook:
-    """Two reads of the due-time index (``game.next_due_at``), nothing else."""
-    earliest = session.scalar(select(func.min(Game.next_due_at)).where(Game.next_due_at > now))
-    touched = session.scalar(select(Game.id).where(Game.next_due_at <= now).limit(1)) is not None
-    return DueOutlook(earliest_future=earliest, touched=touched)
+# Built once: the daemon reads the outlook after every processed mail.
+_EARLIEST_FUTURE = select(func.min(Game.next_due_at)).where(Game.next_due_at > bindparam("now"))
+_ANY_DUE = select(Game.id).where(Game.next_due_at <= bindparam("now")).limit(1)
+
+
+def due_outlook(connection: Connection, now: datetime) -> DueOutlook:
+    """Two reads of the due-time index (``game.next_due_at``), nothing else; ``connection``
+    needs no write turn (``Store.reading``)."""
+    earliest = connection.scalar(_EARLIEST_FUTURE, {"now": now})
+    touched = connection.scalar(_ANY_DUE, {"now": now}) is not None
+    return DueOutlook(earliest_future=as_utc(earliest) if earliest is not None else None, touched=touched)
 
 
 @dataclass

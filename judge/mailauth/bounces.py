@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import bindparam, delete, func, select
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.util import identity_key
 
 from judge.config import MailSettings
 from judge.mailio.inbound import InboundMail
@@ -132,10 +133,22 @@ def _tell_masters(session: Session, address: str, count: int, inbound: InboundMa
     return notices
 
 
+# Built once, run on the session's connection: every mail a player sends runs it, and an
+# ORM delete (with its session synchronisation) cost several times the statement.
+_CLEAR_UNREACHABLE = delete(UnreachableAddress).where(UnreachableAddress.address == bindparam("address"))
+
+
 def clear_unreachable(session: Session, address: str) -> None:
     """Mail came from ``address``: write to it again."""
-    if address:
-        session.execute(delete(UnreachableAddress).where(UnreachableAddress.address == address.lower()))
+    if not address:
+        return
+    address = address.lower()
+    if session.connection().execute(_CLEAR_UNREACHABLE, {"address": address}).rowcount:
+        # As the ORM's delete would: a row this session holds is gone (a batch's next bounce
+        # for the address must find it unmarked).
+        held = session.identity_map.get(identity_key(UnreachableAddress, address))
+        if held is not None:
+            session.expunge(held)
 
 
 def unreachable_among(session: Session, addresses: list[str]) -> set[str]:

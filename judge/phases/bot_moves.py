@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Collection, Mapping, Sequence
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import Connection, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from adjudicator.api import position_digest
@@ -167,6 +167,16 @@ def unfinished(session: Session, game_id: int, digest: str) -> int:
     """How many jobs of this game's position are not finished."""
     return int(session.scalar(select(func.count()).select_from(BotJob).where(
         BotJob.game_id == game_id, BotJob.digest == digest, BotJob.done_at.is_(None))) or 0)
+
+
+# A job nobody has claimed yet: what claim_job takes (its first statement, without the lock).
+_WAITING_JOB = select(BotJob.id).where(BotJob.done_at.is_(None), BotJob.claimed_by.is_(None)).limit(1)
+
+
+def job_waiting(connection: Connection) -> bool:
+    """Whether claim_job would find a job to take, read without a write turn (``Store.reading``):
+    a bot process is woken after every processed mail, and most mails queue no job."""
+    return connection.scalar(_WAITING_JOB) is not None
 
 
 def claim_job(session: Session, owner: str, now: datetime, max_attempts: int) -> Claim:

@@ -50,6 +50,8 @@ SQLITE_BUSY_TIMEOUT_MS = 30_000
 SYNCHRONOUS_OPTION = "judge_sqlite_synchronous"
 DEFAULT_SYNCHRONOUS = "NORMAL"
 DURABLE_SYNCHRONOUS = "FULL"
+#: An execution option: the transaction only reads, so SQLite's BEGIN is deferred (no write lock).
+READ_ONLY_OPTION = "judge_read_only"
 
 
 #: Connections a judge process keeps open to a database server: as many as its threads use
@@ -89,6 +91,10 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
+        if connection.get_execution_options().get(READ_ONLY_OPTION):
+            # A reader in WAL mode sees the last commit and blocks no writer: no lock to take.
+            connection.exec_driver_sql("BEGIN")
+            return
         # The level cannot change inside a transaction: set it for this one first (only
         # when it differs from the connection's current level: a statement per transaction).
         level = connection.get_execution_options().get(SYNCHRONOUS_OPTION, DEFAULT_SYNCHRONOUS)
@@ -225,6 +231,7 @@ class Store:
         self._durable_sessions = sessionmaker(self._durable_engine, expire_on_commit=False) \
             if self._durable_engine is not self.engine else self.sessions
         self._turns = WriteTurns(writer_lock) if is_sqlite else None
+        self._reading_engine = self.engine.execution_options(**{READ_ONLY_OPTION: True})
         for factory in {self.sessions, self._durable_sessions}:
             watch(factory)  # touched games are rescheduled when a transaction commits
 
@@ -278,6 +285,14 @@ class Store:
         with self._write_turn(durable):
             with (self._durable_engine if durable else self.engine).begin() as connection:
                 yield connection
+
+    @contextmanager
+    def reading(self) -> Iterator[Connection]:
+        """A transaction that only reads, on a plain Core connection: no write turn, and on
+        SQLite a deferred BEGIN, so it takes no write lock (a thread that polls while
+        intake and the worker write must not queue with them).  Writing in it is a bug."""
+        with self._reading_engine.begin() as connection:
+            yield connection
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -11,7 +11,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Iterable
 
-from sqlalchemy import bindparam, event, select
+from sqlalchemy import bindparam, event, inspect, select
 from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
 
 import maps
@@ -96,13 +96,37 @@ _GAME_LOCKED = _GAME.with_for_update()
 _MEMBERS_OF_GAME = select(Membership).where(Membership.game_id == bindparam("game_id")).order_by(Membership.id)
 
 
+# Games found by name in this transaction: a SIGNON mail looked its game up two or three
+# times (the sign-on throttle, SIGNON, a LIST), each a SELECT whose row the identity map
+# then discarded for the object it already held.  An entry is used only while it is still
+# that game's (in the session, not deleted, still so named); the memo is dropped when the
+# transaction ends or a rollback may have undone what it knows.
+_GAMES_MEMO = "judge.games_by_name"
+
+
 def find_game(session: Session, name: str, *, lock: bool = False) -> Game:
     """The game called ``name``; ``lock`` takes its row lock (PostgreSQL; SQLite writers are
     serialised already) so two daemons cannot both fill the last place."""
-    game = session.execute(_GAME_LOCKED if lock else _GAME, {"name": name.lower()}).scalar_one_or_none()
+    key = name.lower()
+    memo: dict[str, Game] = session.info.setdefault(_GAMES_MEMO, {})
+    game = None if lock else memo.get(key)
+    if game is not None and not _still_named(session, game, key):
+        game = None
     if game is None:
-        raise CommandRefused(f"there is no game '{name}' on this judge (LIST shows the games)")
+        game = session.execute(_GAME_LOCKED if lock else _GAME, {"name": key}).scalar_one_or_none()
+        if game is None:
+            raise CommandRefused(f"there is no game '{name}' on this judge (LIST shows the games)")
+        memo[key] = game
     return game
+
+
+def _still_named(session: Session, game: Game, key: str) -> bool:
+    state = inspect(game)
+    return state.session is session and state.persistent and not state.expired and game.name == key
+
+
+def _forget_games(session: Session) -> None:
+    session.info.pop(_GAMES_MEMO, None)
 
 
 # A game's membership rows, read once per session and kept until they may change.  A mail
@@ -144,17 +168,20 @@ def _members_flushed(session: Session, _context: object) -> None:
 def _members_statement(state: ORMExecuteState) -> None:
     if not state.is_select:
         _forget_members(state.session)
+        _forget_games(state.session)
 
 
 @event.listens_for(Session, "after_soft_rollback")
 def _members_rolled_back(session: Session, _previous: object) -> None:
     _forget_members(session)
+    _forget_games(session)
 
 
 @event.listens_for(Session, "after_transaction_end")
 def _members_transaction_ended(session: Session, transaction: SessionTransaction) -> None:
     if transaction.parent is None:  # another transaction of this session reads afresh
         _forget_members(session)
+        _forget_games(session)
 
 
 def members(session: Session, game: Game, *, role: str | None = None,
