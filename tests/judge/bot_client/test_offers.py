@@ -1,4 +1,4 @@
-"""What the judge's bot offers its friends (judge/press/offers.py, judge/negotiator.py): an
+"""What the judge's bot offers its friends (judge/offers.py, judge/negotiator.py): an
 alliance against the common threat and a DMZ of the contested border, at the levels that
 allow each, never the same proposal twice and never a province refused -- as a policy, on
 a position made for it."""
@@ -11,7 +11,7 @@ from adjudicator.types import Phase, PhaseKind, Position, Season, Unit, UnitKind
 from daide.messages import from_text, to_text
 from daide.tokens import TokenTable
 from judge.negotiator import Negotiator, Said, Talk, rebuilt
-from judge.press.offers import common_threat, contested
+from judge.offers import common_threat, contested
 
 STANDARD = maps.load("standard")
 TABLE = TokenTable.for_variant(STANDARD)
