@@ -32,9 +32,10 @@ Policy (deterministic: no chance in it, so a game replays for the bot's seed):
     centre, that units of both can reach, at most three.
 
   It proposes again, in the same phase, as soon as an answer makes a new agreement (a new
-  friend is offered the alliance and the DMZ at once).  It never sends a proposal it sent before (agreed, refused or unanswered), waits for the
-  answer to an alliance or a DMZ before offering the same power another, and never
-  offers a power a province that power refused in a DMZ.  That memory (``proposed``,
+  friend is offered the alliance and the DMZ at once).  It never sends a proposal it sent
+  before (agreed, refused or unanswered), waits for the answer to an alliance or a DMZ
+  before offering the same power another, and never offers a power a province that power
+  refused in a DMZ.  That memory (``proposed``,
   ``refused``) is part of the fold below, so a negotiator rebuilt from the record keeps
   it.  ``proposing`` narrows what it offers (the negotiation arena's peace-only mode).
 
