@@ -11,8 +11,10 @@ province is largest is kept.  Each province is the union of one quadrilateral pe
 of a face: the province's point, the middles of its two edges there and the face's
 middle point.  Two provinces then share a border exactly where the graph has an edge
 between them (from the edge's middle to both faces' middles) and meet nowhere else but
-in a face's middle point, and every province is one piece.  Deterministic: no
-randomness, sorted orders throughout.
+in a face's middle point, and every province is one piece.  Islands hanging on one sea
+(up to three provinces adjacent only to each other and to that sea) are left out of the
+graph and drawn inside their sea's largest piece, which is counted as needing their room
+too.  Deterministic: no randomness, sorted orders throughout.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ SMALLEST = 400.0
 #: A face corner whose triangle with the face's middle has less area than this (twice,
 #: in square picture units) is drawn flat: neighbours across it would seem to touch.
 FLAT = 50.0
+#: Islands hanging on one sea take this share (across) of the sea's largest piece.
+ISLANDS = 0.7
 
 
 @dataclass(frozen=True)
@@ -175,11 +179,14 @@ def draw(graph: Mapping[str, frozenset[str]], width: float, height: float, margi
     """The drawing of ``graph`` in the frame, or None when it is not connected, too far
     from planar for this method, or its best drawing still squashes a province or
     flattens a face."""
-    names = sorted(graph)
     edges = {(min(a, b), max(a, b)) for a in graph for b in graph[a]}
-    if len(names) < 4 or not nx.is_connected(nx.Graph(list(edges))) or len(set(a for e in edges for a in e)) != len(names):
+    if len(graph) < 4 or not nx.is_connected(nx.Graph(list(edges))) or len(set(a for e in edges for a in e)) != len(graph):
         return None
-    kept, dropped = _planar_part(graph)
+    hanging = _hanging(graph)
+    hung = {n for _, block in hanging for n in block}
+    core = {n: frozenset(graph[n] - hung) for n in graph if n not in hung}
+    names = sorted(core)
+    kept, dropped = _planar_part(core)
     if len(dropped) > MOST_DROPPED * len(edges):
         return None
     faces = _faces(nx.check_planarity(kept)[1])
@@ -188,14 +195,17 @@ def draw(graph: Mapping[str, frozenset[str]], width: float, height: float, margi
     rim = [names.index(n) for n in dict.fromkeys(outer)]
     box = (margin, margin, width - margin, height - margin)
     weights, shares = np.ones(len(mesh.edges)), np.ones(len(rim))
-    mean = (width - 2 * margin) * (height - 2 * margin) / len(names)
+    mean = (width - 2 * margin) * (height - 2 * margin) / len(graph)
+    share = np.ones(len(names))
+    for sea, block in hanging:
+        share[names.index(sea)] += len(block)
     best: tuple[float, np.ndarray] | None = None
     turn = 0.0
     for _ in range(ROUNDS):
         at = _tutte(mesh, weights, dict(zip(rim, _rim(shares, box))))
         if not turn:  # the faces' winding (the picture's y axis points down: either way will do)
             turn = 1.0 if sum(signed_area([_point(at[i]) for i in f]) for f in mesh.faces) > 0 else -1.0
-        room = mesh.areas(at)
+        room = mesh.areas(at) / share  # a sea's islands are drawn in it: it needs their room too
         if not mesh.flat(at, turn) and (best is None or room.min() > best[0]):
             best = (float(room.min()), at)
         # an edge between small provinces, or beside them, is lengthened: weight lowered;
@@ -206,7 +216,59 @@ def draw(graph: Mapping[str, frozenset[str]], width: float, height: float, margi
         shares /= shares.sum()
     if best is None or best[0] < SMALLEST:
         return None  # a face drawn flat, or a province squashed: no room for its unit
-    return _cells(names, mesh, best[1], dropped)
+    pieces: list[tuple[str, tuple[Point, ...]]] = [(names[owner], quad) for owner, quad in mesh.corners(best[1])]
+    points = {n: _point(best[1][i]) for i, n in enumerate(names)}
+    for sea, block in hanging:
+        pieces = _carved(pieces, sea, block, points)
+    if min((abs(signed_area(piece)) for owner, piece in pieces if owner in hung), default=SMALLEST) < SMALLEST:
+        return None  # the sea's corner too small to hold its islands
+    return _cells(sorted(graph), pieces, points, dropped)
+
+
+def _hanging(graph: Mapping[str, frozenset[str]]) -> list[tuple[str, list[str]]]:
+    """Islands hanging on one sea: each set of up to three provinces, all adjacent to each
+    other, to that province and to no other (the graph's parts that one province cuts
+    off), with the province.  A Tutte drawing would put them all on their sea's point."""
+    whole = nx.Graph([(a, b) for a in graph for b in graph[a]])
+    found: list[tuple[str, list[str]]] = []
+    for sea in sorted(nx.articulation_points(whole)):
+        rest = whole.subgraph(n for n in whole if n != sea)
+        parts = sorted((sorted(part) for part in nx.connected_components(rest)), key=lambda part: (len(part), part))
+        for part in parts[:-1]:  # the largest part is the map itself
+            if len(part) <= 3 and all(graph[n] <= set(part) | {sea} and len(graph[n]) == len(part) for n in part):
+                found.append((sea, part))
+    return found
+
+
+def _carved(pieces: list[tuple[str, tuple[Point, ...]]], sea: str, block: list[str],
+            points: dict[str, Point]) -> list[tuple[str, tuple[Point, ...]]]:
+    """``pieces`` with ``block``'s islands cut out of the largest piece of ``sea``: the
+    piece shrunk towards a point it is star-shaped from is shared out among the islands
+    as a fan (neighbouring slices border each other, each borders the sea), and the ring
+    left round it stays the sea's, one cell for each side of the piece."""
+    largest = max((k for k, (owner, _) in enumerate(pieces) if owner == sea), key=lambda k: abs(signed_area(pieces[k][1])))
+    quad = pieces[largest][1]
+    # the piece is the sea's point, an edge's middle, a face's middle, an edge's middle:
+    # two triangles about the diagonal from its first to its third point, both of which
+    # hold that diagonal's middle
+    gx, gy = (quad[0][0] + quad[2][0]) / 2, (quad[0][1] + quad[2][1]) / 2
+    count = len(block)
+    inner: list[Point] = []  # the shrunk piece, each side in ``count`` steps
+    for k in range(len(quad)):
+        (ax, ay), (bx, by) = quad[k], quad[(k + 1) % len(quad)]
+        for step in range(count):
+            share = step / count
+            x, y = ax + share * (bx - ax), ay + share * (by - ay)
+            inner.append((gx + ISLANDS * (x - gx), gy + ISLANDS * (y - gy)))
+    ring: list[tuple[str, tuple[Point, ...]]] = [
+        (sea, (quad[k], quad[(k + 1) % len(quad)], *(inner[((k + 1) * count - j) % len(inner)] for j in range(count + 1))))
+        for k in range(len(quad))]
+    fan: list[tuple[str, tuple[Point, ...]]] = [(block[0], tuple(inner))] if count == 1 else [
+        (island, ((gx, gy), *(inner[(j * len(quad) + step) % len(inner)] for step in range(len(quad) + 1))))
+        for j, island in enumerate(block)]
+    for island, slice_ in fan:
+        points[island] = (sum(p[0] for p in slice_) / len(slice_), sum(p[1] for p in slice_) / len(slice_))
+    return pieces[:largest] + ring + fan + pieces[largest + 1:]
 
 
 def _rim(shares: np.ndarray, box: tuple[float, float, float, float]) -> list[Point]:
@@ -243,22 +305,22 @@ def _along(box: tuple[float, float, float, float], share: float) -> Point:
     return (left, bottom - (walk - 2 * w - h))
 
 
-def _cells(names: list[str], mesh: _Mesh, at: np.ndarray, dropped: list[tuple[str, str]]) -> Drawing:
-    corners = mesh.corners(at)
-    outlines = [quad for _, quad in corners]
+def _cells(names: list[str], pieces: list[tuple[str, tuple[Point, ...]]], points: dict[str, Point],
+           dropped: list[tuple[str, str]]) -> Drawing:
+    """The pieces as cells, each side naming the cell across it (by the segment they share)."""
     by_segment: dict[tuple[Point, Point], list[int]] = {}
-    for k, outline in enumerate(outlines):
-        for i in range(4):
-            by_segment.setdefault(_key(outline[i], outline[(i + 1) % 4]), []).append(k)
+    for k, (_, outline) in enumerate(pieces):
+        for i in range(len(outline)):
+            by_segment.setdefault(_key(outline[i], outline[(i + 1) % len(outline)]), []).append(k)
     cells: list[Cell] = []
-    for k, outline in enumerate(outlines):
+    for k, (_, outline) in enumerate(pieces):
         sides = []
-        for i in range(4):
-            others = [o for o in by_segment[_key(outline[i], outline[(i + 1) % 4])] if o != k]
+        for i in range(len(outline)):
+            others = [o for o in by_segment[_key(outline[i], outline[(i + 1) % len(outline)])] if o != k]
             sides.append(others[0] if others else FRAME)
         cells.append(Cell(outline, tuple(sides)))
-    points = {n: _point(at[i]) for i, n in enumerate(names)}
-    return Drawing(cells, [owner for owner, _ in corners], points, sorted(dropped))
+    index = {n: i for i, n in enumerate(names)}
+    return Drawing(cells, [index[owner] for owner, _ in pieces], points, sorted(dropped))
 
 
 def _key(a: Point, b: Point) -> tuple[Point, Point]:

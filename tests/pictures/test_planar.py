@@ -51,9 +51,18 @@ def test_cells_border_exactly_the_adjacent_provinces() -> None:
     assert bordering == {frozenset((a, b)) for a in graph for b in graph[a]}
 
 
-def test_a_graph_with_a_block_hanging_on_one_province_is_left_to_the_other_layout() -> None:
+def test_islands_hanging_on_one_sea_are_drawn_inside_it() -> None:
     graph = {name: set(others) for name, others in _grid(4, 4).items()}
-    for island in ("X", "Y"):  # two islands off province 1:1, adjacent to it and each other only
-        graph[island] = {"1:1", "Y" if island == "X" else "X"}
+    for island in ("X", "Y", "Z"):  # three islands off province 1:1, adjacent to it and each other only
+        graph[island] = {"1:1"} | {"X", "Y", "Z"} - {island}
         graph["1:1"].add(island)
-    assert planar.draw({n: frozenset(o) for n, o in graph.items()}, WIDTH, HEIGHT, MARGIN) is None
+    drawing = planar.draw({n: frozenset(o) for n, o in graph.items()}, WIDTH, HEIGHT, MARGIN)
+    assert drawing is not None
+    names = sorted(graph)
+    bordering = {frozenset((names[drawing.owners[k]], names[drawing.owners[side]]))
+                 for k, cell in enumerate(drawing.cells) for side in cell.sides
+                 if side != FRAME and drawing.owners[side] != drawing.owners[k]}
+    assert bordering == {frozenset((a, b)) for a in graph for b in graph[a]}
+    for island in ("X", "Y", "Z"):
+        cells = [cell for cell, owner in zip(drawing.cells, drawing.owners) if names[owner] == island]
+        assert len(cells) == 1 and abs(signed_area(cells[0].outline)) >= planar.SMALLEST
