@@ -1,17 +1,17 @@
-"""SVG text -> PNG bytes: CairoSVG draws (needs Debian's libcairo2), FreeType writes the
-texts (``pictures.lettering``: CairoSVG sets text slowly, glyph by glyph in Python),
-Pillow encodes.  Hover titles are left out before CairoSVG reads the SVG.
+"""A picture's SVG -> PNG bytes: ``pictures.raster`` draws the element tree our SVG
+writer makes with cairo directly (CairoSVG draws any other SVG, slowly: it parses each
+number in Python), FreeType writes the texts (``pictures.lettering``), Pillow encodes.
+Hover titles are for SVG viewers: no drawer reads them.
 
-CairoSVG's own ``svg2png`` spends two thirds of its time in cairo's PNG encoder at its
-fixed compression; Pillow encodes the same pixels in a fraction of that (figures in
-docs/benchmarks.md).  A board is flat colours (provinces with hard edges) under
-anti-aliased units, orders and letters, a few thousand colours in all: reduced to a palette of 256 (no dithering) it looks the same and its PNG
-is about a quarter of the full-colour one's size (61 kB against 211 kB for the standard
-map).  Fewer colours would merge the tints of Chaos's 34 powers.  A picture for mail must
-fit in a results mail of 120 kB with its text and record: given ``max_bytes``, a picture
-over it is drawn again smaller, and given ``max_pixels`` a big map (Modern, Youngstown) is
-drawn smaller at once.  Pictures are opaque
-(the board covers the frame), so the image starts as RGB.
+A board is flat colours (provinces with hard edges) under anti-aliased units, orders and
+letters, a few thousand colours in all: reduced to a palette of 256 (no dithering) it
+looks the same and its PNG is about a quarter of the full-colour one's size (61 kB
+against 211 kB for the standard map); Pillow encodes it in a fraction of cairo's own PNG
+writer's time (figures in docs/benchmarks.md).  Fewer colours would merge the tints of
+Chaos's 34 powers.  A picture for mail must fit in a results mail of 120 kB with its text
+and record: given ``max_bytes``, a picture over it is drawn again smaller, and given
+``max_pixels`` a big map (Modern, Youngstown) is drawn smaller at once.  Pictures are
+opaque (the board covers the frame), so the image starts as RGB.
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ from __future__ import annotations
 import io
 import math
 import re
-from typing import TYPE_CHECKING
+import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING, Callable
 
-from pictures import lettering
+from pictures import lettering, raster
 
 if TYPE_CHECKING:
     from PIL.Image import Image
@@ -42,16 +43,45 @@ def svg_to_png(svg: str, scale: float = 1.0, max_bytes: int | None = None, max_p
     drawn smaller when it must be to have at most ``max_pixels`` and weigh at most
     ``max_bytes`` (None: any size).  ``max_pixels`` is the cheap first guess: drawing is
     most of the cost, and a picture drawn too big must be drawn again."""
-    asked = scale
+    # Hover titles are for SVG viewers: no drawer needs them.
+    text = _TITLE.sub("", svg)
+    try:
+        root: ET.Element | None = ET.fromstring(text)
+    except ET.ParseError:
+        root = None  # CairoSVG says what is wrong with it
     found = _SIZE.search(svg[:2000])
-    frame = f"{found.group(1)}x{found.group(2)}" if found else ""
-    if max_pixels is not None and found:
-        area = float(found.group(1)) * float(found.group(2)) * scale * scale
+    size = (float(found.group(1)), float(found.group(2))) if found else None
+    return _fitted(lambda at: _draw(root, lambda: text, at), size, scale, max_bytes, max_pixels)
+
+
+def tree_to_png(root: ET.Element, scale: float = 1.0, max_bytes: int | None = None,
+                max_pixels: int | None = None) -> bytes:
+    """``svg_to_png`` of the SVG element tree ``root`` (``pictures.svg.draw_tree``), drawn
+    from the tree itself: the SVG text need not be read back."""
+    try:
+        size: tuple[float, float] | None = raster.picture_size(root)
+    except raster.Unsupported:
+        size = None
+
+    def text() -> str:
+        return _TITLE.sub("", ET.tostring(root, encoding="unicode"))
+
+    return _fitted(lambda at: _draw(root, text, at), size, scale, max_bytes, max_pixels)
+
+
+def _fitted(draw: Callable[[float], "Image"], size: tuple[float, float] | None, scale: float,
+            max_bytes: int | None, max_pixels: int | None) -> bytes:
+    """The PNG of ``draw(scale)`` within the caps (``svg_to_png``); ``size``: the picture's
+    width and height in SVG units, when known."""
+    asked = scale
+    frame = f"{size[0]:g}x{size[1]:g}" if size else ""
+    if max_pixels is not None and size:
+        area = size[0] * size[1] * scale * scale
         if area > max_pixels:
             scale *= math.sqrt(max_pixels / area)
     if max_bytes is not None:
         scale = min(scale, _FITTED.get((frame, asked, max_bytes), scale))
-    png = _encode(_draw(svg, scale))
+    png = _encode(draw(scale))
     if max_bytes is None:
         return png
     for _ in range(SHRINKS):
@@ -59,7 +89,7 @@ def svg_to_png(svg: str, scale: float = 1.0, max_bytes: int | None = None, max_p
             break
         # PNG size goes roughly with the area: shrink both sides by the root, and a margin.
         scale *= math.sqrt(max_bytes / len(png)) * 0.9
-        png = _encode(_draw(svg, scale))
+        png = _encode(draw(scale))
         if frame and len(_FITTED) < 256:  # a few maps, a few sizes: bounded all the same
             _FITTED[(frame, asked, max_bytes)] = scale
     return png
@@ -69,21 +99,32 @@ _TITLE = re.compile(r"<title>[^<]*</title>")
 _SIZE = re.compile(r'<svg\b[^>]*?\bwidth="([0-9.]+)"[^>]*?\bheight="([0-9.]+)"')
 
 
-def _draw(svg: str, scale: float) -> "Image":
+def _draw(root: ET.Element | None, text: Callable[[], str], scale: float) -> "Image":
+    """The picture of ``root`` drawn by ``pictures.raster``; where it cannot, of the SVG
+    ``text()`` (without titles) by CairoSVG.  Then the texts, by FreeType."""
+    try:
+        if root is None:
+            raise raster.Unsupported("not well-formed XML")
+        image, letterings = raster.draw(root, scale)
+    except raster.Unsupported:
+        image, letterings = _draw_by_cairosvg(text(), scale)
+    lettering.write(image, letterings, scale)
+    return image
+
+
+def _draw_by_cairosvg(svg: str, scale: float) -> tuple["Image", tuple[lettering.Lettering, ...]]:
+    """Any SVG: CairoSVG draws all but the texts it leaves to FreeType (it sets them slowly)."""
     # Imported on use: drawing SVG (and the judge's other work) does not need cairo.
     from cairosvg.parser import Tree  # type: ignore[import-untyped]
     from cairosvg.surface import PNGSurface  # type: ignore[import-untyped]
     from PIL import Image
 
-    # Hover titles are for SVG viewers; CairoSVG would parse (and copy) each one for nothing.
-    # The texts are written by FreeType (pictures.lettering): CairoSVG sets them slowly.
-    board, letterings = lettering.split(_TITLE.sub("", svg))
+    board, letterings = lettering.split(svg)
     surface = PNGSurface(Tree(bytestring=board.encode("utf-8")), None, 96, scale=scale).cairo
     surface.flush()
     image = Image.frombuffer("RGB", (surface.get_width(), surface.get_height()), surface.get_data(),
                              "raw", "BGRX", surface.get_stride(), 1).copy()
-    lettering.write(image, letterings, scale)
-    return image
+    return image, letterings
 
 
 def _encode(image: "Image") -> bytes:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
+from functools import lru_cache
 from typing import Mapping, Sequence
 
 from adjudicator.types import Terrain, Variant, province_of
@@ -49,7 +50,14 @@ def _points(points: Sequence[Point]) -> str:
     return " ".join(f"{_f(x)},{_f(y)}" for x, y in points)
 
 
-def _segments(segments: Sequence[Segment]) -> str:
+@lru_cache(maxsize=4096)  # a map's outlines are the same in every picture of it: written once
+def _outlines(parts: tuple[tuple[Point, ...], ...]) -> str:
+    """Path data of a province's rings, each closed."""
+    return "".join(f"M{_points(part)}Z" for part in parts)
+
+
+@lru_cache(maxsize=64)
+def _segments(segments: tuple[Segment, ...]) -> str:
     """Path data of the segments; one that starts where the last ended goes on from it
     (fewer points for the SVG reader: the shore comes mostly in runs)."""
     data: list[str] = []
@@ -124,7 +132,7 @@ class _Drawing:
             else:
                 fill = palette.SEA if province.terrain is Terrain.SEA else palette.LAND
             cell = _el(cells, "path", class_="province", data_province=abbrev,
-                       d="".join(f"M{_points(part)}Z" for part in shape.parts), fill=fill)
+                       d=_outlines(shape.parts), fill=fill)
             ET.SubElement(cell, "title").text = province.name
         if geometry.borders:  # a hand-made geometry may draw borders apart from the outlines
             _el(self.root, "path", class_="border", d=_segments(geometry.borders), fill="none", stroke=palette.BORDER,
@@ -354,6 +362,17 @@ def picture_size(variant: Variant, geometry: Geometry) -> tuple[float, float]:
 
 def draw_svg(variant: Variant, geometry: Geometry, scene: Scene) -> str:
     """The scene as an SVG document (text): the board after the phase, orders drawn."""
+    return svg_text(draw_tree(variant, geometry, scene))
+
+
+def svg_text(root: ET.Element) -> str:
+    """The SVG document of a ``draw_tree`` element."""
+    return ET.tostring(root, encoding="unicode", xml_declaration=False)
+
+
+def draw_tree(variant: Variant, geometry: Geometry, scene: Scene) -> ET.Element:
+    """The scene as an SVG element tree (``svg_text`` writes it; ``pictures.png.tree_to_png``
+    draws it): the one drawing both the SVG and the PNG are made from."""
     drawing = _Drawing(variant, geometry)
     drawing.board(scene.centers)
     dislodged_places = frozenset(str(d.unit.location) for d in scene.dislodged)
@@ -368,4 +387,4 @@ def draw_svg(variant: Variant, geometry: Geometry, scene: Scene) -> str:
         drawing.unit(units, entry.unit.kind.value, entry.unit.power, drawing.dislodged_point(entry.unit.location), "dislodged")
     drawing.labels()
     drawing.key(scene.centers, scene.title)
-    return ET.tostring(drawing.root, encoding="unicode", xml_declaration=False)
+    return drawing.root

@@ -27,7 +27,7 @@ from adjudicator.results import OrderResult
 from adjudicator.types import Position, Variant
 from judge.publish.signing import FileAttachment
 from judge.store.models_game import PhaseRecord
-from pictures import Geometry, draw_svg, svg_to_png
+from pictures import Geometry, draw_tree, svg_text, tree_to_png
 from pictures.scene import scene_after, scene_of_position
 
 __all__ = ["phase_picture", "position_picture", "record_picture"]
@@ -63,8 +63,8 @@ def _drawing(map_name: str, title: str, phase: str, after_doc: str, results_doc:
         scene = scene_after(variant, phase, after, json.loads(results_doc), title=title)
     else:
         scene = scene_of_position(variant, after, title=title)
-    svg = draw_svg(variant, geometry, scene)
-    return svg.encode("utf-8"), svg_to_png(svg, max_bytes=MAIL_PNG_BYTES, max_pixels=MAIL_PNG_PIXELS)
+    tree = draw_tree(variant, geometry, scene)  # one drawing: the SVG is written from it, the PNG drawn from it
+    return svg_text(tree).encode("utf-8"), tree_to_png(tree, max_bytes=MAIL_PNG_BYTES, max_pixels=MAIL_PNG_PIXELS)
 
 
 def _canonical(value: Any) -> str:

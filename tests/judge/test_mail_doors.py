@@ -175,8 +175,8 @@ def test_map_lines_get_one_picture_and_a_refusal_not_a_megabyte(judge, monkeypat
         phases = list(session.scalars(select(PhaseRecord.phase).order_by(PhaseRecord.id)))
     assert len(phases) == 4
     drawn: list[str] = []
-    real_draw = mail_pictures.draw_svg
-    monkeypatch.setattr(mail_pictures, "draw_svg", lambda *args: drawn.append("x") or real_draw(*args))
+    real_draw = mail_pictures.draw_tree
+    monkeypatch.setattr(mail_pictures, "draw_tree", lambda *args: drawn.append("x") or real_draw(*args))
     mail_pictures._drawing.cache_clear()
     judge.send("someone@example.net", f"MAP g1 {phases[0]}\n")  # the one picture a mail may get, drawn
     assert len(drawn) == 1

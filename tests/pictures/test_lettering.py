@@ -47,3 +47,18 @@ def test_a_label_is_written_at_its_place_in_the_png() -> None:
     x, y = geometry.provinces["BUR"].label
     above = image.getpixel((round(x), round(y) - 12))
     assert all(abs(a - b) <= 3 for a, b in zip(above, palette.to_rgb(palette.LAND)))
+
+
+def test_a_text_set_once_is_written_as_pillow_writes_it_at_any_fraction_of_a_pixel() -> None:
+    from PIL import ImageChops, ImageDraw
+
+    for x, y, size, anchor in ((30.0, 20.0, 10.0, "ms"), (41.37, 17.82, 3.78, "ls"), (-2.6, 8.25, 15.0, "rs"),
+                               (97.5, 39.9, 6.5, "ms")):
+        item = lettering.Lettering(x, y, "MOS & NC", size, True, False, anchor, "#d01010", 1.0)
+        expected = Image.new("RGB", (100, 40), palette.to_rgb(palette.LAND))
+        ImageDraw.Draw(expected, "RGBA").text((x, y), item.text, font=lettering._font(True, False, size),
+                                              fill=(208, 16, 16, 255), anchor=anchor)
+        for _ in range(2):  # set, then taken from the cache
+            written = Image.new("RGB", (100, 40), palette.to_rgb(palette.LAND))
+            lettering.write(written, (item,), 1.0)
+            assert ImageChops.difference(written, expected).getbbox() is None, (x, y, size, anchor)

@@ -61,13 +61,13 @@ def test_every_results_copy_carries_the_one_picture_drawn_outside_the_transactio
     service_pictures._drawing.cache_clear()
     png_scales._FITTED.clear()  # a busier picture drawn earlier in this process may have left a smaller scale
     drawn: list[bool] = []
-    real_draw = service_pictures.draw_svg
+    real_draw = service_pictures.draw_tree
 
     def spying_draw(*arguments):
         drawn.append(_others_can_write(judge))
         return real_draw(*arguments)
 
-    monkeypatch.setattr(service_pictures, "draw_svg", spying_draw)
+    monkeypatch.setattr(service_pictures, "draw_tree", spying_draw)
     _, out = _play_spring(judge)
     results = out.of_kind("results")
     assert len(results) == 8 and drawn == [True]  # drawn once, while other mail could be stored
