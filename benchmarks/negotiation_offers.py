@@ -103,7 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     continue
                 for name, press in offers(board, table, bot, human).items():
                     started = time.perf_counter()
-                    [(_, answer)] = Negotiator(bot, table, LEVEL).heard(human, (bot,), press, board)
+                    # the answer comes first (a new peace brings the bot's own offers after it)
+                    (_, answer), *_ = Negotiator(bot, table, LEVEL).heard(human, (bot,), press, board)
                     seconds.append(time.perf_counter() - started)
                     made[name] += 1
                     accepted[name] += answer[0] == "YES"

@@ -1,6 +1,6 @@
 """The web archive: writing a phase's pages, page weight, the index of many games, serving.
 
-    python -m benchmarks.web_bench [--games 10000] [--phases 20] [--seconds 5]
+    python -m benchmarks.web_bench [--games 10000] [--phases 20] [--seconds 5] [--players 10000]
 
 On a SQLite file in a scratch folder: one standard game played by RandomBot (seed 1) for
 ``--phases`` phases, stored as the judge stores them (positions, orders, results, a list
@@ -15,7 +15,12 @@ mail per phase), then ``--games`` more games (forming and running rows).  Measur
    the poll that finds nothing changed (what ``judge serve`` does every ``poll_seconds``);
 4. the built-in server answering cached pages (the goal: 200 requests/s): ``wrk`` (Debian's)
    on loopback when installed, else a Python client with keep-alive connections; the CPU
-   time of this process (the server's threads) per request.
+   time of this process (the server's threads) per request;
+5. the registered players' pages (issue 31) with ``--players`` players (benchmarks/registry_bench.py's
+   population: two addresses each, their records public): every page written (``judge web
+   build``, and what every change cost before the pages were kept by content), then one
+   rating added and the refresh that follows it, side by side in this run: its time and
+   the pages it wrote.
 """
 
 from __future__ import annotations
@@ -38,11 +43,13 @@ from judge.config import WebSettings
 from judge.lifecycle import ACTIVE, FORMING
 from judge.store.engine import Store
 from judge.store.models_game import PLAYER, Game, Membership, PhaseRecord
+from judge.store.models_standing import RatingEntry
 from judge.store.models_web import ListMail
 from judge.store.queries import variant_named
 from judge.store.schema import upgrade
 from judge.web.build import Archive
 from judge.web.index import write_index
+from judge.web.players import write_players
 from judge.web.server import ArchiveServer
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -154,11 +161,32 @@ def _serve(root: Path, seconds: int) -> str:
         server.stop()
 
 
+def _registry(store: Store, archive: Archive, game_id: int, players: int) -> None:
+    from benchmarks.registry_bench import populate
+
+    populate(store, players, START)
+    with store.sessions() as session, session.begin(), _Timer() as everything:
+        written = write_players(session, archive.files, everything=True)[0]
+    print(f"registered players' pages, every one written ({players} players): {everything}, {len(written)} files, "
+          f"{len(list(archive.files.path('players/pages').iterdir())) + 1} index pages")
+    with store.unit_of_work() as session:  # one player's game rated
+        session.add(RatingEntry(seq=1, player="P00010", pool="press", game_id=game_id, game_name="g0",
+                                result="draw", mu=27.0, sigma=7.0, rating=6.0, rated_at=START))
+    with store.sessions() as session, session.begin(), _Timer() as one:
+        written = write_players(session, archive.files)[0]
+    assert sorted(written) == ["players/P00010.html", "ratings.html"], written
+    with store.sessions() as session, session.begin(), _Timer() as idle:
+        assert write_players(session, archive.files)[0] == []
+    print(f"after one rating: {one}, files written: {', '.join(sorted(written))}; "
+          f"nothing changed: {idle.wall * 1000:.0f} ms")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.web_bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=10_000, help="games in the index (default 10000)")
     parser.add_argument("--phases", type=int, default=20, help="phases of the measured game (default 20)")
     parser.add_argument("--seconds", type=int, default=5, help="seconds of serving (default 5)")
+    parser.add_argument("--players", type=int, default=10_000, help="registered players (default 10000; 0: skip)")
     args = parser.parse_args(argv)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as scratch:
@@ -196,6 +224,8 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{(root / 'index.html').stat().st_size / 1e3:.0f} kB; the poll finding nothing changed: "
               f"{poll_time.wall * 1000:.0f} ms (CPU {poll_time.cpu * 1000:.0f} ms)")
         print(f"serving the cached game page: {_serve(root, args.seconds)}")
+        if args.players:
+            _registry(store, archive, game_id, args.players)
         store.dispose()
     return 0
 

@@ -25,7 +25,8 @@ import asyncio
 import logging
 import socket
 import time
-from typing import Callable, Sequence
+import functools
+from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
 from adjudicator.types import PhaseKind, Position
 from daide import framing, render
@@ -39,8 +40,18 @@ from daide.press_relay import PressLimits, PressRelay
 from daide.tokens import TokenTable
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: How a server runs a host call that may wait for the store: ``offload(work)`` returns
+#: ``work()``'s result.  The default runs it at once, on the loop (a host in memory).
+Offload = Callable[[Callable[[], Any]], Awaitable[Any]]
+
+
+async def run_here(work: Callable[[], T]) -> T:
+    return work()
 
 IM_TIMEOUT = 30.0
+READ_BYTES = 65536  # one read; also what is kept of a connection's input while its command waits
 NAME_SECONDS = 30.0
 IDLE_SECONDS = 600.0
 ACCEPT_BACKLOG = 16
@@ -92,6 +103,15 @@ class Connection:
         self.reminded: tuple[object, set[int]] = (None, set())  # (phase, reminders sent in it)
         self._queued: list[Frame] = []
         self._recent: list[float] = []
+        #: Bytes read while a command waited for the store, answered (in order) after it.
+        self._unread = bytearray()
+        #: The peer hung up (EOF or a reset) while its commands were still being answered:
+        #: it no longer holds its power against an IAM from its successor.
+        self.peer_gone = False
+        #: The power this connection's IAM is claiming while the store checks it, and the
+        #: seat of a predecessor that left meanwhile (told left only if the claim fails).
+        self.claiming: str | None = None
+        self.inherited: Seat | None = None
 
     # -- output
     def send(self, message: Message) -> None:
@@ -128,20 +148,25 @@ class Connection:
             if first is None:
                 return
             self.writer.write(framing.representation(self.server.host.table.representation()))
-            self._take(self._queued)
+            await self._take(self._queued)
             while not self.closed:
-                left = self._time_left()
-                if left is not None and left <= 0:
-                    self.send(("OFF",))  # unnamed or silent too long: its descriptor is worth more
+                if self._unread:
+                    data, self._unread = bytes(self._unread), bytearray()
+                elif self.peer_gone:
                     break
-                try:
-                    data = await asyncio.wait_for(self.reader.read(65536), left)
-                except asyncio.TimeoutError:
-                    continue
-                if not data:
-                    break
-                self.last_heard = time.monotonic()
-                self._take(self.frames.feed(data))
+                else:
+                    left = self._time_left()
+                    if left is not None and left <= 0:
+                        self.send(("OFF",))  # unnamed or silent too long: its descriptor is worth more
+                        break
+                    try:
+                        data = await asyncio.wait_for(self.reader.read(READ_BYTES), left)
+                    except asyncio.TimeoutError:
+                        continue
+                    if not data:
+                        break
+                    self.last_heard = time.monotonic()
+                await self._take(self.frames.feed(data))  # not read meanwhile: a busy store slows only its sender
                 waiting = self.frames.waiting_header()
                 if waiting is not None and waiting[0] not in Kind._value2member_map_:
                     self.fail(ErrorCode.UNKNOWN_MESSAGE)  # garbage: no waiting for its "body"
@@ -165,12 +190,47 @@ class Connection:
             left = min(left, self.opened + self.server.name_seconds - now)
         return left
 
-    def _take(self, frames: list[Frame]) -> None:
+    async def _take(self, frames: list[Frame]) -> None:
+        """Each frame answered in turn: a command that waits for the store holds back this
+        connection's next ones, never another connection's."""
         for frame in frames:
             if self.closed:
                 break
-            self.handle_frame(frame)
+            pending = self.handle_frame(frame)
+            if pending is not None:
+                try:
+                    await self._listening_while(pending)
+                except Exception:  # the server's fault, not the client's: say so in the log, keep the connection
+                    log.exception("DAIDE: handling a message failed")
             self.server.handled += 1
+
+    async def _listening_while(self, pending: Awaitable[None]) -> None:
+        """Await a command's store call while the socket is still read: a peer that hangs up
+        meanwhile is known gone at once (``peer_gone``), and what it sends is kept, up to
+        ``READ_BYTES``, for its turn after this command."""
+        answer = asyncio.ensure_future(pending)
+        while not answer.done() and not self.peer_gone and len(self._unread) < READ_BYTES:
+            reading = asyncio.ensure_future(self.reader.read(READ_BYTES - len(self._unread)))
+            try:
+                await asyncio.wait({answer, reading}, return_when=asyncio.FIRST_COMPLETED)
+            except asyncio.CancelledError:  # the listener closing: the call ends as an awaited one would
+                reading.cancel()
+                answer.cancel()
+                raise
+            reading.cancel()  # no data is lost: a read takes from the buffer only when it returns
+            await asyncio.wait({reading})
+            if reading.cancelled():
+                continue
+            problem = reading.exception()
+            data = reading.result() if problem is None else b""
+            if data:
+                self._unread += data
+                self.last_heard = time.monotonic()
+            else:
+                self.peer_gone = True
+                if problem is not None and not isinstance(problem, (ConnectionError, asyncio.IncompleteReadError)):
+                    raise problem
+        await answer
 
     async def _first_frame(self) -> Frame | None:
         deadline = time.monotonic() + self.server.im_timeout
@@ -180,7 +240,7 @@ class Connection:
                 self.fail(ErrorCode.IM_TIMER_POPPED)
                 return None
             try:
-                data = await asyncio.wait_for(self.reader.read(65536), remaining)
+                data = await asyncio.wait_for(self.reader.read(READ_BYTES), remaining)
             except asyncio.TimeoutError:
                 self.fail(ErrorCode.IM_TIMER_POPPED)
                 return None
@@ -208,13 +268,14 @@ class Connection:
             self._queued = rest
             return first
 
-    def handle_frame(self, frame: Frame) -> None:
+    def handle_frame(self, frame: Frame) -> Awaitable[None] | None:
+        """What the frame asks; an awaitable when the answer waits for the store."""
         if frame.kind == Kind.DM:
             if self._flooding():
                 self.send(("OFF",))
                 self.close()
-                return
-            self.handle_dm(frame.body)
+                return None
+            return self.handle_dm(frame.body)
         elif frame.kind == Kind.FM:
             self.close()
         elif frame.kind == Kind.EM:
@@ -225,6 +286,7 @@ class Connection:
             self.fail(ErrorCode.RM_FROM_CLIENT)
         else:
             self.fail(ErrorCode.UNKNOWN_MESSAGE)
+        return None
 
     def _flooding(self) -> bool:
         now = time.monotonic()
@@ -233,13 +295,13 @@ class Connection:
         self._recent.append(now)
         return len(self._recent) > self.server.flood_limit
 
-    def handle_dm(self, body: bytes) -> None:
+    def handle_dm(self, body: bytes) -> Awaitable[None] | None:
         table = self.server.host.table
         try:
             values = words(body)
         except DecodeError:
             self.fail(ErrorCode.MESSAGE_TOO_SHORT)
-            return
+            return None
         try:
             message = build_tree(values, table)
         except DecodeError as error:
@@ -247,14 +309,17 @@ class Connection:
                 self.fail(ErrorCode.INVALID_TOKEN)
             else:
                 self.send_body(encode(("PRN",), table) + body[:0] + _bracketed(body))
-            return
+            return None
         if not message or type(message[0]) is not str:
             self.send_body(with_error_mark(values, 0, table))
-            return
+            return None
         try:
-            self.server.commands.get(message[0], Commands.unknown)(self.server.commands_of(self), message, values)
+            answer: Awaitable[None] | None = self.server.commands.get(message[0], Commands.unknown)(
+                self.server.commands_of(self), message, values)
+            return answer
         except Exception:  # the server's fault, not the client's: say so in the log, keep the connection
             log.exception("DAIDE: handling %s failed", message[0])
+            return None
 
 
 def _has_deadlines(timing: render.Timing) -> bool:
@@ -292,14 +357,14 @@ class Commands:
             return None
         return self.c.power
 
-    def _playing(self, message: Message) -> str | None:
+    async def _playing(self, message: Message) -> str | None:
         """The connection's power while its game runs and the seat still plays it; else REJ
         and None (a machine whose power was given to someone else is told OFF and closed)."""
         power = self._seated(message)
         if power is not None and (not self.host.started() or self.host.ended()):
             self.c.send(("REJ", message))
             return None
-        if power is not None and self.c.seat is not None and self.host.power_of(self.c.seat) != power:
+        if power is not None and self.c.seat is not None and await self.server.call(self.host.power_of, self.c.seat) != power:
             self.c.send(("REJ", message))
             self.c.send(("OFF",))
             self.c.seat = None  # its power is someone else's now: no CCD for it
@@ -308,14 +373,19 @@ class Commands:
         return power
 
     # -- joining
-    def nme(self, message: Message, values: Sequence[int]) -> None:
+    async def nme(self, message: Message, values: Sequence[int]) -> None:
         if len(message) != 3 or not all(type(e) is tuple and len(e) == 1 and type(e[0]) is Text for e in message[1:]):
             self.huh(message, (1,))
             return
         if self.c.seat is not None or self.c.observer or self.host.ended():
             self.c.send(("REJ", message))
             return
-        seat = self.host.join(str(message[1][0]), str(message[2][0]))
+        seat = await self.server.call(self.host.join, str(message[1][0]), str(message[2][0]))
+        if self.c.closed:  # gone while the store answered: the seat is freed as any leaver's
+            if seat is not None:
+                self.c.seat = seat
+                self.server.left(seat)
+            return
         if seat is None:
             self.c.send(("REJ", message))
             return
@@ -334,7 +404,7 @@ class Commands:
         if self.host.started():
             self.server.send_state(self.c)
 
-    def iam(self, message: Message, values: Sequence[int]) -> None:
+    async def iam(self, message: Message, values: Sequence[int]) -> None:
         table = self.host.table
         if (len(message) != 3 or type(message[1]) is not tuple or len(message[1]) != 1 or type(message[2]) is not tuple
                 or len(message[2]) != 1 or type(message[2][0]) is not int):
@@ -349,9 +419,21 @@ class Commands:
         if self.c.seat is not None:  # already seated: nothing to come back to, no guess either
             self.c.send(("REJ", message))
             return
-        seat = self.host.rejoin(power, message[2][0], self.c.address) if power is not None else None
+        # counted wrong before the store is asked (a right one clears it): guesses sent at
+        # once over many connections cannot all pass the check while the store answers
+        self.server.iam_wrong(self.c, power)
+        self.c.claiming = power
+        try:
+            seat = await self.server.call(self.host.rejoin, power, message[2][0], self.c.address) if power is not None else None
+        finally:
+            self.c.claiming = None
+        inherited, self.c.inherited = self.c.inherited, None
+        if seat is None and inherited is not None:  # the predecessor left while this claim waited
+            self.server.left(inherited)
+        if seat is not None and self.c.closed:  # gone while the store answered
+            self.server.left(seat)
+            return
         if seat is None or power is None:
-            self.server.iam_wrong(self.c, power)
             self.c.send(("REJ", message))
             return
         self.server.iam_right(self.c, power)
@@ -424,9 +506,9 @@ class Commands:
         answer = render.time_left(left) if left is not None else None
         self.c.send(answer if answer is not None else ("REJ", message))
 
-    def hst(self, message: Message, values: Sequence[int]) -> None:
+    async def hst(self, message: Message, values: Sequence[int]) -> None:
         phase = render.phase_of(message[1]) if len(message) == 2 else None
-        played = self.host.history(phase) if phase is not None else None
+        played = await self.server.call(self.host.history, phase) if phase is not None else None
         if played is None:
             self.c.send(("REJ", message))
             return
@@ -437,8 +519,8 @@ class Commands:
         self.c.send(render.now(self.host.table, after))
 
     # -- orders
-    def sub(self, message: Message, values: Sequence[int]) -> None:
-        power = self._playing(message)
+    async def sub(self, message: Message, values: Sequence[int]) -> None:
+        power = await self._playing(message)
         if power is None:
             return
         position = self.host.position()
@@ -462,24 +544,26 @@ class Commands:
         for order, verdict in verdicts:
             self.c.send(("THX", order, (verdict.note,)))
         if accepted:
-            self.host.submit(power, accepted)
-        self.mis(("MIS",), ())
-        self.host.settle()
+            await self.server.call(self.host.submit, power, accepted)
+        await self.mis(("MIS",), ())
+        await self.server.call(self.host.settle)
 
-    def mis(self, message: Message, values: Sequence[int]) -> None:
+    async def mis(self, message: Message, values: Sequence[int]) -> None:
         power = self._seated(message)
         if power is None or not self.host.started():
             if power is not None:
                 self.c.send(("REJ", message))
             return
         position = self.host.position()
-        adjust = self.host.adjustment_left(power) if position.phase.kind is PhaseKind.ADJUSTMENT else 0
-        self.c.send(render.missing(self.host.table, position, power, self.host.ordered_units(power), adjust))
+        adjust = (await self.server.call(self.host.adjustment_left, power)
+                  if position.phase.kind is PhaseKind.ADJUSTMENT else 0)
+        ordered = await self.server.call(self.host.ordered_units, power)
+        self.c.send(render.missing(self.host.table, position, power, ordered, adjust))
 
-    def gof(self, message: Message, values: Sequence[int]) -> None:
-        self._flag(message, lambda power: self.host.set_ready(power, True))
+    async def gof(self, message: Message, values: Sequence[int]) -> None:
+        await self._flag(message, lambda power: self.host.set_ready(power, True))
 
-    def drw(self, message: Message, values: Sequence[int]) -> None:
+    async def drw(self, message: Message, values: Sequence[int]) -> None:
         powers: frozenset[str] | None = None
         if len(message) == 2 and type(message[1]) is tuple:  # DRW (power power ...): a partial draw
             names = [self.host.table.power_of_token.get(token) for token in message[1]]
@@ -491,23 +575,23 @@ class Commands:
         elif len(message) != 1:
             self.huh(message, (1,))
             return
-        power = self._playing(message)
+        power = await self._playing(message)
         if power is None:
             return
-        refusal = self.host.draw_refusal(power, powers)
+        refusal = await self.server.call(self.host.draw_refusal, power, powers)
         if refusal is not None:  # REJ, and the reason (DAIDE's REJ has no room for one) as ADM
             self.c.send(("REJ", message))
             self.c.send(("ADM", (Text("Server"),), (Text(refusal),)))
             return
         self.c.send(("YES", message))
-        self.host.set_draw(power, True, powers)
+        await self.server.call(self.host.set_draw, power, True, powers)
 
-    def not_(self, message: Message, values: Sequence[int]) -> None:
+    async def not_(self, message: Message, values: Sequence[int]) -> None:
         inner = message[1] if len(message) == 2 and type(message[1]) is tuple else ()
         if inner == ("GOF",):
-            self._flag(message, lambda power: self.host.set_ready(power, False))
+            await self._flag(message, lambda power: self.host.set_ready(power, False))
         elif inner == ("DRW",):
-            self._flag(message, lambda power: self.host.set_draw(power, False))
+            await self._flag(message, lambda power: self.host.set_draw(power, False))
         elif inner == ("TME",) or (len(inner) == 2 and inner[0] == "TME"):
             self._forget_reminder(message, None if len(inner) == 1 else _seconds(inner[1]))
         elif inner[:1] == ("SUB",):
@@ -525,12 +609,12 @@ class Commands:
         else:
             self.c.send(("REJ", message))
 
-    def _flag(self, message: Message, apply: Callable[[str], None]) -> None:
-        power = self._playing(message)
+    async def _flag(self, message: Message, apply: Callable[[str], None]) -> None:
+        power = await self._playing(message)
         if power is None:
             return
         self.c.send(("YES", message))
-        apply(power)
+        await self.server.call(apply, power)
 
     def adm(self, message: Message, values: Sequence[int]) -> None:
         if len(message) != 3:
@@ -552,10 +636,13 @@ class GameServer:
                  flood_window: float = 1.0, max_body: int = 8192, reminder_interval: float = 0.25,
                  admission: Admission | None = None, address_guesses: Guesses | None = None,
                  name_seconds: float = NAME_SECONDS, idle_seconds: float = IDLE_SECONDS,
-                 press_limits: PressLimits = PressLimits()) -> None:
+                 press_limits: PressLimits = PressLimits(), offload: Offload = run_here) -> None:
         """``admission`` and ``address_guesses`` are shared by the servers of one process
-        (the caps and the wrong IAMs of a client address count across games)."""
+        (the caps and the wrong IAMs of a client address count across games).  ``offload``
+        runs the host calls that may wait for the store (joining, orders, votes, history,
+        leaving); the rest of a connection's answers never wait for them."""
         self.host = host
+        self.offload = offload
         self.connections: list[Connection] = []
         self.admission = admission if admission is not None else Admission()
         self.address_guesses = address_guesses if address_guesses is not None else Guesses()
@@ -664,21 +751,50 @@ class GameServer:
             self.admission.leave(self, address)
             self._tasks.discard(task)
 
+    async def call(self, work: Callable[..., T], *args: Any) -> T:
+        """``work(*args)``, a host call that may wait for the store, through ``offload``."""
+        result: T = await self.offload(functools.partial(work, *args))
+        return result
+
     def forget(self, connection: Connection) -> None:
         if connection in self.connections:
             self.connections.remove(connection)
             seat = connection.seat
             if seat is not None and not any(c.seat is not None and c.seat.key == seat.key for c in self.connections):
-                try:
-                    self.host.disconnected(seat)
-                except Exception:  # the store cannot be reached now; the connection is gone anyway
-                    log.exception("DAIDE: recording that a machine left failed")
+                # a successor's IAM waiting for the store: told left only if that claim fails
+                # (else "left" would reach the host after the successor came back)
+                successor = next((c for c in self.connections
+                                  if c.claiming is not None and c.claiming == connection.power), None)
+                if successor is not None:
+                    successor.inherited = seat
+                else:
+                    self.left(seat)
+
+    def left(self, seat: Seat) -> None:
+        """Tell the host a machine left (in a task: the store may be busy; ``close`` awaits it)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # closed outside a loop (a test's host in memory): tell it now
+            self._tell_left(seat)
+            return
+        task = loop.create_task(self._left(seat))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _left(self, seat: Seat) -> None:
+        await self.call(self._tell_left, seat)
+
+    def _tell_left(self, seat: Seat) -> None:
+        try:
+            self.host.disconnected(seat)
+        except Exception:  # the store cannot be reached now; the connection is gone anyway
+            log.exception("DAIDE: recording that a machine left failed")
 
     # -- IAM: coming back after a dropped connection
     def iam_refusal(self, connection: Connection, power: str | None) -> str | None:
         """Why an IAM for ``power`` is not even tried now (None: it is)."""
         if power is not None and any(other is not connection and other.power == power and not other.closed
-                                     for other in self.connections):
+                                     and not other.peer_gone for other in self.connections):
             return f"{power}'s own connection is alive: IAM is for coming back after a dropped connection"
         wait = self.address_guesses.wait(connection.address)
         if power is not None and connection.address not in self.owners.get(power, ()):

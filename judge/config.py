@@ -169,7 +169,8 @@ class DaideSettings:
     itself (NME, IAM, OBS) after ``name_seconds``, or holds no seat and sends nothing for
     ``idle_seconds``, is told OFF and closed.  One master address may have
     ``forming_games_per_address`` machine games that have not started; a forming game
-    nobody joins for ``forming_idle_hours`` gives its port back.
+    nobody joins for ``forming_idle_hours`` gives its port back.  The edge's store work runs
+    in ``store_threads`` threads off its event loop (judge/edge/daide/offload.py).
     """
 
     host: str = "127.0.0.1"
@@ -183,6 +184,7 @@ class DaideSettings:
     idle_seconds: float = 600.0
     forming_games_per_address: int = 3
     forming_idle_hours: float = 72.0
+    store_threads: int = 4
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,25 @@ Policy (deterministic: no chance in it, so a game replays for the bot's seed):
 * ``YES`` to one of our proposals from every power it went to makes it an agreement;
   ``REJ`` drops it; ``CCL`` of a proposal not yet agreed withdraws it.  Statements
   (``FCT``), ``TRY``, ``HUH`` and ``BWX`` get no answer.
-* At each movement phase it proposes peace once to every power whose units stand next to
-  its own and with which it has no peace yet.
+* At each movement phase it proposes, in this order (``judge.offers`` reads the
+  board for the last two):
+
+  - peace, once, to every power whose units stand next to its own and with which it has
+    no peace yet, unless we are allied against it (level 10);
+  - to each power it is at peace or allied with, an alliance against their common threat
+    (``PRP (ALY (us partner) VSS (threat))``, level 10): the strongest power that borders
+    both, else the board's leader if it borders one of them -- never a power offered
+    peace in the same breath;
+  - to each of those powers, a DMZ of the contested border
+    (``PRP (DMZ (us partner) (provinces))``, level 20): the empty provinces, no supply
+    centre, that units of both can reach, at most three.
+
+  It proposes again, in the same phase, as soon as an answer makes a new agreement (a new
+  friend is offered the alliance and the DMZ at once).  It never sends a proposal it sent before (agreed, refused or unanswered), waits for the
+  answer to an alliance or a DMZ before offering the same power another, and never
+  offers a power a province that power refused in a DMZ.  That memory (``proposed``,
+  ``refused``) is part of the fold below, so a negotiator rebuilt from the record keeps
+  it.  ``proposing`` narrows what it offers (the negotiation arena's peace-only mode).
 
 Answers go to the sender and the proposal's other recipients, as the syntax asks.
 Nothing above the game's level is sent (``daide.press.Grammar`` checks every message).
@@ -40,8 +57,10 @@ from bot.agreements import Agreements
 from daide.messages import Element, Message, from_text, to_text
 from daide.press import Grammar, PressError
 from daide.tokens import TokenTable
+from judge.offers import common_threat, contested
 
 Outgoing = tuple[tuple[str, ...], Message]  # (recipients: power names, press message)
+OFFERS = frozenset({"PCE", "ALY", "DMZ"})  # what the negotiator proposes, by arrangement
 
 
 @dataclass(frozen=True)
@@ -87,6 +106,11 @@ class Negotiator:
     #: Our proposals awaiting answers: their text -> the powers yet to say YES.
     pending: dict[str, set[str]] = field(default_factory=dict)
     proposed_peace: set[str] = field(default_factory=set)
+    #: Every proposal we sent (its text): none is sent twice.
+    proposed: set[str] = field(default_factory=set)
+    #: (the power that refused, the proposal's text) of our proposals refused.
+    refused: set[tuple[str, str]] = field(default_factory=set)
+    proposing: frozenset[str] = OFFERS
 
     # -- what the core gets
     def agreements(self) -> Agreements:
@@ -96,13 +120,18 @@ class Negotiator:
     # -- hearing press
     def heard(self, sender: str, recipients: tuple[str, ...], press: Message, board: Board) -> list[Outgoing]:
         """Our answers to ``press`` (an FRM's content) from ``sender`` to ``recipients``,
-        each already counted as sent (``replay`` of it would count it twice)."""
+        then, when it made a new agreement in a movement phase, our proposals; each already
+        counted as sent (``replay`` of it would count it twice)."""
+        before = self.agreements()
         self._received(sender, press)
-        if press[:1] != ("PRP",) or len(press) != 2:
-            return []
-        others = tuple(p for p in recipients if p != self.power)
-        answer = "YES" if self._accepts(press[1], sender, board) else "REJ"
-        return self._send([((sender, *others), (answer, press))])
+        answers: list[Outgoing] = []
+        if press[:1] == ("PRP",) and len(press) == 2:
+            others = tuple(p for p in recipients if p != self.power)
+            answer = "YES" if self._accepts(press[1], sender, board) else "REJ"
+            answers = self._send([((sender, *others), (answer, press))])
+        if self.agreements() != before and board.position.phase.kind.name == "MOVEMENT":
+            answers += self.proposals(board)  # a new friend: what we offer friends, now
+        return answers
 
     def replay(self, sender: str, recipients: tuple[str, ...], press: Message) -> None:
         """A message of the record, ours or to us, applied as when it was sent or heard."""
@@ -126,6 +155,7 @@ class Negotiator:
                 self._agree(inner[1])
         elif head == "REJ":
             del self.pending[key]
+            self.refused.add((sender, key))
 
     def _sent(self, recipients: tuple[str, ...], press: Message) -> None:
         """Our own message: a proposal awaits answers; our YES to a proposal between the
@@ -133,6 +163,7 @@ class Negotiator:
         head = press[0] if press else None
         if head == "PRP" and len(press) == 2:
             self.pending[to_text(press)] = set(recipients)
+            self.proposed.add(to_text(press))
             arrangement = press[1]
             if type(arrangement) is tuple and arrangement[:1] == ("PCE",):
                 self.proposed_peace |= set(recipients)
@@ -186,20 +217,54 @@ class Negotiator:
 
     # -- proposing
     def proposals(self, board: Board) -> list[Outgoing]:
-        """Peace, once, to each neighbour we have none with (a movement phase's opening)."""
+        """A movement phase's opening: peace to new neighbours, then alliances and DMZs to
+        the powers we are at peace with (the module's policy), none sent before."""
+        me = self.table.power_names[self.power]
+        outgoing: list[Outgoing] = []
+        if "PCE" in self.proposing:
+            outgoing += [((power,), ("PRP", ("PCE", (me, self.table.power_names[power]))))
+                         for power in self._new_neighbours(board)]
+        friends = self.peace | self.allies
+        courted = {power for (_, press) in outgoing for power in self._names(press[1][1])}  # offered peace now
+        for partner in sorted(friends):
+            token = self.table.power_names[partner]
+            threat = common_threat(board, self.power, partner, friends | courted) if "ALY" in self.proposing \
+                and not self._awaiting(partner, "ALY") else None
+            if threat is not None:
+                outgoing.append(((partner,), ("PRP", ("ALY", (me, token), "VSS", (self.table.power_names[threat],)))))
+            if "DMZ" in self.proposing and not self._awaiting(partner, "DMZ"):
+                provinces = contested(board, self.power, partner, self.dmz | self._refused_provinces(partner))
+                if provinces:
+                    names = tuple(self.table.province_names[p] for p in provinces)
+                    outgoing.append(((partner,), ("PRP", ("DMZ", (me, token), names))))
+        return self._send([out for out in outgoing if to_text(out[1]) not in self.proposed])
+
+    def _new_neighbours(self, board: Board) -> list[str]:
+        """Powers whose units can reach ours, never offered peace, neither at peace with us
+        nor our enemies."""
         ours = {u.province for u in board.position.units if u.power == self.power}
         near = set()
         for unit in board.position.units:
-            if unit.power == self.power or unit.power in self.peace | self.proposed_peace:
+            if unit.power == self.power or unit.power in self.peace | self.proposed_peace | self.enemies:
                 continue
             reach = board.tables.reach[unit.kind].get(unit.location, frozenset())
             if ours & set(reach):
                 near.add(unit.power)
-        outgoing: list[Outgoing] = []
-        me = self.table.power_names[self.power]
-        for power in sorted(near):
-            outgoing.append(((power,), ("PRP", ("PCE", (me, self.table.power_names[power])))))
-        return self._send(outgoing)
+        return sorted(near)
+
+    def _awaiting(self, partner: str, head: str) -> bool:
+        """A proposal of ours of this kind still waits for ``partner``'s answer."""
+        return any(partner in waiting and _arrangement_head(text) == head for text, waiting in self.pending.items())
+
+    def _refused_provinces(self, partner: str) -> set[str]:
+        """The provinces of the DMZs ``partner`` refused us."""
+        found: set[str] = set()
+        for refuser, text in self.refused:
+            arrangement = from_text(text)[1] if refuser == partner else ()
+            if type(arrangement) is tuple and arrangement[:1] == ("DMZ",) and len(arrangement) == 3 \
+                    and type(arrangement[2]) is tuple:
+                found |= {self.table.province_of_token.get(str(p), "") for p in arrangement[2]}
+        return found - {""}
 
     def _send(self, outgoing: list[Outgoing]) -> list[Outgoing]:
         """Only what the game's level accepts (a level-0 game gets nothing), counted as sent."""
@@ -213,3 +278,9 @@ class Negotiator:
             self._sent(recipients, press)
             kept.append((recipients, press))
         return kept
+
+
+def _arrangement_head(text: str) -> str | None:
+    """The arrangement's head of a proposal's text (``PRP (ALY ...)`` -> ``ALY``)."""
+    words = text.split()
+    return words[1].lstrip("(") if len(words) > 1 and words[0] == "PRP" else None

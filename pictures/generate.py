@@ -1,10 +1,12 @@
 """Generate a map's geometry document (``maps/<name>.geo.json``) from the map itself.
 
-Each province is the Voronoi cell of one point, clipped to the frame: the projected
-longitude/latitude of the province's middle when the map has anchors
-(``maps/<name>.anchors.json``; the standard map's serve maps with the same provinces),
-otherwise a force-directed layout of the adjacency graph.  Anchors may also name
-impassable lands, whose cells are drawn as such.  Units stand at the cell's centroid,
+A map with anchors (``maps/<name>.anchors.json``; the standard map's serve maps with the
+same provinces) draws each province as the Voronoi cell of the projected
+longitude/latitude of its middle, clipped to the frame, bridged towards adjacent
+provinces it does not meet; anchors may also name impassable lands, whose cells are
+drawn as such.  A map without anchors whose adjacency graph is nearly planar is drawn
+from a plane drawing of that graph (``pictures/planar.py``); any other, from the Voronoi
+cells of a force-directed layout of the graph.  Units stand at the cell's centroid,
 the label below, the supply-centre mark beside, a split coast's fleet towards the seas
 that coast touches.  The art is therefore ours, generated: no outline is copied.
 
@@ -196,8 +198,7 @@ def _areas(found: _Cells) -> dict[int, float]:
 
 
 def _area(polygon: Sequence[Point]) -> float:
-    return abs(sum(polygon[i][0] * polygon[(i + 1) % len(polygon)][1] - polygon[(i + 1) % len(polygon)][0] * polygon[i][1]
-                   for i in range(len(polygon)))) / 2
+    return abs(voronoi.signed_area(polygon))
 
 
 def _whole(found: _Cells, gaps: frozenset[tuple[int, int]], width: float, height: float) -> _Cells:

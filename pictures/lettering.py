@@ -1,13 +1,15 @@
 """An SVG's ``<text>`` elements written onto its drawn image with FreeType (Pillow).
 
 CairoSVG sets text one glyph at a time in Python (a font lookup and a measure per
-character): on a map of 200 provinces, the labels cost more than the whole board.
-``svg_to_png`` therefore hands CairoSVG the SVG without its texts and writes them here,
-in C, with the DejaVu Sans faces the SVG names first: the same letters at the same
-places (the SVG's own ``x``/``y``, size, weight, style, anchor, colour and opacity).
-The texts are drawn last, above everything: the pictures' labels are their top layer,
-and a power's initials sit on its unit.  Where the DejaVu files are not installed,
-``split`` finds nothing and CairoSVG draws the texts itself.
+character): on a map of 200 provinces, the labels cost more than the whole board.  The
+picture's texts are therefore written here, in C, with the DejaVu Sans faces the SVG
+names first: the same letters at the same places (the SVG's own ``x``/``y``, size,
+weight, style, anchor, colour and opacity).  ``pictures.raster`` collects them while it
+draws (``of``); for an SVG that CairoSVG draws, ``split`` takes them out first.  The
+texts are drawn last, above everything: the pictures' labels are their top layer, and a
+power's initials sit on its unit.  Each text's coverage is set once and kept (``_mask``):
+a judge writes the same labels at the same places phase after phase.  Where the DejaVu
+files are not installed, CairoSVG draws the texts itself.
 """
 
 from __future__ import annotations
@@ -103,7 +105,8 @@ def _font(bold: bool, italic: bool, size: float) -> "FreeTypeFont":
 
 
 @lru_cache(maxsize=8192)  # a few maps' labels at a few sizes; each mask a few hundred bytes
-def _mask(text: str, bold: bool, italic: bool, size: float, anchor: str, start: tuple[float, float]) -> tuple["Image", int, int]:
+def _mask(text: str, bold: bool, italic: bool, size: float, anchor: str,
+          start: tuple[float, float]) -> tuple["Image", int, int]:
     """The coverage of ``text`` set at ``start`` (a fraction of a pixel: FreeType places
     glyphs to the sub-pixel), and the offset of the mask's corner from the whole pixel
     the text is set at.  A judge writes the same labels phase after phase: set once."""
@@ -113,7 +116,8 @@ def _mask(text: str, bold: bool, italic: bool, size: float, anchor: str, start: 
     left, top, right, bottom = font.getbbox(text, anchor=anchor)
     margin = 2  # the box is rounded to whole pixels; the sub-pixel start may reach past it
     x, y = margin - math.floor(left), margin - math.floor(top)
-    mask = Image.new("L", (math.ceil(right) - math.floor(left) + 2 * margin, math.ceil(bottom) - math.floor(top) + 2 * margin))
+    mask = Image.new("L", (math.ceil(right) - math.floor(left) + 2 * margin,
+                           math.ceil(bottom) - math.floor(top) + 2 * margin))
     ImageDraw.Draw(mask).text((x + start[0], y + start[1]), text, font=font, fill=255, anchor=anchor)
     return mask, -x, -y
 

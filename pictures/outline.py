@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Callable, Sequence
 
-from pictures.voronoi import FRAME, Cell
+from pictures.voronoi import FRAME, Cell, signed_area
 
 Point = tuple[float, float]
 Ring = tuple[Point, ...]
@@ -22,11 +22,6 @@ MEET = 0.05
 SLIVER = 1e-6
 #: A ring (piece or hole) of less area than this is not seen: left out.
 SPECK = 1.0
-
-
-def _signed_area(ring: Sequence[Point]) -> float:
-    return sum(ring[i][0] * ring[(i + 1) % len(ring)][1] - ring[(i + 1) % len(ring)][0] * ring[i][1]
-               for i in range(len(ring))) / 2
 
 
 def _boundary(cells: Sequence[Cell], same: Sequence[Sequence[bool]],
@@ -97,13 +92,13 @@ def union(cells: Sequence[Cell], owners: Sequence[int], province: int,
     ``faced(cell, edge)`` is the stretch (fractions) of that edge which the cell beyond
     it actually meets, as ``generate._Cells.facing`` gives it."""
     mine = [k for k, owner in enumerate(owners) if owner == province and cells[k].outline]
-    convex = sorted((cells[k].outline for k in mine), key=lambda c: -abs(_signed_area(c)))
+    convex = sorted((cells[k].outline for k in mine), key=lambda c: -abs(signed_area(c)))
     same = [[side != FRAME and owners[side] == province for side in cells[k].sides] for k in mine]
     edges = _boundary([cells[k] for k in mine], same, lambda k, i: faced(mine[k], i))
     rings = _chained(edges)
     if not rings:
         return convex
-    simple = [r for r in map(_simplified, rings) if len(r) >= 3 and abs(_signed_area(r)) >= SPECK]
+    simple = [r for r in map(_simplified, rings) if len(r) >= 3 and abs(signed_area(r)) >= SPECK]
     # outer rings first, largest first; holes (wound the other way round) after them
-    orientation = math.copysign(1.0, _signed_area(convex[0]))
-    return [tuple(r) for r in sorted(simple, key=lambda r: -orientation * _signed_area(r))]
+    orientation = math.copysign(1.0, signed_area(convex[0]))
+    return [tuple(r) for r in sorted(simple, key=lambda r: -orientation * signed_area(r))]

@@ -1,31 +1,41 @@
 """Provinces drawn from a plane embedding of the adjacency graph (maps without anchors).
 
 A map's adjacency graph is (nearly) planar: keep a maximal planar subgraph (the few
-edges it cannot hold become links), embed it in the plane, draw it straight-line with
-convex faces (Tutte's barycentric method, the outer face on an ellipse), then relax it
-towards even spacing without ever turning a face over.  Each province is the union of
-one quadrilateral per corner of a face: the province's point, the middles of its two
-edges there and the face's middle point.  Two provinces then share a border exactly
-where the graph has an edge between them (from the edge's middle to both faces'
-middles) and meet nowhere else but in a face's middle point, and every province is one
-piece.  Deterministic: no randomness, sorted orders throughout.
+edges it cannot hold become links) and embed it in the plane.  Every inner face gets a
+middle point joined to its corners, which makes the graph a triangulation; it is drawn
+straight-line by Tutte's weighted barycentric method with the largest face on the frame,
+so that no face folds.  Tutte's drawing of a large graph crowds its middle, so the
+drawing is made again with the edges' weights lowered where provinces are small (an
+edge pulls its ends together in proportion to its weight) and the round whose smallest
+province is largest is kept.  Each province is the union of one quadrilateral per corner
+of a face: the province's point, the middles of its two edges there and the face's
+middle point.  Two provinces then share a border exactly where the graph has an edge
+between them (from the edge's middle to both faces' middles) and meet nowhere else but
+in a face's middle point, and every province is one piece.  Deterministic: no
+randomness, sorted orders throughout.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Mapping
 
 import networkx as nx
+import numpy as np
+from scipy import sparse
+from scipy.sparse import linalg as splinalg
 
-from pictures.voronoi import FRAME, Cell
+from pictures.voronoi import FRAME, Cell, signed_area
 
 Point = tuple[float, float]
 #: A graph from which planarity drops more than this share of edges is drawn another way.
 MOST_DROPPED = 0.1
-TUTTE_ROUNDS = 3000  # Gauss-Seidel sweeps: fewer leave near-flat faces folded on twenty_twenty
-RELAX_ROUNDS = 200
+#: Drawings made, each re-weighted from the last one's province areas; the best is kept
+#: (on twenty_twenty the smallest province grows for about 15 rounds, then shrinks).
+ROUNDS = 24
+#: How hard one round corrects the weights: an edge's weight is multiplied by the
+#: smallest area about it over the mean area, to this power (larger overshoots).
+STEP = 0.3
 #: The least area a province may be drawn with: room for a unit (12 across) and its label.
 SMALLEST = 400.0
 #: A face corner whose triangle with the face's middle has less area than this (twice,
@@ -52,12 +62,23 @@ def _planar_part(graph: Mapping[str, frozenset[str]]) -> tuple[nx.Graph, list[tu
     kept.add_nodes_from(sorted(graph))
     dropped: list[tuple[str, str]] = []
     edges = {(min(a, b), max(a, b)) for a in graph for b in graph[a]}
-    for a, b in sorted(edges, key=lambda e: (-len(graph[e[0]] & graph[e[1]]), e)):
-        kept.add_edge(a, b)
-        if not nx.check_planarity(kept)[0]:
-            kept.remove_edge(a, b)
-            dropped.append((a, b))
+    _take(kept, sorted(edges, key=lambda e: (-len(graph[e[0]] & graph[e[1]]), e)), dropped)
     return kept, dropped
+
+
+def _take(kept: nx.Graph, edges: list[tuple[str, str]], dropped: list[tuple[str, str]]) -> None:
+    """Each of ``edges`` in turn added to ``kept`` unless it makes it non-planar (then to
+    ``dropped``).  A run of edges that keeps it planar is taken at once, one that does not
+    is halved: the same edges as one by one, with far fewer planarity tests."""
+    trial = kept.copy()
+    trial.add_edges_from(edges)
+    if nx.check_planarity(trial)[0]:
+        kept.add_edges_from(edges)
+    elif len(edges) == 1:
+        dropped.append(edges[0])
+    else:
+        _take(kept, edges[:len(edges) // 2], dropped)
+        _take(kept, edges[len(edges) // 2:], dropped)
 
 
 def _faces(embedding: nx.PlanarEmbedding) -> list[list[str]]:
@@ -74,21 +95,86 @@ def _faces(embedding: nx.PlanarEmbedding) -> list[list[str]]:
     return faces
 
 
-def _bad(face: list[str], at: Mapping[str, Point]) -> bool:
-    """Whether ``face`` (an inner face, wound positively) is no longer star-shaped from its
-    middle point: its corners' quadrilaterals would overlap."""
-    count = len(face)
-    cx, cy = sum(at[n][0] for n in face) / count, sum(at[n][1] for n in face) / count
-    for i in range(count):
-        (ax, ay), (bx, by) = at[face[i - 1]], at[face[i]]
-        if face[i - 1] != face[i] and (ax - cx) * (by - cy) - (ay - cy) * (bx - cx) < FLAT:
-            return True
-    return False
+class _Mesh:
+    """The embedded graph with a middle node in every inner face (nodes ``0..len(names)-1``
+    are the provinces, then one per face), its edges and, for each edge, the provinces
+    whose room it takes: those of the faces on either side."""
+
+    def __init__(self, names: list[str], kept: nx.Graph, inner: list[list[str]]) -> None:
+        index = {n: i for i, n in enumerate(names)}
+        self.provinces = len(names)
+        self.faces = [[index[n] for n in face] for face in inner]
+        self.middles = [self.provinces + k for k in range(len(inner))]
+        edges = {(min(index[a], index[b]), max(index[a], index[b])) for a, b in kept.edges()}
+        edges |= {(i, middle) for face, middle in zip(self.faces, self.middles) for i in face}
+        self.edges = np.array(sorted(edges), dtype=np.int64)
+        row = {edge: k for k, edge in enumerate(sorted(edges))}
+        about: list[set[int]] = [set() for _ in row]
+        for face, middle in zip(self.faces, self.middles):
+            for k, i in enumerate(face):
+                about[row[(min(face[k - 1], i), max(face[k - 1], i))]].update(face)
+                about[row[(i, middle)]].update(face)
+        self.about = [np.array(sorted(s), dtype=np.int64) for s in about]
+
+    @property
+    def size(self) -> int:
+        return self.provinces + len(self.faces)
+
+    def corners(self, at: np.ndarray) -> list[tuple[int, tuple[Point, Point, Point, Point]]]:
+        """Each face corner's quadrilateral (the province's point, the middle of its edge
+        after, the face's middle, the middle of its edge before) and its province."""
+        quads: list[tuple[int, tuple[Point, Point, Point, Point]]] = []
+        for face, middle in zip(self.faces, self.middles):
+            centre = _point(at[middle])
+            for k, i in enumerate(face):
+                before, after = face[k - 1], face[(k + 1) % len(face)]
+                if before == after:
+                    continue  # a dead end's tip: no corner to fill
+                quads.append((i, (_point(at[i]), _point((at[i] + at[after]) / 2), centre, _point((at[i] + at[before]) / 2))))
+        return quads
+
+    def areas(self, at: np.ndarray) -> np.ndarray:
+        room = np.zeros(self.provinces)
+        for owner, quad in self.corners(at):
+            room[owner] += abs(signed_area(quad))
+        return room
+
+    def flat(self, at: np.ndarray, turn: float) -> bool:
+        """Whether a face corner's triangle with the face's middle is flat or turned over
+        (wound against ``turn``, the sign of the faces' winding)."""
+        for face, middle in zip(self.faces, self.middles):
+            cx, cy = at[middle]
+            for k, i in enumerate(face):
+                (ax, ay), (bx, by) = at[face[k - 1]], at[i]
+                if face[k - 1] != i and ((ax - cx) * (by - cy) - (ay - cy) * (bx - cx)) * turn < FLAT:
+                    return True
+        return False
+
+
+def _point(vector: np.ndarray) -> Point:
+    return (float(vector[0]), float(vector[1]))
+
+
+def _tutte(mesh: _Mesh, weights: np.ndarray, fixed: Mapping[int, Point]) -> np.ndarray:
+    """Every free node at the weighted mean of its neighbours, the fixed ones where given
+    (one sparse linear system: the graph's weighted Laplacian over the free nodes)."""
+    first, second = mesh.edges[:, 0], mesh.edges[:, 1]
+    rows = np.concatenate([first, second, first, second])
+    columns = np.concatenate([second, first, first, second])
+    laplacian = sparse.csr_matrix((np.concatenate([-weights, -weights, weights, weights]), (rows, columns)),
+                                  shape=(mesh.size, mesh.size))
+    pinned = np.array(sorted(fixed), dtype=np.int64)
+    free = np.array([i for i in range(mesh.size) if i not in fixed], dtype=np.int64)
+    at = np.zeros((mesh.size, 2))
+    at[pinned] = [fixed[i] for i in pinned]
+    at[free] = splinalg.spsolve(laplacian[free][:, free].tocsc(), -(laplacian[free][:, pinned] @ at[pinned]))
+    return at
 
 
 def draw(graph: Mapping[str, frozenset[str]], width: float, height: float, margin: float) -> Drawing | None:
-    """The drawing of ``graph`` in the frame, or None when it is not connected or too far
-    from planar for this method."""
+    """The drawing of ``graph`` in the frame, or None when it is not connected, too far
+    from planar for this method, or its best drawing still squashes a province or
+    flattens a face."""
     names = sorted(graph)
     edges = {(min(a, b), max(a, b)) for a in graph for b in graph[a]}
     if len(names) < 4 or not nx.is_connected(nx.Graph(list(edges))) or len(set(a for e in edges for a in e)) != len(names):
@@ -96,40 +182,51 @@ def draw(graph: Mapping[str, frozenset[str]], width: float, height: float, margi
     kept, dropped = _planar_part(graph)
     if len(dropped) > MOST_DROPPED * len(edges):
         return None
-    embedding = nx.check_planarity(kept)[1]
-    faces = _faces(embedding)
+    faces = _faces(nx.check_planarity(kept)[1])
     outer = max(faces, key=lambda f: (len(f), f))
-    inner = [f for f in faces if f is not outer]
-    middle = (width / 2, height / 2)
-    at: dict[str, Point] = {}
-    ring = list(dict.fromkeys(outer))
+    mesh = _Mesh(names, kept, [f for f in faces if f is not outer])
+    rim = [names.index(n) for n in dict.fromkeys(outer)]
     box = (margin, margin, width - margin, height - margin)
-    for k, name in enumerate(ring):
-        at[name] = _along(box, k / len(ring))
-    free = [n for n in names if n not in at]
-    for n in free:
-        at[n] = middle
-    neighbours = {n: sorted(kept[n]) for n in names}
-    for _ in range(TUTTE_ROUNDS):
-        for n in free:
-            around = neighbours[n]
-            at[n] = (sum(at[m][0] for m in around) / len(around), sum(at[m][1] for m in around) / len(around))
-    # wind the inner faces positively (the picture's y axis points down: either way will do)
-    sign = 1.0 if sum(_area2(f, at) for f in inner) > 0 else -1.0
-    inner = [f if sign > 0 else f[::-1] for f in inner]
-    _relax(names, neighbours, inner, at, set(ring), width, height, margin)
-    if any(_bad(face, at) for face in inner):
-        return None  # a face drawn folded (a part hanging by two provinces collapsed): not a plane drawing
-    drawing = _cells(names, inner, at, dropped)
-    room: dict[int, float] = {}
-    for cell, owner in zip(drawing.cells, drawing.owners):
-        room[owner] = room.get(owner, 0.0) + abs(_shoelace(cell.outline))
-    smallest = min(room.get(i, 0.0) for i in range(len(names)))
-    return drawing if smallest >= SMALLEST else None  # a province squashed flat: no room for its unit
+    weights, shares = np.ones(len(mesh.edges)), np.ones(len(rim))
+    mean = (width - 2 * margin) * (height - 2 * margin) / len(names)
+    best: tuple[float, np.ndarray] | None = None
+    turn = 0.0
+    for _ in range(ROUNDS):
+        at = _tutte(mesh, weights, dict(zip(rim, _rim(shares, box))))
+        if not turn:  # the faces' winding (the picture's y axis points down: either way will do)
+            turn = 1.0 if sum(signed_area([_point(at[i]) for i in f]) for f in mesh.faces) > 0 else -1.0
+        room = mesh.areas(at)
+        if not mesh.flat(at, turn) and (best is None or room.min() > best[0]):
+            best = (float(room.min()), at)
+        # an edge between small provinces, or beside them, is lengthened: weight lowered;
+        # a small province on the frame gets more of it
+        weights = weights * (np.array([max(float(room[about].min()), 1.0) for about in mesh.about]) / mean) ** STEP
+        weights /= np.exp(np.log(weights).mean())
+        shares = shares * (mean / np.maximum(room[rim], 1.0)) ** STEP
+        shares /= shares.sum()
+    if best is None or best[0] < SMALLEST:
+        return None  # a face drawn flat, or a province squashed: no room for its unit
+    return _cells(names, mesh, best[1], dropped)
 
 
-def _shoelace(ring: tuple[Point, ...]) -> float:
-    return sum(ring[i - 1][0] * ring[i][1] - ring[i][0] * ring[i - 1][1] for i in range(len(ring))) / 2
+def _rim(shares: np.ndarray, box: tuple[float, float, float, float]) -> list[Point]:
+    """Points round the rectangle ``box``, each in the middle of its share of the way round,
+    the nearest to each of its corners moved onto it, so that the provinces on the outer
+    face fill the frame."""
+    left, top, right, bottom = box
+    perimeter = 2 * (right - left + bottom - top)
+    middles = (np.cumsum(shares) - shares / 2) / shares.sum()
+    points = [_along(box, float(share)) for share in middles]
+    corners = ((0.0, (left, top)), ((right - left) / perimeter, (right, top)),
+               ((right - left + bottom - top) / perimeter, (right, bottom)),
+               ((2 * (right - left) + bottom - top) / perimeter, (left, bottom)))
+    moved: set[int] = set()
+    for share, corner in corners:
+        nearest = min(range(len(points)), key=lambda k: (min(abs(middles[k] - share), 1 - abs(middles[k] - share)), k))
+        if nearest not in moved:
+            points[nearest] = corner
+            moved.add(nearest)
+    return points
 
 
 def _along(box: tuple[float, float, float, float], share: float) -> Point:
@@ -146,85 +243,13 @@ def _along(box: tuple[float, float, float, float], share: float) -> Point:
     return (left, bottom - (walk - 2 * w - h))
 
 
-def _snapped(box: tuple[float, float, float, float], point: Point) -> Point:
-    """The point of the rectangle ``box``'s edge nearest to ``point``."""
-    left, top, right, bottom = box
-    x, y = min(right, max(left, point[0])), min(bottom, max(top, point[1]))
-    side = min((x - left, 0), (right - x, 1), (y - top, 2), (bottom - y, 3))[1]
-    return ((left, y), (right, y), (x, top), (x, bottom))[side]
-
-
-def _area2(face: list[str], at: Mapping[str, Point]) -> float:
-    return sum(at[face[i - 1]][0] * at[face[i]][1] - at[face[i]][0] * at[face[i - 1]][1] for i in range(len(face)))
-
-
-def _relax(names: list[str], neighbours: Mapping[str, list[str]], inner: list[list[str]], at: dict[str, Point],
-           rim: set[str], width: float, height: float, margin: float) -> None:
-    """Spread the points (neighbours pull to a common length, near points push) while no
-    inner face folds: a move that would fold one is not made (one that Tutte's drawing,
-    stopped short of its limit, left folded may unfold)."""
-    faces_of: dict[str, list[list[str]]] = {n: [] for n in names}
-    for face in inner:
-        for n in set(face):
-            faces_of[n].append(face)
-    length = math.sqrt(width * height / len(names))
-    for step in range(RELAX_ROUNDS):
-        heat = 0.1 * length * (1 - step / RELAX_ROUNDS) + 0.01 * length
-        for n in names:
-            x, y = at[n]
-            fx = fy = 0.0
-            for m in neighbours[n]:
-                dx, dy = at[m][0] - x, at[m][1] - y
-                d = math.hypot(dx, dy) or 1e-9
-                fx += dx / d * (d - length) / length
-                fy += dy / d * (d - length) / length
-            for face in faces_of[n]:
-                for m in face:
-                    if m != n:
-                        dx, dy = x - at[m][0], y - at[m][1]
-                        d = math.hypot(dx, dy) or 1e-9
-                        if d < length:
-                            fx += dx / d * (length - d) / length
-                            fy += dy / d * (length - d) / length
-            force = math.hypot(fx, fy)
-            if force < 1e-9:
-                continue
-            folded = [_bad(face, at) for face in faces_of[n]]
-            move = min(heat, force * length * 0.2)
-            for _ in range(4):  # a shorter step where the full one would fold a face
-                target = (x + fx / force * move, y + fy / force * move)
-                if n in rim:  # the rim slides along the frame
-                    target = _snapped((margin, margin, width - margin, height - margin), target)
-                at[n] = target
-                if not any(_bad(face, at) and not was for face, was in zip(faces_of[n], folded)):
-                    break
-                at[n] = (x, y)
-                move /= 3
-
-
-def _cells(names: list[str], inner: list[list[str]], at: Mapping[str, Point], dropped: list[tuple[str, str]]) -> Drawing:
-    index = {n: i for i, n in enumerate(names)}
-    outlines: list[tuple[Point, ...]] = []
-    owners: list[int] = []
-
-    def mid(a: str, b: str) -> Point:
-        (ax, ay), (bx, by) = sorted((at[a], at[b]))
-        return ((ax + bx) / 2, (ay + by) / 2)
-
-    for face in inner:
-        count = len(face)
-        centre = (sum(at[n][0] for n in face) / count, sum(at[n][1] for n in face) / count)
-        for i, n in enumerate(face):
-            before, after = face[i - 1], face[(i + 1) % count]
-            if before == after:
-                continue  # a dead end's tip: no corner to fill
-            outlines.append((at[n], mid(n, after), centre, mid(n, before)))
-            owners.append(index[n])
+def _cells(names: list[str], mesh: _Mesh, at: np.ndarray, dropped: list[tuple[str, str]]) -> Drawing:
+    corners = mesh.corners(at)
+    outlines = [quad for _, quad in corners]
     by_segment: dict[tuple[Point, Point], list[int]] = {}
     for k, outline in enumerate(outlines):
         for i in range(4):
-            key = _key(outline[i], outline[(i + 1) % 4])
-            by_segment.setdefault(key, []).append(k)
+            by_segment.setdefault(_key(outline[i], outline[(i + 1) % 4]), []).append(k)
     cells: list[Cell] = []
     for k, outline in enumerate(outlines):
         sides = []
@@ -232,7 +257,8 @@ def _cells(names: list[str], inner: list[list[str]], at: Mapping[str, Point], dr
             others = [o for o in by_segment[_key(outline[i], outline[(i + 1) % 4])] if o != k]
             sides.append(others[0] if others else FRAME)
         cells.append(Cell(outline, tuple(sides)))
-    return Drawing(cells, owners, dict(at), sorted(dropped))
+    points = {n: _point(at[i]) for i, n in enumerate(names)}
+    return Drawing(cells, [owner for owner, _ in corners], points, sorted(dropped))
 
 
 def _key(a: Point, b: Point) -> tuple[Point, Point]:

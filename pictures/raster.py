@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from PIL.Image import Image
 
 _SVG = "{http://www.w3.org/2000/svg}"
+_SVG_LENGTH = len(_SVG)
 #: Presentation attributes passed down to children (SVG's inherited properties we use).
 _INHERITED = frozenset({
     "fill", "stroke", "stroke-width", "stroke-dasharray", "stroke-linecap", "stroke-linejoin",
@@ -36,6 +37,7 @@ _INHERITED = frozenset({
 #: Attributes that name, describe or place an element without changing how it is painted.
 _INERT = frozenset({"id", "class", "version", "xmlns", "width", "height", "viewBox", "x", "y", "x1", "y1", "x2",
                     "y2", "cx", "cy", "r", "d", "points", "opacity"})
+_KNOWN = _INHERITED | _INERT
 _SHAPES = frozenset({"path", "polygon", "circle", "line", "rect"})
 _LINE_CAPS = {"butt": 0, "round": 1, "square": 2}  # cairo_line_cap_t
 _LINE_JOINS = {"miter": 0, "round": 1, "bevel": 2}  # cairo_line_join_t
@@ -125,11 +127,27 @@ def _colour(value: str) -> tuple[float, float, float] | None:
         channels = None
     if channels is None:
         raise Unsupported(f"a colour that is not #rrggbb: {value!r}")
-    _COLOURS[value] = (channels[0], channels[1], channels[2])
-    return _COLOURS[value]
+    if len(_COLOURS) < 4096:  # a few palettes' worth
+        _COLOURS[value] = (channels[0], channels[1], channels[2])
+    return channels[0], channels[1], channels[2]
 
 
 _COLOURS: dict[str, tuple[float, float, float]] = {"black": (0.0, 0.0, 0.0), "white": (1.0, 1.0, 1.0)}
+
+
+def _stroke(ffi: Any, width: str, cap: str, join: str, dasharray: str) -> tuple[float, int, int, Any, int]:
+    """cairo's arguments for a stroke's width, cap, join and dashes (none: NULL, 0)."""
+    cap_value, join_value = _LINE_CAPS.get(cap), _LINE_JOINS.get(join)
+    if cap_value is None or join_value is None:
+        raise Unsupported(f"a line cap or join: {cap!r}, {join!r}")
+    dashes = [_float(v) for v in dasharray.replace(",", " ").split() if v != "none"]
+    if sum(dashes) > 0:
+        return _float(width), cap_value, join_value, ffi.new("double[]", dashes), len(dashes)
+    return _float(width), cap_value, join_value, ffi.NULL, 0
+
+
+#: (stroke-width, -linecap, -linejoin, -dasharray) -> ``_stroke``'s arguments.
+_STROKES: dict[tuple[str, str, str, str], tuple[float, int, int, Any, int]] = {}
 
 
 class _Painter:
@@ -156,29 +174,31 @@ class _Painter:
         self.letterings: list[Lettering] = []
         self.lib.cairo_set_miter_limit(self.pointer, _MITER_LIMIT)
 
-    def element(self, node: ET.Element, style: dict[str, str], opacity: float) -> None:
-        tag = node.tag[len(_SVG):] if node.tag.startswith(_SVG) else node.tag
+    def element(self, node: ET.Element, style: dict[str, str], opacity: float, outermost: bool = False) -> None:
+        tag = node.tag[_SVG_LENGTH:] if node.tag.startswith(_SVG) else node.tag
         if tag == "title":
             return
         own = node.attrib
-        for name in own:
-            if name not in _INHERITED and name not in _INERT and not name.startswith("data-"):
+        names = own.keys()
+        for name in names - _KNOWN:
+            if not name.startswith("data-"):
                 raise Unsupported(f"attribute {name!r} on <{tag}>")
-        if any(name in _INHERITED for name in own):
-            style = {**style, **{k: v for k, v in own.items() if k in _INHERITED}}
+        inherited = names & _INHERITED
+        if inherited:
+            style = {**style, **{name: own[name] for name in inherited}}
         if tag == "text":
             if len(node):
                 raise Unsupported("a <text> with children")
             self.letterings.append(lettering.of(node, style, opacity * _float(own.get("opacity", "1"))))
             return
         alpha = _float(own["opacity"]) if "opacity" in own else 1.0
-        grouped = alpha < 1.0 and tag == "g"
-        if grouped:
-            self.lib.cairo_push_group(self.pointer)
+        grouped = alpha < 1.0 and tag in ("g", "svg")
         if tag in _SHAPES:
             self.shape(tag, own, style, alpha)
-        elif tag not in ("g", "svg"):
-            raise Unsupported(f"element <{tag}>")
+        elif tag != "g" and not (tag == "svg" and outermost):
+            raise Unsupported(f"element <{tag}>")  # an <svg> inside the picture among them
+        if grouped:
+            self.lib.cairo_push_group(self.pointer)
         for child in node:
             self.element(child, style, opacity * alpha)
         if grouped:
@@ -228,19 +248,19 @@ class _Painter:
             lib.cairo_new_path(pointer)
 
     def stroke_style(self, style: dict[str, str]) -> None:
+        key = (style.get("stroke-width", "1"), style.get("stroke-linecap", "butt"),
+               style.get("stroke-linejoin", "miter"), style.get("stroke-dasharray", "none"))
+        known = _STROKES.get(key)
+        if known is None:
+            known = _stroke(self.ffi, *key)
+            if len(_STROKES) < 1024:  # a picture uses a dozen
+                _STROKES[key] = known
+        width, cap, join, dashes, count = known
         lib, pointer = self.lib, self.pointer
-        lib.cairo_set_line_width(pointer, _float(style.get("stroke-width", "1")))
-        cap = _LINE_CAPS.get(style.get("stroke-linecap", "butt"))
-        join = _LINE_JOINS.get(style.get("stroke-linejoin", "miter"))
-        if cap is None or join is None:
-            raise Unsupported(f"a line cap or join: {style.get('stroke-linecap')!r}, {style.get('stroke-linejoin')!r}")
+        lib.cairo_set_line_width(pointer, width)
         lib.cairo_set_line_cap(pointer, cap)
         lib.cairo_set_line_join(pointer, join)
-        dashes = [_float(v) for v in style.get("stroke-dasharray", "none").replace(",", " ").split() if v != "none"]
-        if sum(dashes) > 0:
-            lib.cairo_set_dash(pointer, self.ffi.new("double[]", dashes), len(dashes), 0.0)
-        else:
-            lib.cairo_set_dash(pointer, self.ffi.NULL, 0, 0.0)
+        lib.cairo_set_dash(pointer, dashes, count, 0.0)
 
     def trace(self, subpaths: Subpaths) -> None:
         lib, pointer = self.lib, self.pointer
@@ -274,7 +294,7 @@ def draw(root: ET.Element, scale: float) -> tuple["Image", tuple[Lettering, ...]
     if root.tag not in (f"{_SVG}svg", "svg"):
         raise Unsupported("not an <svg> document")
     painter = _Painter(picture_size(root), scale)
-    painter.element(root, {}, 1.0)
+    painter.element(root, {}, 1.0, outermost=True)
     surface = painter.surface
     surface.flush()
     image = Image.frombuffer("RGB", painter.pixels, surface.get_data(), "raw", "BGRX", surface.get_stride(), 1).copy()

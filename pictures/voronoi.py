@@ -92,6 +92,12 @@ def cells(sites: Sequence[Point], width: float, height: float) -> list[Polygon]:
     return [cell.outline for cell in labelled_cells(sites, width, height)]
 
 
+def signed_area(polygon: Sequence[Point]) -> float:
+    """The shoelace area of a simple polygon: positive when it turns from the x axis
+    towards the y axis (clockwise on a picture, whose y axis points down)."""
+    return sum(polygon[i - 1][0] * polygon[i][1] - polygon[i][0] * polygon[i - 1][1] for i in range(len(polygon))) / 2
+
+
 def centroid(polygon: Polygon) -> Point:
     """The area centroid of a simple polygon (the vertex mean when it has no area)."""
     area = cx = cy = 0.0

@@ -7,8 +7,9 @@ says so and stops), and in every phase where its power must order it asks the pl
 says ``GOF``: with no turn in it, a ``GOF`` that crosses the end of a phase makes the bot
 ready in the next one before it has ordered.  In a game whose HLO says LVL 10 or more it
 negotiates (``judge.negotiator``): it answers the press it gets, proposes peace to its
-neighbours at each movement phase, and its orders keep what it agreed unless breaking it
-clearly pays (``bot.agreements``).  It logs every refusal
+neighbours and alliances and DMZs to the powers at peace with it (the negotiator's
+policy), and its orders keep what it agreed unless breaking it clearly pays
+(``bot.agreements``); a new agreement has the phase's orders made again.  It logs every refusal
 (``HUH``, ``REJ``, a ``THX`` that is not ``MBV``) and goes on; a lost connection is
 reopened with ``IAM`` (a few times, waiting longer each time) once it knows its power and
 passcode; ``OFF`` (after ``SLO``/``DRW`` and ``SMR``) ends it.  The codec is the ``daide``
@@ -26,6 +27,7 @@ import maps
 from adjudicator import api
 from adjudicator.results import OrderResult
 from adjudicator.types import Dislodged, Position, Unit, UnitKind, Variant
+from bot.agreements import Agreements
 from bot.player import Player
 from bot.search import StrategicBot
 from daide import render
@@ -58,6 +60,7 @@ class Seat:
     level: int = 0  # HLO's LVL: the game's press level
     negotiator: Negotiator | None = None  # at LVL 10 or more
     board: api.Board | None = None  # the last NOW's, for reading press
+    kept: Agreements | None = None  # what the orders sent last were made to keep (None: no negotiator)
 
 
 @dataclass
@@ -239,6 +242,7 @@ class DaideBot:
         if seat.negotiator is not None and isinstance(strategic, StrategicBot):
             agreements = seat.negotiator.agreements()
             orders = await loop.run_in_executor(None, lambda: strategic.orders(board, power, agreements))
+            seat.kept = agreements
         else:
             orders = await loop.run_in_executor(None, self.player.orders, board, seat.power)  # the search blocks
         results = [OrderResult(seat.power, order.canonical(), "") for order in orders]

@@ -9,8 +9,6 @@ the pages after it in its group.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from datetime import datetime
 from typing import Collection
 
@@ -21,9 +19,7 @@ from judge.lifecycle import ENDED, PREPARATION, before_start
 from judge.store.models_game import Game
 from judge.web import pages
 from judge.web.files import ArchiveFiles
-
-#: Games per index page: a page stays small to download and cheap to render.
-PAGE_ROWS = 200
+from judge.web.paging import page_count, page_key, page_rows, remove_others, write_changed
 #: The groups in the order the index shows them, with their headings.
 GROUPS = (("running", "Running"), ("forming", "Forming"), ("finished", "Finished"))
 FOLDER = "index"
@@ -68,11 +64,11 @@ def layout(rows: list[list[str]]) -> dict[str, tuple[str, tuple[tuple[str, str, 
     grouped: dict[str, list[list[str]]] = {group: [] for group, _ in GROUPS}
     for row in rows:
         grouped[group_of(row[1])].append(row)
-    counts = {group: max(1, -(-len(found) // PAGE_ROWS)) for group, found in grouped.items()}
+    counts = {group: page_count(len(found)) for group, found in grouped.items()}
 
     def section(group: str, heading: str, number: int) -> tuple[str, str, int, list[list[str]], int]:
         found = grouped[group]
-        return group, heading, len(found), found[(number - 1) * PAGE_ROWS:number * PAGE_ROWS], counts[group]
+        return group, heading, len(found), list(page_rows(found, number)), counts[group]
 
     shown = {"index.html": ("", tuple(section(group, heading, 1) for group, heading in GROUPS))}
     for group, heading in GROUPS:
@@ -121,12 +117,8 @@ def write_index(session: Session, files: ArchiveFiles, now: datetime, games: Col
     keys = dict(written) if same_places else {}
     for path, (base, sections) in wanted.items():
         if not same_places or any(row[0] in names for section in sections for row in section[3]):
-            keys[path] = hashlib.sha256(json.dumps([key, base, sections]).encode("utf-8")).hexdigest()
-    changed = [path for path, page_key in keys.items() if written.get(path) != page_key or not files.exists(path)]
-    for path in changed:
-        files.write(path, pages.index_page(_page(path, *wanted[path]), now, key))
-    for name in files.listing(FOLDER):
-        if f"{FOLDER}/{name}" not in wanted:
-            files.path(f"{FOLDER}/{name}").unlink(missing_ok=True)
+            keys[path] = page_key(key, base, sections)
+    changed = write_changed(files, keys, written, lambda path: pages.index_page(_page(path, *wanted[path]), now, key))
+    remove_others(files, FOLDER, wanted)
     files.write_state({"rows": rows, "pages": keys}, KEYS_NAME)
     return changed

@@ -29,12 +29,13 @@ from adjudicator.retreats import retreat_options
 from adjudicator.tables import tables_for
 from adjudicator.types import Dislodged, Phase, PhaseKind, Position, Season, Unit, UnitKind, Variant, province_of
 from tests.adjudicator.datc_reader import DatcCase, read_cases
+from tests.fixtures.shared import shared_path
 
-# The DATC cases as data: the project's shared copy (../shared/datc) when this checkout sits
-# beside it, else the byte-identical copy kept with the tests so a lone clone (CI) runs them.
-_SHARED_DATC = Path(__file__).resolve().parents[2].parent / "shared" / "datc" / "datc_v2.4_06.txt"
+# The DATC cases as data: the project's shared copy (shared/datc) when a folder above this
+# checkout has it, else the byte-identical copy kept with the tests so a lone clone runs them.
+_SHARED_DATC = shared_path("datc", "datc_v2.4_06.txt")
 _KEPT_DATC = Path(__file__).resolve().parent / "data" / "datc_v2.4_06.txt"
-DATC_FILE = _SHARED_DATC if _SHARED_DATC.exists() else _KEPT_DATC
+DATC_FILE = _SHARED_DATC or _KEPT_DATC
 # DATC 3.0: the cases it keeps from 2.4, its new ones, 6.G.8 and 6.J as 3.0 prefers them.
 DATC_3_FILE = Path(__file__).resolve().parent / "data" / "datc_v3.0_06.txt"
 
@@ -230,6 +231,6 @@ def test_each_datc_3_rule_decides_the_cases_it_is_for(variant: Variant, rule: st
 
 
 def test_kept_copy_of_the_datc_file_matches_the_shared_one() -> None:
-    if not _SHARED_DATC.exists():
-        pytest.skip(f"no shared DATC file at {_SHARED_DATC} to compare with")
+    if _SHARED_DATC is None:  # a lone clone: CI lays shared/ beside its clone, so it compares there
+        pytest.skip("no shared/datc/datc_v2.4_06.txt above this checkout to compare with")
     assert _KEPT_DATC.read_bytes() == _SHARED_DATC.read_bytes()

@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 import maps
 from adjudicator import api
-from adjudicator.types import province_of
+from adjudicator.types import Phase, PhaseKind, Position, Season, Unit, UnitKind, province_of
 from bot.agreements import Agreements
 from bot.options import HOLD, unit_options
 from bot.player import Budget
@@ -61,3 +61,22 @@ def test_the_search_keeps_its_agreements_unless_breaking_clearly_pays() -> None:
     assert report.broke
     plain, report = StrategicBot(seed=3, budget=BUDGET).search(BOARD, "FRANCE")
     assert not report.broke
+
+
+def test_an_alliance_keeps_the_core_off_its_allys_centres_and_sends_it_at_the_enemy() -> None:
+    """Fall 1901: Austria's army in Tyrolia next to two empty centres, Italy's Venice and
+    Germany's Munich; allied with one against the other, it takes the enemy's."""
+    units = (Unit("TYR", UnitKind.ARMY, "AUSTRIA"), Unit("BUD", UnitKind.ARMY, "AUSTRIA"),
+             Unit("TYS", UnitKind.FLEET, "ITALY"), Unit("TUN", UnitKind.ARMY, "ITALY"),
+             Unit("HOL", UnitKind.ARMY, "GERMANY"), Unit("DEN", UnitKind.FLEET, "GERMANY"))
+    centres = {"AUSTRIA": {"VIE", "BUD", "TRI"}, "ITALY": {"VEN", "ROM", "NAP"}, "GERMANY": {"BER", "KIE", "MUN"}}
+    board = api.prepare(VARIANT, Position(Phase(1901, Season.FALL, PhaseKind.MOVEMENT), tuple(sorted(units)), centres))
+    bot = StrategicBot(seed=2, budget=BUDGET, break_margin=float("inf"))
+    for ally, enemy, target in (("ITALY", "GERMANY", "MUN"), ("GERMANY", "ITALY", "VEN")):
+        orders, _ = bot.search(board, "AUSTRIA", Agreements(allies=frozenset({ally}), enemies=frozenset({enemy})))
+        texts = {order.canonical() for order in orders}
+        assert f"A TYR - {target}" in texts, texts
+        ally_centres = centres[ally]
+        assert not [t for t in texts if " - " in t and t.split()[-1] in ally_centres], texts
+        # it supports no unit of the enemy's (its supports name its own units only)
+        assert not [t for t in texts if " S " in t and t.split(" S ")[1].split()[1] not in ("TYR", "BUD")], texts

@@ -2,8 +2,8 @@
 in over real SMTP, the bot in its bot process, the answers read back from the outbox folder.
 
 In a game with RULE PRESS_LEVEL the seat proposes peace to its neighbour at the opening,
-and a human who proposes peace by mail gets its YES by mail, in English with the DAIDE
-beside it.  (A no-press game gets no press from it: tests/judge/scheduler/test_press_to_machines.py.)
+and a human who proposes peace by mail gets its YES by mail and, now at peace, the bot's
+proposal of a DMZ on their contested border, in English with the DAIDE beside it.  (A no-press game gets no press from it: tests/judge/scheduler/test_press_to_machines.py.)
 """
 
 from __future__ import annotations
@@ -60,11 +60,15 @@ def test_a_human_proposes_peace_to_the_bots_seat_by_mail_and_gets_its_answer_by_
     answers = _press_to(room, russia[0], "g1: press from AUSTRIA")
     assert [a.split("DAIDE: ")[1].split("\n")[0] for a in answers] == [
         "YES (PRP (PCE (RUS AUS)))",          # a fair peace: accepted
+        "PRP (DMZ (AUS RUS) (GAL))",          # at peace: the bot offers the contested border at once
         "YES (PRP (DMZ (RUS AUS) (GAL)))",    # a DMZ binding both, none of its centres
         "REJ (PRP (DMZ (RUS AUS) (BUD)))",    # one that keeps it out of its own centre: refused
     ]
-    assert "AUSTRIA accepts" in answers[0] and "AUSTRIA rejects" in answers[2]  # in English, the DAIDE beside it
+    assert "AUSTRIA accepts" in answers[0] and "AUSTRIA rejects" in answers[3]  # in English, the DAIDE beside it
+    # The bot's own DMZ proposal, in plain English with the DAIDE beside it and how to answer.
+    assert "AUSTRIA proposes that AUSTRIA and RUSSIA keep out of GAL (a demilitarised zone)." in answers[1]
+    assert "PRESS TO AUSTRIA and a line ACCEPT or REJECT" in answers[1]
     # Recorded as press is: the answers are the seat's own rows in the game's press log.
     logged = rows(tmp_path, "SELECT sender, recipients FROM press_log WHERE sender = 'AUSTRIA'")
-    assert len(logged) == 4 and all(recipients in ('["RUSSIA"]', '["ITALY"]') for _, recipients in logged)
+    assert len(logged) == 5 and all(recipients in ('["RUSSIA"]', '["ITALY"]') for _, recipients in logged)
     assert judge.terminate() == 0, judge.log

@@ -46,18 +46,21 @@ def test_the_palette_keeps_every_pair_apart_under_every_vision_and_off_sea_and_l
             assert vision.least_difference([colour, palette.to_rgb(ground)])[0] >= palette.LEAST_DIFFERENCE
 
 
-@pytest.mark.parametrize("name", maps.available())
+#: The maps whose powers the palette colours alone; those with more carry initials too
+#: (test_many_powers...).
+PALETTE_MAPS = [name for name in maps.available() if len(maps.load(name).powers) <= len(palette.POWERS)]
+
+
+@pytest.mark.parametrize("name", PALETTE_MAPS)
 def test_each_map_of_up_to_a_dozen_powers_draws_colours_apart(name: str) -> None:
     variant = maps.load(name)
     colours = palette.power_colors([p.name for p in variant.powers], maps.load_geometry(name).colors)
-    if len(variant.powers) > len(palette.POWERS):
-        pytest.skip("more powers than the palette: their units carry initials (test_many_powers...)")
     assert len(set(colours.values())) == len(colours)
     least, seen_by = vision.least_difference([palette.to_rgb(c) for c in colours.values()])
     assert least >= palette.LEAST_DIFFERENCE, (least, seen_by)
 
 
-@pytest.mark.parametrize("name", [n for n in maps.available() if len(maps.load(n).powers) <= len(palette.POWERS)])
+@pytest.mark.parametrize("name", PALETTE_MAPS)
 def test_no_map_makes_three_powers_shades_of_green(name: str) -> None:
     """Youngstown's three greens: now at most two, and those far apart."""
     variant = maps.load(name)

@@ -86,5 +86,13 @@ def test_an_svg_outside_what_we_write_is_left_to_cairosvg(svg: str) -> None:
         raster.draw(ET.fromstring(svg), 1.0)
     image = Image.open(io.BytesIO(svg_to_png(svg))).convert("RGB")
     assert image.size == (60, 40)
-    reds = sum(1 for x in range(60) for y in range(40) if image.getpixel((x, y))[0] > 150 > image.getpixel((x, y))[1])
+    pixels = [image.getpixel((x, y)) for x in range(60) for y in range(40)]
+    reds = sum(1 for pixel in pixels if isinstance(pixel, tuple) and pixel[0] > 150 > pixel[1])
     assert reds > 30  # the red line is drawn all the same
+
+
+def test_an_svg_inside_the_picture_is_left_to_cairosvg() -> None:
+    inner = '<svg x="10" width="20" height="20"><rect width="5" height="5"/></svg>'
+    nested = CURVED.replace('<path d="M5,35 C15,0 45,0 55,35"', f'{inner}<path d="M5,35 L55,35"')
+    with pytest.raises(raster.Unsupported):
+        raster.draw(ET.fromstring(nested), 1.0)

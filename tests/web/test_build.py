@@ -13,7 +13,7 @@ from judge.lifecycle import ACTIVE, FORMING
 from judge.store.engine import Store
 from judge.store.models_game import Game, OrderSet, PhaseRecord
 from judge.web.build import Archive
-from judge.web import index
+from judge.web import paging
 from judge.web.files import ArchiveFiles
 from tests.web.conftest import play
 
@@ -72,7 +72,7 @@ def test_a_rolled_back_phase_leaves_no_page_and_a_private_game_no_folder(judge, 
 
 
 def test_the_index_in_pages_rewrites_only_the_page_of_a_changed_game(judge, tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(index, "PAGE_ROWS", 2)
+    monkeypatch.setattr(paging, "PAGE_ROWS", 2)
     with judge.store.unit_of_work(now=judge.now) as session:
         for number in range(5):
             session.add(Game(name=f"r{number}", master_password_hash="x", status=ACTIVE, phase="S1901M",

@@ -1,7 +1,8 @@
 """The archive's player and ratings pages (judge/web/players.py), from registrations and
 games made by mail through the real worker: what each page shows is what WHOIS shows a
 stranger, a gunboat game hides who plays whom, and a deleted registration leaves nothing
-personal in any file."""
+personal in any file.  The names' index is in pages, and a page (an index page, a
+player's, the ratings) is written again only when what it shows changed."""
 
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ import html
 import re
 from pathlib import Path
 
+from sqlalchemy import insert, select, update
+
+from judge.store.models_registry import RegisteredAddress, RegisteredPlayer
+from judge.web import paging
 from judge.web.build import Archive
 from tests.judge.commands.conftest import create_game, fill_game
 from tests.judge.commands.harness import player
@@ -47,7 +52,8 @@ def test_player_pages_show_what_whois_shows_and_deletion_clears_them(judge, tmp_
     boris = (root / "players" / "Boris.html").read_text()
     assert "Player: Boris" in boris and "Games:" not in boris and "Country" not in boris
     listing = (root / "players" / "index.html").read_text()
-    assert 'href="Anna.html"' in listing and 'href="Boris.html"' in listing and "Pending" not in listing
+    assert 'href="../players/Anna.html"' in listing and 'href="../players/Boris.html"' in listing
+    assert "Pending" not in listing
     assert not (root / "players" / "Pending.html").exists()
 
     # The open game links its registered players; the gunboat game names nobody.
@@ -89,3 +95,42 @@ def test_a_rated_game_shows_on_the_ratings_page(judge, tmp_path) -> None:
     assert [html.unescape(linked or plain) for linked, plain in cells] == ranked
     assert "Anna" in ranked and 'href="players/Anna.html"' in page
     assert "No rated game yet." in page.split("Gunboat games")[1]
+
+
+def _registered(judge, names: list[str]) -> None:
+    """Confirmed registrations stored at once (the mail's path is test_registry_rules')."""
+    with judge.store.unit_of_work(now=judge.now) as session:
+        session.execute(insert(RegisteredPlayer), [
+            {"name": name, "name_key": name.lower(), "password_hash": "", "country": "Utopia",
+             "public": "country", "registered_at": judge.now} for name in names])
+        ids = dict(session.execute(select(RegisteredPlayer.name, RegisteredPlayer.id)).all())
+        session.execute(insert(RegisteredAddress), [
+            {"player_id": ids[name], "address": f"{name.lower()}@players.test", "linked_at": judge.now}
+            for name in names])
+
+
+def test_the_players_index_in_pages_and_only_changed_pages_written(judge, tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(paging, "PAGE_ROWS", 2)
+    _registered(judge, ["Ada", "Bo", "Cy", "Di", "Ed"])
+    root = tmp_path / "web"
+    archive = Archive(judge.store, root, "judge.example.org")
+    written = archive.rebuild().players
+    assert {"players/index.html", "players/pages/2.html", "players/pages/3.html", "players/Ed.html",
+            "ratings.html"} <= set(written)
+    second = (root / "players" / "pages" / "2.html").read_text()
+    assert "Registered players (5), page 2 of 3" in second
+    assert 'href="../../players/Cy.html"' in second and 'href="../../players/Di.html"' in second
+    assert "Ada.html" not in second and '<span aria-current="page">2</span>' in second
+    assert 'href="../../players/index.html">1</a>' in second and 'href="../../players/pages/3.html">3</a>' in second
+
+    with judge.store.unit_of_work(now=judge.now) as session:  # one profile changed: its page alone
+        session.execute(update(RegisteredPlayer).where(RegisteredPlayer.name == "Cy").values(country="Elsewhere"))
+    assert archive.refresh().players == ["players/Cy.html"]
+    assert "Country: Elsewhere" in (root / "players" / "Cy.html").read_text()
+    assert archive.refresh().players == []
+
+    with judge.store.unit_of_work(now=judge.now) as session:  # one gone: the pages after it shift
+        session.execute(update(RegisteredPlayer).where(RegisteredPlayer.name == "Bo").values(deleted_at=judge.now))
+    assert sorted(archive.refresh().players) == ["players/index.html", "players/pages/2.html"]
+    assert not (root / "players" / "Bo.html").exists() and not (root / "players" / "pages" / "3.html").exists()
+    assert "Registered players (4), page 2 of 2" in (root / "players" / "pages" / "2.html").read_text()

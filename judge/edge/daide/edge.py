@@ -37,6 +37,7 @@ from judge.commands.fair_players import PassContext
 from judge.config import Settings
 from judge.edge.daide.host import StoreHost
 from judge.edge.daide import machines
+from judge.edge.daide.offload import StoreCalls
 from judge.mailio.outgoing import queue_all
 from judge.store.engine import Store
 
@@ -71,6 +72,9 @@ class DaideEdge:
         self._thread: threading.Thread | None = None
         self._stopping: asyncio.Event | None = None
         self._ready = threading.Event()
+        self.store_calls = StoreCalls(daide.store_threads)
+        self._passing = threading.Lock()
+        self._offloads: dict[int, Callable[[Callable[[], object]], Awaitable[object]]] = {}
         #: The pause before the next look (``poll_seconds``, longer while no game has the rule).
         self.idle_pause = settings.daide.poll_seconds
 
@@ -113,20 +117,19 @@ class DaideEdge:
                     pass
         finally:
             await self._close_all()  # OFF to every connection, each ended before the loop stops
+            self.store_calls.shutdown()
 
     def process_due(self) -> None:
-        """A scheduler pass now (after a bot's orders or GOF): the phase is processed at once."""
-        self._run_pass(self.store, self.settings, self.clock())
+        """A scheduler pass now (after a bot's orders or GOF): the phase is processed at once.
+        Called from the store threads: one pass at a time, as on the loop before."""
+        with self._passing:
+            self._run_pass(self.store, self.settings, self.clock())
 
     async def look(self) -> int:
         """Give back the ports of listeners closed at the last look; open, refresh and close
-        listeners; the number of machine games listed."""
-        now = self.clock()
-        with self.store.unit_of_work(now=now) as session:
-            ctx = PassContext(session, now, self.settings.judge)
-            freed = machines.free_ports(ctx, set(self.servers), self.idle_after)
-            games = machines.machine_games(session, self.ports, now, self.idle_after)
-            queue_all(session, ctx.outgoing, self.settings.judge, now)
+        listeners; the number of machine games listed.  The store work runs off the loop."""
+        serving = set(self.servers)
+        freed, games = await self.store_calls.run(lambda: self._list_games(serving))
         for name, port in freed:
             log.info("game %s: DAIDE port %d given back", name, port)
         listed = {g.id for g in games}
@@ -136,6 +139,15 @@ class DaideEdge:
         for game_id in list(self.hosts):
             await self._each(self.hosts[game_id].name, self._keep_or_close(game_id, game_id in listed))
         return len(games)
+
+    def _list_games(self, serving: set[int]) -> tuple[list[tuple[str, int]], list[machines.MachineGame]]:
+        now = self.clock()
+        with self.store.unit_of_work(now=now) as session:
+            ctx = PassContext(session, now, self.settings.judge)
+            freed = machines.free_ports(ctx, serving, self.idle_after)
+            games = machines.machine_games(session, self.ports, now, self.idle_after)
+            queue_all(session, ctx.outgoing, self.settings.judge, now)
+        return freed, games
 
     async def _each(self, name: str, work: Awaitable[None]) -> None:
         """One game's part of a look: its failure is logged and the others go on."""
@@ -148,7 +160,7 @@ class DaideEdge:
         """Tell the game's bots what changed; close its listener once it has no use for it."""
         host = self.hosts[game_id]
         try:
-            host.refresh()
+            await self._offloads[game_id](host.refresh)
         except Exception:
             if listed:
                 raise
@@ -161,15 +173,19 @@ class DaideEdge:
     async def _close(self, game_id: int) -> None:
         server = self.servers.pop(game_id)
         self.hosts.pop(game_id, None)
+        self._offloads.pop(game_id, None)
         port = self.ports_of.pop(game_id, None)
         await server.close()
         log.info("game #%d: DAIDE listener on port %s closed", game_id, port)
 
     async def _open(self, game_id: int, port: int, name: str) -> None:
-        host = StoreHost(self.store, self.settings, game_id, self.process_due, clock=self.clock)
+        loop = asyncio.get_running_loop()
+        host = await self.store_calls.run(lambda: StoreHost(self.store, self.settings, game_id, self.process_due,
+                                                            clock=self.clock, loop=loop))
         daide = self.settings.daide
+        offload = self.store_calls.for_game()
         server = GameServer(host, admission=self.admission, address_guesses=self.address_guesses,
-                            name_seconds=daide.name_seconds, idle_seconds=daide.idle_seconds)
+                            name_seconds=daide.name_seconds, idle_seconds=daide.idle_seconds, offload=offload)
         try:
             await server.start(daide.host, port)
         except OSError as problem:
@@ -178,4 +194,5 @@ class DaideEdge:
         self.servers[game_id] = server
         self.hosts[game_id] = host
         self.ports_of[game_id] = port
+        self._offloads[game_id] = offload
         log.info("game %s: DAIDE machine players on %s:%d", name, daide.host, port)

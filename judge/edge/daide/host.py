@@ -8,6 +8,7 @@ poll_seconds`` and after each change of its own."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from datetime import datetime, timezone
@@ -26,6 +27,7 @@ from daide.tokens import TokenTable
 from judge.config import Settings
 from judge.mailio.outgoing import queue_all
 from judge.edge.daide import machines
+from judge.edge.daide.offload import ListenerOnLoop
 from judge.phases import played as played_phases
 from judge.press import machine_press
 from judge.commands.dispatch import run_at_seat
@@ -60,8 +62,11 @@ def _membership_id(seat: Seat) -> int:
 
 class StoreHost:
     def __init__(self, store: Store, settings: Settings, game_id: int, run_pass: Callable[[], None],
-                 clock: Callable[[], datetime] = _now) -> None:
+                 clock: Callable[[], datetime] = _now, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """``loop``: the listeners' loop when this host is called from other threads
+        (judge.edge.daide.offload); their calls then run there."""
         self.store, self.settings, self.game_id = store, settings, game_id
+        self._loop = loop
         self._run_pass = run_pass
         self._clock = clock
         self._listeners: list[Listener] = []
@@ -132,7 +137,7 @@ class StoreHost:
 
     # -- what the server asks
     def listen(self, listener: Listener) -> None:
-        self._listeners.append(listener)
+        self._listeners.append(ListenerOnLoop(listener, self._loop) if self._loop is not None else listener)
 
     def started(self) -> bool:
         return in_play(self._status) or self._ending is not None

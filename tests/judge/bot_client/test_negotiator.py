@@ -30,7 +30,9 @@ def _answer(negotiator: Negotiator, sender: str, text: str, recipients: tuple[st
 
 def test_it_accepts_peace_and_a_fair_dmz_and_refuses_a_one_sided_one() -> None:
     austria = Negotiator("AUSTRIA", TABLE, 30)
-    assert _answer(austria, "ITALY", "PRP (PCE (ITA AUS))") == ["ITALY: YES (PRP (PCE (ITA AUS)))"]
+    # a new friend is offered the contested border at once (Tyrolia: both armies reach it)
+    assert _answer(austria, "ITALY", "PRP (PCE (ITA AUS))") == ["ITALY: YES (PRP (PCE (ITA AUS)))",
+                                                                "ITALY: PRP (DMZ (AUS ITA) (TYR))"]
     assert austria.peace == {"ITALY"}
     assert _answer(austria, "ITALY", "PRP (DMZ (ITA AUS) (TYR))") == ["ITALY: YES (PRP (DMZ (ITA AUS) (TYR)))"]
     assert _answer(austria, "RUSSIA", "PRP (DMZ (AUS) (GAL VIE))") == ["RUSSIA: REJ (PRP (DMZ (AUS) (GAL VIE)))"]
@@ -129,16 +131,74 @@ def test_a_scripted_human_fair_peace_is_accepted_and_a_one_sided_one_refused() -
     assert not germany.agreements()
     # Their promise is fine: peace with an order for the proposer's own unit.
     promise = "PRP (AND (PCE (FRA GER)) (XDO ((FRA AMY PAR) HLD)))"
-    assert _answer(germany, "FRANCE", promise, ("GERMANY",)) == [f"FRANCE: YES ({promise})"]
+    assert _answer(germany, "FRANCE", promise, ("GERMANY",)) == [f"FRANCE: YES ({promise})",
+                                                                 "FRANCE: PRP (DMZ (GER FRA) (BUR))"]
 
 
 def test_a_negotiator_rebuilt_from_the_record_is_the_one_that_talked() -> None:
     live = Negotiator("AUSTRIA", TABLE, 20)
     record = [Said("AUSTRIA", to, to_text(press)) for to, press in live.proposals(BOARD)]
     record.append(Said("ITALY", ("AUSTRIA",), "YES (PRP (PCE (AUS ITA)))"))
+    record.extend(Said("AUSTRIA", to, to_text(press))  # peace agreed: the DMZ of Tyrolia offered at once
+                  for to, press in live.heard("ITALY", ("AUSTRIA",), from_text(record[-1].text), BOARD))
+    record.append(Said("ITALY", ("AUSTRIA",), "REJ (PRP (DMZ (AUS ITA) (TYR)))"))
     live.heard("ITALY", ("AUSTRIA",), from_text(record[-1].text), BOARD)
     heard = from_text("PRP (DMZ (RUS AUS) (GAL))")
     record.extend(Said("AUSTRIA", to, to_text(press)) for to, press in live.heard("RUSSIA", ("AUSTRIA",), heard, BOARD))
     again = rebuilt("AUSTRIA", TABLE, Talk(20, tuple(record)))
     assert again.agreements() == live.agreements() and again.agreements().dmz == {"GAL"}
-    assert again.agreements().allies == {"ITALY"} and again.proposals(BOARD) == []  # proposed once, ever
+    assert again.agreements().allies == {"ITALY"} and again.refused == {("ITALY", "PRP (DMZ (AUS ITA) (TYR))")}
+    assert again.proposals(BOARD) == []  # proposed once, ever; Tyrolia refused
+
+
+def test_two_judge_bots_agree_peace_and_a_dmz_over_daide_and_keep_it() -> None:
+    """Two `judge bot`s, Austria and Italy, over real TCP at LVL 30 (a client of the test's
+    holds England and the phase; the other seats absent): peace proposed and accepted, the
+    DMZ of Tyrolia offered at once and accepted, and their orders kept out of it."""
+    absent = {p.name: ("dummy", "v0") for p in STANDARD.powers if p.name not in ("AUSTRIA", "ENGLAND", "ITALY")}
+    game = LocalGame(STANDARD, absent=absent, choose=lambda free: "ENGLAND" if "ENGLAND" in free else free[0],
+                     level=30)
+    bots: list[DaideBot] = []
+
+    def agreed() -> bool:  # and their orders sent last were made within the DMZ
+        return all(bot.seat.kept is not None and "TYR" in bot.seat.kept.dmz for bot in bots)
+
+    def ordered_within() -> bool:
+        orders = [o.canonical() for power in ("AUSTRIA", "ITALY") for o in game._orders.get(power, {}).values()]
+        return len(orders) == 6 and not [o for o in orders if " - " in o and o.endswith("TYR")]
+
+    async def scenario() -> None:
+        server = GameServer(game)
+        port = await server.start("127.0.0.1", 0)
+        england = await DaideClient.connect("127.0.0.1", port)
+        try:
+            await england.send('NME ("holder") ("v1")')
+            await england.receive(5)
+            await england.receive(5)
+            await england.send('YES (MAP ("standard"))')
+            await england.send("NOT (GOF)")  # the phase waits for our GOF
+            await england.send("SUB ((ENG FLT LON) HLD) ((ENG FLT EDI) HLD) ((ENG AMY LVP) HLD)")
+            for seed in (1, 2):
+                bots.append(DaideBot("127.0.0.1", port, StrategicBot(seed, Budget(iterations=20, seconds=None),
+                                                                      samples=1, modelled=0), retries=0))
+            tasks = [asyncio.create_task(bot.run()) for bot in bots]
+            while len(bots) < 2 or not agreed() or not ordered_within():
+                await asyncio.sleep(0.05)  # the test times out when they never agree or order outside it
+            await england.send("GOF")
+            while game.position().phase.season.name == "SPRING":
+                await asyncio.sleep(0.05)
+            await server.close()
+            await asyncio.gather(*tasks)
+        finally:
+            await england.close()
+
+    asyncio.run(asyncio.wait_for(scenario(), 90))
+    talkers = {bot.seat.power: bot.seat.negotiator for bot in bots}
+    assert set(talkers) == {"AUSTRIA", "ITALY"}
+    for power, partner in (("AUSTRIA", "ITALY"), ("ITALY", "AUSTRIA")):
+        negotiator = talkers[power]
+        assert negotiator is not None and negotiator.peace == {partner} and "TYR" in negotiator.dmz
+    spring = game.history(api.initial_position(STANDARD).phase)
+    assert spring is not None
+    moves = [r.order for r in spring.adjudication.results if r.power in talkers and " - " in r.order]
+    assert not [m for m in moves if m.endswith("TYR")], moves

@@ -27,21 +27,11 @@ from judge.edge.daide import DaideEdge
 from judge.store.models_game import Game
 from judge.edge.scheduler import run_pass
 from tests.fixtures.ports import free_port
+from tests.fixtures.shared import shared_path
 from tests.judge.commands.conftest import create_game
 from tests.judge.commands.harness import JUDGE, JudgeHarness
 
-def _bots_folder() -> Path:
-    """``shared/peers/daide-client/bin`` beside the checkout (or beside a folder above it:
-    a worktree sits one level deeper than the main checkout)."""
-    here = Path(__file__).resolve()
-    for folder in here.parents[3:]:
-        candidate = folder / "shared" / "peers" / "daide-client" / "bin"
-        if candidate.is_dir():
-            return candidate
-    return here.parents[4] / "shared" / "peers" / "daide-client" / "bin"
-
-
-BOTS = _bots_folder()
+BOTS = shared_path("peers", "daide-client", "bin") or Path("shared/peers/daide-client/bin")
 
 
 def bot_path(kind: str = "dumbbot") -> Path:

@@ -70,6 +70,8 @@ def test_the_judges_bot_answers_press_in_a_bot_process_and_keeps_what_it_agreed(
     assert judge.bots() == 1
     answers = _bot_press(judge)
     assert [(r, d) for _, r, d in answers] == [(["ENGLAND"], ["YES (PRP (PCE (ENG FRA)))"]),
+                                               # at peace: the contested Channel offered at once
+                                               (["ENGLAND"], ["PRP (DMZ (FRA ENG) (ECH))"]),
                                                (["ENGLAND"], ["YES (PRP (DMZ (ENG FRA) (BUR)))"]),
                                                (["ENGLAND"], ["REJ (PRP (DMZ (ENG FRA) (BRE)))"])]
     # The phase's orders made again within what it agreed: nothing into Burgundy now.
