@@ -186,10 +186,13 @@ class Daemon:
     def _phases_processed(self, hook: Callable[[frozenset[int], datetime], None]
                           ) -> Callable[[frozenset[int], datetime], None]:
         """The worker's pass for the phases a mail made ready: it stores exact due times,
-        which may be nearer than the planned pass, so the scheduler plans again after it."""
+        which may be nearer than the planned pass, so the scheduler plans again once they
+        are committed, whatever it had planned."""
         def processed(games: frozenset[int], now: datetime) -> None:
-            self._touch_covered = False
-            hook(games, now)
+            try:
+                hook(games, now)
+            finally:
+                self.scheduler_wake.set()
 
         return processed
 
@@ -224,6 +227,9 @@ class Daemon:
         touched = timedelta(seconds=self.settings.scheduler.touched_seconds)
         last_pass: datetime | None = None  # games touched before the start get a pass at once
         while not self.stop_event.is_set():
+            # Uncovered while the index is read: a mail processed meanwhile wakes the planner
+            # again (one committed before it is in what the read sees).
+            self._touch_covered = False
             now = self.clock()
             at = planner.next_pass_at(now, last_pass, self._due_outlook(now))
             self._touch_covered = last_pass is not None and at <= last_pass + touched

@@ -137,3 +137,26 @@ def test_message_id_is_read_from_a_folded_or_odd_header():
     assert header_message_id(b"From: a@x\r\nMessage-ID:\r\n <abc@x.org>\r\n\r\nbody") == "abc@x.org"
     assert header_message_id(b"message-id: <q@x>\nX-Message-ID: <other@x>\n\nbody") == "q@x"
     assert header_message_id(b"X-Message-ID: <other@x>\n\nMessage-ID: <in-body@x>\n") is None
+
+
+def test_a_reading_transaction_takes_no_write_lock(store):
+    """Store.reading (the scheduler's and the bot process's polls): a writer goes on while
+    it is open, and it sees what was committed before it began."""
+    with store.unit_of_work() as session:
+        session.add(Game(name="g1", master_password_hash="x", created_at=NOW))
+    with store.reading() as reader:
+        assert reader.execute(select(func.count()).select_from(Game)).scalar() == 1
+        done = threading.Event()
+
+        def write() -> None:
+            with store.unit_of_work() as session:
+                session.add(Game(name="g2", master_password_hash="x", created_at=NOW))
+            done.set()
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        assert done.wait(5), "the writer waited for the reader"
+        writer.join()
+        assert reader.execute(select(func.count()).select_from(Game)).scalar() == 1  # its own snapshot
+    with store.reading() as reader:
+        assert reader.execute(select(func.count()).select_from(Game)).scalar() == 2

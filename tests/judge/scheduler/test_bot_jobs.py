@@ -10,7 +10,7 @@ from sqlalchemy import func, select, update
 
 from judge.daemon.bot_worker import BotWorker
 from judge.edge.scheduler import run_pass
-from judge.phases.bot_moves import claim_job, finish_job
+from judge.phases.bot_moves import claim_job, finish_job, job_waiting
 from judge.store.leases import Owner, register
 from judge.store.models_bots import BotJob
 from judge.store.models_game import OrderSet, PhaseRecord
@@ -75,8 +75,12 @@ def test_a_job_is_claimed_by_one_process_and_finished_once(judge) -> None:
     cd_bot_game_past_deadline(judge)
     run_pass(judge.store, SETTINGS, judge.now)
     first, second = owner(judge), owner(judge)
+    with judge.store.reading() as connection:  # the bot process's look before it takes a write turn
+        assert job_waiting(connection)
     with judge.store.unit_of_work(now=judge.now) as session:
         claimed = claim_job(session, first, judge.now, max_attempts=3)
+    with judge.store.reading() as connection:
+        assert not job_waiting(connection)
     with judge.store.unit_of_work(now=judge.now) as session:
         assert claim_job(session, second, judge.now, max_attempts=3).job is None  # nothing else waits
     assert claimed.job is not None and claimed.job.power == "ENGLAND"
