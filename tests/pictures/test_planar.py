@@ -40,15 +40,18 @@ def test_a_large_graphs_drawing_fills_the_frame_and_gives_every_province_room() 
     assert sorted(room.values())[len(names) // 2] >= 0.7 * inside / len(names)
 
 
+def _bordering(drawing: planar.Drawing, names: list[str]) -> set[frozenset[str]]:
+    """The pairs of provinces whose drawn cells share a side."""
+    return {frozenset((names[drawing.owners[k]], names[drawing.owners[side]]))
+            for k, cell in enumerate(drawing.cells) for side in cell.sides
+            if side != FRAME and drawing.owners[side] != drawing.owners[k]}
+
+
 def test_cells_border_exactly_the_adjacent_provinces() -> None:
     graph = _grid(5, 4)
     drawing = planar.draw(graph, WIDTH, HEIGHT, MARGIN)
     assert drawing is not None
-    names = sorted(graph)
-    bordering = {frozenset((names[drawing.owners[k]], names[drawing.owners[side]]))
-                 for k, cell in enumerate(drawing.cells) for side in cell.sides
-                 if side != FRAME and drawing.owners[side] != drawing.owners[k]}
-    assert bordering == {frozenset((a, b)) for a in graph for b in graph[a]}
+    assert _bordering(drawing, sorted(graph)) == {frozenset((a, b)) for a in graph for b in graph[a]}
 
 
 def test_islands_hanging_on_one_sea_are_drawn_inside_it() -> None:
@@ -59,10 +62,7 @@ def test_islands_hanging_on_one_sea_are_drawn_inside_it() -> None:
     drawing = planar.draw({n: frozenset(o) for n, o in graph.items()}, WIDTH, HEIGHT, MARGIN)
     assert drawing is not None
     names = sorted(graph)
-    bordering = {frozenset((names[drawing.owners[k]], names[drawing.owners[side]]))
-                 for k, cell in enumerate(drawing.cells) for side in cell.sides
-                 if side != FRAME and drawing.owners[side] != drawing.owners[k]}
-    assert bordering == {frozenset((a, b)) for a in graph for b in graph[a]}
+    assert _bordering(drawing, names) == {frozenset((a, b)) for a in graph for b in graph[a]}
     for island in ("X", "Y", "Z"):
         cells = [cell for cell, owner in zip(drawing.cells, drawing.owners) if names[owner] == island]
         assert len(cells) == 1 and abs(signed_area(cells[0].outline)) >= planar.SMALLEST
