@@ -6,8 +6,9 @@ threads instead.  Each game's calls run one at a time, in the order they were as
 (``StoreHost``'s state is never touched by two threads at once; a connection's commands are
 answered in order because the server awaits each before reading the next).  What waits is
 bounded by the connection caps: a connection has at most one call waiting, a game's look
-one more, and a connection whose call waits is not read meanwhile, so its further commands
-stay in its own socket buffer.
+one more; a connection whose call waits is still read (to see a hang-up at once), but what
+it sends meanwhile is kept only up to ``daide.server.READ_BYTES`` and answered after the
+call, so it cannot queue more calls.
 
 A host's listener calls (phases, endings, press, seats) are made in the pool's threads and
 passed to the loop by ``ListenerOnLoop``, in order, before the call that made them returns
