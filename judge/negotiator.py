@@ -58,7 +58,7 @@ from bot.agreements import Agreements
 from daide.messages import Element, Message, from_text, to_text
 from daide.press import Grammar, PressError
 from daide.tokens import TokenTable
-from judge.offers import common_threat, contested
+from judge.offers import common_threat, contested, reached
 
 Outgoing = tuple[tuple[str, ...], Message]  # (recipients: power names, press message)
 OFFERS = frozenset({"PCE", "ALY", "DMZ"})  # what the negotiator proposes, by arrangement
@@ -244,14 +244,8 @@ class Negotiator:
         """Powers whose units can reach ours, never offered peace, neither at peace with us
         nor our enemies."""
         ours = {u.province for u in board.position.units if u.power == self.power}
-        near = set()
-        for unit in board.position.units:
-            if unit.power == self.power or unit.power in self.peace | self.proposed_peace | self.enemies:
-                continue
-            reach = board.tables.reach[unit.kind].get(unit.location, frozenset())
-            if ours & set(reach):
-                near.add(unit.power)
-        return sorted(near)
+        others = {u.power for u in board.position.units} - {self.power} - self.peace - self.proposed_peace - self.enemies
+        return sorted(power for power in others if reached(board, power) & ours)
 
     def _awaiting(self, partner: str, head: str) -> bool:
         """A proposal of ours of this kind still waits for ``partner``'s answer."""
