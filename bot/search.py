@@ -28,7 +28,8 @@ against the others' final sets) is taken instead only when it is worth ``break_m
 more: an agreement is broken only when breaking it clearly pays.
 
 Retreats and builds follow the value map (``bot.adjust``).  Deterministic for a seed when
-the budget counts iterations only.
+the search ends by its count of iterations (the default budget's does, except on a very
+slow or loaded machine, where its wall-time cap comes first).
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ from bot.options import HOLD, Intent, UnitOptions, coordinate, unit_options
 from bot.player import Budget, phase_rng
 from bot.values import DEFAULT_WEIGHTS, ValueMap, Weights, value_map
 
-DEFAULT_BUDGET = Budget(iterations=None, seconds=4.0)
+DEFAULT_BUDGET = Budget()  # DEFAULT_EVALUATIONS evaluations, at most SAFETY_SECONDS of wall time
 
 
 @dataclass(frozen=True)
