@@ -90,8 +90,9 @@ def test_a_counted_budget_stops_at_its_count_and_its_cap_only_on_a_slow_machine(
     counted = StrategicBot(7, Budget(iterations=100, seconds=60.0)).search(board, "ITALY")
     assert counted[1].iterations == 100
     assert counted[0] == StrategicBot(7, Budget(iterations=100, seconds=None)).orders(board, "ITALY")
-    capped = StrategicBot(7, Budget(iterations=10**9, seconds=0.2)).search(board, "ITALY")[1]
-    assert 0 < capped.iterations < 10**9 and capped.seconds < 5
+    ticks = iter(range(10**6))  # a clock that advances a second each time it is read
+    capped = StrategicBot(7, Budget(iterations=10**9, seconds=5.0), clock=lambda: float(next(ticks))).search(board, "ITALY")[1]
+    assert capped.iterations == 4 and capped.seconds == 6.0  # read at 0 (start), 1-4 (go on), 5 (stop), 6 (report)
 
 
 def _fall(units, centers):
