@@ -64,9 +64,9 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "role", "gm") == "witness":
         import dataclasses
 
-        from judge.commands.fair_witness import HANDLER as WITNESS_HANDLER
+        from judge.daemon.hooks import WITNESS_WORKER
 
-        settings = dataclasses.replace(settings, worker=dataclasses.replace(settings.worker, handler=WITNESS_HANDLER))
+        settings = dataclasses.replace(settings, worker=dataclasses.replace(settings.worker, handler=WITNESS_WORKER))
     setup_logging()
     clock = clock_from(args, "serve")
     if clock is None:
