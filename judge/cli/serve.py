@@ -52,8 +52,11 @@ def worker_command(args: argparse.Namespace, flag: str = WORKER_FLAG, nice: int 
 
 
 def run(args: argparse.Namespace) -> int:
+    from judge.daemon.allocator import keep_large_blocks_out_of_the_heap
+
+    keep_large_blocks_out_of_the_heap()  # first: it holds for what is allocated after it
     # Imported here, not at the top: every `judge` command builds this parser, and the
-    # store (SQLAlchemy, Alembic) takes about a second to import.
+    # store (SQLAlchemy) takes about a second to import.
     from judge.daemon.keyrecord import JudgeKeyRefused
     from judge.mailauth.keystore import DkimKeyRefused
     from judge.daemon.serve import Daemon
