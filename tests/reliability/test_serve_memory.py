@@ -22,7 +22,7 @@ from tests.fixtures.judge_process import JudgeProcess
 DAEMON = {"JUDGE_WORKER_POLL_SECONDS": "0.2", "JUDGE_DAIDE_HOST": ""}
 #: What the resident set may grow by over the later CREATEs: a 16 MiB block kept is a failure.
 GROWTH_LIMIT_MIB = 8
-LATER_CREATES = 4
+LATER_CREATES = 3
 
 
 def _rss_mib(pid: int) -> float:
