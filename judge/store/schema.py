@@ -42,10 +42,15 @@ def _revision_lines(path: Path) -> tuple[str, tuple[str, ...]]:
     none, one, or several for a merge), read from its assignments without running it."""
     found: dict[str, Any] = {}
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        target = node.target if isinstance(node, ast.AnnAssign) else (
-            node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None)
-        if isinstance(target, ast.Name) and target.id in ("revision", "down_revision") and node.value is not None:
-            found[target.id] = ast.literal_eval(node.value)
+        target: ast.expr
+        if isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and target.id in ("revision", "down_revision"):
+            found[target.id] = ast.literal_eval(value)
     revision, down = str(found["revision"]), found.get("down_revision")
     if down is None:
         return revision, ()
