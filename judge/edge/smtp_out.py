@@ -253,8 +253,9 @@ class OutboxSender:
 
     As a mail leaves, a game member's copy gets its own unsubscribe links (``links``,
     judge.mailauth.unsubscribe), then, with a ``signer``, its DKIM signatures (each attempt
-    anew, so the signature's time is the sending's): whatever queued it, the worker,
-    ``judge tick`` or a worker process, and whichever transport takes it."""
+    anew, the rows leased together signed together just before they are sent, so the
+    signature's time is the sending's): whatever queued it, the worker, ``judge tick`` or a
+    worker process, and whichever transport takes it."""
 
     def __init__(self, store: Store, transport: Transport, *, retry_base_seconds: float = 60.0,
                  max_attempts: int = 12, clock: Clock = utc_now, signer: MailSigner | None = None,
