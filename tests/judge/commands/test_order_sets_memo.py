@@ -4,20 +4,12 @@ moved on; a mail with orders and a signed-on reply gives the orders it stored.""
 
 from __future__ import annotations
 
-from sqlalchemy import delete, event
+from sqlalchemy import delete
 
 from judge.phases.turnstate import stored_order_set
 from judge.store.models_game import OrderSet
 from judge.store.queries import find_game
-from tests.judge.commands.conftest import Seat
-
-
-def _order_set_selects(judge) -> list[str]:
-    seen: list[str] = []
-    event.listen(judge.store.engine, "before_cursor_execute",
-                 lambda _c, _cur, statement, *_rest: seen.append(statement)
-                 if statement.startswith("SELECT order_set.id") else None)
-    return seen
+from tests.judge.commands.conftest import Seat, statements_seen
 
 
 def _stored(judge, session, power: str, orders: list[str]) -> OrderSet:
@@ -28,7 +20,7 @@ def _stored(judge, session, power: str, orders: list[str]) -> OrderSet:
 
 
 def test_an_order_set_is_read_once_per_transaction(judge, started: dict[str, Seat]) -> None:
-    selects = _order_set_selects(judge)
+    selects = statements_seen(judge, "SELECT order_set.id")
     with judge.session() as session:
         game = find_game(session, "g1")
         row = _stored(judge, session, "FRANCE", ["A PAR H"])
