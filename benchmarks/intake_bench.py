@@ -110,10 +110,12 @@ class Daemon:
         return (self.host, self.port)
 
     def memory_kib(self) -> dict[str, int]:
-        """VmRSS and VmHWM (peak RSS) of the daemon, in KiB; with worker processes, also the
-        sum over the daemon and its children (``VmRSS+children``, shared pages counted twice)."""
+        """VmRSS and VmHWM (peak RSS) of the daemon, in KiB, and the sum over it and every
+        process below it (``VmRSS+children``: worker, bot and verifier processes, their
+        forkserver; shared pages counted twice), so runs with and without worker processes
+        compare."""
         found = _memory_of(self.process.pid)
-        children = _children(self.process.pid) if self.worker_processes else []
+        children = _descendants(self.process.pid)
         if children:
             found["VmRSS+children"] = found["VmRSS"] + sum(_memory_of(c).get("VmRSS", 0) for c in children)
         return found
@@ -606,7 +608,7 @@ def run(args: argparse.Namespace, settings: dict[str, str] | None = None, host: 
         report["observer_polls"] = observer.polls
         memory = report["memory_kib"]
         for when, values in memory.items():
-            together = (f", with its worker processes VmRSS {values['VmRSS+children'] / 1024:.1f} MiB"
+            together = (f", with its child processes VmRSS {values['VmRSS+children'] / 1024:.1f} MiB"
                         if "VmRSS+children" in values else "")
             print(f"memory of judge serve {when}: VmRSS {values['VmRSS'] / 1024:.1f} MiB, "
                   f"VmHWM {values['VmHWM'] / 1024:.1f} MiB{together}", flush=True)

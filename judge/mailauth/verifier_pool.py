@@ -111,11 +111,18 @@ class VerifierPool:
 
     def _take(self) -> _Process | None:
         """An idle process (started while fewer than ``processes`` run, else waited for), or
-        None once the pool is given up on."""
-        try:
-            return self._idle.get_nowait()
-        except queue.Empty:
-            return self._start() or self._idle.get()
+        None once the pool is given up on.  A None in the idle queue is a wake-up: a process
+        was lost (start another) or the pool given up on."""
+        while self._broken < self.GIVE_UP_AFTER:
+            if self._closed:
+                raise RuntimeError("the verifier pool is closed")
+            try:
+                found = self._idle.get_nowait()
+            except queue.Empty:
+                found = self._start() or self._idle.get()
+            if found is not None:
+                return found
+        return None
 
     def _start(self) -> _Process | None:
         with self._lock:
@@ -134,16 +141,17 @@ class VerifierPool:
 
     def _lost(self, process: _Process) -> None:
         with self._lock:
-            self._all.remove(process)
+            if process in self._all:
+                self._all.remove(process)
             self._broken += 1
             given_up = self._broken >= self.GIVE_UP_AFTER
             log.log(logging.ERROR if given_up else logging.WARNING,
                     "a mail verifier process died (%d times); %s", self._broken,
                     "mail is checked and signed in the daemon from now on" if given_up
                     else "starting a new one for the next mail, and doing this mail's work here")
-            if given_up:  # callers waiting for a process: they do their work here now
-                for _ in range(self.processes):
-                    self._idle.put(None)
+            # Callers waiting for a process start another, or (given up) work here.
+            for _ in range(self.processes if given_up else 1):
+                self._idle.put(None)
         process.close()
 
     def _run(self, task: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -181,6 +189,8 @@ class VerifierPool:
         with self._lock:
             self._closed = True
             processes, self._all = self._all, []
+            for _ in range(self.processes):  # callers still waiting find the pool closed
+                self._idle.put(None)
         for process in processes:
             process.close()
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 
 from judge.mailauth.dkim_keys import RSA, new_key
 from judge.mailauth.dkim_sign import SigningError, signer_for
@@ -36,6 +37,17 @@ def test_a_verifier_process_gives_the_same_verdict_and_may_die(dns_zone):
         os.kill(pid, signal.SIGKILL)
         assert pool.verify(MAIL, **ARGS) == here  # checked here while a new process starts
         assert pool.verify(MAIL, **ARGS) == here and pool.process_ids() != [pid]
+        # Killed while several intake threads want it: each mail is still verified, none waits for good.
+        [pid] = pool.process_ids()
+        os.kill(pid, signal.SIGKILL)
+        verdicts: list[object] = []
+        threads = [threading.Thread(target=lambda: verdicts.extend(pool.verify(MAIL, **ARGS) for _ in range(3)))
+                   for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        assert verdicts == [here] * 12
     finally:
         pool.close()
 
