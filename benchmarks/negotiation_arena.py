@@ -1,5 +1,5 @@
 """Does talking gain centres?  Two strategic bots among five DumbBots, in process, the same
-games played in each mode: ``talking`` (judge.negotiator at press level 30: peace,
+games played in each mode: ``talking`` (judge.negotiation.negotiator at press level 30: peace,
 alliances and DMZs proposed), ``peace`` (the same negotiator proposing peace only; it still
 answers every offer) and ``silent``.
 
@@ -37,7 +37,7 @@ from bot.dumbbot import DumbBot
 from bot.player import Budget, Player
 from bot.search import StrategicBot
 from daide.tokens import TokenTable
-from judge.negotiator import OFFERS, Negotiator
+from judge.negotiation.negotiator import OFFERS, Negotiator
 
 PAIRS: tuple[tuple[str, str], ...] = (
     ("ENGLAND", "FRANCE"), ("AUSTRIA", "ITALY"), ("RUSSIA", "TURKEY"), ("FRANCE", "GERMANY"),

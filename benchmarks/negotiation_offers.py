@@ -4,7 +4,7 @@
 
 Positions: the opening and every spring of ``--games`` in-process games of seven DumbBots
 (seeds 1..N) up to 1908.  In each, for every pair of surviving powers (the bot, the human),
-a fresh negotiator of the bot (``judge.negotiator``, level 30) hears four offers from the
+a fresh negotiator of the bot (``judge.negotiation.negotiator``, level 30) hears four offers from the
 human, as the plain-English forms of PRESS read them:
 
 * fair peace: ``PRP (PCE (human bot))``;
@@ -33,7 +33,7 @@ from adjudicator.types import Variant
 from bot.dumbbot import DumbBot
 from daide.messages import Message, from_text
 from daide.tokens import TokenTable
-from judge.negotiator import Negotiator
+from judge.negotiation.negotiator import Negotiator
 
 LEVEL = 30
 OFFERS = ("fair peace", "fair peace with a shared DMZ", "one-sided: a centre given up", "one-sided: orders taken")

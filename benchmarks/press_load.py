@@ -6,7 +6,7 @@ of its last order while they talk?
 The server: ``daide.server.GameServer`` over ``daide.local.LocalGame`` at press level 30, in
 this process.  The players: seven ``judge bot`` clients (``judge.edge.daide_player.DaideBot``
 with the strategic bot at ``--iterations`` evaluations, negotiating with
-``judge.negotiator``: its proposals (peace, alliances, DMZs), answers, orders made again when an
+``judge.negotiation.negotiator``: its proposals (peace, alliances, DMZs), answers, orders made again when an
 agreement changes them), in a child process of their own, so their thinking never shares
 the server's interpreter.  Each game runs to the winter of ``--last-year`` (then the
 server closes it) or a solo.

@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("adjudicator", "mailcmds", "maps", "pictures", "templates", "judge", "bot", "daide")
 EDGES = ("judge.edge.smtp_in", "judge.edge.imap_in", "judge.edge.smtp_out", "judge.edge.scheduler", "judge.edge.daide",
          "judge.edge.daide_player")
-PURE = ("adjudicator", "mailcmds", "pictures", "judge.turns", "judge.fair", "judge.record", "bot")
+PURE = ("adjudicator", "mailcmds", "pictures", "judge.turns", "judge.fair", "judge.record", "bot",
+        "judge.negotiation")
 DATABASE = ("sqlalchemy", "alembic", "psycopg", "judge.store")
 
 
@@ -230,6 +231,13 @@ def test_the_bot_imports_only_the_engine():
     for module, imported in import_graph().items():
         if _starts(module, ("bot",)):
             outside = {n for n in imported if unit_of(n) not in (None, "bot", "adjudicator")}
+            assert not outside, f"{module} imports {sorted(outside)}"
+
+
+def test_the_negotiation_imports_only_the_engine_the_bot_and_daide():
+    for module, imported in import_graph().items():
+        if _starts(module, ("judge.negotiation",)):
+            outside = {n for n in imported if unit_of(n) not in (None, "judge.negotiation", "adjudicator", "bot", "daide")}
             assert not outside, f"{module} imports {sorted(outside)}"
 
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 from adjudicator.api import position_digest
 from judge.press import machine_press
 from judge.daemon.hooks import after_commit_hook
-from judge.negotiator import Outgoing, Talk
+from judge.negotiation.negotiator import Outgoing, Talk
 from judge.mailio.outgoing import queue_all
 from judge.phases.bot_moves import (Claim, Job, claim_job, finish_job, finish_press_job, job_waiting, store_power_orders,
                                     unfinished)
@@ -80,7 +80,7 @@ def think(job: Job, iterations: int, talk: Talk | None = None) -> Thought:
     from bot.stand_in import stand_in_lines
     from daide.messages import from_text
     from daide.tokens import TokenTable
-    from judge.negotiator import rebuilt
+    from judge.negotiation.negotiator import rebuilt
     from judge.store.queries import variant_named
 
     variant = variant_named(job.map_name)

@@ -6,7 +6,7 @@ says so and stops), and in every phase where its power must order it asks the pl
 (``bot.search.StrategicBot`` by default), submits the orders (complete orders make it ready).  It never
 says ``GOF``: with no turn in it, a ``GOF`` that crosses the end of a phase makes the bot
 ready in the next one before it has ordered.  In a game whose HLO says LVL 10 or more it
-negotiates (``judge.negotiator``): it answers the press it gets, proposes peace to its
+negotiates (``judge.negotiation.negotiator``): it answers the press it gets, proposes peace to its
 neighbours and alliances and DMZs to the powers at peace with it (the negotiator's
 policy), and its orders keep what it agreed unless breaking it clearly pays
 (``bot.agreements``); a new agreement has the phase's orders made again.  It logs every refusal
@@ -35,7 +35,7 @@ from daide.client import ConnectionClosed, DaideClient
 from daide.messages import Element, Message, Text, to_text
 from daide.orders import convoy_routes, order_element
 from daide.tokens import TokenTable
-from judge.negotiator import Negotiator, Outgoing
+from judge.negotiation.negotiator import Negotiator, Outgoing
 
 log = logging.getLogger("judge.bot")
 

@@ -6,7 +6,7 @@ write to machines (read at PRESS time into ``PressLog.daide``) for the DAIDE edg
 A machine's press is relayed by the DAIDE server straight to the machines connected.  The
 judge's own bot at a seat the master gave it (SEAT ... BOT) negotiates: press to it is a job
 for a bot process (``bot_hears``; judge/phases/bot_moves.py), which reads the seat's
-conversation (``talk_of``), thinks outside every transaction (judge/negotiator.py) and
+conversation (``talk_of``), thinks outside every transaction (judge/negotiation/negotiator.py) and
 speaks through ``bot_said``: recorded as a machine's press is, under the same press rules,
 mailed to humans, relayed to DAIDE machines.  A power in civil disorder under RULE CD_BOT
 does not talk.  Nothing here says which powers are machines to a player.
@@ -27,7 +27,7 @@ from daide.press import Grammar
 from daide.tokens import TokenTable
 from judge.config import JudgeSettings
 from judge.mailio.outgoing import MACHINE_DOMAIN, OutgoingMail
-from judge.negotiator import Said, Talk
+from judge.negotiation.negotiator import Said, Talk
 from judge.phases.bot_moves import request_press_answer
 from judge.phases.bot_seats import is_bot_seat
 from judge.phases.turnstate import late_powers

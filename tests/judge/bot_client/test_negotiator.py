@@ -1,4 +1,4 @@
-"""The judge's bot at the table (judge/negotiator.py): its answers to peace, alliance and
+"""The judge's bot at the table (judge/negotiation/negotiator.py): its answers to peace, alliance and
 DMZ proposals, agreements kept in its orders, and nothing sent above the game's level --
 as a policy, and as `judge bot` over real TCP against our DAIDE server at LVL 30."""
 
@@ -16,7 +16,7 @@ from daide.messages import from_text, to_text
 from daide.server import GameServer
 from daide.tokens import TokenTable
 from judge.edge.daide_player import DaideBot
-from judge.negotiator import Negotiator, Said, Talk, rebuilt
+from judge.negotiation.negotiator import Negotiator, Said, Talk, rebuilt
 
 STANDARD = maps.load("standard")
 TABLE = TokenTable.for_variant(STANDARD)

@@ -1,4 +1,4 @@
-"""What the judge's bot offers its friends (judge/offers.py, judge/negotiator.py): an
+"""What the judge's bot offers its friends (judge/negotiation/offers.py, judge/negotiation/negotiator.py): an
 alliance against the common threat and a DMZ of the contested border, at the levels that
 allow each, never the same proposal twice and never a province refused -- as a policy, on
 a position made for it."""
@@ -10,8 +10,8 @@ from adjudicator import api
 from adjudicator.types import Phase, PhaseKind, Position, Season, Unit, UnitKind
 from daide.messages import from_text, to_text
 from daide.tokens import TokenTable
-from judge.negotiator import Negotiator, Said, Talk, rebuilt
-from judge.offers import common_threat, contested
+from judge.negotiation.negotiator import Negotiator, Said, Talk, rebuilt
+from judge.negotiation.offers import common_threat, contested
 
 STANDARD = maps.load("standard")
 TABLE = TokenTable.for_variant(STANDARD)

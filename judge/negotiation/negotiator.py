@@ -18,7 +18,7 @@ Policy (deterministic: no chance in it, so a game replays for the bot's seed):
 * ``YES`` to one of our proposals from every power it went to makes it an agreement;
   ``REJ`` drops it; ``CCL`` of a proposal not yet agreed withdraws it.  Statements
   (``FCT``), ``TRY``, ``HUH`` and ``BWX`` get no answer.
-* At each movement phase it proposes, in this order (``judge.offers`` reads the
+* At each movement phase it proposes, in this order (``judge.negotiation.offers`` reads the
   board for the last two):
 
   - peace, once, to every power whose units stand next to its own and with which it has
@@ -58,7 +58,7 @@ from bot.agreements import Agreements
 from daide.messages import Element, Message, from_text, to_text
 from daide.press import Grammar, PressError
 from daide.tokens import TokenTable
-from judge.offers import common_threat, contested, reached
+from judge.negotiation.offers import common_threat, contested, reached
 
 Outgoing = tuple[tuple[str, ...], Message]  # (recipients: power names, press message)
 OFFERS = frozenset({"PCE", "ALY", "DMZ"})  # what the negotiator proposes, by arrangement
