@@ -12,8 +12,9 @@ its mean centres at the end, how often it survived, and its mean seconds per gam
 ``--baseline`` plays the same games with a DumbBot in the candidate's seat, so that the
 candidate's figures stand beside DumbBot's own in the same seats.
 
-The strategic bot's search budget per movement phase is ``--seconds`` (default: the bot's
-own, 4 s) or ``--iterations`` candidate evaluations (alone: deterministic, no time limit);
+The strategic bot's search budget per movement phase is the bot's own by default
+(``bot.player.DEFAULT_EVALUATIONS`` candidate evaluations, capped at ``SAFETY_SECONDS``),
+or ``--iterations`` evaluations (alone: no time limit) and/or ``--seconds`` of wall time;
 docs/benchmarks.md says which budget each recorded run used.
 """
 

@@ -20,6 +20,11 @@ last reply committed), fixed load (``--rate`` mails per second on a fixed schedu
 ``--rate-seconds``; latency percentiles), light traffic (``--light-rate`` per second for
 ``--light-seconds``), ``--list-all`` LIST mails naming no game (every stored game listed),
 and the daemon's VmRSS and VmHWM from /proc after the traffic and after those LISTs.
+
+Each phase also reports the daemon's CPU time per mail and per command (its own process,
+and with every process below it), this process's own (the load generator's: it must not
+be what limits the daemon), and with ``--threads`` the daemon's CPU per mail by thread
+(its threads named through benchmarks/threadnames) and by child process.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import platform
 import queue
 import random
 import re
+import resource
 import smtplib
 import socket
 import sqlite3
@@ -64,13 +70,15 @@ class Daemon:
     """``judge serve`` on the population's database; stderr goes to ``serve.log``."""
 
     def __init__(self, workdir: Path, database: Path, extra_env: dict[str, str] | None = None,
-                 worker_processes: int = 0, host: str = "127.0.0.1") -> None:
+                 worker_processes: int = 0, host: str = "127.0.0.1", thread_names: bool = False) -> None:
         self.host = host
         self.port = _free_port()
         self.worker_processes = worker_processes
         env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
         env.update({
-            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")])),
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH"),
+                                                         str(REPO_ROOT / "benchmarks" / "threadnames")
+                                                         if thread_names else None])),
             "JUDGE_STORE_URL": f"sqlite:///{database}",
             "JUDGE_SMTP_HOST": host,
             "JUDGE_SMTP_PORT": str(self.port),
@@ -102,10 +110,12 @@ class Daemon:
         return (self.host, self.port)
 
     def memory_kib(self) -> dict[str, int]:
-        """VmRSS and VmHWM (peak RSS) of the daemon, in KiB; with worker processes, also the
-        sum over the daemon and its children (``VmRSS+children``, shared pages counted twice)."""
+        """VmRSS and VmHWM (peak RSS) of the daemon, in KiB, and the sum over it and every
+        process below it (``VmRSS+children``: worker, bot and verifier processes, their
+        forkserver; shared pages counted twice), so runs with and without worker processes
+        compare."""
         found = _memory_of(self.process.pid)
-        children = _children(self.process.pid) if self.worker_processes else []
+        children = _descendants(self.process.pid)
         if children:
             found["VmRSS+children"] = found["VmRSS"] + sum(_memory_of(c).get("VmRSS", 0) for c in children)
         return found
@@ -119,6 +129,18 @@ class Daemon:
     def own_cpu_seconds(self) -> float:
         """CPU time of the daemon's own process (one interpreter lock: what one core must carry)."""
         return _cpu_seconds_of(self.process.pid)
+
+    def cpu_seconds_by_thread(self) -> dict[str, float]:
+        """CPU time so far of each of the daemon's threads by name (numbered ones summed, e.g.
+        the intake's executor threads), and of each process below it as ``process <name>``."""
+        found: dict[str, float] = {}
+        for task in _tasks(self.process.pid):
+            name, seconds = _task_cpu(self.process.pid, task)
+            found[name] = found.get(name, 0.0) + seconds
+        for child in _descendants(self.process.pid):
+            name = f"process {_command_of(child)}"
+            found[name] = found.get(name, 0.0) + _cpu_seconds_of(child)
+        return found
 
     def stop(self) -> int:
         if self.process.poll() is None:
@@ -146,6 +168,43 @@ def _cpu_seconds_of(pid: int) -> float:
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+def _tasks(pid: int) -> list[str]:
+    try:
+        return os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+
+
+_NUMBERED = re.compile(r"[-_]?\d+(?:_\d+)?$")
+
+
+def _task_cpu(pid: int, task: str) -> tuple[str, float]:
+    """A thread's name (its number dropped) and CPU time."""
+    try:
+        with open(f"/proc/{pid}/task/{task}/stat", "rb") as stat:
+            text = stat.read()
+    except OSError:
+        return "gone", 0.0
+    name = text[text.index(b"(") + 1:text.rindex(b")")].decode("utf-8", "replace")
+    fields = text.rsplit(b")", 1)[1].split()
+    return _NUMBERED.sub("", name) or name, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _command_of(pid: int) -> str:
+    """What a process below the daemon is, from its command line (bot, verifier, forkserver)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as listed:
+            words = listed.read().split(b"\0")
+    except OSError:
+        return "gone"
+    text = " ".join(w.decode("utf-8", "replace") for w in words)
+    for marker, name in (("forkserver", "forkserver"), ("--bot-process", "bot"), ("--worker-process", "worker"),
+                         ("--role", "role"), ("multiprocessing", "pool")):
+        if marker in text:
+            return name
+    return text[:40]
 
 
 def _descendants(pid: int) -> list[int]:
@@ -374,6 +433,8 @@ class PhaseFigures:
     cpu_ms_per_mail: float | None = None  # the daemon's CPU time in the phase, per mail
     own_cpu_ms_per_mail: float | None = None  # of that, its own process's (not its worker or verifier processes')
     load_average: float | None = None  # the machine's (1 minute) when the phase started
+    bench_cpu_ms_per_mail: float | None = None  # this process's (the load generator's) CPU, per mail
+    threads_ms_per_mail: dict[str, float] = field(default_factory=dict)  # --threads: the daemon's, by thread
 
     @property
     def mails_per_second(self) -> float:
@@ -402,6 +463,12 @@ class PhaseFigures:
         if self.cpu_ms_per_mail is not None:
             text += (f" | daemon CPU {self.cpu_ms_per_mail:.2f} ms/mail {self.cpu_ms_per_command:.2f} ms/cmd "
                      f"(its own process {self.own_cpu_ms_per_command:.2f}), load {self.load_average:.1f}")
+        if self.bench_cpu_ms_per_mail is not None:
+            text += f" | load generator CPU {self.bench_cpu_ms_per_mail:.2f} ms/mail"
+        if self.threads_ms_per_mail:
+            text += "\n    daemon CPU ms/mail by thread: " + ", ".join(
+                f"{name} {ms:.2f}" for name, ms in sorted(self.threads_ms_per_mail.items(), key=lambda i: -i[1])
+                if ms >= 0.005)
         return text
 
     def to_json(self) -> dict[str, Any]:
@@ -410,7 +477,8 @@ class PhaseFigures:
                 "ack_ms": self.ack_ms, "reply_ms": self.reply_ms, "lateness_ms": self.lateness_ms,
                 "cpu_ms_per_mail": self.cpu_ms_per_mail, "cpu_ms_per_command": self.cpu_ms_per_command,
                 "own_cpu_ms_per_command": self.own_cpu_ms_per_command,
-                "load_average": self.load_average}
+                "load_average": self.load_average, "bench_cpu_ms_per_mail": self.bench_cpu_ms_per_mail,
+                "threads_ms_per_mail": self.threads_ms_per_mail}
 
 
 def _spread(values_ms: Sequence[float]) -> dict[str, float]:
@@ -441,6 +509,11 @@ def _wait_until_sent(database: Path, timeout: float = 600.0) -> None:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"replies still queued after {timeout} s")
             time.sleep(0.05)
+
+
+def _own_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def machine() -> dict[str, str]:
@@ -483,7 +556,7 @@ def run(args: argparse.Namespace, settings: dict[str, str] | None = None, host: 
         settings = dict(item.split("=", 1) for item in args.env)
     report["settings"] = settings
     daemon = Daemon(workdir, database, {"JUDGE_WORKER_PROCESSES": str(args.worker_processes), **settings},
-                    worker_processes=args.worker_processes, host=host)
+                    worker_processes=args.worker_processes, host=host, thread_names=args.threads)
     observer = ReplyObserver(database, args.poll_ms / 1000)
     try:
         daemon.wait_ready()
@@ -497,11 +570,18 @@ def run(args: argparse.Namespace, settings: dict[str, str] | None = None, host: 
             daemon's CPU time meanwhile (the steadier measure on a shared machine)."""
             load = os.getloadavg()[0]
             cpu_before, own_before = daemon.cpu_seconds(), daemon.own_cpu_seconds()
+            threads_before = daemon.cpu_seconds_by_thread() if args.threads else {}
+            bench_before = _own_cpu_seconds()
             result = figures(name, send(), observer)
             if drain:
                 _wait_until_sent(database)
             result.cpu_ms_per_mail = (daemon.cpu_seconds() - cpu_before) * 1000 / result.mails
             result.own_cpu_ms_per_mail = (daemon.own_cpu_seconds() - own_before) * 1000 / result.mails
+            result.bench_cpu_ms_per_mail = (_own_cpu_seconds() - bench_before) * 1000 / result.mails
+            if args.threads:
+                result.threads_ms_per_mail = {
+                    name: (seconds - threads_before.get(name, 0.0)) * 1000 / result.mails
+                    for name, seconds in daemon.cpu_seconds_by_thread().items()}
             result.load_average = load
             phases.append(result)
             print(result.line(), flush=True)
@@ -528,7 +608,7 @@ def run(args: argparse.Namespace, settings: dict[str, str] | None = None, host: 
         report["observer_polls"] = observer.polls
         memory = report["memory_kib"]
         for when, values in memory.items():
-            together = (f", with its worker processes VmRSS {values['VmRSS+children'] / 1024:.1f} MiB"
+            together = (f", with its child processes VmRSS {values['VmRSS+children'] / 1024:.1f} MiB"
                         if "VmRSS+children" in values else "")
             print(f"memory of judge serve {when}: VmRSS {values['VmRSS'] / 1024:.1f} MiB, "
                   f"VmHWM {values['VmHWM'] / 1024:.1f} MiB{together}", flush=True)
@@ -560,6 +640,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--worker-processes", type=int, default=0,
                         help="[worker] processes of the daemon (0: the worker is a thread)")
     parser.add_argument("--json", type=Path, help="write the figures here too")
+    parser.add_argument("--threads", action="store_true",
+                        help="also the daemon's CPU per mail by thread and child process (threads named "
+                             "through benchmarks/threadnames/sitecustomize.py)")
     parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                         help="a setting for the daemon, e.g. JUDGE_MAIL_VERIFY=false (repeatable): "
                              "runs side by side that differ in one setting")

@@ -30,14 +30,24 @@ class Player(Protocol):
         ...
 
 
+# The default budget: a count of evaluations, so that the bot plays the same for its seed
+# and as strongly on a loaded machine as on a quiet one (about what 4 s bought on a quiet
+# machine's midgame phases; docs/benchmarks.md), with a wall-time cap that only a very slow
+# or loaded machine reaches, so that a DAIDE movement deadline of 20 s is not missed.
+DEFAULT_EVALUATIONS = 30_000
+SAFETY_SECONDS = 15.0
+
+
 @dataclass(frozen=True)
 class Budget:
     """How long a search may run in one phase: at most ``iterations`` candidate evaluations
-    and at most ``seconds`` of wall time (either may be ``None``: no such limit).  A budget
-    of iterations alone is deterministic; seconds bound the wait on a slow machine."""
+    and at most ``seconds`` of wall time (either may be ``None``: no such limit).  A search
+    that ends by its iterations is deterministic for its seed; seconds bound the wait on a
+    slow machine.  ``Budget()`` is the bot's default: ``DEFAULT_EVALUATIONS`` capped at
+    ``SAFETY_SECONDS``."""
 
-    iterations: int | None = None
-    seconds: float | None = 4.0
+    iterations: int | None = DEFAULT_EVALUATIONS
+    seconds: float | None = SAFETY_SECONDS
 
     def __post_init__(self) -> None:
         if self.iterations is None and self.seconds is None:

@@ -52,8 +52,11 @@ def worker_command(args: argparse.Namespace, flag: str = WORKER_FLAG, nice: int 
 
 
 def run(args: argparse.Namespace) -> int:
+    from judge.daemon.allocator import keep_large_blocks_out_of_the_heap
+
+    keep_large_blocks_out_of_the_heap()  # first: it holds for what is allocated after it
     # Imported here, not at the top: every `judge` command builds this parser, and the
-    # store (SQLAlchemy, Alembic) takes about a second to import.
+    # store (SQLAlchemy) takes about a second to import.
     from judge.daemon.keyrecord import JudgeKeyRefused
     from judge.mailauth.keystore import DkimKeyRefused
     from judge.daemon.serve import Daemon
@@ -64,9 +67,9 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "role", "gm") == "witness":
         import dataclasses
 
-        from judge.commands.fair_witness import HANDLER as WITNESS_HANDLER
+        from judge.daemon.hooks import WITNESS_WORKER
 
-        settings = dataclasses.replace(settings, worker=dataclasses.replace(settings.worker, handler=WITNESS_HANDLER))
+        settings = dataclasses.replace(settings, worker=dataclasses.replace(settings.worker, handler=WITNESS_WORKER))
     setup_logging()
     clock = clock_from(args, "serve")
     if clock is None:

@@ -57,9 +57,6 @@ from judge.commands.registry import parse_mail
 from mailcmds import Command
 from mailcmds.model import quote
 
-HANDLER = "judge.commands.fair_witness:process_witness_mail"
-
-
 class WitnessRefusal(Exception):
     """A line the witness cannot act on; the message says why."""
 

@@ -59,7 +59,7 @@ def _witness_mail() -> Callable[..., Any]:
 
 DEFAULT_WORKER = "judge.commands:process_mail"
 DEFAULT_SCHEDULER = "judge.edge.scheduler:run_pass"
-#: ``judge serve --role witness``'s worker (judge.commands.fair_witness.HANDLER).
+#: ``judge serve --role witness``'s worker (the setting it runs with; the one place it is named).
 WITNESS_WORKER = "judge.commands.fair_witness:process_witness_mail"
 #: The judge's own hooks: the setting's text -> the function that imports the callable.
 BUILT_IN: Mapping[str, Callable[[], Callable[..., Any]]] = {

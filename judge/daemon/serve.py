@@ -26,6 +26,7 @@ from judge.edge.pass_timing import DueOutlook, PassPlanner, due_outlook
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
 from judge.edge.smtp_out import OutboxSender, transport_for
 from judge.edge.unsubscribe_in import UnsubscribeListener
+from judge.phases.bot_moves import jobs_stored_here
 from judge.mailauth.bounces import configure_bounces
 from judge.mailauth.intake import Vetting
 from judge.mailauth.verifier_pool import PooledSigner, VerifierPool
@@ -78,6 +79,7 @@ class Daemon:
         # it (set by the scheduler thread): a processed mail, which only touches games, then
         # need not wake it (reading the due-time index after every mail cost ~1.5 ms a mail).
         self._touch_covered = False
+        self._bot_jobs_seen = jobs_stored_here()  # woken when it moves (_worker_processed)
         phases_hook = after_commit_hook(settings, store)
         self.worker = Worker(
             store, settings.judge, process or default_process_hook(settings), clock=clock,
@@ -177,11 +179,15 @@ class Daemon:
     def _worker_processed(self) -> None:
         """``_mail_processed`` for the worker thread, whose phase passes this process sees
         (``_phases_processed``): the scheduler is woken only when a touched game could
-        bring its next pass nearer."""
+        bring its next pass nearer, the bots only when this process stored a job for them
+        (the mail's or its phase pass's; else they find their jobs at their next poll)."""
         self.outbox_wake.set()
         if not self._touch_covered:
             self.scheduler_wake.set()
-        self._wake_bots()
+        stored = jobs_stored_here()
+        if stored != self._bot_jobs_seen:
+            self._bot_jobs_seen = stored
+            self._wake_bots()
 
     def _phases_processed(self, hook: Callable[[frozenset[int], datetime], None]
                           ) -> Callable[[frozenset[int], datetime], None]:

@@ -253,8 +253,9 @@ class OutboxSender:
 
     As a mail leaves, a game member's copy gets its own unsubscribe links (``links``,
     judge.mailauth.unsubscribe), then, with a ``signer``, its DKIM signatures (each attempt
-    anew, so the signature's time is the sending's): whatever queued it, the worker,
-    ``judge tick`` or a worker process, and whichever transport takes it."""
+    anew, the rows leased together signed together just before they are sent, so the
+    signature's time is the sending's): whatever queued it, the worker, ``judge tick`` or a
+    worker process, and whichever transport takes it."""
 
     def __init__(self, store: Store, transport: Transport, *, retry_base_seconds: float = 60.0,
                  max_attempts: int = 12, clock: Clock = utc_now, signer: MailSigner | None = None,
@@ -305,16 +306,20 @@ class OutboxSender:
         """Attempt every due row once; the number delivered.  Each outcome is recorded
         as soon as its attempt ends (a crash must not resend what the relay took)."""
         delivered = 0
-        for row_id, mail_from, recipients, raw, game_id in self._lease_due():
+        rows = self._lease_due()
+        finals = self._finals(rows)
+        for (row_id, mail_from, recipients, _raw, _game_id), final in zip(rows, finals):
             error: DeliveryError | None = None
             how: Delivered | None = None
             if self.return_paths is not None and len(recipients) == 1:
                 mail_from = self.return_paths.for_recipient(row_id, recipients[0])
             try:
-                if all(r.lower() in self._unreachable for r in recipients):
+                if final is None:
                     raise DeliveryError(f"not sent: {', '.join(recipients)} bounced too often (judge.mailauth.bounces); "
                                         "mail resumes when mail comes from there again", permanent=True)
-                how = self.transport.deliver(mail_from, recipients, self._final(raw, game_id, recipients), row_id)
+                if isinstance(final, DeliveryError):
+                    raise final
+                how = self.transport.deliver(mail_from, recipients, final, row_id)
             except DeliveryError as exc:
                 error = exc
             except Exception as exc:  # a transport bug must not stop the other rows
@@ -323,16 +328,30 @@ class OutboxSender:
             delivered += error is None
         return delivered
 
-    def _final(self, raw: bytes, game_id: int | None, recipients: Sequence[str]) -> bytes:
-        """The bytes that leave: personal links, then the signatures over them."""
-        if self.links is not None:
-            raw = self.links.apply(raw, game_id, recipients)
+    def _finals(self, rows: Sequence[tuple[int, str, list[str], bytes, int | None]]
+                ) -> list[bytes | DeliveryError | None]:
+        """The bytes that leave, row by row: personal links, then the signatures over them
+        (all the batch's in one call: a pooled signer hands them over once), or the error
+        that keeps a row unsent; None for a row whose every recipient is unreachable."""
+        finals: list[bytes | DeliveryError | None] = []
+        for _row_id, _mail_from, recipients, raw, game_id in rows:
+            if all(r.lower() in self._unreachable for r in recipients):
+                finals.append(None)
+                continue
+            try:
+                finals.append(self.links.apply(raw, game_id, recipients) if self.links is not None else raw)
+            except Exception as exc:  # one row's trouble must not stop the others
+                finals.append(DeliveryError(f"{type(exc).__name__}: {exc}"))
         if self.signer is None:
-            return raw
+            return finals
+        unsigned = {index: final for index, final in enumerate(finals) if isinstance(final, bytes)}
         try:
-            return self.signer.sign(raw)
-        except SigningError as exc:  # never sent unsigned: kept, retried, reported
-            raise DeliveryError(str(exc)) from exc
+            signed = self.signer.sign_each(list(unsigned.values()))
+        except Exception as exc:  # never sent unsigned: kept, retried, reported
+            signed = [SigningError(f"cannot sign: {type(exc).__name__}: {exc}")] * len(unsigned)
+        for index, result in zip(unsigned, signed):
+            finals[index] = DeliveryError(str(result)) if isinstance(result, SigningError) else result
+        return finals
 
     def _record(self, row_id: int, recipients: Sequence[str], error: DeliveryError | None,
                 how: Delivered | None = None) -> None:

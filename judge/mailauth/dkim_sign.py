@@ -76,6 +76,10 @@ class MailSigner(Protocol):
 
     def sign(self, raw: bytes) -> bytes: ...
 
+    def sign_each(self, raws: Sequence[bytes]) -> list[bytes | SigningError]:
+        """Each of ``raws`` signed, or the SigningError that message met."""
+        ...
+
 
 @dataclass(frozen=True)
 class Signer:
@@ -101,9 +105,9 @@ class Signer:
         headers = list(SIGNED_HEADERS) + sorted(
             {name.lower().decode("ascii") for name in _HEADER_NAME.findall(head.replace(b"\r\n", b"\n"))
              if name.lower().startswith(b"list-")} - set(SIGNED_HEADERS))
-        message = dkim.DKIM(wire, linesep=b"\r\n")
         signatures = []
         try:
+            message = dkim.DKIM(wire, linesep=b"\r\n")
             for key in self.keys:
                 secret = key.private_key.encode("ascii")
                 signatures.append(message.sign(
@@ -114,6 +118,23 @@ class Signer:
             raise SigningError(f"cannot sign the message: {exc}") from exc
         signed = b"".join(signatures) + wire
         return signed if b"\r\n" in raw else signed.replace(b"\r\n", b"\n")
+
+    def sign_each(self, raws: Sequence[bytes]) -> list[bytes | SigningError]:
+        return sign_each(self, raws)
+
+
+def sign_each(signer: Signer, raws: Sequence[bytes]) -> list[bytes | SigningError]:
+    """Each of ``raws`` signed by ``signer``, or the SigningError that message met (one bad
+    message costs the others nothing)."""
+    signed: list[bytes | SigningError] = []
+    for raw in raws:
+        try:
+            signed.append(signer.sign(raw))
+        except SigningError as exc:
+            signed.append(exc)
+        except Exception as exc:  # dkimpy's own trouble with one message
+            signed.append(SigningError(f"cannot sign the message: {type(exc).__name__}: {exc}"))
+    return signed
 
 
 @lru_cache(maxsize=8)

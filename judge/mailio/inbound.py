@@ -8,11 +8,12 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from email.message import EmailMessage
-from email.utils import getaddresses, parseaddr
+from email.utils import getaddresses
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from judge.config import JudgeSettings
+from judge.mailio.addresses import parsed_address
 from judge.refusal import CommandRefused  # noqa: F401  (command modules import it from here)
 from judge.mailio.outgoing import OutgoingMail
 
@@ -68,7 +69,7 @@ class InboundMail:
     @cached_property
     def from_address(self) -> str:
         """The From address, lower-cased ("" if none or not a deliverable address)."""
-        return usable_address(parseaddr(_header(self.message, "From"))[1])
+        return usable_address(parsed_address(_header(self.message, "From"))[1])
 
     @cached_property
     def reply_address(self) -> str:

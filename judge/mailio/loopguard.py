@@ -8,15 +8,16 @@ which mail comes from a robot.
 from __future__ import annotations
 
 from email.message import EmailMessage
-from email.utils import parseaddr
 from typing import Iterable
+
+from judge.mailio.addresses import parsed_address
 
 _BULK_PRECEDENCE = frozenset({"bulk", "list", "junk"})
 _BOUNCE_LOCALPARTS = frozenset({"mailer-daemon"})
 
 
 def _address(text: str | None) -> str:
-    return parseaddr(text or "")[1].strip().lower()
+    return parsed_address(text or "")[1].strip().lower()
 
 
 def _header(message: EmailMessage, name: str) -> str | None:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
-from email.utils import parseaddr
 
+from judge.mailio.addresses import parsed_address
 from judge.mailio.inbound import InboundMail, usable_address
 
 #: Stored keys are at most this long (game.created_by, signon_failure.address).
@@ -58,7 +58,7 @@ def _envelope(inbound: InboundMail) -> str:
         return_path = str(inbound.message.get("Return-Path", "") or "")
     except (ValueError, TypeError, IndexError, AttributeError):  # a header too malformed to read
         return_path = ""
-    return usable_address(parseaddr(return_path)[1])
+    return usable_address(parsed_address(return_path)[1])
 
 
 def _remote(peer: str | None) -> str | None:

@@ -45,6 +45,21 @@ from judge.store.schedule import touch_schedule
 
 log = logging.getLogger("judge.bots")
 
+#: Jobs this process has stored so far (committed or not): ``judge serve`` wakes its bot
+#: process after a processed mail only when this moved, since most mails queue none.
+_stored_here = 0
+
+
+def jobs_stored_here() -> int:
+    """A count that changes whenever this process stores a job (a rolled-back one included:
+    a needless wake-up costs a read, a missed one a poll interval)."""
+    return _stored_here
+
+
+def _note_stored(jobs: int) -> None:
+    global _stored_here
+    _stored_here += jobs
+
 #: How long a finished job is kept (a ROLLBACK within it finds the moves made; after it
 #: they are made again, the same).
 KEEP_FINISHED = timedelta(days=7)
@@ -132,6 +147,7 @@ def request_bot_moves(session: Session, game: Game, powers: Collection[str], now
              "position": dict(game.position or {}), "seed": game_seed(game.name), "created_at": now,
              "attempts": 0} for power in missing]
     session.execute(_insert_new(session), rows)
+    _note_stored(len(rows))
     log.info("game %s %s: the bot is asked for the moves of %s", game.name, game.phase, ", ".join(missing))
     return len(missing)
 
@@ -146,6 +162,7 @@ def request_press_answer(session: Session, game: Game, power: str, press_id: int
     row = {"game_id": game.id, "phase": game.phase, "power": power, "digest": digest, "map_name": game.map_name,
            "position": dict(game.position or {}), "seed": game_seed(game.name), "created_at": now, "attempts": 0}
     session.execute(_insert_new(session), [row])
+    _note_stored(1)
     return 1
 
 

@@ -25,11 +25,13 @@ from sqlalchemy.orm import Session
 from adjudicator.api import prepare, requirements
 from adjudicator.types import PhaseKind, Position, Variant
 from judge.store.queries import (
+    ORDER_SETS_MEMO,
     as_utc,
     deadline_text,
     game_members,
     position_of,
     rules_of,
+    still_loaded,
     timing_of,
     variant_of,
 )
@@ -136,9 +138,17 @@ def stored_order_set(session: Session, game: Game, power: str) -> OrderSet | Non
     if game.phase is None or game.id is None:  # (compared with NULL: as the query built per call did)
         return session.execute(select(OrderSet).where(
             OrderSet.game_id == game.id, OrderSet.phase == game.phase, OrderSet.power == power)).scalar_one_or_none()
-    return session.execute(
+    key = (game.id, game.phase, power)
+    memo: dict[tuple[int, str, str], OrderSet] = session.info.setdefault(ORDER_SETS_MEMO, {})
+    row = memo.get(key)
+    if row is not None and still_loaded(session, row) and (row.game_id, row.phase, row.power) == key:
+        return row
+    row = session.execute(
         _ORDER_SET_OF_POWER, {"game_id": game.id, "phase": game.phase, "power": power}
     ).scalar_one_or_none()
+    if row is not None:
+        memo[key] = row
+    return row
 
 
 def submitted_powers(variant: Variant, position: Position, orders: Mapping[str, list[str]]) -> frozenset[str]:

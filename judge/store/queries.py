@@ -121,12 +121,25 @@ def find_game(session: Session, name: str, *, lock: bool = False) -> Game:
 
 
 def _still_named(session: Session, game: Game, key: str) -> bool:
-    state = inspect(game)
-    return state.session is session and state.persistent and not state.expired and game.name == key
+    return still_loaded(session, game) and game.name == key
+
+
+def still_loaded(session: Session, row: object) -> bool:
+    """Whether a memoised ORM ``row`` is still this session's, stored and not expired (a
+    memo entry that is not is read afresh)."""
+    state = inspect(row)
+    return state.session is session and state.persistent and not state.expired
+
+
+# Order sets read by (game, phase, power) in this transaction: a mail with orders read its
+# power's set two or three times (the orders, the reply's view of the session), each a
+# SELECT.  Kept, and dropped, exactly as the games memo above (judge.phases.turnstate).
+ORDER_SETS_MEMO = "judge.order_sets"
 
 
 def _forget_games(session: Session) -> None:
     session.info.pop(_GAMES_MEMO, None)
+    session.info.pop(ORDER_SETS_MEMO, None)
 
 
 # A game's membership rows, read once per session and kept until they may change.  A mail

@@ -89,12 +89,18 @@ def index_path(number: int) -> str:
     return f"{FOLDER}/index.html" if number == 1 else f"{PAGES_FOLDER}/{number}.html"
 
 
-def inputs(session: Session, players: list[RegisteredPlayer]) -> dict[int, str]:
-    """player id -> a digest of what the player's page is made of (its turns aside), for
-    every player of ``players``: four queries whatever their number."""
+def linked_addresses(session: Session) -> dict[int, list[str]]:
+    """player id -> the addresses linked to the player (as keys: lower case), in one query."""
     addresses: dict[int, list[str]] = {}
     for player_id, address in session.execute(select(RegisteredAddress.player_id, RegisteredAddress.address)):
         addresses.setdefault(player_id, []).append(address_key(address))
+    return addresses
+
+
+def inputs(session: Session, players: list[RegisteredPlayer], addresses: dict[int, list[str]]) -> dict[int, str]:
+    """player id -> a digest of what the player's page is made of (its turns aside), for
+    every player of ``players``; ``addresses``: ``linked_addresses``.  Three queries
+    whatever their number."""
     seats: dict[str, list[tuple[int, int, str, str]]] = {}
     for address, seat_id, game_id, seat_status, game_status in session.execute(
             select(Membership.address, Membership.id, Membership.game_id, Membership.status, Game.status)
@@ -134,7 +140,8 @@ def write_players(session: Session, files: ArchiveFiles, key: str | None = None,
     games_of: dict[str, list[int]] = {}
     made_of: dict[str, str] = {}
     players = listed(session)
-    digests = inputs(session, players)
+    addresses_of = linked_addresses(session)
+    digests = inputs(session, players, addresses_of)
     for player in players:
         path = f"{FOLDER}/{pages.file_name(player.name)}.html"
         made_of[player.name] = page_key(fingerprint, digests[player.id])
@@ -144,9 +151,7 @@ def write_players(session: Session, files: ArchiveFiles, key: str | None = None,
             continue
         page = player_page(session, player)
         shown[path], keys[path] = page, page_key(fingerprint, page.lines)
-        addresses = tuple(session.scalars(select(RegisteredAddress.address)
-                                          .where(RegisteredAddress.player_id == player.id)))
-        games_of[player.name] = sorted({row.game_id for row in member_rows(session, addresses)})
+        games_of[player.name] = sorted({row.game_id for row in member_rows(session, addresses_of.get(player.id, ()))})
     names = sorted(games_of, key=str.lower)
     count = page_count(len(names))
     listing = {index_path(n): ("../" if n == 1 else "../../", list(page_rows(names, n))) for n in range(1, count + 1)}

@@ -50,10 +50,17 @@ def test_a_daide_game_counts_the_centres_at_each_horizon():
     import asyncio
     from pathlib import Path
 
-    from benchmarks.daide_arena import POWERS, one_game
+    from benchmarks.daide_arena import POWERS, one_game, searches_text
 
-    found = asyncio.run(one_game(frozenset(POWERS), Budget(iterations=3, seconds=None), 1, 1901,
-                                 Path("/nonexistent"), checkpoints=[1900, 1905]))
+    reports: list = []
+    budget = Budget(iterations=3, seconds=None)
+    found = asyncio.run(one_game(frozenset(POWERS), budget, 1, 1901,
+                                 Path("/nonexistent"), checkpoints=[1900, 1905], reports=reports))
+    # seven bots, at least the two movement phases of 1901, none cut short
+    assert len(reports) >= 14 and {r.iterations for r in reports} == {3}
+    assert searches_text(budget, reports).startswith(f"{len(reports)} searches, median 3 evaluations in ")
+    assert searches_text(Budget(iterations=4, seconds=9), reports).endswith(
+        f"{len(reports)} cut short by the wall-time cap")
     assert sorted(found) == [1900, 1901]  # a checkpoint past the end is not a horizon of the game
     assert found[1900] == {p: 3 for p in POWERS} | {"RUSSIA": 4}  # the home centres
     assert sorted(found[1901]) == sorted(POWERS)

@@ -7,7 +7,7 @@ import argparse
 import pytest
 
 from bot.budget_options import add_budget_options, budget_from, budget_text
-from bot.player import Budget
+from bot.player import DEFAULT_EVALUATIONS, SAFETY_SECONDS, Budget
 from bot.search import DEFAULT_BUDGET
 
 
@@ -17,9 +17,14 @@ def _budget(*argv: str) -> Budget:
     return budget_from(parser, parser.parse_args(list(argv)))
 
 
-def test_the_default_is_the_bots_own_time_budget() -> None:
-    assert _budget() == DEFAULT_BUDGET == Budget(iterations=None, seconds=4.0)
-    assert budget_text(_budget()) == "4 s per movement phase"
+def test_the_default_counts_evaluations_with_a_wall_time_cap() -> None:
+    assert _budget() == DEFAULT_BUDGET == Budget(iterations=DEFAULT_EVALUATIONS, seconds=SAFETY_SECONDS)
+    assert budget_text(_budget()) == f"{DEFAULT_EVALUATIONS} evaluations and at most {SAFETY_SECONDS:g} s per movement phase"
+
+
+def test_seconds_alone_are_a_time_budget_without_a_count() -> None:
+    assert _budget("--seconds", "4") == Budget(iterations=None, seconds=4.0)
+    assert budget_text(_budget("--seconds", "4")) == "4 s per movement phase"
 
 
 def test_iterations_alone_are_deterministic_and_both_cap_each_other() -> None:

@@ -84,6 +84,17 @@ def test_orders_are_deterministic_for_a_seed(standard):
     assert api.position_digest(a.position) == api.position_digest(b.position)
 
 
+def test_a_counted_budget_stops_at_its_count_and_its_cap_only_on_a_slow_machine(standard):
+    # the default budget's shape: a count of evaluations (deterministic) with a wall-time cap
+    board = api.prepare(standard, api.initial_position(standard))
+    counted = StrategicBot(7, Budget(iterations=100, seconds=60.0)).search(board, "ITALY")
+    assert counted[1].iterations == 100
+    assert counted[0] == StrategicBot(7, Budget(iterations=100, seconds=None)).orders(board, "ITALY")
+    ticks = iter(range(10**6))  # a clock that advances a second each time it is read
+    capped = StrategicBot(7, Budget(iterations=10**9, seconds=5.0), clock=lambda: float(next(ticks))).search(board, "ITALY")[1]
+    assert capped.iterations == 4 and capped.seconds == 6.0  # read at 0 (start), 1-4 (go on), 5 (stop), 6 (report)
+
+
 def _fall(units, centers):
     return Position(Phase(1901, Season.FALL, PhaseKind.MOVEMENT), tuple(sorted(units)), centers)
 

@@ -110,7 +110,9 @@ def recorded(workdir: Path, phase: str) -> list[tuple]:
 
 
 def test_mail_is_answered_while_the_bot_thinks_and_the_phase_waits_for_its_moves(tmp_path, judge_runner) -> None:
-    judge = judge_runner.start(tmp_path, judge_env())
+    # The bot process never polls here: the mail that stores its jobs must wake it (a mail
+    # that stores none does not, judge.daemon.serve).
+    judge = judge_runner.start(tmp_path, judge_env(JUDGE_BOTS_POLL_SECONDS="600"))
     room = Mailroom(judge, tmp_path)
     seated = start_bot_game(room)
     assert "game 'g1' is full and has started" in seated

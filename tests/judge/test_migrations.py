@@ -3,6 +3,9 @@
 If this fails after you changed or added a model: ``python -m judge.store.regen_migration``.
 """
 
+import subprocess
+import sys
+
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
@@ -141,6 +144,21 @@ def test_the_revisions_form_one_chain_numbered_in_order():
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     scripts = ScriptDirectory.from_config(config)
     assert len(scripts.get_heads()) == 1, f"several heads: {scripts.get_heads()}"
+    assert head_revision() == scripts.get_current_head()  # the check's own reading of the scripts
     chain = [revision for revision in scripts.walk_revisions()][::-1]  # base first
     numbers = [int(revision.path.rsplit("/", 1)[1][:4]) for revision in chain]
     assert numbers == list(range(1, len(chain) + 1)), numbers
+
+
+def test_checking_a_schema_imports_no_alembic(tmp_path):
+    """``judge serve`` checks the schema at every start; Alembic (with Mako and Pygments)
+    would stay in its memory for good (judge/store/schema.py)."""
+    url = f"sqlite:///{tmp_path / 'j.db'}"
+    store = Store(url)
+    upgrade(store.engine)
+    store.dispose()
+    probe = ("import sys; from judge.store import Store, check_schema; "
+             f"check_schema(Store({url!r}).engine); "
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('alembic', 'mako', 'pygments')))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -231,3 +231,23 @@ def test_each_row_is_recorded_as_soon_as_its_attempt_ends(store, tmp_path):
     assert seen_before[refused][first] == "sent"
     assert seen_before[third] == {first: "sent", refused: "failed", third: "queued"}
     assert len(list((tmp_path / "out" / "new").iterdir())) == 2
+
+
+def test_a_batch_is_signed_together_and_a_row_that_cannot_be_signed_stays_queued(store, tmp_path):
+    from sqlalchemy import update
+
+    from judge.mailauth.dkim_keys import ED25519, RSA, new_key
+    from judge.mailauth.dkim_sign import signer_for
+
+    good, bad, last = (queue(store, f"{name}@example.net") for name in ("anna", "bob", "cleo"))
+    with store.unit_of_work() as session:  # a stored message dkimpy cannot read
+        session.execute(update(OutboxMessage).where(OutboxMessage.id == bad)
+                        .values(raw=b"\xff\xfe not a header\n\nbody\n"))
+    signer = signer_for("example.org", (new_key("a", RSA), new_key("b", ED25519)))
+    sender = OutboxSender(store, MaildirTransport(tmp_path), clock=Clock(START), signer=signer)
+    assert sender.send_due() == 2
+    rows = outbox(store)
+    assert (rows[good].status, rows[last].status) == ("sent", "sent")
+    assert (rows[bad].status, rows[bad].attempts) == ("queued", 1) and "cannot sign" in rows[bad].last_error
+    files = [path.read_bytes() for path in (tmp_path / "new").glob("*.eml")]
+    assert len(files) == 2 and all(raw.count(b"DKIM-Signature:") == 2 for raw in files)

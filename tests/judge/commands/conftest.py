@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import event, select
 
 from judge.store.models_game import Game, Membership
 from tests.judge.commands.harness import JudgeHarness, player
@@ -61,3 +61,12 @@ def fill_game(judge: JudgeHarness, name: str = "g1", *, names: Sequence[str] = (
 def started(judge: JudgeHarness) -> dict[str, Seat]:
     create_game(judge)
     return fill_game(judge)
+
+
+def statements_seen(judge: JudgeHarness, prefix: str) -> list[str]:
+    """The statements the judge's store runs from now on that start with ``prefix`` (a
+    list that grows as they run): how a test counts the reads a memo saves."""
+    seen: list[str] = []
+    event.listen(judge.store.engine, "before_cursor_execute",
+                 lambda _c, _cur, statement, *_rest: seen.append(statement) if statement.startswith(prefix) else None)
+    return seen

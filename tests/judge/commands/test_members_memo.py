@@ -3,20 +3,16 @@ stale after a membership changes, a statement writes or a savepoint rolls back."
 
 from __future__ import annotations
 
-from sqlalchemy import event, select, update
+from sqlalchemy import select, update
 
 from judge.store.queries import find_game, game_members, members, players, variant_of
 from judge.phases.turnstate import seats
 from judge.store.models_game import PLAYER, Membership
-from tests.judge.commands.conftest import MASTER
+from tests.judge.commands.conftest import MASTER, statements_seen
 
 
 def _membership_selects(judge) -> list[str]:
-    seen: list[str] = []
-    event.listen(judge.store.engine, "before_cursor_execute",
-                 lambda _c, _cur, statement, *_rest: seen.append(statement)
-                 if statement.startswith("SELECT membership.") else None)
-    return seen
+    return statements_seen(judge, "SELECT membership.")
 
 
 def test_one_query_serves_every_reading_until_a_membership_changes(judge, started) -> None:

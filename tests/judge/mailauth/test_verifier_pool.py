@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 
 from judge.mailauth.dkim_keys import RSA, new_key
-from judge.mailauth.dkim_sign import signer_for
+from judge.mailauth.dkim_sign import SigningError, signer_for
 from judge.mailauth.verifier_pool import PooledSigner, VerifierPool
 from judge.mailauth.verify import verified
 
@@ -31,11 +32,22 @@ def test_a_verifier_process_gives_the_same_verdict_and_may_die(dns_zone):
         unsigned = MAIL.split(b"\r\nFrom: ", 1)[1]
         signed = PooledSigner(signer_for("players.test", (KEY,)), pool).sign(b"From: " + unsigned)
         assert signed.startswith(b"DKIM-Signature:") and verified(signed, **ARGS)[1] == ("pass", "reject")
-        [pid] = list(pool._pool()._processes)  # the process the pool started, not this one
+        [pid] = pool.process_ids()  # the process the pool started, not this one
         assert pid != os.getpid()
         os.kill(pid, signal.SIGKILL)
         assert pool.verify(MAIL, **ARGS) == here  # checked here while a new process starts
-        assert pool.verify(MAIL, **ARGS) == here and list(pool._pool()._processes) != [pid]
+        assert pool.verify(MAIL, **ARGS) == here and pool.process_ids() != [pid]
+        # Killed while several intake threads want it: each mail is still verified, none waits for good.
+        [pid] = pool.process_ids()
+        os.kill(pid, signal.SIGKILL)
+        verdicts: list[object] = []
+        threads = [threading.Thread(target=lambda: verdicts.extend(pool.verify(MAIL, **ARGS) for _ in range(3)))
+                   for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        assert verdicts == [here] * 12
     finally:
         pool.close()
 
@@ -44,7 +56,7 @@ _KILLED_DAEMON = """
 import os, sys
 from judge.mailauth.verifier_pool import VerifierPool
 pool = VerifierPool(1, 2.0)
-worker = pool._pool().submit(os.getpid).result(timeout=60)
+[worker] = pool.process_ids()
 children = [int(p) for p in os.listdir('/proc') if p.isdigit() and _parent(int(p)) == os.getpid()]
 print(worker, *children, flush=True)
 sys.stdin.read()  # wait to be killed
@@ -91,3 +103,17 @@ def test_the_pool_processes_leave_when_the_daemon_is_killed_outright():
     finally:
         if daemon.poll() is None:
             daemon.kill()
+
+
+def test_a_batch_is_signed_in_one_hand_over_and_a_bad_message_costs_the_others_nothing(dns_zone):
+    dns_zone.txt["s1._domainkey.players.test"] = [KEY.txt_value()]
+    pool = VerifierPool(1, 1.0)
+    try:
+        good = b"From: judge@players.test\r\nTo: anna@example.org\r\nSubject: r\r\n\r\nA PAR - BUR\r\n"
+        first, bad, last = PooledSigner(signer_for("players.test", (KEY,)), pool).sign_each(
+            [good, b"\xff\xfe not a header\r\n\r\nx\r\n", good.replace(b"BUR", b"PIC")])
+    finally:
+        pool.close()
+    assert isinstance(bad, SigningError) and "cannot sign" in str(bad)
+    assert isinstance(first, bytes) and isinstance(last, bytes) and b"PIC" in last
+    assert all(verified(signed, **ARGS)[0].count("dkim=pass") == 1 for signed in (first, last))
