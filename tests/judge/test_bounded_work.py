@@ -7,7 +7,7 @@ import re
 
 from judge.commands.reply import MAX_REPLY_CHARS
 from mailcmds.syntax import MAX_COMMANDS_PER_MAIL
-from tests.judge.commands.conftest import cheap_scrypt, create_game, fill_game  # noqa: F401
+from tests.judge.commands.conftest import create_game, fill_game  # noqa: F401
 
 
 

@@ -24,7 +24,7 @@ from judge.lifecycle import (
 )
 from judge.mailio.inbound import CommandRefused
 from judge.store.models_game import Game, Membership
-from tests.judge.commands.conftest import MASTER, cheap_scrypt, create_game, fill_game  # noqa: F401
+from tests.judge.commands.conftest import MASTER, create_game, fill_game  # noqa: F401
 from tests.judge.commands.harness import JudgeHarness
 
 

@@ -17,7 +17,6 @@ from sqlalchemy import func, select
 from judge.store.models_game import Game, Membership
 from judge.store.models_mail import InboundMessage, OutboxMessage
 from judge.store.models_signon import SignonFailure
-from tests.judge.commands.conftest import cheap_scrypt  # noqa: F401  (autouse: real scrypt, cheap)
 from tests.judge.smtp_doors import JUDGE_ADDRESS, SmtpJudge, wait_until
 from tests.judge.storage import make_mail
 

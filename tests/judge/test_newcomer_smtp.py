@@ -10,7 +10,6 @@ import pytest
 from sqlalchemy import select
 
 from judge.store.models_game import Membership, OrderSet
-from tests.judge.commands.conftest import cheap_scrypt  # noqa: F401  (autouse: real scrypt, cheap)
 from tests.judge.smtp_doors import SmtpJudge, wait_until
 from tests.judge.test_mail_doors import MASTER, start_game
 

@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from judge.store.models_mail import OutboxMessage
 from judge.commands.registry import masked
-from tests.judge.commands.conftest import cheap_scrypt, create_game, fill_game  # noqa: F401
+from tests.judge.commands.conftest import create_game, fill_game  # noqa: F401
 from tests.judge.commands.harness import JudgeHarness
 
 SECRET = "hunter2secret"

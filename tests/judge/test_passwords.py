@@ -14,8 +14,7 @@ from judge.store.passwords import VerifiedPasswords, hash_password, verify_passw
 
 @pytest.fixture
 def scrypt_calls(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
-    """Real scrypt at a low cost, with every call's salt recorded."""
-    monkeypatch.setattr(passwords, "_N", 2**8)
+    """Real scrypt at the suite's low cost (tests/conftest.py), with every call's salt recorded."""
     calls: list[bytes] = []
     real = hashlib.scrypt
 

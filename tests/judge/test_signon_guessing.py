@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from tests.judge.commands.conftest import MASTER, cheap_scrypt, create_game, fill_game  # noqa: F401
+from tests.judge.commands.conftest import MASTER, create_game, fill_game  # noqa: F401
 
 
 

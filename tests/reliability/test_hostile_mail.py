@@ -155,18 +155,16 @@ def test_hostile_mail_over_smtp_is_answered_or_refused_with_a_reason(tmp_path, j
           f"shunted {len(shunts)}, lost 0")
 
 
-def test_what_smtp_refuses_is_answered_when_it_comes_by_imap(tmp_path, monkeypatch):
+def test_what_smtp_refuses_is_answered_when_it_comes_by_imap(tmp_path):
     """IMAP has no line limit: each hostile mail SMTP refuses (a line over 1,000 bytes) can
     come in that way.  Stored as the IMAP poller stores it and processed by the real worker,
     each is answered or has its reason recorded, and none is shunted."""
     from judge.commands import process_mail
     from judge.config import JudgeSettings
-    from judge.store import passwords
     from judge.store.inbound import store_inbound
     from judge.daemon.worker import Worker
     from tests.judge.storage import migrated_store
 
-    monkeypatch.setattr(passwords, "_N", 2**8)  # real scrypt at a low cost
     corpus = [mail for mail in hostile_corpus() if has_long_line(mail.raw)]
     assert len(corpus) >= 50
     store = migrated_store(tmp_path)

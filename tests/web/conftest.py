@@ -9,14 +9,13 @@ from typing import Iterator
 import pytest
 
 from judge.config import WebSettings
-from judge.store import passwords
 from judge.web.build import Archive
 from judge.web.server import ArchiveServer
 from tests.judge.scheduler.conftest import judge  # noqa: F401  (the commands' harness with scheduler passes)
 from tests.judge.scheduler.driver import HOLDS, TurnHarness
 from tests.judge.commands.harness import player
 from tests.judge.registry.test_registry_rules import register
-from tests.judge.commands.conftest import cheap_scrypt, create_game, fill_game  # noqa: F401
+from tests.judge.commands.conftest import create_game, fill_game  # noqa: F401
 
 # Retreat-free, build-free moves for the first year, then holds.
 OPENING = {**HOLDS, "FRANCE": ["A PAR - BUR", "A MAR - SPA", "F BRE - MAO"],
@@ -60,8 +59,6 @@ class Served:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """g1 played for three phases (a year; player0 registered as Anna), a forming game, a private
     game; archive built and served."""
-    cheap = pytest.MonkeyPatch()
-    cheap.setattr(passwords, "_N", 2**8)
     directory = tmp_path_factory.mktemp("served")
     harness = TurnHarness(directory)
     try:
@@ -79,4 +76,3 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
             server.stop()
     finally:
         harness.close()
-        cheap.undo()

@@ -16,7 +16,6 @@ from judge.audit import audit_archive
 from judge.config import Settings
 from judge.cli.key import export_judge_key
 from judge.daemon.keyrecord import record_key
-from judge.store import passwords
 from judge.web.build import Archive
 from tests.fixtures.gpg import remove_home, short_home
 from tests.judge.sealed.harness import SealedGame, SealedJudge
@@ -31,22 +30,20 @@ def built(tmp_path_factory, seven_players):
     home = short_home("wa")
     judge = SealedJudge(directory, home)
     try:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(passwords, "_N", 2**8)
-            game = SealedGame.start(judge, seven_players)
-            for power, lines in SPRING.items():
-                assert "ERROR" not in game.commit(power, orders_file(power, "S1901M", lines)).reply.body
-            for power, lines in SPRING.items():
-                game.reveal(power, orders_file(power, "S1901M", lines))
-            assert "ERROR" not in game.commit("FRANCE", orders_file("FRANCE", "F1901M", SECRET_FALL)).reply.body
-            root = directory / "web"
-            Archive(judge.store, root, "example.org").rebuild()
-            assert not (root / "judge-key.asc").exists()  # no key recorded yet: none published
-            # What the first `judge serve` on the database does; the next refresh publishes it.
-            fingerprint, key = export_judge_key(Settings(judge=judge.settings), judge.store, secret=False)
-            record_key(judge.store, fingerprint, key)
-            Archive(judge.store, root, "example.org").refresh()
-            yield root, fingerprint
+        game = SealedGame.start(judge, seven_players)
+        for power, lines in SPRING.items():
+            assert "ERROR" not in game.commit(power, orders_file(power, "S1901M", lines)).reply.body
+        for power, lines in SPRING.items():
+            game.reveal(power, orders_file(power, "S1901M", lines))
+        assert "ERROR" not in game.commit("FRANCE", orders_file("FRANCE", "F1901M", SECRET_FALL)).reply.body
+        root = directory / "web"
+        Archive(judge.store, root, "example.org").rebuild()
+        assert not (root / "judge-key.asc").exists()  # no key recorded yet: none published
+        # What the first `judge serve` on the database does; the next refresh publishes it.
+        fingerprint, key = export_judge_key(Settings(judge=judge.settings), judge.store, secret=False)
+        record_key(judge.store, fingerprint, key)
+        Archive(judge.store, root, "example.org").refresh()
+        yield root, fingerprint
     finally:
         judge.close()
         remove_home(home)

@@ -47,11 +47,8 @@ def _texts(root: Path) -> Iterator[tuple[Path, str]]:
 
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory, request) -> Iterator[tuple[Path, list[str]]]:
-    from judge.store import passwords
     from tests.judge.scheduler.driver import TurnHarness
 
-    cheap = pytest.MonkeyPatch()
-    cheap.setattr(passwords, "_N", 2**8)
     directory = tmp_path_factory.mktemp("leaks")
     judge = TurnHarness(directory)
     try:
@@ -80,7 +77,6 @@ def archive(tmp_path_factory, request) -> Iterator[tuple[Path, list[str]]]:
         yield root, addresses
     finally:
         judge.close()
-        cheap.undo()
 
 
 def _power_of(judge, game: str, index: int) -> str | None:

@@ -8,18 +8,11 @@ from typing import Callable, Iterator, Sequence
 import pytest
 from sqlalchemy import event, select
 
-from judge.store import passwords
 from judge.store.models_game import Game, Membership
 from tests.judge.commands.harness import JudgeHarness, player
 from tests.judge.storage import make_mail
 
 MASTER = "gm@example.net"
-
-
-@pytest.fixture(autouse=True)
-def cheap_scrypt(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Real scrypt at a low cost: these tests hash dozens of passwords."""
-    monkeypatch.setattr(passwords, "_N", 2**8)
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ from sqlalchemy import func, select
 from judge.registry.identity import addresses_of, player_of
 from judge.store.models_registry import AddressRequest, RegisteredAddress, RegisteredPlayer
 from judge.store.models_game import Membership
-from tests.judge.commands.conftest import cheap_scrypt  # noqa: F401  (autouse: real scrypt, cheap)
 from tests.judge.smtp_doors import SmtpJudge, wait_until
 
 ANNA, ANNA_WORK, BOB = "anna@example.net", "anna@work.example", "bob@example.net"

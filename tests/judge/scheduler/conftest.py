@@ -6,7 +6,7 @@ from typing import Iterator
 
 import pytest
 
-from tests.judge.commands.conftest import Seat, cheap_scrypt, create_game, fill_game  # noqa: F401
+from tests.judge.commands.conftest import Seat, create_game, fill_game  # noqa: F401
 from tests.judge.scheduler.driver import TurnHarness
 
 

@@ -7,20 +7,18 @@ from datetime import datetime, timedelta, timezone
 from sqlalchemy import event, select
 
 from judge.config import Settings
-from judge.store.engine import Store
 from judge.lifecycle import ENDED
 from judge.store.models_game import Game
-from judge.store.schema import upgrade
 from judge.edge.scheduler import PROCESSED, due_games, run_pass
 from tests.judge.scheduler.seed import seed_game
 from tests.judge.commands.harness import JUDGE
+from tests.judge.storage import migrated_store
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
 
 
 def test_the_due_query_searches_the_due_time_index(tmp_path):
-    store = Store(f"sqlite:///{tmp_path / 'j.db'}")
-    upgrade(store.engine)
+    store = migrated_store(tmp_path, "j.db")
     with store.unit_of_work() as session:
         seen: list[str] = []
 
@@ -38,8 +36,7 @@ def test_the_due_query_searches_the_due_time_index(tmp_path):
 
 
 def test_idle_and_stale_games_are_left_alone(tmp_path):
-    store = Store(f"sqlite:///{tmp_path / 'j.db'}")
-    upgrade(store.engine)
+    store = migrated_store(tmp_path, "j.db")
     with store.unit_of_work() as session:
         seed_game(session, "idle", NOW, due=NOW + timedelta(hours=3))
         seed_game(session, "asleep", NOW, due=None)

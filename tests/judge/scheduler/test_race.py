@@ -17,6 +17,7 @@ from judge.store.schema import upgrade
 from judge.edge import scheduler
 from tests.judge.scheduler.seed import seed_game
 from tests.judge.commands.harness import JUDGE
+from tests.judge.storage import migrated_store
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
 SETTINGS = Settings(judge=JUDGE)
@@ -91,8 +92,7 @@ def test_two_passes_on_postgresql_process_once(postgres_url, monkeypatch):
 
 
 def test_a_crash_mid_processing_leaves_the_phase_for_the_next_pass(tmp_path, monkeypatch):
-    store = Store(f"sqlite:///{tmp_path / 'crash.db'}")
-    upgrade(store.engine)
+    store = migrated_store(tmp_path, "crash.db")
     with store.unit_of_work() as session:
         seed_game(session, "crash", NOW, due=NOW)
 

@@ -20,12 +20,11 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from judge.config import Settings
-from judge.store.engine import Store
 from judge.store.models_game import Game, OrderSet, PhaseRecord
-from judge.store.schema import upgrade
 from judge.edge.scheduler import PROCESSED, run_pass
 from tests.judge.scheduler.seed import seed_game
 from tests.judge.commands.harness import JUDGE
+from tests.judge.storage import migrated_store
 
 CORPUS = Path(__file__).resolve().parents[3] / "benchmarks" / "data" / "corpus-s1-g12-y10.jsonl"
 FIRST_LINE, LAST_LINE = 198, 235
@@ -55,8 +54,7 @@ def board(document: dict) -> dict:
 def test_every_phase_of_a_known_game_matches_the_reference(tmp_path):
     records = reference_game()
     assert records[0]["phase"] == "S1901M" and records[-1]["phase"] == "W1910A"
-    store = Store(f"sqlite:///{tmp_path / 'replay.db'}")
-    upgrade(store.engine)
+    store = migrated_store(tmp_path, "replay.db")
     settings = Settings(judge=JUDGE)
     with store.unit_of_work() as session:
         game = seed_game(session, "replay", START, orders=False)

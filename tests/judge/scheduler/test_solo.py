@@ -8,13 +8,12 @@ from sqlalchemy import select
 
 from judge.config import Settings
 from judge.store.queries import variant_named
-from judge.store.engine import Store
 from judge.store.models_game import Game, OrderSet
 from judge.store.models_mail import OutboxMessage
-from judge.store.schema import upgrade
 from judge.edge.scheduler import PROCESSED, run_pass
 from tests.judge.scheduler.seed import seed_game
 from tests.judge.commands.harness import JUDGE
+from tests.judge.storage import migrated_store
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
 
@@ -22,8 +21,7 @@ NOW = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
 def test_the_eighteenth_centre_ends_the_game(tmp_path):
     variant = variant_named("standard")
     others = sorted(variant.supply_centers - {"MUN", "BER"})[:17]
-    store = Store(f"sqlite:///{tmp_path / 'j.db'}")
-    upgrade(store.engine)
+    store = migrated_store(tmp_path, "j.db")
     with store.unit_of_work() as session:
         game = seed_game(session, "solo", NOW, orders=False, due=NOW)
         game.position = {"map": "standard", "phase": "F1905M",

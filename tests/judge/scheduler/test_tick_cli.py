@@ -10,16 +10,15 @@ from sqlalchemy import select
 from judge.daemon.clockfile import ClockFileError, FileClock, set_clock
 from judge.store.engine import Store
 from judge.store.models_game import Game
-from judge.store.schema import upgrade
 from tests.fixtures.judge_process import run_judge
 from tests.judge.scheduler.seed import seed_game
+from tests.judge.storage import migrated_store
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
 
 
 def test_tick_processes_the_due_game_at_the_clock_files_time(tmp_path):
-    store = Store(f"sqlite:///{tmp_path / 'judge.db'}")
-    upgrade(store.engine)
+    store = migrated_store(tmp_path, "judge.db")
     with store.unit_of_work() as session:
         seed_game(session, "g1", NOW, due=NOW)
     store.dispose()

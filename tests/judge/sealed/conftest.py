@@ -7,14 +7,8 @@ from typing import Iterator
 
 import pytest
 
-from judge.store import passwords
 from tests.fixtures.gpg import remove_home, short_home
 from tests.judge.sealed.harness import SealedGame, SealedJudge
-
-
-@pytest.fixture(autouse=True)
-def cheap_scrypt(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(passwords, "_N", 2**8)
 
 
 @pytest.fixture

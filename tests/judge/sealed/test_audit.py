@@ -11,7 +11,6 @@ from judge.config import Settings
 from judge.crypto.pgpmime import sign_message
 from judge.publish.signing import judge_keyring
 from judge.edge.scheduler import run_pass
-from judge.store import passwords
 from tests.fixtures.gpg import remove_home, short_home
 from tests.judge.sealed.harness import MASTER, SealedGame, SealedJudge
 from tests.judge.sealed.orders import FALL, SPRING, orders_file
@@ -50,14 +49,12 @@ def played(tmp_path_factory, seven_players):
     home = short_home("sa")
     judge = SealedJudge(directory, home)
     try:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(passwords, "_N", 2**8)
-            game = SealedGame.start(judge, seven_players)
-            play(game, "S1901M", SPRING, bad=("ENGLAND",), silent=("ITALY",))
-            judge.advance(days=2)
-            run_pass(judge.store, Settings(judge=judge.settings), judge.now)
-            play(game, "F1901M", FALL)  # all verified: processed on the last reveal
-            judge.send(MASTER, "GET KEY\n")
+        game = SealedGame.start(judge, seven_players)
+        play(game, "S1901M", SPRING, bad=("ENGLAND",), silent=("ITALY",))
+        judge.advance(days=2)
+        run_pass(judge.store, Settings(judge=judge.settings), judge.now)
+        play(game, "F1901M", FALL)  # all verified: processed on the last reveal
+        judge.send(MASTER, "GET KEY\n")
         yield save_master_copies(judge, directory / "game.mbox"), game
     finally:
         judge.close()
@@ -249,16 +246,14 @@ def test_a_plain_game_is_audited_from_its_phase_records(tmp_path, seven_players)
     home = short_home("sp")
     judge = SealedJudge(tmp_path, home)
     try:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(passwords, "_N", 2**8)
-            game = SealedGame.start(judge, seven_players, rules=())
-            for power, lines in SPRING.items():
-                reply = judge.send(game.keys[power].email, game.signon(power) + "\n".join(lines) + "\n").reply
-                assert "ERROR" not in reply.body, reply.body
-            for _ in range(3):  # the last orders set DELAY 1: the second pass processes
-                judge.advance(minutes=20)
-                run_pass(judge.store, Settings(judge=judge.settings), judge.now)
-            judge.send(MASTER, "GET KEY\n")
+        game = SealedGame.start(judge, seven_players, rules=())
+        for power, lines in SPRING.items():
+            reply = judge.send(game.keys[power].email, game.signon(power) + "\n".join(lines) + "\n").reply
+            assert "ERROR" not in reply.body, reply.body
+        for _ in range(3):  # the last orders set DELAY 1: the second pass processes
+            judge.advance(minutes=20)
+            run_pass(judge.store, Settings(judge=judge.settings), judge.now)
+        judge.send(MASTER, "GET KEY\n")
         report = audit_archive(save_master_copies(judge, tmp_path / "plain.mbox"))
         assert report.passed and report.phases == 1, report.text()
     finally:
