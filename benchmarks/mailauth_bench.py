@@ -8,7 +8,7 @@ mail.  Verification: a player's mail signed the same way, checked as the SMTP in
 does (``authentication_results``: every DKIM signature, SPF, DMARC) against a DNS server
 on loopback holding the keys and the policy (the resolver's cache warm after the first
 mail, as on a judge hearing from the same players).  Also shown: dkimpy's own pure-Python
-rsa signature, which judge.mailauth.dkim_sign replaces by OpenSSL's.
+rsa signature, which judge.mailauth.rsa_openssl replaces by OpenSSL's.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 import dkim
 
 from judge.config import JudgeSettings
-from judge.mailauth import dkim_sign
+from judge.mailauth import rsa_openssl
 from judge.mailauth.dkim_keys import ED25519, RSA, new_key
 from judge.mailauth.dkim_sign import signer_for
 from judge.mailauth.verify import authentication_results, configure_resolver
@@ -67,14 +67,16 @@ def run(mails: int) -> dict[str, object]:
     assert "dmarc=pass" in verify() and verify().count("dkim=pass") == 2
     signing = per_mail_ms(lambda: judge_signer.sign(reply), mails)
     verifying = per_mail_ms(verify, mails)
-    openssl_rsa = dkim.RSASSA_PKCS1_v1_5_sign
-    dkim.RSASSA_PKCS1_v1_5_sign = dkim_sign._pure_python_sign
+    dkim.RSASSA_PKCS1_v1_5_sign = rsa_openssl.pure_python_sign
+    dkim.RSASSA_PKCS1_v1_5_verify = rsa_openssl.pure_python_verify
     try:
         pure = per_mail_ms(lambda: judge_signer.sign(reply), max(mails // 10, 20))
+        pure_verifying = per_mail_ms(verify, mails)
     finally:
-        dkim.RSASSA_PKCS1_v1_5_sign = openssl_rsa
+        dkim.RSASSA_PKCS1_v1_5_sign = rsa_openssl.openssl_sign
+        dkim.RSASSA_PKCS1_v1_5_verify = rsa_openssl.openssl_verify
     return {"mails": mails, "sign_two_signatures": signing, "verify_dkim_spf_dmarc": verifying,
-            "sign_with_dkimpys_pure_python_rsa": pure,
+            "sign_with_dkimpys_pure_python_rsa": pure, "verify_with_dkimpys_pure_python_rsa": pure_verifying,
             "sign_plus_verify_median_ms": round(signing["median_ms"] + verifying["median_ms"], 3)}
 
 

@@ -26,7 +26,7 @@ from judge.edge.pass_timing import DueOutlook, PassPlanner, due_outlook
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
 from judge.edge.smtp_out import OutboxSender, transport_for
 from judge.edge.unsubscribe_in import UnsubscribeListener
-from judge.phases.bot_moves import jobs_stored_here
+from judge.phases.bot_moves import StoredJobsWatch
 from judge.mailauth.bounces import configure_bounces
 from judge.mailauth.intake import Vetting
 from judge.mailauth.verifier_pool import PooledSigner, VerifierPool
@@ -79,7 +79,7 @@ class Daemon:
         # it (set by the scheduler thread): a processed mail, which only touches games, then
         # need not wake it (reading the due-time index after every mail cost ~1.5 ms a mail).
         self._touch_covered = False
-        self._bot_jobs_seen = jobs_stored_here()  # woken when it moves (_worker_processed)
+        self._bot_jobs = StoredJobsWatch()  # the worker thread's (_worker_processed)
         phases_hook = after_commit_hook(settings, store)
         self.worker = Worker(
             store, settings.judge, process or default_process_hook(settings), clock=clock,
@@ -95,7 +95,7 @@ class Daemon:
         )
         count = worker_process_count(settings) if worker_command is not None else 0
         self.worker_processes = (
-            WorkerProcesses(worker_command, count, on_processed=self._mail_processed)
+            WorkerProcesses(worker_command, count, on_processed=self._mail_processed, on_jobs_stored=self._wake_bots)
             if worker_command is not None and count > 0 else None
         )
         configure_bounces(settings.mail)  # how many bounces make an address unreachable
@@ -170,11 +170,10 @@ class Daemon:
             self.outbox_wake.set()
 
     def _mail_processed(self) -> None:
-        """A mail was processed: its replies go out, it may bring a due time nearer, and it
-        may have asked for the bot's moves."""
+        """A worker process processed a mail: its replies go out, and it may bring a due time
+        nearer (the bots are woken by ``on_jobs_stored``, only when it stored a job for them)."""
         self.outbox_wake.set()
         self.scheduler_wake.set()
-        self._wake_bots()
 
     def _worker_processed(self) -> None:
         """``_mail_processed`` for the worker thread, whose phase passes this process sees
@@ -184,9 +183,7 @@ class Daemon:
         self.outbox_wake.set()
         if not self._touch_covered:
             self.scheduler_wake.set()
-        stored = jobs_stored_here()
-        if stored != self._bot_jobs_seen:
-            self._bot_jobs_seen = stored
+        if self._bot_jobs.moved():
             self._wake_bots()
 
     def _phases_processed(self, hook: Callable[[frozenset[int], datetime], None]

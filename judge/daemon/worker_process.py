@@ -11,7 +11,10 @@ Two pipes per child carry the signals:
 
 * its stdin: one byte per stored mail wakes it at once; end of file (``judge serve``
   stopping, or gone) makes it stop after the message in hand;
-* its stdout: one byte per processed mail wakes the outbox sender of ``judge serve``.
+* its stdout: one byte per processed mail wakes the outbox sender of ``judge serve``
+  ("p"; "j" when the mail or the phase it made ready stored a bot job, which also wakes
+  the bot processes: most mails store none, and a needless wake-up costs a bot process a
+  read of the job table).
 
 A child is killed with its parent (PR_SET_PDEATHSIG), so a crash of ``judge serve`` stops
 the worker as it would a thread: the message in hand is rolled back and done after the
@@ -40,6 +43,9 @@ from judge.config import ConfigError, Settings
 log = logging.getLogger("judge.daemon.worker_process")
 
 RESTART_PAUSE_SECONDS = 1.0
+PROCESSED = b"p"
+PROCESSED_WITH_BOT_JOBS = b"j"
+_PROCESSED_BYTES = PROCESSED + PROCESSED_WITH_BOT_JOBS  # a told line never starts with one
 _PR_SET_PDEATHSIG = 1
 
 
@@ -82,12 +88,16 @@ def writer_lock_path(settings: Settings) -> Path | None:
 
 class WorkerProcesses:
     """``count`` children running ``command``; ``wake()`` after each stored mail.  Also the
-    bot processes (judge.daemon.bot_worker), named ``kind`` in the log."""
+    bot processes (judge.daemon.bot_worker), named ``kind`` in the log.  ``on_processed``
+    after each read of processed bytes, ``on_jobs_stored`` too when one of them says a bot
+    job was stored."""
 
     def __init__(self, command: Sequence[str], count: int, on_processed: Callable[[], None],
-                 kind: str = "worker", on_line: Callable[[bytes], None] | None = None) -> None:
+                 kind: str = "worker", on_line: Callable[[bytes], None] | None = None,
+                 on_jobs_stored: Callable[[], None] | None = None) -> None:
         self.kind = kind
         self.on_line = on_line  # a line a child wrote with ChildSignals.tell
+        self.on_jobs_stored = on_jobs_stored
         self.command = list(command)
         self.count = count
         self.on_processed = on_processed
@@ -125,13 +135,13 @@ class WorkerProcesses:
             assert child is not None and child.stdout is not None
             pending = b""
             while data := child.stdout.read(4096):
-                pending += data
-                *lines, pending = pending.split(b"\n")
-                pending = pending.lstrip(b"p")  # "processed" bytes; a line never starts with one
+                lines, pending, jobs_stored = processed_signals(pending + data)
                 for line in lines:
-                    if line.lstrip(b"p") and self.on_line is not None:
-                        self.on_line(line.lstrip(b"p"))
+                    if self.on_line is not None:
+                        self.on_line(line)
                 self.on_processed()
+                if jobs_stored and self.on_jobs_stored is not None:
+                    self.on_jobs_stored()
             code = child.wait()
             if self._stopping.is_set():
                 return
@@ -170,6 +180,20 @@ class WorkerProcesses:
         log.info("%s processes stopped", self.kind)
 
 
+def processed_signals(received: bytes) -> tuple[list[bytes], bytes, bool]:
+    """What a child wrote, read so far: its complete told lines, the start of one not yet
+    complete, and whether a processed byte among them said a bot job was stored."""
+    *lines, rest = received.split(b"\n")
+    jobs_stored = PROCESSED_WITH_BOT_JOBS in rest[:len(rest) - len(rest.lstrip(_PROCESSED_BYTES))]
+    told = []
+    for line in lines:
+        text = line.lstrip(_PROCESSED_BYTES)
+        jobs_stored = jobs_stored or PROCESSED_WITH_BOT_JOBS in line[:len(line) - len(text)]
+        if text:
+            told.append(text)
+    return told, rest.lstrip(_PROCESSED_BYTES), jobs_stored
+
+
 def _close(stream: IO[bytes] | None) -> None:
     try:
         if stream is not None:
@@ -191,12 +215,12 @@ def _die_with_parent(parent: int) -> None:
 @dataclass(frozen=True)
 class ChildSignals:
     """A child's side of the two pipes: ``stop`` (end of file on stdin, SIGTERM, SIGINT),
-    ``wake`` (a byte on stdin), ``processed()`` (a byte to the parent), ``tell(line)`` (a
-    line to the parent; "p" bytes around it are the ``processed`` ones)."""
+    ``wake`` (a byte on stdin), ``processed(jobs_stored)`` (a byte to the parent),
+    ``tell(line)`` (a line to the parent; the processed bytes around it are not part of it)."""
 
     stop: threading.Event
     wake: threading.Event
-    processed: Callable[[], None]
+    processed: Callable[[bool], None]
     tell: Callable[[bytes], None]  # one line to the parent's ``on_line``
 
 
@@ -235,7 +259,8 @@ def child_signals() -> ChildSignals:
             pass  # the parent is gone; we are about to be stopped
 
     threading.Thread(target=read_wakeups, name="wakeups", daemon=True).start()
-    return ChildSignals(stop, wake, lambda: write(b"p"), lambda line: write(line + b"\n"))
+    return ChildSignals(stop, wake, lambda jobs_stored: write(PROCESSED_WITH_BOT_JOBS if jobs_stored else PROCESSED),
+                        lambda line: write(line + b"\n"))
 
 
 def run_child(settings: Settings, clock: Callable[[], datetime]) -> int:
@@ -243,6 +268,7 @@ def run_child(settings: Settings, clock: Callable[[], datetime]) -> int:
     from judge.commands.daide_ports import configure_ports
     from judge.daemon.hooks import after_commit_hook, default_process_hook
     from judge.mailauth.bounces import configure_bounces
+    from judge.phases.bot_moves import StoredJobsWatch
     from judge.store.engine import Store
     from judge.daemon.worker import Worker
 
@@ -250,10 +276,11 @@ def run_child(settings: Settings, clock: Callable[[], datetime]) -> int:
     configure_ports(settings.daide)  # RULE MACHINES gives a game its DAIDE port in the mail's transaction
     configure_bounces(settings.mail)  # how many bounces make an address unreachable
     store = Store(settings.store_url, writer_lock=writer_lock_path(settings))
+    bot_jobs = StoredJobsWatch()
     try:
         worker = Worker(store, settings.judge, default_process_hook(settings), clock=clock,
                         pause_before_commit=settings.worker.pause_before_commit_seconds,
-                        on_processed=signals.processed, max_attempts=settings.worker.max_attempts,
+                        on_processed=lambda: signals.processed(bot_jobs.moved()), max_attempts=settings.worker.max_attempts,
                         after_commit=after_commit_hook(settings, store))
         log.info("worker process %d running", os.getpid())
         gc.freeze()  # as judge serve does: what lives as long as the process, out of full collections

@@ -1,7 +1,9 @@
 """Who wrote a mail, as DNS can tell: DKIM (every signature, dkimpy), SPF of the envelope
 sender and the connecting address (pyspf) and DMARC alignment of From with the policy the
 From domain publishes (authheaders' DMARC logic and public suffix list, read once); the
-verdict as an Authentication-Results header value (RFC 8601, written by authres).
+verdict as an Authentication-Results header value (RFC 8601, written by authres).  An
+rsa-sha256 signature is checked by OpenSSL (judge.mailauth.rsa_openssl), the same answer
+as dkimpy's pure Python at a fraction of its cost.
 
 DNS goes through dnspython's default resolver (``configure_resolver``), which all three
 libraries use.  A DNS failure is ``temperror``, never ``fail``: such a mail is not refused
@@ -23,6 +25,7 @@ import dns.exception
 import dns.rdatatype
 import dns.resolver
 
+from judge.mailauth import rsa_openssl  # noqa: F401  (rsa signatures checked by OpenSSL)
 from judge.mailauth.trust import dmarc_outcome
 
 

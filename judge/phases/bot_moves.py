@@ -45,15 +45,23 @@ from judge.store.schedule import touch_schedule
 
 log = logging.getLogger("judge.bots")
 
-#: Jobs this process has stored so far (committed or not): ``judge serve`` wakes its bot
-#: process after a processed mail only when this moved, since most mails queue none.
+#: Jobs this process has stored so far (committed or not; a rolled-back one included: a
+#: needless wake-up costs a read, a missed one a poll interval): read by StoredJobsWatch,
+#: since most mails queue none.
 _stored_here = 0
 
 
-def jobs_stored_here() -> int:
-    """A count that changes whenever this process stores a job (a rolled-back one included:
-    a needless wake-up costs a read, a missed one a poll interval)."""
-    return _stored_here
+class StoredJobsWatch:
+    """Whether this process stored a bot job since the last look (``judge serve`` and a
+    worker process wake the bot process after a mail only then)."""
+
+    def __init__(self) -> None:
+        self._seen = _stored_here
+
+    def moved(self) -> bool:
+        stored = _stored_here
+        moved, self._seen = stored != self._seen, stored
+        return moved
 
 
 def _note_stored(jobs: int) -> None:

@@ -109,10 +109,14 @@ def recorded(workdir: Path, phase: str) -> list[tuple]:
     return rows(workdir, f"SELECT orders FROM phase_record WHERE phase = '{phase}'")
 
 
-def test_mail_is_answered_while_the_bot_thinks_and_the_phase_waits_for_its_moves(tmp_path, judge_runner) -> None:
+@pytest.mark.parametrize("worker_processes", ["0", "1"])
+def test_mail_is_answered_while_the_bot_thinks_and_the_phase_waits_for_its_moves(tmp_path, judge_runner,
+                                                                                  worker_processes) -> None:
     # The bot process never polls here: the mail that stores its jobs must wake it (a mail
-    # that stores none does not, judge.daemon.serve).
-    judge = judge_runner.start(tmp_path, judge_env(JUDGE_BOTS_POLL_SECONDS="600"))
+    # that stores none does not, judge.daemon.serve), processed by the worker thread or by
+    # a worker process (whose "processed" byte then says so, judge.daemon.worker_process).
+    judge = judge_runner.start(tmp_path, judge_env(JUDGE_BOTS_POLL_SECONDS="600",
+                                                   JUDGE_WORKER_PROCESSES=worker_processes))
     room = Mailroom(judge, tmp_path)
     seated = start_bot_game(room)
     assert "game 'g1' is full and has started" in seated

@@ -134,3 +134,15 @@ def test_writer_lock_orders_writers_of_two_stores(tmp_path):
 def _enter(store: Store, entered: threading.Event) -> None:
     with store.unit_of_work():
         entered.set()
+
+
+def test_processed_bytes_are_told_apart_from_lines_and_say_when_bot_jobs_were_stored():
+    from judge.daemon.worker_process import processed_signals
+
+    assert processed_signals(b"ppp") == ([], b"", False)
+    assert processed_signals(b"pjp") == ([], b"", True)
+    # A told line, processed bytes on both sides of it, and a line not yet complete.
+    assert processed_signals(b"ppready 4\npjready 5\nppre") == ([b"ready 4", b"ready 5"], b"re", True)
+    assert processed_signals(b"ready 4\npp") == ([b"ready 4"], b"", False)
+    # "j" inside a line's text is text, not a signal.
+    assert processed_signals(b"pready j\n") == ([b"ready j"], b"", False)

@@ -10,7 +10,7 @@ import dkim
 import pytest
 
 from judge.config import JudgeSettings
-from judge.mailauth import dkim_sign
+from judge.mailauth import rsa_openssl
 from judge.mailauth.dkim_keys import ED25519, RSA, DkimKey, new_key
 from judge.mailauth.dkim_sign import SigningError, signer_for
 from judge.mailio.outgoing import OutgoingMail, message_bytes
@@ -92,7 +92,7 @@ def test_openssl_signature_equals_dkimpys_own(monkeypatch) -> None:
     raw = a_reply().replace(b"\n", b"\r\n")
     monkeypatch.setattr("time.time", lambda: 1795891598)
     fast = SIGNER.sign(raw)
-    monkeypatch.setattr(dkim, "RSASSA_PKCS1_v1_5_sign", dkim_sign._pure_python_sign)
+    monkeypatch.setattr(dkim, "RSASSA_PKCS1_v1_5_sign", rsa_openssl.pure_python_sign)
     slow = SIGNER.sign(raw)
     assert header_of(fast, "rsa-sha256") == header_of(slow, "rsa-sha256")
 
