@@ -10,7 +10,7 @@ import dkim
 import pytest
 
 from judge.config import JudgeSettings
-from judge.mailauth import rsa_openssl
+from judge.mailauth import dkim_sign
 from judge.mailauth.dkim_keys import ED25519, RSA, DkimKey, new_key
 from judge.mailauth.dkim_sign import SigningError, signer_for
 from judge.mailio.outgoing import OutgoingMail, message_bytes
@@ -87,18 +87,51 @@ def test_relaxed_canonicalisation_survives_refolding_and_trailing_space() -> Non
     assert dkimpy_verdicts(relaxed, DOMAIN, KEYS) == [True, True]
 
 
-def test_openssl_signature_equals_dkimpys_own(monkeypatch) -> None:
-    """RSASSA-PKCS1-v1_5 is deterministic: the fast path must give dkimpy's exact bytes."""
-    raw = a_reply().replace(b"\n", b"\r\n")
+TRICKY = [
+    b"From: a@example.org\nTo: b@example.net\nSubject:  spaced   out \t\n\nbody  with \t runs  \n\n\n",
+    b"From: a@example.org\nSubject: folded\n\tover\n  three lines\nTo: b@example.net\n\nx\n",
+    b"From: a@example.org\nTo: b@example.net\n\n",  # an empty body
+    b"From: a@example.org\nTo: b@example.net\n\n \t\n\n",  # a body of blanks only
+    b"From: a@example.org\nTo: b@example.net\n\nno line end at the end",
+    b"From: a@example.org\nFrom: second@example.org\nTo: b@example.net\nTo: c@example.net\n\nx\n",
+    b"FROM: a@example.org\nSUBJECT:shouting\nList-Archive: <https://x.org/a>\nList-Zed: z\n\nx\n",
+    b"From: a@example.org\nSubject: =?utf-8?q?caf=C3=A9?=\nX-Other: not signed\n\n" + "café\n".encode(),
+]
+
+
+@pytest.mark.parametrize("raw", TRICKY, ids=[f"message{i}" for i in range(len(TRICKY))])
+def test_signatures_equal_dkimpys_own(raw: bytes, monkeypatch) -> None:
+    """Both algorithms are deterministic and the tags are dkimpy's: for one message and
+    second, dkimpy's signatures and ours must be the same bytes (canonical forms, the body
+    hash and the signature), and each verifier must pass ours."""
     monkeypatch.setattr("time.time", lambda: 1795891598)
-    fast = SIGNER.sign(raw)
-    monkeypatch.setattr(dkim, "RSASSA_PKCS1_v1_5_sign", rsa_openssl.pure_python_sign)
-    slow = SIGNER.sign(raw)
-    assert header_of(fast, "rsa-sha256") == header_of(slow, "rsa-sha256")
+    ours = SIGNER.sign(raw)
+    wire = raw.replace(b"\n", b"\r\n")
+    message = dkim.DKIM(wire, linesep=b"\r\n")
+    names = [n.encode() for n in dkim_sign.SIGNED_HEADERS] + sorted(
+        {m.lower() for m in re.findall(rb"(?im)^(list-[a-z-]+)\s*:", raw)} - {n.encode() for n in dkim_sign.SIGNED_HEADERS})
+    theirs = b"".join(message.sign(k.selector.encode(), DOMAIN.encode(), k.private_key.encode(),
+                                   signature_algorithm=k.signature_algorithm.encode(),
+                                   canonicalize=(b"relaxed", b"relaxed"), include_headers=names)
+                      for k in SIGNER.keys)
+
+    def tags(signed: bytes, algorithm: str) -> dict[bytes, bytes]:
+        field = header_of(signed.replace(b"\r\n", b"\n"), algorithm).split(b":", 1)[1]
+        return {k.strip(): re.sub(rb"\s+", b" ", v).strip() if k.strip() == b"h" else re.sub(rb"\s+", b"", v)
+                for k, _, v in (t.partition(b"=") for t in field.split(b";"))}
+
+    for algorithm in ("rsa-sha256", "ed25519-sha256"):
+        assert tags(ours, algorithm) == tags(theirs + wire, algorithm)
+    assert dkimpy_verdicts(ours, DOMAIN, KEYS) == [True, True]
+
+
+def test_a_message_without_a_header_block_is_refused_with_the_line() -> None:
+    with pytest.raises(SigningError, match="cannot sign the message: a header line is not a field: b'not a header'"):
+        SIGNER.sign(b"not a header\nFrom: a@example.org\n\nx\n")
 
 
 def test_an_unreadable_key_is_refused_by_name() -> None:
     with pytest.raises(SigningError, match="selector 'bad' is not a PEM private key"):
         signer_for(DOMAIN, (DkimKey("bad", RSA, "not a key", "x"),))
-    with pytest.raises(SigningError, match="cannot sign"):
-        signer_for(DOMAIN, (DkimKey("bad", ED25519, "bm90IGEga2V5", "x"),)).sign(a_reply())
+    with pytest.raises(SigningError, match="selector 'bad' is not an ed25519 seed"):
+        signer_for(DOMAIN, (DkimKey("bad", ED25519, "bm90IGEga2V5", "x"),))

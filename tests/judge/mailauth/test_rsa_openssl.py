@@ -18,7 +18,7 @@ LENGTH = (PUBLIC["modulus"].bit_length() + 7) // 8
 
 
 def signed(text: bytes) -> bytes:
-    return bytes(rsa_openssl.pure_python_sign(hashlib.sha256(text), PRIVATE))
+    return bytes(dkim.crypto.RSASSA_PKCS1_v1_5_sign(hashlib.sha256(text), PRIVATE))
 
 
 def both(hasher_of, signature: bytes, public: dict[str, int] = PUBLIC) -> tuple[bool, bool]:
@@ -64,21 +64,12 @@ def test_a_signature_with_leading_zero_bytes_dropped_passes_both() -> None:
 
 
 def test_sha1_is_left_to_dkimpy() -> None:
-    signature = bytes(rsa_openssl.pure_python_sign(hashlib.sha1(b"hello"), PRIVATE))
+    signature = bytes(dkim.crypto.RSASSA_PKCS1_v1_5_sign(hashlib.sha1(b"hello"), PRIVATE))
     assert both(lambda: hashlib.sha1(b"hello"), signature) == (True, True)
     assert both(lambda: hashlib.sha1(b"hellO"), signature) == (False, False)
 
 
-def test_a_registered_key_signs_the_same_bytes_as_dkimpy() -> None:
-    from cryptography.hazmat.primitives import serialization
-
-    rsa_openssl.register_private_key(serialization.load_pem_private_key(KEY.private_key.encode("ascii"), None))
-    hasher = hashlib.sha256(b"the same")
-    assert rsa_openssl.openssl_sign(hasher, PRIVATE) == signed(b"the same")
-
-
-def test_dkimpy_uses_them() -> None:
+def test_dkimpy_verifies_by_it() -> None:
     import dkim
 
-    assert dkim.RSASSA_PKCS1_v1_5_sign is rsa_openssl.openssl_sign
     assert dkim.RSASSA_PKCS1_v1_5_verify is rsa_openssl.openssl_verify
