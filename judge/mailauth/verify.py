@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import importlib.resources
 import re
+import time
 from functools import lru_cache
 from typing import Any
 
 import authres
 import dkim
 import dns.exception
+import dns.rdataclass
 import dns.rdatatype
 import dns.resolver
 
@@ -94,9 +96,38 @@ def configure_resolver(server: str, timeout: float) -> None:
         use_nameservers([str(n) for n in default.nameservers], int(default.port), timeout)
 
 
+class _RememberingResolver(dns.resolver.Resolver):
+    """dnspython's resolver, each answer with records kept by the question as asked until
+    it expires: a mail asks the same few names three times (its DKIM key, SPF, DMARC) and a
+    judge hears from the same domains, and dnspython's own cache still builds a resolution
+    per question (about a fifth of a mail's checks).  An answer without records, and any
+    error, is asked again each time."""
+
+    MAX_REMEMBERED = 4096
+
+    def __init__(self) -> None:
+        super().__init__(configure=False)
+        self._answers: dict[tuple[str, int, int], dns.resolver.Answer] = {}
+
+    def resolve(self, qname: Any, rdtype: Any = dns.rdatatype.A, rdclass: Any = dns.rdataclass.IN,
+                *args: Any, **kwargs: Any) -> dns.resolver.Answer:
+        key = (str(qname).lower().rstrip("."), int(dns.rdatatype.RdataType.make(rdtype)),
+               int(dns.rdataclass.RdataClass.make(rdclass)))
+        answer = self._answers.get(key)
+        if answer is not None and answer.expiration > time.time():
+            return answer
+        answer = super().resolve(qname, rdtype, rdclass, *args, **kwargs)
+        if answer.rrset is not None:
+            if len(self._answers) >= self.MAX_REMEMBERED:
+                self._answers.clear()
+            self._answers[key] = answer
+        return answer
+
+
 def use_nameservers(nameservers: list[str], port: int, timeout: float) -> None:
-    """Every DNS lookup of this process through ``nameservers`` on ``port``, with a cache."""
-    resolver = dns.resolver.Resolver(configure=False)
+    """Every DNS lookup of this process through ``nameservers`` on ``port``, each answer
+    remembered until it expires."""
+    resolver = _RememberingResolver()
     resolver.nameservers = list(nameservers)
     resolver.port = port
     resolver.lifetime = timeout
