@@ -26,6 +26,7 @@ from judge.edge.pass_timing import DueOutlook, PassPlanner, due_outlook
 from judge.edge.smtp_in import IntakeHandler, check_port_free, make_controller
 from judge.edge.smtp_out import OutboxSender, transport_for
 from judge.edge.unsubscribe_in import UnsubscribeListener
+from judge.daemon.processed import PhasePasses, Processed
 from judge.phases.bot_moves import StoredJobsWatch
 from judge.mailauth.bounces import configure_bounces
 from judge.mailauth.intake import Vetting
@@ -80,12 +81,12 @@ class Daemon:
         # need not wake it (reading the due-time index after every mail cost ~1.5 ms a mail).
         self._touch_covered = False
         self._bot_jobs = StoredJobsWatch()  # the worker thread's (_worker_processed)
-        phases_hook = after_commit_hook(settings, store)
+        self._phases = PhasePasses(after_commit_hook(settings, store))  # the worker thread's
         self.worker = Worker(
             store, settings.judge, process or default_process_hook(settings), clock=clock,
             pause_before_commit=settings.worker.pause_before_commit_seconds,
             on_processed=self._worker_processed, max_attempts=settings.worker.max_attempts,
-            after_commit=None if phases_hook is None else self._phases_processed(phases_hook),
+            after_commit=self._phases.hook,
         )
         self.tick = tick
         self.sender = OutboxSender(
@@ -95,7 +96,7 @@ class Daemon:
         )
         count = worker_process_count(settings) if worker_command is not None else 0
         self.worker_processes = (
-            WorkerProcesses(worker_command, count, on_processed=self._mail_processed, on_jobs_stored=self._wake_bots)
+            WorkerProcesses(worker_command, count, on_processed=self._mail_processed)
             if worker_command is not None and count > 0 else None
         )
         configure_bounces(settings.mail)  # how many bounces make an address unreachable
@@ -111,7 +112,7 @@ class Daemon:
         # process can open gets it as a thread.
         bots = settings.bots.processes
         self.bot_processes = (
-            WorkerProcesses(bot_command, bots, on_processed=self.outbox_wake.set, kind="bot",
+            WorkerProcesses(bot_command, bots, on_processed=lambda _processed: self.outbox_wake.set(), kind="bot",
                             on_line=self._bot_line)
             if bot_command is not None and bots > 0 and sqlite_file_or_server(settings) else None
         )
@@ -169,35 +170,20 @@ class Daemon:
                 log.exception("the pass for games whose bot moves are in failed; they stay due")
             self.outbox_wake.set()
 
-    def _mail_processed(self) -> None:
-        """A worker process processed a mail: its replies go out, and it may bring a due time
-        nearer (the bots are woken by ``on_jobs_stored``, only when it stored a job for them)."""
+    def _mail_processed(self, processed: Processed) -> None:
+        """Mail was processed, by the worker thread or a worker process: its replies go out;
+        the scheduler plans again when a phase pass ran after it (it stored exact due times,
+        which may be nearer than the planned pass) or when the planned pass would not come
+        soon enough for a game the mail touched; the bots are woken only when a job was
+        stored for them (else they find their jobs at their next poll)."""
         self.outbox_wake.set()
-        self.scheduler_wake.set()
-
-    def _worker_processed(self) -> None:
-        """``_mail_processed`` for the worker thread, whose phase passes this process sees
-        (``_phases_processed``): the scheduler is woken only when a touched game could
-        bring its next pass nearer, the bots only when this process stored a job for them
-        (the mail's or its phase pass's; else they find their jobs at their next poll)."""
-        self.outbox_wake.set()
-        if not self._touch_covered:
+        if processed.phases_processed or not self._touch_covered:
             self.scheduler_wake.set()
-        if self._bot_jobs.moved():
+        if processed.bot_jobs_stored:
             self._wake_bots()
 
-    def _phases_processed(self, hook: Callable[[frozenset[int], datetime], None]
-                          ) -> Callable[[frozenset[int], datetime], None]:
-        """The worker's pass for the phases a mail made ready: it stores exact due times,
-        which may be nearer than the planned pass, so the scheduler plans again once they
-        are committed, whatever it had planned."""
-        def processed(games: frozenset[int], now: datetime) -> None:
-            try:
-                hook(games, now)
-            finally:
-                self.scheduler_wake.set()
-
-        return processed
+    def _worker_processed(self) -> None:
+        self._mail_processed(Processed(self._phases.ran(), self._bot_jobs.moved()))
 
     def _wake_bots(self) -> None:
         if self.bot_processes is not None:

@@ -11,10 +11,11 @@ Two pipes per child carry the signals:
 
 * its stdin: one byte per stored mail wakes it at once; end of file (``judge serve``
   stopping, or gone) makes it stop after the message in hand;
-* its stdout: one byte per processed mail wakes the outbox sender of ``judge serve``
-  ("p"; "j" when the mail or the phase it made ready stored a bot job, which also wakes
-  the bot processes: most mails store none, and a needless wake-up costs a bot process a
-  read of the job table).
+* its stdout: one byte per processed mail wakes the outbox sender of ``judge serve``; the
+  byte also says whether the mail's phase pass ran (its due times may be nearer than the
+  scheduler planned for) and whether a bot job was stored (the bot processes are woken
+  only then: most mails store none, and a needless wake-up costs a bot process a read of
+  the job table), as the worker thread's ``judge serve`` knows by itself.
 
 A child is killed with its parent (PR_SET_PDEATHSIG), so a crash of ``judge serve`` stops
 the worker as it would a thread: the message in hand is rolled back and done after the
@@ -39,13 +40,16 @@ from typing import IO, Callable, Sequence
 from sqlalchemy.engine import make_url
 
 from judge.config import ConfigError, Settings
+from judge.daemon.processed import PhasePasses, Processed
 
 log = logging.getLogger("judge.daemon.worker_process")
 
 RESTART_PAUSE_SECONDS = 1.0
-PROCESSED = b"p"
-PROCESSED_WITH_BOT_JOBS = b"j"
-_PROCESSED_BYTES = PROCESSED + PROCESSED_WITH_BOT_JOBS  # a told line never starts with one
+#: The processed byte of each combination (a told line never starts with one).
+_BYTE_OF = {Processed(False, False): b"p", Processed(False, True): b"j", Processed(True, False): b"d",
+            Processed(True, True): b"b"}
+_PROCESSED_OF = {byte[0]: processed for processed, byte in _BYTE_OF.items()}
+_PROCESSED_BYTES = b"".join(_BYTE_OF.values())
 _PR_SET_PDEATHSIG = 1
 
 
@@ -89,15 +93,12 @@ def writer_lock_path(settings: Settings) -> Path | None:
 class WorkerProcesses:
     """``count`` children running ``command``; ``wake()`` after each stored mail.  Also the
     bot processes (judge.daemon.bot_worker), named ``kind`` in the log.  ``on_processed``
-    after each read of processed bytes, ``on_jobs_stored`` too when one of them says a bot
-    job was stored."""
+    after each read of processed bytes, with what they said together."""
 
-    def __init__(self, command: Sequence[str], count: int, on_processed: Callable[[], None],
-                 kind: str = "worker", on_line: Callable[[bytes], None] | None = None,
-                 on_jobs_stored: Callable[[], None] | None = None) -> None:
+    def __init__(self, command: Sequence[str], count: int, on_processed: Callable[[Processed], None],
+                 kind: str = "worker", on_line: Callable[[bytes], None] | None = None) -> None:
         self.kind = kind
         self.on_line = on_line  # a line a child wrote with ChildSignals.tell
-        self.on_jobs_stored = on_jobs_stored
         self.command = list(command)
         self.count = count
         self.on_processed = on_processed
@@ -135,13 +136,11 @@ class WorkerProcesses:
             assert child is not None and child.stdout is not None
             pending = b""
             while data := child.stdout.read(4096):
-                lines, pending, jobs_stored = processed_signals(pending + data)
+                lines, pending, processed = processed_signals(pending + data)
                 for line in lines:
                     if self.on_line is not None:
                         self.on_line(line)
-                self.on_processed()
-                if jobs_stored and self.on_jobs_stored is not None:
-                    self.on_jobs_stored()
+                self.on_processed(processed)
             code = child.wait()
             if self._stopping.is_set():
                 return
@@ -180,18 +179,19 @@ class WorkerProcesses:
         log.info("%s processes stopped", self.kind)
 
 
-def processed_signals(received: bytes) -> tuple[list[bytes], bytes, bool]:
+def processed_signals(received: bytes) -> tuple[list[bytes], bytes, Processed]:
     """What a child wrote, read so far: its complete told lines, the start of one not yet
-    complete, and whether a processed byte among them said a bot job was stored."""
+    complete, and what the processed bytes among them said together."""
     *lines, rest = received.split(b"\n")
-    jobs_stored = PROCESSED_WITH_BOT_JOBS in rest[:len(rest) - len(rest.lstrip(_PROCESSED_BYTES))]
+    said = Processed()
     told = []
-    for line in lines:
-        text = line.lstrip(_PROCESSED_BYTES)
-        jobs_stored = jobs_stored or PROCESSED_WITH_BOT_JOBS in line[:len(line) - len(text)]
-        if text:
+    for piece in (*lines, rest):
+        text = piece.lstrip(_PROCESSED_BYTES)
+        for byte in piece[:len(piece) - len(text)]:
+            said |= _PROCESSED_OF[byte]
+        if text and piece is not rest:
             told.append(text)
-    return told, rest.lstrip(_PROCESSED_BYTES), jobs_stored
+    return told, rest.lstrip(_PROCESSED_BYTES), said
 
 
 def _close(stream: IO[bytes] | None) -> None:
@@ -215,12 +215,12 @@ def _die_with_parent(parent: int) -> None:
 @dataclass(frozen=True)
 class ChildSignals:
     """A child's side of the two pipes: ``stop`` (end of file on stdin, SIGTERM, SIGINT),
-    ``wake`` (a byte on stdin), ``processed(jobs_stored)`` (a byte to the parent),
+    ``wake`` (a byte on stdin), ``processed(what)`` (a byte to the parent),
     ``tell(line)`` (a line to the parent; the processed bytes around it are not part of it)."""
 
     stop: threading.Event
     wake: threading.Event
-    processed: Callable[[bool], None]
+    processed: Callable[[Processed], None]
     tell: Callable[[bytes], None]  # one line to the parent's ``on_line``
 
 
@@ -259,8 +259,7 @@ def child_signals() -> ChildSignals:
             pass  # the parent is gone; we are about to be stopped
 
     threading.Thread(target=read_wakeups, name="wakeups", daemon=True).start()
-    return ChildSignals(stop, wake, lambda jobs_stored: write(PROCESSED_WITH_BOT_JOBS if jobs_stored else PROCESSED),
-                        lambda line: write(line + b"\n"))
+    return ChildSignals(stop, wake, lambda processed: write(_BYTE_OF[processed]), lambda line: write(line + b"\n"))
 
 
 def run_child(settings: Settings, clock: Callable[[], datetime]) -> int:
@@ -277,11 +276,12 @@ def run_child(settings: Settings, clock: Callable[[], datetime]) -> int:
     configure_bounces(settings.mail)  # how many bounces make an address unreachable
     store = Store(settings.store_url, writer_lock=writer_lock_path(settings))
     bot_jobs = StoredJobsWatch()
+    phases = PhasePasses(after_commit_hook(settings, store))
     try:
         worker = Worker(store, settings.judge, default_process_hook(settings), clock=clock,
                         pause_before_commit=settings.worker.pause_before_commit_seconds,
-                        on_processed=lambda: signals.processed(bot_jobs.moved()), max_attempts=settings.worker.max_attempts,
-                        after_commit=after_commit_hook(settings, store))
+                        on_processed=lambda: signals.processed(Processed(phases.ran(), bot_jobs.moved())),
+                        max_attempts=settings.worker.max_attempts, after_commit=phases.hook)
         log.info("worker process %d running", os.getpid())
         gc.freeze()  # as judge serve does: what lives as long as the process, out of full collections
         worker.run(signals.stop, signals.wake, settings.worker.poll_seconds)

@@ -136,13 +136,16 @@ def _enter(store: Store, entered: threading.Event) -> None:
         entered.set()
 
 
-def test_processed_bytes_are_told_apart_from_lines_and_say_when_bot_jobs_were_stored():
+def test_processed_bytes_are_told_apart_from_lines_and_say_what_the_mails_did():
+    from judge.daemon.processed import Processed
     from judge.daemon.worker_process import processed_signals
 
-    assert processed_signals(b"ppp") == ([], b"", False)
-    assert processed_signals(b"pjp") == ([], b"", True)
+    assert processed_signals(b"ppp") == ([], b"", Processed())
+    assert processed_signals(b"pjp") == ([], b"", Processed(bot_jobs_stored=True))
+    assert processed_signals(b"dp") == ([], b"", Processed(phases_processed=True))
+    assert processed_signals(b"pb") == ([], b"", Processed(True, True))
     # A told line, processed bytes on both sides of it, and a line not yet complete.
-    assert processed_signals(b"ppready 4\npjready 5\nppre") == ([b"ready 4", b"ready 5"], b"re", True)
-    assert processed_signals(b"ready 4\npp") == ([b"ready 4"], b"", False)
-    # "j" inside a line's text is text, not a signal.
-    assert processed_signals(b"pready j\n") == ([b"ready j"], b"", False)
+    assert processed_signals(b"ppready 4\npjready 5\ndpre") == ([b"ready 4", b"ready 5"], b"re", Processed(True, True))
+    assert processed_signals(b"ready 4\npp") == ([b"ready 4"], b"", Processed())
+    # Letters inside a line's text are text, not signals.
+    assert processed_signals(b"pready bjd\n") == ([b"ready bjd"], b"", Processed())
