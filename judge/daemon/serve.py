@@ -14,7 +14,7 @@ import logging
 import signal
 import threading
 from datetime import datetime, timedelta
-from typing import Callable, Protocol, Sequence
+from typing import Protocol, Sequence
 
 from judge.commands.daide_ports import configure_ports
 from judge.config import Settings, make_data_dir
