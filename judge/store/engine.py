@@ -140,22 +140,12 @@ class WriteTurns:
     the next one: a condition variable's notify_all woke every waiting thread (up to six
     intake threads, the worker and the sender) at each turn, each taking the GIL only to
     wait again.
-
-    With ``lock_path`` (several processes), a thread that must wait for another process's
-    turn holds a shared flock on ``<lock_path>.waiting`` meanwhile, so ``waiting`` counts
-    it in every process: the worker process gives its turn back for the intake of
-    ``judge serve`` as the worker thread does.
     """
 
     def __init__(self, lock_path: Path | None = None) -> None:
         # One open file per process: flock excludes other open files, including the
         # other processes' (and a second Store's in this process).
         self._lock_fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600) if lock_path is not None else None
-        waiting = None if lock_path is None else lock_path.with_name(lock_path.name + ".waiting")
-        # Two open files: this process's own shared flock (held while it waits) must keep
-        # its probe from taking the exclusive one, as another process's would.
-        self._wait_fd = os.open(waiting, os.O_RDWR | os.O_CREAT, 0o600) if waiting is not None else None
-        self._probe_fd = os.open(waiting, os.O_RDWR | os.O_CREAT, 0o600) if waiting is not None else None
         self._guard = threading.Lock()
         self._waiting: deque[tuple[int, threading.Lock]] = deque()  # (thread, its closed gate)
         self._owner: int | None = None
@@ -163,36 +153,9 @@ class WriteTurns:
 
     @property
     def waiting(self) -> int:
-        """How many threads of this process wait for a turn, plus one when a thread of
-        another process does (with ``lock_path``)."""
+        """How many threads wait for a turn."""
         with self._guard:
-            here = len(self._waiting)
-        return here + self._others_waiting()
-
-    def _others_waiting(self) -> int:
-        if self._probe_fd is None:
-            return 0
-        try:
-            fcntl.flock(self._probe_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return 1
-        fcntl.flock(self._probe_fd, fcntl.LOCK_UN)
-        return 0
-
-    def _take_lock_file(self) -> None:
-        """The exclusive flock of ``lock_path``; while another process holds it, this one
-        is seen waiting (the shared flock of the waiting file)."""
-        assert self._lock_fd is not None and self._wait_fd is not None
-        try:
-            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            pass
-        fcntl.flock(self._wait_fd, fcntl.LOCK_SH)
-        try:
-            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)  # waits without the GIL
-        finally:
-            fcntl.flock(self._wait_fd, fcntl.LOCK_UN)
+            return len(self._waiting)
 
     @contextmanager
     def turn(self) -> Iterator[None]:
@@ -214,7 +177,7 @@ class WriteTurns:
             gate.acquire()  # opened by the previous owner, who made this thread the owner
         if not nested and self._lock_fd is not None:
             try:
-                self._take_lock_file()
+                fcntl.flock(self._lock_fd, fcntl.LOCK_EX)  # waits without the GIL
             except BaseException:
                 self._release()
                 raise
@@ -238,11 +201,9 @@ class WriteTurns:
                 self._owner = None
 
     def close(self) -> None:
-        for name in ("_lock_fd", "_wait_fd", "_probe_fd"):
-            descriptor = getattr(self, name)
-            if descriptor is not None:
-                os.close(descriptor)
-                setattr(self, name, None)
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
 
 class Store:
@@ -279,9 +240,8 @@ class Store:
         return self.engine.dialect.name
 
     def writers_waiting(self) -> bool:
-        """Whether other threads wait for a SQLite write turn, of this process or (with
-        ``writer_lock``) of another (False on other databases): a long unit of work may give
-        its turn back early for them."""
+        """Whether other threads of this process wait for a SQLite write turn (False on
+        other databases): a long unit of work may give its turn back early for them."""
         return self._turns is not None and self._turns.waiting > 0
 
     @contextmanager

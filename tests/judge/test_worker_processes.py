@@ -131,43 +131,6 @@ def test_writer_lock_orders_writers_of_two_stores(tmp_path):
         second.dispose()
 
 
-def test_a_writer_waiting_in_another_process_is_seen_by_the_one_writing(tmp_path):
-    """The worker process gives its turn back early for judge serve's intake (Worker's
-    batch asks ``writers_waiting``): a writer of another open (another process) waiting
-    for the lock is seen, and no longer once it has its turn."""
-    import subprocess
-    import sys
-
-    url, lock = f"sqlite:///{tmp_path / 'j.db'}", tmp_path / "j.db.writer-lock"
-    holder = Store(url, writer_lock=lock)
-    other = Store(url, writer_lock=lock)
-    entered = threading.Event()
-    try:
-        with holder.unit_of_work():
-            assert not holder.writers_waiting()
-            waiter = threading.Thread(target=lambda: _enter(other, entered))
-            waiter.start()
-            wait_for(holder.writers_waiting, what="the other store's writer seen waiting")
-            assert not entered.is_set()
-        assert entered.wait(5)
-        waiter.join()
-        assert not holder.writers_waiting() and not other.writers_waiting()
-        # And from a real second process, waiting on the same lock file.
-        with holder.unit_of_work():
-            child = subprocess.Popen([sys.executable, "-c", (
-                "import sys; from judge.store.engine import Store; from pathlib import Path; "
-                f"s = Store({url!r}, writer_lock=Path({str(lock)!r})); "
-                "print('waiting', flush=True); u = s.unit_of_work(); u.__enter__(); u.__exit__(None, None, None); "
-                "print('written', flush=True)")], stdout=subprocess.PIPE, text=True)
-            assert child.stdout is not None and child.stdout.readline() == "waiting\n"
-            wait_for(holder.writers_waiting, what="the other process's writer seen waiting")
-        assert child.stdout.readline() == "written\n" and child.wait(30) == 0
-        assert not holder.writers_waiting()
-    finally:
-        holder.dispose()
-        other.dispose()
-
-
 def _enter(store: Store, entered: threading.Event) -> None:
     with store.unit_of_work():
         entered.set()
