@@ -36,6 +36,7 @@ SIGNED_HEADERS: tuple[str, ...] = (
     "list-id", "list-unsubscribe", "list-unsubscribe-post", "list-help", "list-subscribe", "list-post",
     "list-owner", "list-archive",
 )
+_SIGNED_NAMES = tuple(name.encode("ascii") for name in SIGNED_HEADERS)
 _CRLF = re.compile(rb"\r?\n")
 _WSP_RUN = re.compile(rb"[ \t]+")
 _FIELD_NAME = re.compile(rb"^([!-9;-~]+)[ \t]*:")
@@ -159,8 +160,7 @@ class Signer:
         if not separator and head.endswith(b"\r\n"):
             head = head[:-2]
         fields = _fields(head)
-        names = [n.encode("ascii") for n in SIGNED_HEADERS] + sorted(
-            {name for name, _ in fields if name.startswith(b"list-")} - {n.encode("ascii") for n in SIGNED_HEADERS})
+        names = [*_SIGNED_NAMES, *sorted({name for name, _ in fields if name.startswith(b"list-")} - set(_SIGNED_NAMES))]
         signed_fields = _selected(fields, names)
         body_hash = base64.b64encode(hashlib.sha256(relaxed_body(body)).digest())
         domain = self.domain.encode("ascii")
@@ -182,21 +182,17 @@ class Signer:
         return signed if b"\r\n" in raw else signed.replace(b"\r\n", b"\n")
 
     def sign_each(self, raws: Sequence[bytes]) -> list[bytes | SigningError]:
-        return sign_each(self, raws)
-
-
-def sign_each(signer: Signer, raws: Sequence[bytes]) -> list[bytes | SigningError]:
-    """Each of ``raws`` signed by ``signer``, or the SigningError that message met (one bad
-    message costs the others nothing)."""
-    signed: list[bytes | SigningError] = []
-    for raw in raws:
-        try:
-            signed.append(signer.sign(raw))
-        except SigningError as exc:
-            signed.append(exc)
-        except Exception as exc:  # whatever else one message meets
-            signed.append(SigningError(f"cannot sign the message: {type(exc).__name__}: {exc}"))
-    return signed
+        """Each of ``raws`` signed, or the SigningError that message met (one bad message
+        costs the others nothing)."""
+        signed: list[bytes | SigningError] = []
+        for raw in raws:
+            try:
+                signed.append(self.sign(raw))
+            except SigningError as exc:
+                signed.append(exc)
+            except Exception as exc:  # whatever else one message meets
+                signed.append(SigningError(f"cannot sign the message: {type(exc).__name__}: {exc}"))
+        return signed
 
 
 @lru_cache(maxsize=8)

@@ -35,7 +35,7 @@ from typing import Any, Callable, Sequence
 
 import dns.resolver
 
-from judge.mailauth.dkim_sign import Signer, SigningError, sign_each
+from judge.mailauth.dkim_sign import Signer, SigningError
 from judge.mailauth.verify import use_nameservers, verified
 
 log = logging.getLogger("judge.mailauth")
@@ -174,8 +174,8 @@ class VerifierPool:
         return result
 
     def sign_each(self, signer: Signer, raws: Sequence[bytes]) -> list[bytes | SigningError]:
-        """judge.mailauth.dkim_sign.sign_each in a process of the pool: one hand-over for all."""
-        result: list[bytes | SigningError] = self._run(sign_each, signer, list(raws))
+        """``signer.sign_each`` in a process of the pool: one hand-over for all."""
+        result: list[bytes | SigningError] = self._run(Signer.sign_each, signer, list(raws))
         return result
 
     def process_ids(self) -> list[int]:
