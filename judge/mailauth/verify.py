@@ -101,7 +101,7 @@ class _RememberingResolver(dns.resolver.Resolver):
     it expires: a mail asks the same few names three times (its DKIM key, SPF, DMARC) and a
     judge hears from the same domains, and dnspython's own cache still builds a resolution
     per question (about a fifth of a mail's checks).  An answer without records, and any
-    error, is asked again each time."""
+    error, goes through dnspython's resolution (and its cache) each time."""
 
     MAX_REMEMBERED = 4096
 
