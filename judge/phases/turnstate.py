@@ -5,6 +5,7 @@ bookkeeping every change of that state needs.
     reschedule(session, game, now) -> None          # next_due_at from judge.turns.next_due
     after_orders(session, game, now) -> None        # every place that records orders (DELAY)
     late_powers(session, game, now) -> frozenset    # active powers still without orders, past the deadline
+    missing_orders(session, game) -> frozenset      # active powers still without orders
 
 Who must order is the engine's ``requirements``, narrowed as the DPjudge narrows it: in a
 movement phase only powers that own a supply centre are waited for; dummy powers (the
@@ -23,6 +24,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from adjudicator.api import prepare, requirements
+from adjudicator.results import Requirement
 from adjudicator.types import PhaseKind, Position, Variant
 from judge.store.queries import (
     ORDER_SETS_MEMO,
@@ -61,9 +63,11 @@ from judge.turns import (
 __all__ = [
     "PowerSeats",
     "active_powers",
+    "active_and_submitted",
     "after_orders",
     "absences_of",
     "late_powers",
+    "missing_orders",
     "orders_changed",
     "outlooks",
     "orders_in",
@@ -107,7 +111,11 @@ def survivors(position: Position) -> frozenset[str]:
 
 def active_powers(variant: Variant, position: Position, dummies: frozenset[str] = frozenset()) -> frozenset[str]:
     """The powers whose orders the phase waits for."""
-    due = requirements(prepare(variant, position))
+    return _waited_for(requirements(prepare(variant, position)), position, dummies)
+
+
+def _waited_for(due: Mapping[str, Requirement], position: Position, dummies: frozenset[str]) -> frozenset[str]:
+    """``active_powers`` from the phase's requirements ``due``."""
     needed = set(due)
     if position.phase.kind is PhaseKind.MOVEMENT:
         # DPjudge: a power without supply centres is not waited for (its units hold).
@@ -154,9 +162,29 @@ def stored_order_set(session: Session, game: Game, power: str) -> OrderSet | Non
 def submitted_powers(variant: Variant, position: Position, orders: Mapping[str, list[str]]) -> frozenset[str]:
     """Powers whose stored orders answer everything the phase asks of them (every unit
     ordered; in an adjustment phase as many builds, waives or removals as due)."""
+    return _complete(requirements(prepare(variant, position)), orders)
 
-    due = requirements(prepare(variant, position))
+
+def _complete(due: Mapping[str, Requirement], orders: Mapping[str, list[str]]) -> frozenset[str]:
+    """``submitted_powers`` from the phase's requirements ``due``."""
     return frozenset(power for power, need in due.items() if orders_complete(need, orders.get(power, ())))
+
+
+def active_and_submitted(session: Session, game: Game, variant: Variant, position: Position,
+                         placed: PowerSeats) -> tuple[frozenset[str], frozenset[str]]:
+    """The powers the phase waits for, and those of them whose orders are all in (the
+    judge's bot orders when the phase is processed: its powers are never waited for)."""
+    due = requirements(prepare(variant, position))  # once for both: the engine's work per call
+    active = _waited_for(due, position, placed.dummies)
+    return active, (_complete(due, orders_in(session, game)) | bot_powers(placed.players)) & active
+
+
+def missing_orders(session: Session, game: Game) -> frozenset[str]:
+    """The active powers whose orders are not all in: ``turn_state(...).missing`` without
+    the rest of the turn state (deadlines, grace, reminders), for every mail with orders."""
+    variant = variant_of(game)
+    active, submitted = active_and_submitted(session, game, variant, position_of(game), seats(session, game, variant))
+    return active - submitted
 
 
 def progress_of(session: Session, game: Game) -> TurnProgress:
@@ -221,9 +249,7 @@ def turn_state_and_seats(session: Session, game: Game, now: datetime, *,
     position = position_of(game)
     timing = timing_of(game)
     placed = seats(session, game, variant)
-    active = active_powers(variant, position, placed.dummies)
-    # the judge's bot orders when the phase is processed: its powers are never waited for
-    submitted = (submitted_powers(variant, position, orders_in(session, game)) | bot_powers(placed.players)) & active
+    active, submitted = active_and_submitted(session, game, variant, position, placed)
     memory = progress if progress is not None else session.get(TurnProgress, game.id)
     same_phase = memory is not None and memory.phase == game.phase
     deadline = as_utc(game.deadline)
@@ -266,10 +292,9 @@ def after_orders(session: Session, game: Game, now: datetime) -> None:
     if not in_play(game.status) or game.position is None or game.deadline is None:
         return
     session.flush()
-    state = turn_state(session, game, now)
-    all_in = not state.missing
-    game.delay = delay_after_orders(all_in, late=state.past_deadline, current=int(game.delay or 0),
-                                    settle=NO_SETTLE not in state.rules)
+    all_in = not missing_orders(session, game)
+    game.delay = delay_after_orders(all_in, late=now >= as_utc(game.deadline), current=int(game.delay or 0),
+                                    settle=NO_SETTLE not in _timing_rules(rules_of(game)))
     orders_changed(session, game, all_in=all_in)
 
 
@@ -333,10 +358,9 @@ def ready_to_process(session: Session, game: Game, now: datetime) -> bool:
 
 def late_powers(session: Session, game: Game, now: datetime) -> frozenset[str]:
     """The active powers whose orders are missing once the deadline has passed (none before)."""
-    if game.position is None or game.deadline is None:
+    if game.position is None or game.deadline is None or now < as_utc(game.deadline):
         return frozenset()
-    state = turn_state(session, game, now)
-    return state.missing if state.past_deadline else frozenset()
+    return missing_orders(session, game)
 
 
 def fresh_deadline_for_newcomer(game: Game, now: datetime) -> str | None:
