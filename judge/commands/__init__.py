@@ -25,34 +25,54 @@ from judge.phases.turnstate import outlooks
 from judge.mailio.outgoing import OutgoingMail
 from judge.commands.commitments import Reveal, RevealNumber
 from judge.commands.registry import parse_mail
+from mailcmds import ParsedMail
 
 
-def process_mail(session: Session, inbound: InboundMail, now: datetime) -> list[OutgoingMail]:
-    """Apply every command of ``inbound`` and return its one reply plus any other mail.
+class MailCommands:
+    """The worker's hook (``process_mail``): a judge.mailio.inbound.PreparingHook."""
 
-    Robot mail (bounces, auto-replies) is not acted on at all: a command in an
-    out-of-office echo must not change a game.  Of mail a mailing list passed on (a
-    player's post to the game's list) only ``REVEAL who@game`` is acted on, unanswered:
-    such a reveal proves itself against the published commitment (issue 12.9).
-    """
-    if is_bounce_for_us(inbound):  # to a VERP return path: judge.mailauth.bounces
-        return handle_bounce(session, inbound, now)
-    if not inbound.may_reply:
-        return _list_reveals(session, inbound, now) if is_list_traffic(inbound.no_reply_reason) else []
-    clear_unreachable(session, inbound.from_address)  # they write again: so may the judge
-    parsed = parse_mail(inbound.message)
-    if inbound.unreadable is not None:
-        parsed = replace(parsed, notices=(*parsed.notices, f"The judge could not read your mail: {inbound.unreadable}."))
-    ctx = MailContext(session=session, inbound=inbound, now=now, parsed=parsed)
-    for command in parsed.commands:
-        run_command(ctx, command)
-    run_deferred(ctx)
-    session.flush()
-    return [build_reply(ctx, outlooks(session, now)), *ctx.outgoing]
+    def __call__(self, session: Session, inbound: InboundMail, now: datetime) -> list[OutgoingMail]:
+        """Apply every command of ``inbound`` and return its one reply plus any other mail.
+
+        Robot mail (bounces, auto-replies) is not acted on at all: a command in an
+        out-of-office echo must not change a game.  Of mail a mailing list passed on (a
+        player's post to the game's list) only ``REVEAL who@game`` is acted on, unanswered:
+        such a reveal proves itself against the published commitment (issue 12.9).
+        """
+        if is_bounce_for_us(inbound):  # to a VERP return path: judge.mailauth.bounces
+            return handle_bounce(session, inbound, now)
+        if not inbound.may_reply:
+            return _list_reveals(session, inbound, now) if is_list_traffic(inbound.no_reply_reason) else []
+        clear_unreachable(session, inbound.from_address)  # they write again: so may the judge
+        parsed = _parsed(inbound)
+        if inbound.unreadable is not None:
+            parsed = replace(parsed, notices=(*parsed.notices, f"The judge could not read your mail: {inbound.unreadable}."))
+        ctx = MailContext(session=session, inbound=inbound, now=now, parsed=parsed)
+        for command in parsed.commands:
+            run_command(ctx, command)
+        run_deferred(ctx)
+        session.flush()
+        return [build_reply(ctx, outlooks(session, now)), *ctx.outgoing]
+
+    @staticmethod
+    def prepare(inbound: InboundMail) -> InboundMail:
+        """``inbound`` with its commands parsed: the parse reads only the mail."""
+        if is_bounce_for_us(inbound) or (not inbound.may_reply and not is_list_traffic(inbound.no_reply_reason)):
+            return inbound
+        return replace(inbound, prepared=parse_mail(inbound.message))
+
+
+def _parsed(inbound: InboundMail) -> ParsedMail:
+    """The mail's commands, as ``prepare`` parsed them or parsed now."""
+    return inbound.prepared if isinstance(inbound.prepared, ParsedMail) else parse_mail(inbound.message)
+
+
+#: The worker's hook: ``process_mail(session, inbound, now) -> list[OutgoingMail]``.
+process_mail = MailCommands()
 
 
 def _list_reveals(session: Session, inbound: InboundMail, now: datetime) -> list[OutgoingMail]:
-    parsed = parse_mail(inbound.message)
+    parsed = _parsed(inbound)
     ctx = MailContext(session=session, inbound=inbound, now=now, parsed=parsed)
     for command in parsed.commands:
         if isinstance(command, (Reveal, RevealNumber)) and command.target is not None:
@@ -61,4 +81,4 @@ def _list_reveals(session: Session, inbound: InboundMail, now: datetime) -> list
     return list(ctx.outgoing)  # what the reveals published; no reply goes back to a list
 
 
-__all__ = ["process_mail"]
+__all__ = ["MailCommands", "process_mail"]

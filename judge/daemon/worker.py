@@ -21,10 +21,14 @@ again but shunted, with a reason for the operator.  Every shunt tells the sender
 the mail may be answered) that nothing in it was done.
 
 On SQLite the daemon takes the waiting mails in batches (``process_batch``: one
-transaction, each mail after the first in a savepoint).  A batch's starts are counted together, in one
-committed statement before it runs, so a death counts each mail of the batch once; a mail
-counted before is never batched again but taken alone, so after a death only the mail
-that kills the worker goes on being counted and reaches ``max_attempts``.
+transaction for several mails; one that fails rolls the batch back and is shunted alone,
+and the others are taken again).  A batch's starts are counted together, in one committed
+statement before it runs, so a death counts each mail of the batch once; a mail counted
+before is never batched again but taken alone, so after a death only the mail that kills
+the worker goes on being counted and reaches ``max_attempts``.  There writers take turns
+and the worker holds the turn longest, so before taking it the worker reads the waiting
+mails and has the hook prepare them (``PreparingHook``: their commands parsed); inside the
+turn it only applies them.
 
 A mail that makes a phase ready to process now (its last orders, no settle window and
 nobody waiting: judge.phases.turnstate.outlooks) names the game in the session's
@@ -34,7 +38,6 @@ scheduler's pass for those games, judge.edge.scheduler.process_games) processes 
 
 from __future__ import annotations
 
-import copy
 from dataclasses import replace
 import logging
 import random
@@ -48,7 +51,7 @@ from sqlalchemy import Connection, Row, and_, bindparam, func, or_, select, upda
 from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings
-from judge.mailio.inbound import Clock, InboundMail, ProcessHook, utc_now
+from judge.mailio.inbound import Clock, InboundMail, PreparingHook, ProcessHook, utc_now
 from judge.mailio.loopguard import no_reply_reason
 from judge.mailio.read import headers_of, read_message
 from judge.mailio.outgoing import OutgoingMail, queue_all
@@ -124,6 +127,9 @@ def _count_batch(connection: Connection, limit: int) -> list[tuple[int, int]]:
     return sorted((row.id, row.attempts) for row in connection.execute(_COUNT_BATCH, {"limit": limit}))
 
 
+# The oldest waiting mails, read outside the write turn to be prepared (Worker._prepare_waiting).
+_OLDEST_WAITING = select(_INBOUND.c.id).where(_WAITING).order_by(_INBOUND.c.id).limit(bindparam("limit"))
+_WAITING_AMONG = select(*_CLAIMED_COLUMNS).where(_WAITING, _INBOUND.c.id.in_(bindparam("ids", expanding=True)))
 _UNCOUNT = update(_INBOUND).where(_INBOUND.c.id == bindparam("row_id")).values(attempts=_INBOUND.c.attempts - 1)
 _CLAIM_ONE = (select(*_CLAIMED_COLUMNS).where(_INBOUND.c.status == RECEIVED, _INBOUND.c.id == bindparam("id"))
               .limit(1).with_for_update(skip_locked=True))
@@ -190,6 +196,10 @@ class Worker:
         self.batch_seconds = batch_seconds
         #: Mails whose starts a batch's commit counted for the next batch (process_batch).
         self._counted: list[tuple[int, int]] = []
+        self._prepare: Callable[[InboundMail], InboundMail] | None = (
+            process.prepare if isinstance(process, PreparingHook) else None)
+        #: Waiting mails read and prepared before the write turn, by id (``_prepare_waiting``).
+        self._prepared: dict[int, InboundMail] = {}
 
     def process_next(self) -> bool:
         """Process the oldest unprocessed message; False when there was none.
@@ -263,10 +273,11 @@ class Worker:
                 row = session.connection().execute(_CLAIM_ONE, {"id": inbound_id}).first()
                 if row is None:
                     return None, None
-                now = self._process_row(session, row)
+                now, queued = self._process_row(session, row)
                 ready = frozenset(session.info.pop(PROCESS_AFTER_COMMIT, ()))
         except Exception as error:
             return (error, traceback.format_exc()), None
+        _log_processed([(inbound_id, queued)])
         return None, (now, ready)
 
     def _count_start(self) -> tuple[int, int] | None:
@@ -277,11 +288,12 @@ class Worker:
             counted = connection.execute(self._count_start_statement).first()
         return None if counted is None else (counted.id, counted.attempts)
 
-    def _process_row(self, session: Session, row: Row) -> datetime:
-        """Process one claimed mail in ``session``; returns the clock it was processed at."""
+    def _process_row(self, session: Session, row: Row) -> tuple[datetime, int]:
+        """Process one claimed mail in ``session`` (as prepared before the turn, if it was);
+        returns the clock it was processed at and the number of mails queued."""
         now = self.clock()
         session.info[NOW] = now  # the games this mail touched are rescheduled at commit
-        inbound = to_inbound_mail(row, self.judge)
+        inbound = self._prepared.pop(row.id, None) or to_inbound_mail(row, self.judge)
         outgoing = list(self.process(session, inbound, now))
         if inbound.no_reply_reason is not None:
             kept = [m for m in outgoing if not _answers(m, inbound)]
@@ -295,8 +307,27 @@ class Worker:
             log.warning("message #%d processed; pausing %.1f s before commit (test hook)",
                         row.id, self.pause_before_commit)
             time.sleep(self.pause_before_commit)
-        log.info("message #%d processed, %d mail queued", row.id, len(outgoing))
-        return now
+        return now, len(outgoing)
+
+    def _prepare_waiting(self, limit: int) -> None:
+        """The ``limit`` oldest waiting mails made InboundMails and prepared by the hook,
+        outside the write turn (on SQLite the turn is the worker's to hold as briefly as it
+        can), unless they were before; a mail prepared before that no longer waits among
+        them is forgotten.  A mail whose reading or preparing fails is left to the turn,
+        where the failure shunts it as usual."""
+        with self.store.reading() as connection:
+            waiting = connection.execute(_OLDEST_WAITING, {"limit": limit}).scalars().all()
+            missing = [inbound_id for inbound_id in waiting if inbound_id not in self._prepared]
+            rows = connection.execute(_WAITING_AMONG, {"ids": missing}).all() if missing else []
+        kept = set(waiting)
+        for gone in [inbound_id for inbound_id in self._prepared if inbound_id not in kept]:
+            del self._prepared[gone]
+        for row in rows:
+            try:
+                inbound = to_inbound_mail(row, self.judge)
+                self._prepared[row.id] = inbound if self._prepare is None else self._prepare(inbound)
+            except Exception:
+                log.debug("message #%d could not be prepared before the write turn", row.id, exc_info=True)
 
     def _shunt(self, inbound_id: int, reason: str, cause: str) -> None:
         """Shunt the mail unless it is no longer this worker's: once the failed transaction
@@ -340,19 +371,20 @@ class Worker:
             queue_all(session, [inbound.reply(sender_notice(cause))], self.judge, now, inbound_id=inbound_id)
 
     def process_batch(self, limit: int = BATCH_MAILS) -> int:
-        """Process up to ``limit`` waiting mails in one transaction, each after the first in
-        a savepoint of its own; the number handled (0: none waiting).  No mail is added to
-        the batch once another thread waits for the write turn or the batch has run
-        ``batch_seconds``.
+        """Process up to ``limit`` waiting mails in one transaction; the number handled (0:
+        none waiting).  No mail is added to the batch once another thread waits for the
+        write turn or the batch has run ``batch_seconds``.
 
         Only where writers take turns (SQLite): the begin, claim, commit and write turn of
         each mail cost about as much as a short mail's commands, and nobody else could
-        write meanwhile anyway.  Each mail still takes effect entirely or not at all: one
-        that fails is rolled back to its savepoint and shunted in the same transaction (its
-        sender told after the commit); a first mail that fails rolls the transaction back
-        and is shunted as a mail alone.  A mail that makes a phase ready ends the batch (the
-        phase is processed right after the commit, as after a mail on its own, so the next
-        mail finds the new phase).
+        write meanwhile anyway.  For the same reason the waiting mails are read and
+        prepared (``PreparingHook``) before the turn is taken.  Each mail still takes
+        effect entirely or not at all: when one fails, the whole transaction is rolled
+        back, the failing mail is shunted as a mail alone is, and the others, none of
+        which failed, are given their counts back and taken again by the next batch (a
+        savepoint per mail cost every mail more than the rare failure costs the others).
+        A mail that makes a phase ready ends the batch (the phase is processed right after
+        the commit, as after a mail on its own, so the next mail finds the new phase).
 
         The starts are counted as ``process_next`` counts them, committed before the batch
         runs: one statement raises the count of each mail the batch may take, so a mail
@@ -371,7 +403,7 @@ class Worker:
         """
         if limit <= 1 or self.store.dialect != "sqlite" or self.pause_before_commit > 0:
             return int(self.process_next())
-        shunted: list[tuple[int, str, str, bytes]] = []
+        self._prepare_waiting(limit)
         counted, self._counted = self._counted, []
         handled, ready, now = 0, frozenset[int](), self.clock()
         try:
@@ -380,7 +412,7 @@ class Worker:
                     with self.store.core_unit_of_work() as connection:
                         counted = _count_batch(connection, limit)
                 if counted:
-                    handled, ready, now, self._counted = self._run_batch(counted, limit, shunted)
+                    handled, ready, now, self._counted = self._run_batch(counted, limit)
         except Exception as error:
             if not is_conflict(error):
                 raise  # the counts stay: each of these mails is taken alone from now on
@@ -391,27 +423,24 @@ class Worker:
         if not counted:
             # None waits, or the oldest waiting mail was started before and never finished.
             return int(self.process_next())
-        for inbound_id, trace, cause, raw in shunted:
-            self._after_shunt(inbound_id, trace, cause, raw)
         self._process_ready(ready, now)
         if handled:
             self.on_processed()
         return handled
 
-    def _run_batch(self, counted: list[tuple[int, int]], limit: int, shunted: list[tuple[int, str, str, bytes]]
+    def _run_batch(self, counted: list[tuple[int, int]], limit: int
                    ) -> tuple[int, frozenset[int], datetime, list[tuple[int, int]]]:
         """The counted mails processed in one transaction, as far as the batch goes: the
         number handled, the games made ready, the clock of the last mail, and the mails
         counted for the next batch (those this one did not reach, else as many as
-        ``_count_batch`` finds, counted in this commit).  The first mail needs no savepoint
-        of its own (at saturation most batches are one mail): when it fails, the whole
-        transaction is rolled back and it is shunted as ``process_next`` shunts.  A later
-        mail that fails is rolled back to its savepoint, shunted in the transaction and
-        appended to ``shunted`` (id, reason, cause, raw)."""
+        ``_count_batch`` finds, counted in this commit).  When a mail fails, the whole
+        transaction is rolled back, that mail is shunted (one handled), and the counts of
+        the others are taken back."""
         handled = reached = 0
         ready: frozenset[int] = frozenset()
         now = self.clock()
-        first: tuple[int, int] | None = None  # the first mail while it is in hand
+        in_hand: tuple[int, int] | None = None  # the mail being processed, and its count
+        done: list[tuple[int, int]] = []  # (id, mails queued), logged after the commit
         try:
             with self.store.unit_of_work() as session:
                 started = time.monotonic()
@@ -422,45 +451,25 @@ class Worker:
                     row = session.connection().execute(_CLAIM_ONE, {"id": inbound_id}).first()
                     if row is None:  # taken by another worker meanwhile
                         continue
+                    in_hand = (row.id, attempts)
+                    now, queued = self._process_row(session, row)
+                    in_hand = None
                     handled += 1
-                    if handled == 1:
-                        first = (row.id, attempts)
-                        now = self._process_row(session, row)
-                        first = None
-                    elif not self._process_in_savepoint(session, row, attempts, shunted):
-                        continue
+                    done.append((row.id, queued))
                     # A phase this mail made ready is processed right after the commit, as
                     # after a mail on its own: the next mail must find the new phase.
                     ready = frozenset(session.info.pop(PROCESS_AFTER_COMMIT, ()))
-                    now = session.info.get(NOW, now)
                 following = counted[reached:] or _count_batch(session.connection(), limit)
         except Exception as error:
-            if first is None or is_conflict(error):
+            if in_hand is None or is_conflict(error):
                 raise
-            self._shunt(first[0], traceback.format_exc(), cause_for_sender(error, first[1]))
-            return handled, frozenset(), now, counted[reached:]
-        return handled, ready, now, following
-
-    def _process_in_savepoint(self, session: Session, row: Row, attempts: int,
-                              shunted: list[tuple[int, str, str, bytes]]) -> bool:
-        """A mail after the first of a batch, in a savepoint; False when it failed, was
-        rolled back to the savepoint and shunted in the transaction."""
-        noted = {key: copy.copy(value) for key, value in session.info.items()}
-        try:
-            with session.begin_nested():
-                self._process_row(session, row)
-        except Exception as error:
-            if is_conflict(error):
-                raise
-            # What the failed mail noted for later (games to reschedule or to process,
-            # orders changed) was rolled back with it.
-            session.info.clear()
-            session.info.update(noted)
             trace = traceback.format_exc()
-            self._record_shunt(session, row.id, trace)  # claimed in this transaction: still waiting
-            shunted.append((row.id, trace, cause_for_sender(error, attempts), row.raw))
-            return False
-        return True
+            failed, attempts = in_hand
+            self._take_counts_back([(i, n) for i, n in counted if i != failed])  # none of them failed
+            self._shunt(failed, trace, cause_for_sender(error, attempts))
+            return 1, frozenset(), now, []
+        _log_processed(done)
+        return handled, ready, now, following
 
     def release_counts(self) -> None:
         """Take back the counts of the mails counted for a next batch that will not come
@@ -509,3 +518,9 @@ class Worker:
                 wake.wait(poll_seconds)
                 wake.clear()
         self.release_counts()
+
+
+def _log_processed(done: list[tuple[int, int]]) -> None:
+    """One line per processed mail, written after its commit (not inside the write turn)."""
+    for inbound_id, queued in done:
+        log.info("message #%d processed, %d mail queued", inbound_id, queued)

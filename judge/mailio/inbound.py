@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from email.message import EmailMessage
 from email.utils import getaddresses
 from functools import cached_property
-from typing import TYPE_CHECKING, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence, runtime_checkable
 
 from judge.config import JudgeSettings
 from judge.mailio.addresses import parsed_address
@@ -60,6 +60,10 @@ class InboundMail:
     #: Why this mail's sign-ons are refused (it fails its From domain's DMARC policy,
     #: judge.mailauth.trust); None when they are not.
     distrust: str | None = None
+    #: What the hook's ``prepare`` read from this mail before the write turn (the commands
+    #: parse the mail's text: ``PreparingHook``); None when it was not prepared.  Opaque to
+    #: the worker: only the hook that made it reads it.
+    prepared: object = field(default=None, repr=False, compare=False)
 
     @property
     def may_reply(self) -> bool:
@@ -125,3 +129,14 @@ class ProcessHook(Protocol):
     """Apply one mail inside the caller's transaction and return the mail to send."""
 
     def __call__(self, session: "Session", inbound: InboundMail, now: datetime) -> Sequence[OutgoingMail]: ...
+
+
+@runtime_checkable
+class PreparingHook(ProcessHook, Protocol):
+    """A hook that can do part of its work before the write turn: ``prepare`` reads what
+    needs no store (the mail's text parsed into commands) and returns the mail carrying it
+    in ``prepared``.  On SQLite, where writers take turns, the worker prepares the waiting
+    mails outside its turn, so intake stores mail meanwhile; the hook must give the same
+    answer for a mail prepared or not."""
+
+    def prepare(self, inbound: InboundMail) -> InboundMail: ...

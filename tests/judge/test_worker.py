@@ -140,7 +140,9 @@ def test_a_mail_found_started_too_often_is_shunted_unread_and_a_robot_is_not_tol
 def test_a_hook_in_the_judges_own_packages_must_be_a_built_in_one():
     from judge.daemon.hooks import HookError, resolve_hook
 
-    assert resolve_hook("judge.commands:process_mail").__name__ == "process_mail"
+    from judge.commands import process_mail
+
+    assert resolve_hook("judge.commands:process_mail") is process_mail
     assert resolve_hook("judge.edge.scheduler:run_pass").__name__ == "run_pass"
     with pytest.raises(HookError, match="judge.edge.scheduler:process_games.*the judge's own hooks are"):
         resolve_hook("judge.edge.scheduler:process_games")

@@ -1,6 +1,7 @@
-"""The daemon's worker on SQLite processes the mails waiting in one transaction, each in
-a savepoint (``Worker.process_batch``): every mail still takes effect wholly or not at
-all, a failing one is shunted alone, and each gets its reply."""
+"""The daemon's worker on SQLite processes the mails waiting in one transaction
+(``Worker.process_batch``): every mail still takes effect wholly or not at all, a failing
+one rolls the batch back and is shunted alone, the others are taken again, and each gets
+its reply.  The mails are read and prepared by the hook before the write turn."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from email.policy import default
 from sqlalchemy import event, select
 
 from judge.config import JudgeSettings
+from judge.store.engine import READ_ONLY_OPTION
 from judge.store.inbound import store_inbound
 from judge.store.models_game import Game
 from judge.store.models_mail import InboundMessage, OutboxMessage, Shunt
@@ -41,24 +43,46 @@ def writes_a_game_then_echoes(session, inbound, now):
     return echo(session, inbound, now)
 
 
-def test_waiting_mails_share_one_transaction_and_a_failing_one_is_shunted_alone(store):
-    ids = [put(store, "game one"), put(store, "CRASH two"), put(store, "game three")]
+def writes(store) -> list[int]:
+    """One item per committed transaction that could write (reads before the turn left out)."""
     commits: list[int] = []
-    event.listen(store.engine, "commit", lambda connection: commits.append(1))
+    event.listen(store.engine, "commit", lambda connection: None if connection.get_execution_options().get(
+        READ_ONLY_OPTION) else commits.append(1))
+    return commits
+
+
+def test_waiting_mails_share_one_transaction(store):
+    ids = [put(store, "game one"), put(store, "game two"), put(store, "game three")]
+    commits = writes(store)
     processed: list[int] = []
     worker = Worker(store, JUDGE, writes_a_game_then_echoes, clock=lambda: NOW,
                     on_processed=lambda: processed.append(1), batch_seconds=60)
     assert worker.process_batch() == 3
-    # The starts counted in one commit, the three mails in the next, then the notice.
-    assert len(commits) == 3 and processed == [1]
-    assert {m.id: m.status for m in rows(store, InboundMessage)} == {
-        ids[0]: "processed", ids[1]: "shunted", ids[2]: "processed"}
-    assert [game.name for game in rows(store, Game)] == ["one", "three"]  # "two" rolled back with its mail
+    assert len(commits) == 2 and processed == [1]  # the starts counted in one commit, the three mails in the next
+    assert {m.id: m.status for m in rows(store, InboundMessage)} == dict.fromkeys(ids, "processed")
+    assert [game.name for game in rows(store, Game)] == ["one", "two", "three"]
+    assert sorted(row.inbound_id for row in rows(store, OutboxMessage)) == ids
+    assert worker.process_batch() == 0
+
+
+def test_a_failing_mail_rolls_its_batch_back_and_is_shunted_alone_and_the_others_are_taken_again(store):
+    ids = [put(store, "game one"), put(store, "CRASH two"), put(store, "game three")]
+    processed: list[int] = []
+    worker = Worker(store, JUDGE, writes_a_game_then_echoes, clock=lambda: NOW,
+                    on_processed=lambda: processed.append(1), batch_seconds=60)
+    assert worker.process_batch() == 1  # the shunted mail
+    assert processed == [1]  # the sender wakes for the notice
+    assert [(m.status, m.attempts) for m in rows(store, InboundMessage)] == [
+        ("received", 0), ("shunted", 1), ("received", 0)]  # "one" rolled back with the batch: its count too
+    assert rows(store, Game) == []
     [shunt] = rows(store, Shunt)
     assert shunt.inbound_id == ids[1] and DeliberateFailure.__name__ in shunt.traceback
+    assert worker.process_batch() == 2  # batched again
+    assert [game.name for game in rows(store, Game)] == ["one", "three"]  # "two" rolled back with its mail
     replies = {row.inbound_id: row.raw for row in rows(store, OutboxMessage)}
     assert sorted(replies) == ids  # the crash's sender is told nothing was done
     assert "Nothing in it was done." in email.message_from_bytes(replies[ids[1]], policy=default).get_content()
+    assert attempts(store) == dict.fromkeys(ids, 1)
     assert worker.process_batch() == 0
 
 
@@ -119,19 +143,19 @@ def test_what_a_failed_mail_made_ready_is_rolled_back_with_it(store):
     processed_after: list[frozenset[int]] = []
     worker = Worker(store, JUDGE, marks_game_ready, clock=lambda: NOW, batch_seconds=60,
                     after_commit=lambda games, now: processed_after.append(games))
-    assert worker.process_batch() == 3
+    assert worker.process_batch() == 1  # the batch rolled back, "ready CRASH" shunted
+    assert worker.process_batch() == 2
     assert processed_after == []
     assert [game.name for game in rows(store, Game)] == ["first", "fine"]
 
 
 def test_a_failing_first_mail_is_shunted_alone_and_the_rest_wait_for_the_next_batch(store):
-    """The first mail of a batch has no savepoint (most batches are one mail): its failure
-    rolls the transaction back, and it is shunted as a mail on its own is."""
+    """A failure rolls the transaction back, and the mail is shunted as a mail on its own is."""
     ids = [put(store, "CRASH first"), put(store, "game two"), put(store, "game three")]
     worker = Worker(store, JUDGE, writes_a_game_then_echoes, clock=lambda: NOW, batch_seconds=60)
     assert worker.process_batch() == 1
     assert [(m.status, m.attempts) for m in rows(store, InboundMessage)] == [
-        ("shunted", 1), ("received", 1), ("received", 1)]  # the two counted for the next batch
+        ("shunted", 1), ("received", 0), ("received", 0)]  # the two never started: their counts taken back
     [shunt] = rows(store, Shunt)
     assert shunt.inbound_id == ids[0] and DeliberateFailure.__name__ in shunt.traceback
     [notice] = rows(store, OutboxMessage)
@@ -165,8 +189,7 @@ def test_the_starts_of_a_batch_are_counted_and_committed_before_it_runs(store, t
 def test_the_mails_a_batch_did_not_reach_stay_counted_for_the_next_and_a_commit_counts_the_next_batch(store):
     """The count of a batch's starts costs no transaction of its own once the worker is busy."""
     ids = [put(store, f"game g{n}") for n in range(4)]
-    commits: list[int] = []
-    event.listen(store.engine, "commit", lambda connection: commits.append(1))
+    commits = writes(store)
     worker = Worker(store, JUDGE, writes_a_game_then_echoes, clock=lambda: NOW, batch_seconds=0)
     assert worker.process_batch(3) == 1  # counted three; out of time after the first
     assert len(commits) == 2  # the count, the batch
