@@ -70,7 +70,7 @@ class Daemon:
     """``judge serve`` on the population's database; stderr goes to ``serve.log``."""
 
     def __init__(self, workdir: Path, database: Path, extra_env: dict[str, str] | None = None,
-                 worker_processes: int = 0, host: str = "127.0.0.1", thread_names: bool = False) -> None:
+                 worker_processes: int = 1, host: str = "127.0.0.1", thread_names: bool = False) -> None:
         self.host = host
         self.port = _free_port()
         self.worker_processes = worker_processes
@@ -637,8 +637,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="then this many LIST mails (every stored game), one at a time")
     parser.add_argument("--poll-ms", type=float, default=2.0, help="outbox polling interval")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--worker-processes", type=int, default=0,
-                        help="[worker] processes of the daemon (0: the worker is a thread)")
+    parser.add_argument("--worker-processes", type=int, default=1,
+                        help="[worker] processes of the daemon (default 1, the judge's; 0: the worker is a thread)")
     parser.add_argument("--json", type=Path, help="write the figures here too")
     parser.add_argument("--threads", action="store_true",
                         help="also the daemon's CPU per mail by thread and child process (threads named "
@@ -650,9 +650,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="N rounds of runs side by side, mail authentication off, on, and on in the daemon's threads: players' "
                              "mails DKIM-signed, verified by the judge, replies signed "
                              "(benchmarks/intake_mailauth.py)")
-    parser.add_argument("--mailauth-configurations", default="off,on,on0", metavar="NAMES",
-                        help="with --mailauth-rounds: which, of off, on, on0, sign (replies signed only), "
-                             "verify (mail verified only)")
+    parser.add_argument("--mailauth-configurations", default="off,on,on1", metavar="NAMES",
+                        help="with --mailauth-rounds: which, of off, on (the defaults), on0 and on1 ([mail] "
+                             "verify_processes 0 or 1), sign (replies signed only), verify (mail verified only)")
     args = parser.parse_args(argv)
     if args.mailauth_rounds:
         from benchmarks.intake_mailauth import side_by_side

@@ -10,9 +10,10 @@ senders for this process's interpreter lock); every mail is signed before its ph
 clock starts; the judge verifies each mail (DKIM, SPF, DMARC: every
 one passes) and signs each reply twice (rsa-sha256 and ed25519-sha256) before writing it.
 Off: the same signed mails, ``[mail] verify = false`` and ``[dkim] sign = false``.  And
-"on0": on, but with ``[mail] verify_processes = 0`` (the checks in the daemon's own
-threads, under its interpreter lock).  The three alternate, each on a fresh copy of the
-same population, ``N`` rounds.  ``--mailauth-configurations`` picks others: "sign" (only
+"on0" and "on1": on, with ``[mail] verify_processes`` 0 (the checks and signatures in the
+daemon's own threads, under its interpreter lock: the default since session 13) and 1 (in a
+process of the pool).  Off, on and on1 alternate by default, each on a fresh copy of the same
+population, ``N`` rounds.  ``--mailauth-configurations`` picks others: "sign" (only
 the replies signed) and "verify" (only the mail verified) tell the two costs apart.
 
 After each run the database and the outbox folder are read back, so the figures are
@@ -107,6 +108,7 @@ def _rounds(args: Any, run: Callable[..., dict[str, Any]], host: str, prepare: C
             server: str) -> dict[str, Any]:
     on = {"JUDGE_MAIL_DNS_SERVER": server, "JUDGE_MAIL_DNS_TIMEOUT_SECONDS": "2"}
     known = {"off": OFF, "on": on, "on0": {**on, "JUDGE_MAIL_VERIFY_PROCESSES": "0"},
+             "on1": {**on, "JUDGE_MAIL_VERIFY_PROCESSES": "1"},
              "sign": {**OFF, "JUDGE_DKIM_SIGN": "true"}, "verify": {**on, "JUDGE_DKIM_SIGN": "false"}}
     configurations = {name: known[name] for name in args.mailauth_configurations.split(",")}
     runs = []

@@ -121,10 +121,11 @@ class WorkerSettings:
 
     ``processes``: how many worker processes ``judge serve`` starts beside the one that
     takes mail in (0: the worker is a thread of that process).  A process of its own gives
-    the worker a core of its own: with signing and verification off it bought nothing
-    measurable on SQLite (writers take turns); with them on it carries 12-20 % more commands
-    a second on 2 cores and answers at saturation in tens of milliseconds, for about 77 MiB
-    more (docs/benchmarks.md, issue 27); the default stays 0 until that is decided.
+    the worker a core of its own, and leaves ``judge serve``'s interpreter to intake, the
+    checks of incoming mail and the signatures of leaving mail (``[mail]
+    verify_processes`` 0): on 2 cores with signing and verification on, 1 carries about 1.6
+    times the commands a second of 0 (docs/benchmarks.md, issue 27).  On an in-memory
+    SQLite database, which no other process can open, the worker is a thread whatever this says.
     ``pause_before_commit_seconds`` exists for crash tests
     only: the worker sleeps between processing a message and committing it.
     ``max_attempts``: how many times processing of one mail may start without finishing
@@ -133,7 +134,7 @@ class WorkerSettings:
 
     handler: str = "judge.commands:process_mail"
     poll_seconds: float = 1.0
-    processes: int = 0
+    processes: int = 1
     pause_before_commit_seconds: float = 0.0
     max_attempts: int = 3
 
@@ -213,7 +214,9 @@ class MailSettings:
     sign-ons of mail failing a DMARC policy of reject or quarantine, ``any`` refuses
     nothing.  ``dns_server``: "host" or "host:port" (empty: the system's resolver).
     ``verify_processes``: processes the checks and the DKIM signing run in
-    (judge.mailauth.verifier_pool; 0: in the daemon's own threads).
+    (judge.mailauth.verifier_pool; 0: in the daemon's own threads, where they belong when
+    the worker has a process of its own: handing each mail to another process cost more
+    than the checks; with ``[worker] processes`` 0, 1 keeps them off the worker's interpreter).
     ``bounce_limit`` bounces in ``bounce_window_days`` make an address unreachable
     (judge.mailauth.bounces)."""
 
@@ -223,7 +226,7 @@ class MailSettings:
     trust: str = "dmarc"
     dns_server: str = ""
     dns_timeout_seconds: float = 5.0
-    verify_processes: int = 1
+    verify_processes: int = 0
     bounce_limit: int = 3
     bounce_window_days: int = 14
 

@@ -70,7 +70,7 @@ def worker_process_count(settings: Settings) -> int:
         raise ConfigError(f"[worker] processes: {count} is not a number of processes (0 or more; 0: the worker is a thread)")
     url = make_url(settings.store_url)
     if count and url.get_backend_name() == "sqlite" and sqlite_file(settings.store_url) is None:
-        log.warning("store %s is not a SQLite file other processes can open: the worker runs in-process",
+        log.info("store %s is not a SQLite file other processes can open: the worker runs in-process",
                     settings.store_url)
         return 0
     return count
