@@ -56,7 +56,9 @@ def test_a_killed_judge_loses_and_doubles_nothing(survivor_and_victim, judge_run
     # game's phase is processed by whichever scheduler sees it ready first.
     load = orders_and_chatter(players, power_of, "S1901", broadcast_every=2)
 
-    victim = judge_runner.start(victim_dir, {**env, "JUDGE_WORKER_PAUSE_BEFORE_COMMIT_SECONDS":
+    # The victim's worker a thread (the layout 1x1): it takes mail as soon as it listens,
+    # where a worker process still starting would leave every mail to the survivor.
+    victim = judge_runner.start(victim_dir, {**env, "JUDGE_WORKER_PROCESSES": "0", "JUDGE_WORKER_PAUSE_BEFORE_COMMIT_SECONDS":
                                              str(VICTIM_PAUSE_SECONDS)}, wait=False).wait_ready(timeout=60)
     front.daemons = [survivor, victim]
     cut = 2 * len(load) // 3

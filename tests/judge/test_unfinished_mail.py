@@ -19,7 +19,9 @@ from tests.fixtures.judge_process import run_judge
 from tests.judge.test_serve_process import eml_files, send, wait_for
 from tests.judge.storage import make_mail
 
+#: The worker a thread of ``judge serve`` unless a test says otherwise.
 POISONED = {"JUDGE_WORKER_HANDLER": "tests.judge.handlers:die_on_poison", "JUDGE_WORKER_POLL_SECONDS": "0.2",
+            "JUDGE_WORKER_PROCESSES": "0",
             "JUDGE_OUTBOUND_POLL_SECONDS": "0.2", "JUDGE_DAIDE_HOST": ""}
 
 
