@@ -63,7 +63,6 @@ from judge.turns import (
 __all__ = [
     "PowerSeats",
     "active_powers",
-    "active_and_submitted",
     "after_orders",
     "absences_of",
     "late_powers",
@@ -170,7 +169,7 @@ def _complete(due: Mapping[str, Requirement], orders: Mapping[str, list[str]]) -
     return frozenset(power for power, need in due.items() if orders_complete(need, orders.get(power, ())))
 
 
-def active_and_submitted(session: Session, game: Game, variant: Variant, position: Position,
+def _active_and_submitted(session: Session, game: Game, variant: Variant, position: Position,
                          placed: PowerSeats) -> tuple[frozenset[str], frozenset[str]]:
     """The powers the phase waits for, and those of them whose orders are all in (the
     judge's bot orders when the phase is processed: its powers are never waited for)."""
@@ -183,7 +182,7 @@ def missing_orders(session: Session, game: Game) -> frozenset[str]:
     """The active powers whose orders are not all in: ``turn_state(...).missing`` without
     the rest of the turn state (deadlines, grace, reminders), for every mail with orders."""
     variant = variant_of(game)
-    active, submitted = active_and_submitted(session, game, variant, position_of(game), seats(session, game, variant))
+    active, submitted = _active_and_submitted(session, game, variant, position_of(game), seats(session, game, variant))
     return active - submitted
 
 
@@ -249,7 +248,7 @@ def turn_state_and_seats(session: Session, game: Game, now: datetime, *,
     position = position_of(game)
     timing = timing_of(game)
     placed = seats(session, game, variant)
-    active, submitted = active_and_submitted(session, game, variant, position, placed)
+    active, submitted = _active_and_submitted(session, game, variant, position, placed)
     memory = progress if progress is not None else session.get(TurnProgress, game.id)
     same_phase = memory is not None and memory.phase == game.phase
     deadline = as_utc(game.deadline)

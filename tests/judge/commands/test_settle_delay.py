@@ -80,3 +80,27 @@ def test_a_power_without_centres_is_not_late_for_press(judge, started):
     # Russia owns centres and has no orders: it is late and may not send private press.
     reply = judge.send(russia.address, f"{russia.signon}\nPRESS TO T\nhello\nENDPRESS\n").reply.body
     assert "RUSSIA is late" in reply, reply
+
+
+def test_missing_orders_is_the_turn_states_missing_and_late_powers_only_after_the_deadline(judge, started):
+    """after_orders and late_powers ask ``missing_orders``, not the whole turn state: the
+    two answers agree at every step (a centreless power and a dummy never missing)."""
+    from judge.phases.turnstate import late_powers, missing_orders, turn_state
+
+    strip_centres(judge, CENTRELESS)
+    seats = active_seats(started)
+
+    def answers(now) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+        with judge.session() as session:
+            game = session.execute(select(Game)).scalar_one()
+            return missing_orders(session, game), turn_state(session, game, now).missing, late_powers(session, game, now)
+
+    expected = {seat.power for seat in seats}
+    for seat in seats:
+        missing, state_missing, late = answers(judge.now)
+        assert missing == state_missing == expected and late == frozenset()  # before the deadline: nobody late
+        after = as_utc(game_row(judge).deadline) + timedelta(minutes=1)
+        assert answers(after)[2] == expected
+        send_orders(judge, seat)
+        expected -= {seat.power}
+    assert answers(judge.now)[:2] == (frozenset(), frozenset())
