@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from adjudicator.adjustments import free_home_centres
-from adjudicator.api import Board, IllegalOrder, OrderSyntaxError, parse_order, prepare, requirements
+from adjudicator.api import Board, IllegalOrder, OrderSyntaxError, parse_order, prepare
 from adjudicator.types import PhaseKind
+from judge.phases.requirements import phase_requirements
 from judge.commands.context import MailContext, ReplyLine, SignedOn
 from judge.mailio.inbound import CommandRefused
 from judge.store.queries import as_utc, position_of, variant_of
@@ -75,7 +76,7 @@ def _plural(count: int, noun: str) -> str:
 
 def _hint(board: Board, power: str) -> str:
     """What the power can write here, with examples made of its own units and centres."""
-    need = requirements(board).get(power)
+    need = phase_requirements(board.variant, board.position).get(power)
     position = board.position
     kind = position.phase.kind
     if need is None:
@@ -98,7 +99,7 @@ def _hint(board: Board, power: str) -> str:
 
 def _adjustment_limit(board: Board, power: str, orders: list[str]) -> str | None:
     """Why ``orders`` are more than the power may give in an adjustment phase, or None."""
-    need = requirements(board).get(power)
+    need = phase_requirements(board.variant, board.position).get(power)
     position = board.position
     if need is None or need.phase_kind is not PhaseKind.ADJUSTMENT:
         return None

@@ -11,7 +11,6 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Iterator
 
-from adjudicator.api import prepare, requirements
 from judge.crypto.commitments import Committed, check_commitment, check_reveal
 from judge.crypto.gpg import Keyring
 from judge.record import orders_from_revealed
@@ -46,6 +45,7 @@ from judge.store.models_sealed import (
 from judge.turns import format_deadline
 from judge.commands.commitments import Commit, CommitSha256, Reveal
 from mailcmds import Command
+from judge.phases.requirements import phase_requirements
 
 __all__ = ["commit", "commit_sha256", "plain_orders_refusal", "reveal"]
 
@@ -78,7 +78,7 @@ def _open_for_commits(ctx: MailContext, game: Game, power: str) -> SealedPhase:
             f"the commitments for {stage.phase} are closed (published to the game's list): a commitment can no "
             "longer be made or changed; REVEAL the orders you committed to"
         )
-    if power not in stage.required and power not in requirements(prepare(variant_of(game), position_of(game))):
+    if power not in stage.required and power not in phase_requirements(variant_of(game), position_of(game)):
         raise CommandRefused(f"{power} has nothing to order in {stage.phase}: no commitment is needed")
     return stage
 

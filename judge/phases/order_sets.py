@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from adjudicator.api import adjudicate, parse_orders, prepare, requirements
+from adjudicator.api import adjudicate, parse_orders, prepare
 from adjudicator.results import Requirement
 from adjudicator.types import PhaseKind, Position, Variant, province_of
+from judge.phases.requirements import phase_requirements
 
 WAIVE = "WAIVE"
 
@@ -41,7 +42,7 @@ def _ordered_provinces(orders: Sequence[str]) -> set[str]:
 
 def units_without_orders(variant: Variant, position: Position, power: str, orders: Sequence[str]) -> tuple[str, ...]:
     """The power's units (or dislodged units) that the stored orders do not mention."""
-    need = requirements(prepare(variant, position)).get(power)
+    need = phase_requirements(variant, position).get(power)
     if need is None or need.phase_kind is PhaseKind.ADJUSTMENT:
         return ()
     ordered = _ordered_provinces(orders)
@@ -54,7 +55,7 @@ def adjustment_owed(variant: Variant, position: Position, power: str, orders: Se
     does about it at the deadline (the engine's own civil-disorder removals, for the rules
     ``rules``); None when nothing is owed or the phase is no adjustment."""
     board = prepare(variant, position)
-    need = requirements(board).get(power)
+    need = phase_requirements(variant, position).get(power)
     if need is None or need.phase_kind is not PhaseKind.ADJUSTMENT or len(orders) >= (need.builds or need.removals):
         return None
     if need.builds:

@@ -22,8 +22,8 @@ from typing import Collection, Mapping, Sequence
 
 from sqlalchemy.orm import Session
 
-from adjudicator.api import prepare, requirements
 from adjudicator.types import PhaseKind
+from judge.phases.requirements import phase_requirements
 from judge.phases.bot_moves import BotMoves, bot_moves, request_bot_moves
 from judge.phases.bot_seats import bot_powers
 from judge.phases.sealed_flow import sealed_orders
@@ -70,7 +70,7 @@ def bot_plan(session: Session, game: Game, stored: Mapping[str, Sequence[str]],
     position = position_of(game)
     if position.phase.kind is PhaseKind.ADJUSTMENT:
         stand_in = frozenset(power for power in stand_in if not stored.get(power))
-    must = frozenset(requirements(prepare(variant_of(game), position)))
+    must = frozenset(phase_requirements(variant_of(game), position))
     return BotPlan(seated & must, (stand_in - seated) & must)
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from adjudicator.api import prepare, requirements
 from adjudicator.types import Phase, PhaseKind, Position, Season, Variant
+from judge.phases.requirements import phase_requirements
 
 __all__ = [
     "CentreRow",
@@ -136,7 +136,7 @@ def _survivors(doc: Mapping[str, Any]) -> set[str]:
 def centre_rows(variant: Variant, before: Position | None, after: Position) -> tuple[CentreRow, ...]:
     """Every power with centres or units after ``after``'s count, with the change from
     ``before`` and the adjustment each must make when ``after`` is an adjustment phase."""
-    due = requirements(prepare(variant, after)) if after.phase.kind is PhaseKind.ADJUSTMENT else {}
+    due = phase_requirements(variant, after) if after.phase.kind is PhaseKind.ADJUSTMENT else {}
     rows = []
     for power in variant.powers:
         owned = tuple(sorted(after.centers.get(power.name, ())))

@@ -23,9 +23,9 @@ from typing import Mapping
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from adjudicator.api import prepare, requirements
 from adjudicator.results import Requirement
 from adjudicator.types import PhaseKind, Position, Variant
+from judge.phases.requirements import phase_requirements
 from judge.store.queries import (
     ORDER_SETS_MEMO,
     as_utc,
@@ -110,7 +110,7 @@ def survivors(position: Position) -> frozenset[str]:
 
 def active_powers(variant: Variant, position: Position, dummies: frozenset[str] = frozenset()) -> frozenset[str]:
     """The powers whose orders the phase waits for."""
-    return _waited_for(requirements(prepare(variant, position)), position, dummies)
+    return _waited_for(phase_requirements(variant, position), position, dummies)
 
 
 def _waited_for(due: Mapping[str, Requirement], position: Position, dummies: frozenset[str]) -> frozenset[str]:
@@ -161,7 +161,7 @@ def stored_order_set(session: Session, game: Game, power: str) -> OrderSet | Non
 def submitted_powers(variant: Variant, position: Position, orders: Mapping[str, list[str]]) -> frozenset[str]:
     """Powers whose stored orders answer everything the phase asks of them (every unit
     ordered; in an adjustment phase as many builds, waives or removals as due)."""
-    return _complete(requirements(prepare(variant, position)), orders)
+    return _complete(phase_requirements(variant, position), orders)
 
 
 def _complete(due: Mapping[str, Requirement], orders: Mapping[str, list[str]]) -> frozenset[str]:
@@ -173,7 +173,7 @@ def _active_and_submitted(session: Session, game: Game, variant: Variant, positi
                          placed: PowerSeats) -> tuple[frozenset[str], frozenset[str]]:
     """The powers the phase waits for, and those of them whose orders are all in (the
     judge's bot orders when the phase is processed: its powers are never waited for)."""
-    due = requirements(prepare(variant, position))  # once for both: the engine's work per call
+    due = phase_requirements(variant, position)
     active = _waited_for(due, position, placed.dummies)
     return active, (_complete(due, orders_in(session, game)) | bot_powers(placed.players)) & active
 
