@@ -123,7 +123,7 @@ class WorkerSettings:
     takes mail in (0: the worker is a thread of that process).  A process of its own gives
     the worker a core of its own, and leaves ``judge serve``'s interpreter to intake, the
     checks of incoming mail and the signatures of leaving mail (``[mail]
-    verify_processes`` 0): on 2 cores with signing and verification on, 1 carries about 1.6
+    verify_processes`` 0): on 2 cores with signing and verification on, 1 carries about 1.7
     times the commands a second of 0 (docs/benchmarks.md, issue 27).  On an in-memory
     SQLite database, which no other process can open, the worker is a thread whatever this says.
     ``pause_before_commit_seconds`` exists for crash tests
