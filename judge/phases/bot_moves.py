@@ -24,6 +24,7 @@ PressLog row to answer; never a position digest, so a phase never waits for it) 
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Collection, Mapping, Sequence
@@ -45,28 +46,45 @@ from judge.store.schedule import touch_schedule
 
 log = logging.getLogger("judge.bots")
 
-#: Jobs this process has stored so far (committed or not; a rolled-back one included: a
-#: needless wake-up costs a read, a missed one a poll interval): read by StoredJobsWatch,
-#: since most mails queue none.
-_stored_here = 0
+class _StoredJobs:
+    """How many bot jobs this process has stored so far (committed or not; a rolled-back one
+    included: a needless wake-up costs a read, a missed one a poll interval).  Counted under
+    a lock: the worker thread and the scheduler's thread both store jobs."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._count = 0
+
+    def add(self, jobs: int) -> None:
+        with self._lock:
+            self._count += jobs
+
+    @property
+    def count(self) -> int:
+        return self._count
+
+
+#: This process's count, read by StoredJobsWatch (most mails store no job).
+_STORED_HERE = _StoredJobs()
 
 
 class StoredJobsWatch:
     """Whether this process stored a bot job since the last look (``judge serve`` and a
     worker process wake the bot process after a mail only then)."""
 
-    def __init__(self) -> None:
-        self._seen = _stored_here
+    def __init__(self, stored: _StoredJobs = _STORED_HERE) -> None:
+        self._stored = stored
+        self._seen = stored.count
 
     def moved(self) -> bool:
-        stored = _stored_here
-        moved, self._seen = stored != self._seen, stored
+        count = self._stored.count
+        moved, self._seen = count != self._seen, count
         return moved
 
 
 def _note_stored(jobs: int) -> None:
-    global _stored_here
-    _stored_here += jobs
+    _STORED_HERE.add(jobs)
+
 
 #: How long a finished job is kept (a ROLLBACK within it finds the moves made; after it
 #: they are made again, the same).
