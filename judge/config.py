@@ -130,6 +130,8 @@ class WorkerSettings:
     only: the worker sleeps between processing a message and committing it.
     ``max_attempts``: how many times processing of one mail may start without finishing
     (the worker killed, out of memory) before the mail is shunted and its sender told.
+    ``stop_seconds``: how long ``judge serve`` stopping waits for a worker process to finish
+    the mail in hand before it kills it (the mail is then done again after the restart).
     """
 
     handler: str = "judge.commands:process_mail"
@@ -137,6 +139,7 @@ class WorkerSettings:
     processes: int = 1
     pause_before_commit_seconds: float = 0.0
     max_attempts: int = 3
+    stop_seconds: float = 20.0
 
 
 @dataclass(frozen=True)
@@ -482,6 +485,7 @@ _RANGES: dict[tuple[str, str], _Range] = {
     ("worker", "processes"): _PROCESSES,
     ("worker", "pause_before_commit_seconds"): (0, None, "seconds, 0 or more"),
     ("worker", "max_attempts"): _STARTS,
+    ("worker", "stop_seconds"): (0, None, "seconds, 0 or more"),
     ("bots", "processes"): _PROCESSES,
     ("bots", "nice"): (0, 19, "a niceness, 0 to 19"),
     ("bots", "poll_seconds"): (0.01, None, "seconds, at least 0.01"),

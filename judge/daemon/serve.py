@@ -96,7 +96,8 @@ class Daemon:
         )
         count = worker_process_count(settings) if worker_command is not None else 0
         self.worker_processes = (
-            WorkerProcesses(worker_command, count, on_processed=self._mail_processed)
+            WorkerProcesses(worker_command, count, on_processed=self._mail_processed,
+                            stop_seconds=settings.worker.stop_seconds)
             if worker_command is not None and count > 0 else None
         )
         configure_bounces(settings.mail)  # how many bounces make an address unreachable

@@ -32,6 +32,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -45,6 +46,8 @@ from judge.daemon.processed import PhasePasses, Processed
 log = logging.getLogger("judge.daemon.worker_process")
 
 RESTART_PAUSE_SECONDS = 1.0
+#: How long ``stop`` waits for a child to finish what it has in hand before it kills it.
+STOP_SECONDS = 20.0
 #: The processed byte of each combination (a told line never starts with one).
 _BYTE_OF = {Processed(False, False): b"p", Processed(False, True): b"j", Processed(True, False): b"d",
             Processed(True, True): b"b"}
@@ -96,8 +99,10 @@ class WorkerProcesses:
     after each read of processed bytes, with what they said together."""
 
     def __init__(self, command: Sequence[str], count: int, on_processed: Callable[[Processed], None],
-                 kind: str = "worker", on_line: Callable[[bytes], None] | None = None) -> None:
+                 kind: str = "worker", on_line: Callable[[bytes], None] | None = None,
+                 stop_seconds: float = STOP_SECONDS) -> None:
         self.kind = kind
+        self.stop_seconds = stop_seconds
         self.on_line = on_line  # a line a child wrote with ChildSignals.tell
         self.command = list(command)
         self.count = count
@@ -166,14 +171,24 @@ class WorkerProcesses:
                 pass  # already has wake-ups pending, or gone (its monitor restarts it)
 
     def stop(self) -> None:
-        """End of file to every child, then wait for each to finish its message in hand."""
+        """End of file to every child, then wait for each to finish its message (or bot job)
+        in hand; a child still busy ``stop_seconds`` later is killed, so ``judge serve``
+        stops in bounded time: what it had in hand rolls back and is done again after the
+        restart, as after a crash."""
         with self._lock:
             self._stopping.set()
             children = [c for c in self._children if c is not None]
         for child in children:
             _close(child.stdin)
+        deadline = time.monotonic() + self.stop_seconds
         for child in children:
-            child.wait()
+            try:
+                child.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                log.warning("%s process %d still busy %.0f s after it was told to stop: killed (what it had "
+                            "in hand is done again after the restart)", self.kind, child.pid, self.stop_seconds)
+                child.kill()
+                child.wait()
         for monitor in self._monitors:
             monitor.join(timeout=10)
         log.info("%s processes stopped", self.kind)

@@ -78,6 +78,27 @@ def test_sigterm_lets_the_worker_process_finish_the_message_in_hand(tmp_path, ju
     assert inbound == [(1, "processed")] and [row[0] for row in outbox] == [1]
 
 
+def test_a_worker_process_still_busy_after_stop_seconds_is_killed_and_its_mail_done_after_the_restart(
+        tmp_path, judge_runner):
+    """``judge serve`` stops in bounded time: a child that has not finished its mail
+    ``[worker] stop_seconds`` after it was told to stop is killed; the mail rolls back."""
+    stuck = {**PID_ECHO, "JUDGE_WORKER_PROCESSES": "1", "JUDGE_WORKER_PAUSE_BEFORE_COMMIT_SECONDS": "300",
+             "JUDGE_WORKER_STOP_SECONDS": "1"}
+    judge = judge_runner.start(tmp_path, stuck)
+    send(judge.smtp_port, make_mail(subject="in hand"))
+    judge.wait_for_log("pausing")
+    [child] = child_pids(judge.log)
+    started = time.monotonic()
+    assert judge.terminate() == 0
+    assert time.monotonic() - started < 25  # not the child's 300 s pause
+    assert gone(child)
+    assert re.search(r"worker process %d still busy 1 s after it was told to stop: killed" % child, judge.log)
+    assert db_rows(tmp_path) == ([(1, "received")], [])  # rolled back, not lost
+    again = judge_runner.start(tmp_path, {**PID_ECHO, "JUDGE_WORKER_PROCESSES": "1"})
+    wait_for(lambda: db_rows(tmp_path)[0] == [(1, "processed")], timeout=60, what="the mail done after the restart")
+    assert again.terminate() == 0
+
+
 def test_no_worker_process_with_zero(tmp_path, judge_runner):
     judge = judge_runner.start(tmp_path, {**PID_ECHO, "JUDGE_WORKER_PROCESSES": "0"})
     send(judge.smtp_port, make_mail(subject="first"))
