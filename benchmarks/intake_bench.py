@@ -647,7 +647,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="a setting for the daemon, e.g. JUDGE_MAIL_VERIFY=false (repeatable): "
                              "runs side by side that differ in one setting")
     parser.add_argument("--mailauth-rounds", type=int, default=0, metavar="N",
-                        help="N rounds of runs side by side, mail authentication off, on, and on in the daemon's threads: players' "
+                        help="N rounds of runs side by side, mail authentication off, on (the defaults), and on with a verifier "
+                             "process: players' "
                              "mails DKIM-signed, verified by the judge, replies signed "
                              "(benchmarks/intake_mailauth.py)")
     parser.add_argument("--mailauth-configurations", default="off,on,on1", metavar="NAMES",

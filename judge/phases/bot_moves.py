@@ -46,6 +46,7 @@ from judge.store.schedule import touch_schedule
 
 log = logging.getLogger("judge.bots")
 
+
 class _StoredJobs:
     """How many bot jobs this process has stored so far (committed or not; a rolled-back one
     included: a needless wake-up costs a read, a missed one a poll interval).  Counted under
